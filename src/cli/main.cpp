@@ -1,0 +1,45 @@
+// proofload's entry point: parses the command line and dispatches to a subcommand. Bad input of
+// any kind ends here as one line on stderr and exit code 2.
+#include <cstdio>
+#include <exception>
+#include <vector>
+
+#include "cli/subcommand.h"
+#include "common/usage_error.h"
+
+int main(int argc, char** argv) {
+  using namespace proofload;
+  CLI::App app{"proofload: load generator and capacity-evidence tool for HTTP services",
+               "proofload"};
+  app.require_subcommand(1);
+  app.set_version_flag("--version", "proofload " PROOFLOAD_VERSION);
+  std::vector<cli::Subcommand> commands = {cli::add_run_command(app),
+                                           cli::add_serve_command(app)};
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::fputs(app.help().c_str(), stdout);
+    return kExitOk;
+  } catch (const CLI::CallForAllHelp&) {
+    std::fputs(app.help("", CLI::AppFormatMode::All).c_str(), stdout);
+    return kExitOk;
+  } catch (const CLI::CallForVersion&) {
+    std::puts("proofload " PROOFLOAD_VERSION);
+    return kExitOk;
+  } catch (const CLI::ParseError& e) {
+    std::fprintf(stderr, "proofload: error: %s (see --help)\n", e.what());
+    return kExitUsage;
+  }
+  try {
+    for (auto& command : commands) {
+      if (command.app->parsed()) return command.run();
+    }
+  } catch (const UsageError& e) {
+    std::fprintf(stderr, "proofload: error: %s\n", e.what());
+    return kExitUsage;
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "proofload: error: %s\n", e.what());
+    return kExitFailure;
+  }
+  return kExitUsage;
+}

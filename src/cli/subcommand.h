@@ -1,0 +1,18 @@
+// How main finds the subcommands: each subcommand file registers its flags on the parent app
+// and returns what to run once the command line has been parsed.
+#pragma once
+
+#include <CLI/CLI.hpp>
+#include <functional>
+
+namespace proofload::cli {
+
+struct Subcommand {
+  CLI::App* app;            // the registered subcommand (parsed() tells whether it was chosen)
+  std::function<int()> run;  // runs it; returns the process exit code
+};
+
+Subcommand add_run_command(CLI::App& parent);
+Subcommand add_serve_command(CLI::App& parent);
+
+}  // namespace proofload::cli

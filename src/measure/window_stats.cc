@@ -1,0 +1,51 @@
+// Merging and counting helpers for WindowStats.
+#include "measure/window_stats.h"
+
+namespace proofload::measure {
+
+int64_t WindowStats::ended() const {
+  int64_t n = 0;
+  for (int64_t c : outcomes) n += c;
+  return n;
+}
+
+int64_t WindowStats::responses() const {
+  int64_t n = 0;
+  for (int i = 0; i < kOutcomeCount; ++i) {
+    if (outcome_has_response(static_cast<Outcome>(i))) n += outcomes[i];
+  }
+  return n;
+}
+
+int64_t WindowStats::errors() const {
+  int64_t n = 0;
+  for (int i = 0; i < kOutcomeCount; ++i) {
+    if (outcome_is_error(static_cast<Outcome>(i))) n += outcomes[i];
+  }
+  return n;
+}
+
+void WindowStats::merge(const WindowStats& other) {
+  latency_us.merge(other.latency_us);
+  service_us.merge(other.service_us);
+  ttfb_us.merge(other.ttfb_us);
+  for (int i = 0; i < kOutcomeCount; ++i) outcomes[i] += other.outcomes[i];
+  for (int i = 0; i < kStatusSlots; ++i) status[i] += other.status[i];
+  intended += other.intended;
+  bytes_in += other.bytes_in;
+  bytes_out += other.bytes_out;
+  connects += other.connects;
+  in_flight_end += other.in_flight_end;
+  queued_end += other.queued_end;
+}
+
+void WindowStats::clear() {
+  latency_us.reset();
+  service_us.reset();
+  ttfb_us.reset();
+  outcomes.fill(0);
+  status.fill(0);
+  intended = bytes_in = bytes_out = connects = in_flight_end = queued_end = 0;
+}
+
+}  // namespace proofload::measure

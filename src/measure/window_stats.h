@@ -1,0 +1,57 @@
+// What one worker (or, merged, the whole run) recorded during one window of the run.
+// A window is a fixed slice of the run's clock (1 s by default); a request belongs to the window
+// in which it ended. Owned by one thread at a time: a worker fills it, then hands it to the
+// coordinator, which merges the workers' copies.
+#pragma once
+
+#include <array>
+#include <cstdint>
+
+#include "measure/hdr_histogram.h"
+#include "measure/outcome.h"
+
+namespace proofload::measure {
+
+// Status codes 0..599 are counted individually; anything else lands in the last slot.
+constexpr int kStatusSlots = 601;
+constexpr int kStatusOther = 600;
+
+struct WindowStats {
+  int64_t index = 0;             // window number from the start of the run (warm-up included)
+  int64_t start_ns = 0;          // window start, ns since the run started
+  int64_t duration_ns = 0;       // nominal length; the last window of a run may be shorter
+  bool warmup = false;           // inside --warmup: recorded, excluded from results
+
+  // Latency: from the intended start (schedule time in open loop, ready time in closed loop)
+  // to the last byte of the response. Microseconds. Responses of any status are recorded.
+  HdrHistogram latency_us;
+  // Service time: from the first byte written to the last byte read. Microseconds.
+  HdrHistogram service_us;
+  // Time to first byte: from the first byte written to the first response byte. Microseconds.
+  HdrHistogram ttfb_us;
+
+  std::array<int64_t, kOutcomeCount> outcomes{};  // requests ended in this window, by outcome
+  std::array<int64_t, kStatusSlots> status{};     // responses by status code
+  int64_t intended = 0;        // requests the schedule wanted in this window (open loop: due;
+                               // closed loop: started)
+  int64_t bytes_in = 0;        // bytes read from the server (headers and bodies)
+  int64_t bytes_out = 0;       // bytes written to the server
+  int64_t connects = 0;        // TCP connections opened successfully
+  int64_t in_flight_end = 0;   // requests started but not ended at the window's end (gauge)
+  int64_t queued_end = 0;      // open loop: requests waiting for a connection at the end (gauge)
+
+  void add_status(int code) { ++status[(code >= 0 && code < kStatusOther) ? code : kStatusOther]; }
+  int64_t count(Outcome o) const { return outcomes[static_cast<int>(o)]; }
+  // Every ended request: sums the outcomes.
+  int64_t ended() const;
+  // Requests that got an HTTP response, whatever its status.
+  int64_t responses() const;
+  int64_t errors() const;
+
+  // Adds another worker's (or window's) counts. Gauges add (workers' shares of one moment).
+  void merge(const WindowStats& other);
+  // Clears counts for reuse; keeps histogram storage (no allocation).
+  void clear();
+};
+
+}  // namespace proofload::measure
