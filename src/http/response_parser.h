@@ -1,0 +1,83 @@
+// HTTP/1.1 response parsing over llhttp, one parser per connection, reused for every response
+// on it. Not thread-safe (owned by the connection's worker). Never allocates after construction;
+// body bytes are counted, not kept.
+#pragma once
+
+#include <llhttp.h>
+
+#include <cstddef>
+#include <cstdint>
+
+namespace proofload::http {
+
+class ResponseParser {
+ public:
+  // `max_header_bytes` bounds the head of each response (status line, header lines and the blank
+  // line, counted as received) and, separately, its chunked trailers.
+  explicit ResponseParser(size_t max_header_bytes = 64 * 1024);
+  ResponseParser(const ResponseParser&) = delete;
+  ResponseParser& operator=(const ResponseParser&) = delete;
+  // Movable so connections can live in a vector (llhttp keeps a pointer back to its owner,
+  // which the move re-points). Do not move from inside feed().
+  ResponseParser(ResponseParser&& other) noexcept;
+  ResponseParser& operator=(ResponseParser&& other) noexcept;
+
+  // Expects a new response; call before each request. `head_request`: the request was HEAD, so
+  // no body follows whatever Content-Length says.
+  void start(bool head_request = false);
+
+  enum class State { kNeedMore, kComplete, kError };
+  struct Result {
+    State state;
+    size_t consumed;  // bytes of this call's input that belong to the response
+  };
+
+  // Feeds received bytes. Stops right after one complete final response: interim 1xx responses
+  // (100 Continue, 103 Early Hints) are skipped; 101 counts as final. On kComplete, bytes after
+  // `consumed` are not part of the response (the caller decides; the engine treats them as a
+  // protocol error). After kComplete or kError, further calls return the same state with
+  // consumed 0 until start().
+  Result feed(const char* data, size_t size);
+  // The peer closed the connection: kComplete for a body delimited by the close, kNeedMore if
+  // nothing of this response had arrived (an idle connection closed), else kError.
+  Result finish_eof();
+
+  bool received_any() const { return received_any_; }  // a byte of this response was fed
+  int status() const { return status_; }               // 0 until the headers are complete
+  // After kComplete: may the connection carry another request? (false for HTTP/1.0 without
+  // keep-alive, Connection: close, a close-delimited body, and 101 Switching Protocols)
+  bool keep_alive() const { return keep_alive_; }
+  int64_t body_bytes() const { return body_bytes_; }  // body of this response, after de-chunking
+  const char* error_reason() const { return error_text_; }  // after kError; "" otherwise
+
+ private:
+  static const llhttp_settings_t& settings();
+  static ResponseParser& self(llhttp_t* parser);
+  static int on_status_complete(llhttp_t* parser);
+  static int on_header_bytes(llhttp_t* parser, const char* at, size_t length);
+  static int on_headers_complete(llhttp_t* parser);
+  static int on_body(llhttp_t* parser, const char* at, size_t length);
+  static int on_message_complete(llhttp_t* parser);
+
+  void begin_message();  // forgets everything of the message in progress
+  Result fail(const char* what, const char* detail, size_t consumed);
+  Result fail_from_llhttp(llhttp_errno_t error, size_t consumed);
+
+  llhttp_t parser_;
+  size_t max_header_bytes_;
+  bool head_request_ = false;
+  State state_ = State::kNeedMore;
+  bool received_any_ = false;
+  // Per message (reset for each interim 1xx response as well):
+  size_t head_bytes_ = 0;     // head bytes fed while the headers were incomplete
+  size_t trailer_bytes_ = 0;  // field and value bytes of chunked trailers
+  bool status_line_done_ = false;
+  bool headers_complete_ = false;
+  bool final_complete_ = false;  // on_message_complete ran for a final (non-1xx) response
+  int status_ = 0;
+  bool keep_alive_ = false;
+  int64_t body_bytes_ = 0;
+  char error_text_[112] = {};
+};
+
+}  // namespace proofload::http
