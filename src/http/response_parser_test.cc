@@ -275,6 +275,26 @@ TEST(ResponseParser, OversizedHeaderIsAnErrorAfterBoundedWork) {
   }
 }
 
+TEST(ResponseParser, HeaderLimitAppliesAfterAnInterimResponse) {
+  // Each response gets its own head budget: a 100 Continue neither uses up the final response's
+  // budget nor switches the limit off for it.
+  constexpr size_t kMaxHeaderBytes = 4096;
+  const std::string interim =
+      "HTTP/1.1 100 Continue\r\nX-I: " + std::string(3000, 'i') + "\r\n\r\n";
+  const std::string small_final =
+      "HTTP/1.1 200 OK\r\nX-F: " + std::string(3000, 'f') + "\r\nContent-Length: 0\r\n\r\n";
+  ResponseParser parser(kMaxHeaderBytes);
+  EXPECT_EQ(parse_in_pieces(parser, interim + small_final, {}, false).state, State::kComplete);
+
+  const std::string huge_final =
+      "HTTP/1.1 200 OK\r\nX-F: " + std::string(1024 * 1024, 'f') + "\r\n\r\n";
+  parser.start();
+  const std::string both = interim + huge_final;
+  const ResponseParser::Result r = parser.feed(both.data(), both.size());
+  EXPECT_EQ(r.state, State::kError);
+  EXPECT_LE(r.consumed, interim.size() + kMaxHeaderBytes);
+}
+
 TEST(ResponseParser, HeaderJustUnderTheLimitIsAccepted) {
   const std::string head = "HTTP/1.1 200 OK\r\nContent-Length: 0\r\nX-Fill: ";
   const size_t limit = 1024;
