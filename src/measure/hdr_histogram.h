@@ -8,6 +8,9 @@
 // Not thread-safe: each worker owns its histograms; merge happens on the coordinator.
 #pragma once
 
+#include <algorithm>
+#include <bit>
+#include <cstddef>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -16,14 +19,24 @@ namespace proofload::measure {
 
 class HdrHistogram {
  public:
-  // lowest_discernible >= 1, highest_trackable >= 2 * lowest_discernible, figures in [1, 5].
+  // lowest_discernible >= 1, highest_trackable >= 2 * lowest_discernible, figures in [1, 5];
+  // throws std::invalid_argument otherwise.
   explicit HdrHistogram(int64_t lowest_discernible = 1, int64_t highest_trackable = 3'600'000'000,
                         int significant_figures = 3);
 
-  // Values above highest_trackable are clamped to it (and counted in clamped_count());
-  // values below 0 are clamped to 0. Never allocates.
+  // Values above highest_trackable are clamped to it and values below 0 are clamped to 0;
+  // both are counted in clamped_count(). A count <= 0 records nothing. Never allocates.
   void record(int64_t value) { record_n(value, 1); }
-  void record_n(int64_t value, int64_t count);
+  void record_n(int64_t value, int64_t count) {
+    if (count <= 0) return;
+    const int64_t kept = std::clamp<int64_t>(value, 0, highest_trackable_);
+    clamped_count_ += (kept != value) ? count : 0;
+    counts_[index_of(kept)] += count;
+    total_count_ += count;
+    sum_ += static_cast<Int128>(kept) * count;
+    min_value_ = std::min(min_value_, kept);
+    max_value_ = std::max(max_value_, kept);
+  }
 
   // Adds every count of `other`. Both must share the configuration (checked; throws
   // std::invalid_argument otherwise).
@@ -32,13 +45,15 @@ class HdrHistogram {
 
   int64_t total_count() const { return total_count_; }
   int64_t clamped_count() const { return clamped_count_; }
-  // min/max of recorded values as bucket-equivalent values (0 when empty).
+  // min/max of recorded values as bucket-equivalent values (0 when empty): min() is the lowest
+  // value equivalent to the smallest recorded value, max() the highest equivalent to the largest.
   int64_t min() const;
   int64_t max() const;
   // Exact mean of the recorded (clamped) values, kept beside the buckets; 0 when empty.
   double mean() const;
   // Nearest rank: the smallest recorded value v (bucket's highest equivalent value) such that
-  // at least percentile% of all values are <= v. percentile in [0, 100]; 0 when empty.
+  // at least percentile% of all values are <= v. percentile in [0, 100] (clamped to it); 0 when
+  // empty. As HdrHistogram, percentile 0 gives min().
   int64_t value_at_percentile(double percentile) const;
   // Number of recorded values <= value (bucket resolution).
   int64_t count_at_or_below(int64_t value) const;
@@ -47,21 +62,70 @@ class HdrHistogram {
   int64_t highest_trackable() const { return highest_trackable_; }
   int significant_figures() const { return significant_figures_; }
 
-  // HdrHistogram's V2 compressed encoding (cookie 0x1c849304, zlib-deflated V2 payload with
-  // ZigZag LEB128 counts), the form carried base64-encoded in interval logs.
+  // Bucket geometry helpers (as HdrHistogram's): the range of values recorded into the same
+  // counter as `value`.
+  int64_t lowest_equivalent(int64_t value) const;
+  int64_t highest_equivalent(int64_t value) const;
+  // Number of counters (memory is 8 bytes each).
+  size_t counter_count() const { return counts_.size(); }
+  // True when both have the same lowest/highest/figures (the condition for merge()).
+  bool same_configuration(const HdrHistogram& other) const {
+    return lowest_discernible_ == other.lowest_discernible_ &&
+           highest_trackable_ == other.highest_trackable_ &&
+           significant_figures_ == other.significant_figures_;
+  }
+  // True when both hold the same counts (configuration, total and every counter).
+  bool same_counts(const HdrHistogram& other) const {
+    return same_configuration(other) && total_count_ == other.total_count_ &&
+           counts_ == other.counts_;
+  }
+
+  // HdrHistogram's V2 compressed encoding, the form carried base64-encoded in interval logs:
+  // cookie 0x1c849304 (written as 0x1c849314, with the word-size nibble that Java's
+  // HdrHistogram writes and some decoders require), the deflated length, then a zlib stream of
+  // the V2 encoding (cookie 0x1c849303 likewise written as 0x1c849313, payload length,
+  // normalizing offset 0, figures, lowest, highest, conversion ratio 1.0, ZigZag LEB128 counts
+  // with runs of zeros as negative numbers).
   std::vector<uint8_t> encode_compressed() const;
-  // Decodes the above (also accepts the uncompressed V2 cookie 0x1c849303 payload).
-  // Throws std::runtime_error on malformed input. The exact mean is not part of the encoding;
-  // a decoded histogram's mean() is computed from bucket midpoints.
+  // Decodes the above (also accepts the uncompressed V2 cookie 0x1c849303 payload; any
+  // word-size nibble). Throws std::runtime_error on malformed input. The exact mean is not part
+  // of the encoding; a decoded histogram's mean() is computed from bucket midpoints.
   static HdrHistogram decode_compressed(const uint8_t* data, size_t size);
 
  private:
-  // ... (implementation state: counts array, bucket geometry, totals)
+  __extension__ typedef __int128 Int128;  // exact sum of values (int64 * int64 cannot overflow)
+
+  int index_of(int64_t value) const {
+    const int bucket = leading_zero_count_base_ -
+                       std::countl_zero(static_cast<uint64_t>(value | sub_bucket_mask_));
+    const int sub_bucket = static_cast<int>(value >> (bucket + unit_magnitude_));
+    return ((bucket + 1) << sub_bucket_half_count_magnitude_) + (sub_bucket - sub_bucket_half_count_);
+  }
+  int64_t value_from_index(int index) const;
+  int64_t size_of_equivalent_range(int64_t value) const;
+  // Recomputes total, min, max and the midpoint sum from the counters (after decoding).
+  void establish_totals_from_counts();
+  // Fills the counters from a V2 payload (ZigZag LEB128 counts); throws std::runtime_error.
+  void decode_counts(const uint8_t* payload, size_t size);
+
   int64_t lowest_discernible_;
   int64_t highest_trackable_;
   int significant_figures_;
+  // Geometry (names as in HdrHistogram): counters cover [0, sub_bucket_count_ << unit_magnitude_)
+  // at unit resolution, then each further bucket doubles the width of its half of sub-buckets.
+  int unit_magnitude_ = 0;
+  int sub_bucket_half_count_magnitude_ = 0;
+  int sub_bucket_count_ = 0;
+  int sub_bucket_half_count_ = 0;
+  int64_t sub_bucket_mask_ = 0;
+  int leading_zero_count_base_ = 0;
+  int bucket_count_ = 0;
+
   int64_t total_count_ = 0;
   int64_t clamped_count_ = 0;
+  Int128 sum_ = 0;                // sum of recorded (clamped) values, for the exact mean
+  int64_t min_value_ = INT64_MAX;  // smallest recorded (clamped) value; INT64_MAX when empty
+  int64_t max_value_ = 0;          // largest recorded (clamped) value; 0 when empty
   std::vector<int64_t> counts_;
 };
 
