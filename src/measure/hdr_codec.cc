@@ -152,8 +152,8 @@ std::vector<uint8_t> HdrHistogram::encode_compressed() const {
 
   uLongf deflated_size = compressBound(static_cast<uLong>(v2.size()));
   std::vector<uint8_t> out(8 + deflated_size);
-  const int rc = compress2(out.data() + 8, &deflated_size, v2.data(),
-                           static_cast<uLong>(v2.size()), Z_DEFAULT_COMPRESSION);
+  const int rc = compress2(out.data() + 8, &deflated_size, v2.data(), static_cast<uLong>(v2.size()),
+                           Z_DEFAULT_COMPRESSION);
   if (rc != Z_OK) throw std::runtime_error("HdrHistogram encode: zlib compress2 failed");
   out.resize(8 + deflated_size);
   std::vector<uint8_t> header;

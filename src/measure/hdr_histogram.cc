@@ -53,8 +53,8 @@ HdrHistogram::HdrHistogram(int64_t lowest_discernible, int64_t highest_trackable
     ++buckets;
   }
   bucket_count_ = buckets;
-  counts_.assign(static_cast<size_t>(bucket_count_ + 1) * static_cast<size_t>(sub_bucket_half_count_),
-                 0);
+  counts_.assign(
+      static_cast<size_t>(bucket_count_ + 1) * static_cast<size_t>(sub_bucket_half_count_), 0);
 }
 
 int64_t HdrHistogram::value_from_index(int index) const {
@@ -68,8 +68,8 @@ int64_t HdrHistogram::value_from_index(int index) const {
 }
 
 int64_t HdrHistogram::size_of_equivalent_range(int64_t value) const {
-  const int bucket = leading_zero_count_base_ -
-                     std::countl_zero(static_cast<uint64_t>(value | sub_bucket_mask_));
+  const int bucket =
+      leading_zero_count_base_ - std::countl_zero(static_cast<uint64_t>(value | sub_bucket_mask_));
   const int64_t sub_bucket = value >> (bucket + unit_magnitude_);
   const int adjusted = (sub_bucket >= sub_bucket_count_) ? bucket + 1 : bucket;
   return int64_t{1} << (unit_magnitude_ + adjusted);
@@ -77,8 +77,8 @@ int64_t HdrHistogram::size_of_equivalent_range(int64_t value) const {
 
 int64_t HdrHistogram::lowest_equivalent(int64_t value) const {
   value = std::max<int64_t>(value, 0);
-  const int bucket = leading_zero_count_base_ -
-                     std::countl_zero(static_cast<uint64_t>(value | sub_bucket_mask_));
+  const int bucket =
+      leading_zero_count_base_ - std::countl_zero(static_cast<uint64_t>(value | sub_bucket_mask_));
   const int64_t sub_bucket = value >> (bucket + unit_magnitude_);
   return sub_bucket << (bucket + unit_magnitude_);
 }
@@ -121,13 +121,9 @@ void HdrHistogram::reset() {
   max_value_ = 0;
 }
 
-int64_t HdrHistogram::min() const {
-  return total_count_ == 0 ? 0 : lowest_equivalent(min_value_);
-}
+int64_t HdrHistogram::min() const { return total_count_ == 0 ? 0 : lowest_equivalent(min_value_); }
 
-int64_t HdrHistogram::max() const {
-  return total_count_ == 0 ? 0 : highest_equivalent(max_value_);
-}
+int64_t HdrHistogram::max() const { return total_count_ == 0 ? 0 : highest_equivalent(max_value_); }
 
 double HdrHistogram::mean() const {
   if (total_count_ == 0) return 0.0;

@@ -99,7 +99,8 @@ class HdrHistogram {
     const int bucket = leading_zero_count_base_ -
                        std::countl_zero(static_cast<uint64_t>(value | sub_bucket_mask_));
     const int sub_bucket = static_cast<int>(value >> (bucket + unit_magnitude_));
-    return ((bucket + 1) << sub_bucket_half_count_magnitude_) + (sub_bucket - sub_bucket_half_count_);
+    return ((bucket + 1) << sub_bucket_half_count_magnitude_) +
+           (sub_bucket - sub_bucket_half_count_);
   }
   int64_t value_from_index(int index) const;
   int64_t size_of_equivalent_range(int64_t value) const;
@@ -123,7 +124,7 @@ class HdrHistogram {
 
   int64_t total_count_ = 0;
   int64_t clamped_count_ = 0;
-  Int128 sum_ = 0;                // sum of recorded (clamped) values, for the exact mean
+  Int128 sum_ = 0;                 // sum of recorded (clamped) values, for the exact mean
   int64_t min_value_ = INT64_MAX;  // smallest recorded (clamped) value; INT64_MAX when empty
   int64_t max_value_ = 0;          // largest recorded (clamped) value; 0 when empty
   std::vector<int64_t> counts_;

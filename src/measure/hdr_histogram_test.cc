@@ -30,7 +30,7 @@ int64_t expected_lowest_equivalent(int64_t v) {
 }
 
 // Percentiles as parts per million, so that the exact nearest rank is integer arithmetic.
-constexpr int64_t kPpm[] = {1,      10'000,  250'000, 500'000, 750'000, 900'000,
+constexpr int64_t kPpm[] = {1,       10'000,  250'000, 500'000, 750'000,  900'000,
                             990'000, 999'000, 999'900, 999'990, 1'000'000};
 
 // Checks every percentile of `h` against nearest-rank on the exact data.
@@ -182,8 +182,8 @@ TEST(HdrHistogram, SingleValue) {
   HdrHistogram h;
   h.record(1'234'567);
   for (double p : {0.0, 0.001, 50.0, 99.999, 100.0}) {
-    const int64_t want = p == 0.0 ? h.lowest_equivalent(1'234'567)
-                                  : expected_highest_equivalent(1'234'567);
+    const int64_t want =
+        p == 0.0 ? h.lowest_equivalent(1'234'567) : expected_highest_equivalent(1'234'567);
     EXPECT_EQ(h.value_at_percentile(p), want) << p;
   }
   EXPECT_EQ(h.mean(), 1'234'567.0);

@@ -40,10 +40,10 @@ class HlogWriter {  // streams to a FILE* the caller owns; flushes after each in
 };
 
 struct HlogInterval {
-  double start_s = 0;     // interval start, seconds (relative to the log's StartTime)
-  double length_s = 0;    // interval length, seconds
-  double max_ms = 0;      // the Interval_Max column as written (ms for proofload's logs)
-  std::string tag;        // "" when the line has no Tag= column
+  double start_s = 0;   // interval start, seconds (relative to the log's StartTime)
+  double length_s = 0;  // interval length, seconds
+  double max_ms = 0;    // the Interval_Max column as written (ms for proofload's logs)
+  std::string tag;      // "" when the line has no Tag= column
   HdrHistogram histogram;
 };
 

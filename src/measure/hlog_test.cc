@@ -43,9 +43,14 @@ std::string error_of(const std::string& log) {
 }
 
 TEST(Base64, KnownVectors) {
-  const std::pair<std::string, std::string> cases[] = {
-      {"", ""}, {"f", "Zg=="}, {"fo", "Zm8="}, {"foo", "Zm9v"}, {"foob", "Zm9vYg=="},
-      {"fooba", "Zm9vYmE="}, {"foobar", "Zm9vYmFy"}, {"\xff\xfe\xfd", "//79"}};
+  const std::pair<std::string, std::string> cases[] = {{"", ""},
+                                                       {"f", "Zg=="},
+                                                       {"fo", "Zm8="},
+                                                       {"foo", "Zm9v"},
+                                                       {"foob", "Zm9vYg=="},
+                                                       {"fooba", "Zm9vYmE="},
+                                                       {"foobar", "Zm9vYmFy"},
+                                                       {"\xff\xfe\xfd", "//79"}};
   for (const auto& [plain, encoded] : cases) {
     const auto* p = reinterpret_cast<const uint8_t*>(plain.data());
     EXPECT_EQ(base64_encode(p, plain.size()), encoded);
@@ -60,13 +65,16 @@ TEST(Base64, RejectsMalformedText) {
 }
 
 TEST(HlogWriter, WritesTheHeaderJavaToolsExpect) {
-  const std::string out = capture([](std::FILE* f) { HlogWriter(f).write_header(1'700'000'000.25); });
+  const std::string out =
+      capture([](std::FILE* f) { HlogWriter(f).write_header(1'700'000'000.25); });
   const auto lines = lines_of(out);
   ASSERT_EQ(lines.size(), 3u);
   EXPECT_EQ(lines[0], "#[Histogram log format version 1.3]");
-  EXPECT_EQ(lines[1], "#[StartTime: 1700000000.250 (seconds since epoch), Tue Nov 14 22:13:20 UTC 2023]");
-  EXPECT_EQ(lines[2],
-            "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"");
+  EXPECT_EQ(lines[1],
+            "#[StartTime: 1700000000.250 (seconds since epoch), Tue Nov 14 22:13:20 UTC 2023]");
+  EXPECT_EQ(
+      lines[2],
+      "\"StartTimestamp\",\"Interval_Length\",\"Interval_Max\",\"Interval_Compressed_Histogram\"");
 }
 
 TEST(HlogWriter, IntervalLineHasStartLengthMaxInMsAndHistogram) {
