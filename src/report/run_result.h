@@ -1,17 +1,59 @@
 // The result of one run, as the report formatters read it: the normalized spec, every window as
-// recorded (merged across workers), and the totals. Pure data, no I/O.
+// recorded (merged across workers, kept as counts and percentiles), and the totals. Pure data;
+// the summarize_* helpers are pure functions. Thread-safe to read.
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "measure/hdr_histogram.h"
+#include "measure/outcome.h"
 #include "measure/window_stats.h"
 
 namespace proofload::report {
 
 constexpr const char* kResultSchema = "proofload.result/v1";
+
+// One histogram reduced to what reports show. Milliseconds with microsecond precision
+// (recorded microseconds / 1000); nullopt when nothing was recorded: "no data", never 0.
+struct LatencySummary {
+  int64_t count = 0;               // values recorded
+  std::optional<double> p50_ms;    // nearest-rank percentiles (bucket's highest equivalent)
+  std::optional<double> p90_ms;
+  std::optional<double> p99_ms;
+  std::optional<double> p99_9_ms;
+  std::optional<double> max_ms;    // largest value (bucket's highest equivalent)
+  std::optional<double> mean_ms;   // exact mean, rounded to the microsecond
+};
+
+// One window as the run keeps it once it has been streamed to disk: counts and percentiles but
+// no histograms (a WindowStats holds ~0.5 MB of counters; a soak has thousands of windows).
+struct WindowSummary {
+  int64_t index = 0;        // window number from the start of the run (warm-up included)
+  int64_t start_ns = 0;     // window start, ns since the run started
+  int64_t duration_ns = 0;  // nominal length; the last window may be shorter
+  bool warmup = false;      // inside --warmup: recorded, excluded from results
+
+  LatencySummary latency;   // from the intended start to the last byte
+  LatencySummary service;   // from the first byte written to the last byte read
+  LatencySummary ttfb;      // from the first byte written to the first byte read
+
+  std::array<int64_t, measure::kOutcomeCount> outcomes{};  // requests ended, by outcome
+  int64_t intended = 0;       // requests the schedule wanted in this window
+  int64_t bytes_in = 0;       // bytes read from the server
+  int64_t bytes_out = 0;      // bytes written to the server
+  int64_t connects = 0;       // TCP connections opened successfully
+  int64_t in_flight_end = 0;  // requests started but not ended at the window's end (gauge)
+  int64_t queued_end = 0;     // open loop: requests waiting for a connection at the end (gauge)
+
+  int64_t count(measure::Outcome o) const { return outcomes[static_cast<int>(o)]; }
+  int64_t responses() const;  // requests that got an HTTP response, whatever its status
+  int64_t errors() const;     // failures (every outcome but success and never-started)
+};
 
 struct RunResult {
   // The run as configured, normalized (every default filled in), as JSON so the report layer
@@ -23,7 +65,7 @@ struct RunResult {
   int64_t window_ns = 1'000'000'000;  // window length
 
   // Every window in order (warm-up windows included and flagged), merged across workers.
-  std::vector<measure::WindowStats> windows;
+  std::vector<WindowSummary> windows;
 
   // Sum of the non-warm-up windows: what the summary reports.
   measure::WindowStats total;
@@ -35,5 +77,8 @@ struct RunResult {
   bool interrupted = false;     // Ctrl-C / SIGTERM ended the run early
   std::string end_reason;       // "duration", "request count", "interrupted", ...
 };
+
+LatencySummary summarize_latency(const measure::HdrHistogram& us);
+WindowSummary summarize_window(const measure::WindowStats& w);
 
 }  // namespace proofload::report

@@ -1,0 +1,92 @@
+// Shared number conventions of the report formats (see numbers.h).
+#include "report/numbers.h"
+
+#include <time.h>
+
+#include <cmath>
+
+#include <fmt/format.h>
+
+#include "common/clock.h"
+
+namespace proofload::report {
+
+std::optional<double> percentile_ms(const measure::HdrHistogram& us, double percentile) {
+  if (us.total_count() == 0) return std::nullopt;
+  return static_cast<double>(us.value_at_percentile(percentile)) / 1000.0;
+}
+
+std::optional<double> max_ms(const measure::HdrHistogram& us) {
+  if (us.total_count() == 0) return std::nullopt;
+  return static_cast<double>(us.max()) / 1000.0;
+}
+
+std::optional<double> mean_ms(const measure::HdrHistogram& us) {
+  if (us.total_count() == 0) return std::nullopt;
+  return std::round(us.mean()) / 1000.0;
+}
+
+int64_t started_requests(const measure::WindowStats& w) {
+  return w.ended() - w.count(measure::Outcome::kNeverStarted);
+}
+
+std::optional<double> share(int64_t numerator, int64_t denominator) {
+  if (denominator == 0) return std::nullopt;
+  return static_cast<double>(numerator) / static_cast<double>(denominator);
+}
+
+namespace {
+
+// Inserts a comma every three digits of an unsigned digit string.
+std::string group_digits(const std::string& digits) {
+  std::string out;
+  out.reserve(digits.size() + digits.size() / 3);
+  const size_t first = digits.size() % 3 == 0 ? 3 : digits.size() % 3;
+  for (size_t i = 0; i < digits.size(); ++i) {
+    if (i >= first && (i - first) % 3 == 0) out += ',';
+    out += digits[i];
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string with_thousands(int64_t value) {
+  // Through uint64 so that INT64_MIN has a magnitude.
+  const uint64_t magnitude =
+      value < 0 ? uint64_t{0} - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
+  // Appends rather than `"-" + s`: g++ 12 at -O3 warns falsely (-Wrestrict) on the latter.
+  std::string out = value < 0 ? "-" : "";
+  out += group_digits(std::to_string(magnitude));
+  return out;
+}
+
+std::string fixed_with_thousands(double value, int decimals) {
+  std::string text = fmt::format("{:.{}f}", value, decimals);
+  const bool negative = !text.empty() && text[0] == '-';
+  if (negative) text.erase(0, 1);
+  const size_t dot = text.find('.');
+  const std::string integer = text.substr(0, dot);
+  const std::string fraction = dot == std::string::npos ? "" : text.substr(dot);
+  std::string out = negative ? "-" : "";
+  out += group_digits(integer);
+  out += fraction;
+  return out;
+}
+
+std::string iso8601_utc(int64_t wall_ns) {
+  int64_t seconds = wall_ns / kNsPerS;
+  int64_t rest_ns = wall_ns % kNsPerS;
+  if (rest_ns < 0) {  // before 1970: floor, so the fraction stays positive
+    --seconds;
+    rest_ns += kNsPerS;
+  }
+  const time_t t = static_cast<time_t>(seconds);
+  tm utc{};
+  gmtime_r(&t, &utc);
+  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900,
+                     utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
+                     rest_ns / kNsPerMs);
+}
+
+}  // namespace proofload::report

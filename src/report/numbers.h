@@ -1,0 +1,36 @@
+// Number conventions every report format shares: histogram values in microseconds become
+// milliseconds with microsecond precision, an empty histogram has no percentiles (not zero),
+// and counts read with thousands separators. Pure functions, thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+
+#include "measure/hdr_histogram.h"
+#include "measure/window_stats.h"
+
+namespace proofload::report {
+
+// The value at `percentile` (nearest rank) in ms, or nullopt for an empty histogram.
+std::optional<double> percentile_ms(const measure::HdrHistogram& us, double percentile);
+// Largest recorded value in ms (bucket's highest equivalent), or nullopt when empty.
+std::optional<double> max_ms(const measure::HdrHistogram& us);
+// Exact mean rounded to the microsecond, in ms, or nullopt when empty.
+std::optional<double> mean_ms(const measure::HdrHistogram& us);
+
+// Requests that were started and ended (every outcome but never-started): the denominator of
+// error shares.
+int64_t started_requests(const measure::WindowStats& w);
+// numerator / denominator, or nullopt when the denominator is 0 (a share of nothing).
+std::optional<double> share(int64_t numerator, int64_t denominator);
+
+// 1234567 -> "1,234,567"; -1234 -> "-1,234".
+std::string with_thousands(int64_t value);
+// 1234.5678 with 2 decimals -> "1,234.57".
+std::string fixed_with_thousands(double value, int decimals);
+
+// ns since the Unix epoch -> "2024-05-01T12:00:00.123Z" (UTC, millisecond precision).
+std::string iso8601_utc(int64_t wall_ns);
+
+}  // namespace proofload::report

@@ -1,0 +1,61 @@
+// The result directory of one run: result.json (canonical, rewritten atomically at the start and
+// the end), windows.csv and latency.hlog (streamed one window at a time, so that a crash loses
+// at most the window in progress). Not thread-safe: owned by the run's coordinator thread.
+#pragma once
+
+#include <cstdint>
+#include <cstdio>
+#include <filesystem>
+#include <memory>
+
+#include "measure/window_stats.h"
+#include "report/run_result.h"
+
+namespace proofload::measure {
+class HlogWriter;
+}
+
+namespace proofload::report {
+
+class ResultDirectory {
+ public:
+  static constexpr const char* kResultJson = "result.json";
+  static constexpr const char* kWindowsCsv = "windows.csv";
+  static constexpr const char* kLatencyHlog = "latency.hlog";
+
+  // Creates `directory` (and its parents) if missing and checks that files can be created in
+  // it, before anything is sent. Throws UsageError("cannot write results to DIR: reason").
+  explicit ResultDirectory(std::filesystem::path directory);
+  ~ResultDirectory();
+  ResultDirectory(const ResultDirectory&) = delete;
+  ResultDirectory& operator=(const ResultDirectory&) = delete;
+
+  // Writes result.json with status "running" (spec, no summary) and starts windows.csv (header
+  // line) and latency.hlog (header, StartTime = initial.start_wall_ns). Replaces the files of
+  // an earlier run in the same directory. Throws std::runtime_error on I/O failure.
+  void open(const RunResult& initial);
+
+  // Appends the window's row to windows.csv and its latency histogram as one interval of
+  // latency.hlog (untagged; warm-up windows too), then flushes both. `window_start_wall_ns` is
+  // the wall-clock time (ns since the Unix epoch) at which the window began: hlog intervals are
+  // stamped with it, relative to the run's start. Throws std::runtime_error on I/O failure
+  // (disk full, ...), and std::logic_error if open() was not called.
+  void append_window(const measure::WindowStats& w, int64_t window_start_wall_ns);
+
+  // Closes the streams (fsynced) and rewrites result.json atomically with the final result
+  // (status "complete" or "interrupted"). Throws std::runtime_error on I/O failure.
+  void finish(const RunResult& final_result);
+
+  const std::filesystem::path& directory() const { return directory_; }
+
+ private:
+  void close_streams();
+
+  std::filesystem::path directory_;
+  std::FILE* csv_ = nullptr;
+  std::FILE* hlog_file_ = nullptr;
+  std::unique_ptr<measure::HlogWriter> hlog_;
+  int64_t start_wall_ns_ = 0;
+};
+
+}  // namespace proofload::report

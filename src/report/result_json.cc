@@ -1,0 +1,139 @@
+// Builds result.json from a RunResult. Milliseconds carry microsecond precision; a percentile of
+// nothing is null, never 0, so that "no data" cannot be read as "fast".
+#include "report/result_json.h"
+
+#include <array>
+#include <optional>
+
+#include "report/numbers.h"
+
+namespace proofload::report {
+namespace {
+
+using measure::Outcome;
+using measure::WindowStats;
+using nlohmann::json;
+
+json number_or_null(std::optional<double> value) {
+  return value ? json(*value) : json(nullptr);
+}
+
+// {p50, p90, p99, [p99_9,] max, mean} in ms.
+json latency_json(const LatencySummary& l, bool with_p99_9) {
+  json out = {{"p50", number_or_null(l.p50_ms)},
+              {"p90", number_or_null(l.p90_ms)},
+              {"p99", number_or_null(l.p99_ms)},
+              {"max", number_or_null(l.max_ms)},
+              {"mean", number_or_null(l.mean_ms)}};
+  if (with_p99_9) out["p99_9"] = number_or_null(l.p99_9_ms);
+  return out;
+}
+
+json outcomes_json(const std::array<int64_t, measure::kOutcomeCount>& outcomes,
+                   bool only_non_zero) {
+  json out = json::object();
+  for (int i = 0; i < measure::kOutcomeCount; ++i) {
+    if (only_non_zero && outcomes[i] == 0) continue;
+    out[std::string(measure::kOutcomeNames[i])] = outcomes[i];
+  }
+  return out;
+}
+
+json status_json(const WindowStats& w) {
+  json out = json::object();
+  for (int code = 0; code < measure::kStatusSlots; ++code) {
+    if (w.status[code] == 0) continue;
+    out[code == measure::kStatusOther ? std::string("other") : std::to_string(code)] =
+        w.status[code];
+  }
+  return out;
+}
+
+double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
+
+double warmup_duration_s(const RunResult& result) {
+  int64_t ns = 0;
+  for (const WindowSummary& w : result.windows) {
+    if (w.warmup) ns += w.duration_ns;
+  }
+  return seconds(ns);
+}
+
+json summary_json(const RunResult& result) {
+  const WindowStats& t = result.total;
+  const int64_t never_started = t.count(Outcome::kNeverStarted);
+  const int64_t responses = t.responses();
+  json throughput = result.measured_duration_s > 0
+                        ? json(static_cast<double>(responses) / result.measured_duration_s)
+                        : json(nullptr);
+  return {{"requests", responses},
+          {"intended", t.intended},
+          {"errors", t.errors()},
+          {"error_rate", number_or_null(share(t.errors(), started_requests(t)))},
+          {"never_started", never_started},
+          {"never_started_share", number_or_null(share(never_started, t.intended))},
+          {"throughput_rps", throughput},
+          {"duration_s", result.measured_duration_s},
+          {"latency_ms", latency_json(summarize_latency(t.latency_us), true)},
+          {"service_time_ms", latency_json(summarize_latency(t.service_us), true)},
+          {"ttfb_ms", latency_json(summarize_latency(t.ttfb_us), true)},
+          {"outcomes", outcomes_json(t.outcomes, false)},
+          {"status", status_json(t)},
+          {"bytes_in", t.bytes_in},
+          {"bytes_out", t.bytes_out},
+          {"connects", t.connects}};
+}
+
+json window_json(const WindowSummary& w) {
+  const double duration_s = seconds(w.duration_ns);
+  json throughput = duration_s > 0 ? json(static_cast<double>(w.responses()) / duration_s)
+                                   : json(nullptr);
+  return {{"index", w.index},
+          {"start_s", seconds(w.start_ns)},
+          {"duration_s", duration_s},
+          {"warmup", w.warmup},
+          {"requests", w.responses()},
+          {"intended", w.intended},
+          {"errors", w.errors()},
+          {"never_started", w.count(Outcome::kNeverStarted)},
+          {"throughput_rps", throughput},
+          {"latency_ms", latency_json(w.latency, false)},
+          {"outcomes", outcomes_json(w.outcomes, true)},
+          {"in_flight", w.in_flight_end},
+          {"queued", w.queued_end}};
+}
+
+json header_json(const RunResult& result, const char* status) {
+  return {{"schema", kResultSchema},
+          {"status", status},
+          {"proofload_version", result.proofload_version},
+          {"command_line", result.command_line},
+          {"start_time", iso8601_utc(result.start_wall_ns)},
+          {"window_s", seconds(result.window_ns)},
+          {"spec", result.spec}};
+}
+
+}  // namespace
+
+json result_to_json(const RunResult& result) {
+  json out = header_json(result, result.interrupted ? "interrupted" : "complete");
+  out["end_reason"] = result.end_reason;
+  out["summary"] = summary_json(result);
+  out["warmup"] = {{"duration_s", warmup_duration_s(result)},
+                   {"requests", result.warmup_total.responses()},
+                   {"outcomes", outcomes_json(result.warmup_total.outcomes, false)}};
+  json windows = json::array();
+  for (const WindowSummary& w : result.windows) windows.push_back(window_json(w));
+  out["windows"] = std::move(windows);
+  return out;
+}
+
+json running_result_to_json(const RunResult& initial) { return header_json(initial, "running"); }
+
+std::string result_json_text(const json& document) {
+  // argv and the spec may hold bytes that are not UTF-8: replace them rather than fail to
+  // write the record of a run.
+  return document.dump(2, ' ', false, json::error_handler_t::replace) + "\n";
+}
+
+}  // namespace proofload::report

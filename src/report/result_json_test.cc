@@ -1,0 +1,124 @@
+// result.json: exact document (golden), every schema field present, null (not 0) for
+// percentiles of nothing, milliseconds with microsecond precision.
+#include "report/result_json.h"
+
+#include <gtest/gtest.h>
+
+#include "report/test_fixtures.h"
+
+namespace proofload::report {
+namespace {
+
+using nlohmann::json;
+using testing_support::make_synthetic_result;
+
+void expect_keys(const json& object, std::initializer_list<const char*> keys,
+                 const std::string& where) {
+  ASSERT_TRUE(object.is_object()) << where;
+  for (const char* key : keys) EXPECT_TRUE(object.contains(key)) << where << "." << key;
+}
+
+TEST(ResultJson, MatchesGolden) {
+  testing_support::expect_matches_golden(
+      "result.json", result_json_text(result_to_json(make_synthetic_result())));
+}
+
+TEST(ResultJson, HasEverySchemaField) {
+  const json doc = result_to_json(make_synthetic_result());
+  expect_keys(doc,
+              {"schema", "status", "proofload_version", "command_line", "start_time", "spec",
+               "summary", "warmup", "windows"},
+              "result");
+  EXPECT_EQ(doc["schema"], "proofload.result/v1");
+  EXPECT_EQ(doc["status"], "complete");
+  EXPECT_EQ(doc["start_time"], "2024-05-01T12:00:00.123Z");
+  const json& summary = doc["summary"];
+  expect_keys(summary,
+              {"requests", "intended", "errors", "error_rate", "never_started",
+               "never_started_share", "throughput_rps", "duration_s", "latency_ms",
+               "service_time_ms", "ttfb_ms", "outcomes", "status", "bytes_in", "bytes_out",
+               "connects"},
+              "summary");
+  for (const char* histogram : {"latency_ms", "service_time_ms", "ttfb_ms"}) {
+    expect_keys(summary[histogram], {"p50", "p90", "p99", "p99_9", "max", "mean"}, histogram);
+  }
+  for (std::string_view name : measure::kOutcomeNames) {
+    EXPECT_TRUE(summary["outcomes"].contains(std::string(name))) << name;
+  }
+  expect_keys(doc["warmup"], {"duration_s", "requests", "outcomes"}, "warmup");
+  ASSERT_EQ(doc["windows"].size(), 4u);
+  for (const json& w : doc["windows"]) {
+    expect_keys(w,
+                {"index", "start_s", "duration_s", "warmup", "requests", "intended", "errors",
+                 "never_started", "throughput_rps", "latency_ms", "outcomes", "in_flight",
+                 "queued"},
+                "window");
+    expect_keys(w["latency_ms"], {"p50", "p90", "p99", "max", "mean"}, "window.latency_ms");
+  }
+}
+
+TEST(ResultJson, SummaryCountsAndRates) {
+  const json s = result_to_json(make_synthetic_result())["summary"];
+  EXPECT_EQ(s["requests"], 1995);  // responses of any status, warm-up excluded
+  EXPECT_EQ(s["intended"], 2000);
+  EXPECT_EQ(s["errors"], 7);  // 5 x 503 + 2 timeouts
+  EXPECT_DOUBLE_EQ(s["error_rate"].get<double>(), 7.0 / 1997.0);  // of started requests
+  EXPECT_EQ(s["never_started"], 3);
+  EXPECT_DOUBLE_EQ(s["never_started_share"].get<double>(), 3.0 / 2000.0);
+  EXPECT_DOUBLE_EQ(s["throughput_rps"].get<double>(), 1995.0 / 2.5);
+  EXPECT_EQ(s["status"], json({{"200", 1990}, {"503", 5}}));
+  EXPECT_EQ(s["outcomes"]["never_started"], 3);
+  EXPECT_EQ(s["outcomes"]["reset"], 0);  // every outcome listed, even at zero
+}
+
+TEST(ResultJson, MillisecondsKeepMicrosecondPrecision) {
+  const json w1 = result_to_json(make_synthetic_result())["windows"][1];
+  // 3000 us and 20000 us land in buckets whose highest equivalent values are 3001 and 20015.
+  EXPECT_DOUBLE_EQ(w1["latency_ms"]["p99"].get<double>(), 3.001);
+  EXPECT_DOUBLE_EQ(w1["latency_ms"]["max"].get<double>(), 20.015);
+  // Exact mean: (900 * 1000 + 90 * 3000 + 5 * 20000) / 995 = 1276.38 us.
+  EXPECT_DOUBLE_EQ(w1["latency_ms"]["mean"].get<double>(), 1.276);
+}
+
+TEST(ResultJson, EmptyWindowHasNullPercentilesNotZero) {
+  const json w3 = result_to_json(make_synthetic_result())["windows"][3];
+  for (const char* key : {"p50", "p90", "p99", "max", "mean"}) {
+    EXPECT_TRUE(w3["latency_ms"][key].is_null()) << key;
+  }
+  EXPECT_EQ(w3["requests"], 0);
+  EXPECT_EQ(w3["outcomes"], json::object());  // windows list only non-zero outcomes
+}
+
+TEST(ResultJson, RunWithoutResponsesHasNullSummaryPercentilesAndRates) {
+  RunResult empty;
+  empty.measured_duration_s = 0;
+  const json s = result_to_json(empty)["summary"];
+  EXPECT_TRUE(s["latency_ms"]["p99_9"].is_null());
+  EXPECT_TRUE(s["service_time_ms"]["mean"].is_null());
+  EXPECT_TRUE(s["error_rate"].is_null());
+  EXPECT_TRUE(s["never_started_share"].is_null());
+  EXPECT_TRUE(s["throughput_rps"].is_null());
+}
+
+TEST(ResultJson, InterruptedRunSaysSo) {
+  RunResult result = make_synthetic_result();
+  result.interrupted = true;
+  EXPECT_EQ(result_to_json(result)["status"], "interrupted");
+}
+
+TEST(ResultJson, RunningDocumentHasSpecButNoSummary) {
+  const json doc = running_result_to_json(make_synthetic_result());
+  EXPECT_EQ(doc["status"], "running");
+  EXPECT_EQ(doc["spec"]["rate_per_s"], 1000);
+  EXPECT_FALSE(doc.contains("summary"));
+  EXPECT_FALSE(doc.contains("windows"));
+}
+
+TEST(ResultJson, TextSurvivesBytesThatAreNotUtf8) {
+  RunResult result = make_synthetic_result();
+  result.command_line = "proofload run \xff\xfe";
+  EXPECT_NO_THROW(result_json_text(result_to_json(result)));
+}
+
+}  // namespace
+}  // namespace proofload::report

@@ -1,0 +1,51 @@
+// Reduces windows to the counts and percentiles the reports keep (see run_result.h).
+#include "report/run_result.h"
+
+#include "report/numbers.h"
+
+namespace proofload::report {
+
+int64_t WindowSummary::responses() const {
+  int64_t n = 0;
+  for (int i = 0; i < measure::kOutcomeCount; ++i) {
+    if (measure::outcome_has_response(static_cast<measure::Outcome>(i))) n += outcomes[i];
+  }
+  return n;
+}
+
+int64_t WindowSummary::errors() const {
+  int64_t n = 0;
+  for (int i = 0; i < measure::kOutcomeCount; ++i) {
+    if (measure::outcome_is_error(static_cast<measure::Outcome>(i))) n += outcomes[i];
+  }
+  return n;
+}
+
+LatencySummary summarize_latency(const measure::HdrHistogram& us) {
+  return {.count = us.total_count(),
+          .p50_ms = percentile_ms(us, 50.0),
+          .p90_ms = percentile_ms(us, 90.0),
+          .p99_ms = percentile_ms(us, 99.0),
+          .p99_9_ms = percentile_ms(us, 99.9),
+          .max_ms = max_ms(us),
+          .mean_ms = mean_ms(us)};
+}
+
+WindowSummary summarize_window(const measure::WindowStats& w) {
+  return {.index = w.index,
+          .start_ns = w.start_ns,
+          .duration_ns = w.duration_ns,
+          .warmup = w.warmup,
+          .latency = summarize_latency(w.latency_us),
+          .service = summarize_latency(w.service_us),
+          .ttfb = summarize_latency(w.ttfb_us),
+          .outcomes = w.outcomes,
+          .intended = w.intended,
+          .bytes_in = w.bytes_in,
+          .bytes_out = w.bytes_out,
+          .connects = w.connects,
+          .in_flight_end = w.in_flight_end,
+          .queued_end = w.queued_end};
+}
+
+}  // namespace proofload::report

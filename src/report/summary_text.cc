@@ -1,0 +1,210 @@
+// Formats the terminal summary and the live line. Numbers carry thousands separators and units;
+// failures are stated in words at the top, never left for the reader to spot in a table.
+#include "report/summary_text.h"
+
+#include <cmath>
+#include <optional>
+#include <string_view>
+
+#include <fmt/format.h>
+
+#include "report/numbers.h"
+
+namespace proofload::report {
+namespace {
+
+using measure::HdrHistogram;
+using measure::Outcome;
+using measure::WindowStats;
+using nlohmann::json;
+
+std::string percent(double fraction) { return fmt::format("{:.2f}%", fraction * 100.0); }
+
+std::string mode_text(const json& spec) {
+  if (!spec.is_object()) return "";
+  const auto executor = spec.find("executor");
+  if (executor == spec.end() || !executor->is_string()) return "";
+  if (*executor == "closed_loop") {
+    const auto connections = spec.find("connections");
+    if (connections != spec.end() && connections->is_number_integer()) {
+      return "closed loop, " + with_thousands(connections->get<int64_t>()) + " connections";
+    }
+    return "closed loop";
+  }
+  if (*executor == "open_loop") {
+    const auto rate = spec.find("rate_per_s");
+    if (rate != spec.end() && rate->is_number()) {
+      const double rate_per_s = rate->get<double>();
+      const bool whole = rate_per_s == std::floor(rate_per_s);
+      return "open loop, " + fixed_with_thousands(rate_per_s, whole ? 0 : 2) + " req/s";
+    }
+    return "open loop";
+  }
+  return executor->get<std::string>();
+}
+
+std::string target_text(const json& spec) {
+  if (!spec.is_object()) return "";
+  const auto target = spec.find("target");
+  return target != spec.end() && target->is_string() ? target->get<std::string>() : "";
+}
+
+// A percentile is only as good as the samples behind it: p99 needs at least 100 values to be
+// more than "the largest one or two". Marked with '*' below that.
+int64_t samples_needed(double percentile) {
+  return static_cast<int64_t>(std::ceil(100.0 / (100.0 - percentile) - 1e-9));
+}
+
+std::string ms_cell(std::optional<double> value, bool too_few) {
+  // The marker gets its own column so that the digits stay aligned.
+  if (!value) return "- ";
+  return fixed_with_thousands(*value, 3) + (too_few ? "*" : " ");
+}
+
+// A table row without trailing blanks (the marker column of the last cell may be empty).
+std::string table_row(std::string_view label, const std::string& latency,
+                      const std::string& service) {
+  std::string row = fmt::format("  {:<8}{:>16}{:>16}", label, latency, service);
+  while (!row.empty() && row.back() == ' ') row.pop_back();
+  return row + "\n";
+}
+
+void append_latency_table(std::string& out, const WindowStats& t) {
+  const HdrHistogram& latency = t.latency_us;
+  const HdrHistogram& service = t.service_us;
+  out += table_row("ms", "latency ", "service time ");
+  bool any_marked = false;
+  for (double p : {50.0, 90.0, 99.0, 99.9}) {
+    const bool few_latency = latency.total_count() < samples_needed(p);
+    const bool few_service = service.total_count() < samples_needed(p);
+    const bool shown_latency = few_latency && latency.total_count() > 0;
+    const bool shown_service = few_service && service.total_count() > 0;
+    any_marked = any_marked || shown_latency || shown_service;
+    out += table_row(p == 99.9 ? "p99.9" : fmt::format("p{:.0f}", p),
+                     ms_cell(percentile_ms(latency, p), few_latency),
+                     ms_cell(percentile_ms(service, p), few_service));
+  }
+  out += table_row("max", ms_cell(max_ms(latency), false), ms_cell(max_ms(service), false));
+  out += table_row("mean", ms_cell(mean_ms(latency), false), ms_cell(mean_ms(service), false));
+  if (any_marked) {
+    out += "  * too few samples for this percentile (p90 needs 10, p99 100, p99.9 1,000):\n"
+           "    read it as one of the slowest requests, not as a stable percentile\n";
+  }
+  if (latency.total_count() == 0) out += "  no responses: no latency was measured\n";
+}
+
+void append_outcomes(std::string& out, const WindowStats& t) {
+  const int64_t started = started_requests(t);
+  out += fmt::format("outcomes (of {} started requests)\n", with_thousands(started));
+  for (int i = 0; i < measure::kOutcomeCount; ++i) {
+    const auto outcome = static_cast<Outcome>(i);
+    // Never-started work has another denominator (intended): it gets its own line.
+    if (outcome == Outcome::kNeverStarted) continue;
+    if (t.outcomes[i] == 0 && outcome != Outcome::kSuccess) continue;
+    const std::optional<double> fraction = share(t.outcomes[i], started);
+    out += fmt::format("  {:<16}{:>14}{:>10}\n", measure::kOutcomeNames[i],
+                       with_thousands(t.outcomes[i]), fraction ? percent(*fraction) : "-");
+  }
+}
+
+void append_status_codes(std::string& out, const WindowStats& t) {
+  bool any = false;
+  for (int code = 0; code < measure::kStatusSlots; ++code) {
+    if (t.status[code] == 0) continue;
+    if (!any) out += "status codes\n";
+    any = true;
+    const std::string name = code == measure::kStatusOther ? "other" : std::to_string(code);
+    out += fmt::format("  {:<16}{:>14}\n", name, with_thousands(t.status[code]));
+  }
+  if (!any) out += "status codes    none received\n";
+}
+
+}  // namespace
+
+std::string format_summary(const RunResult& result) {
+  const WindowStats& t = result.total;
+  const int64_t never_started = t.count(Outcome::kNeverStarted);
+  const int64_t errors = t.errors();
+  const int64_t started = started_requests(t);
+  std::string out;
+
+  if (result.interrupted) {
+    out += "INTERRUPTED: the run was stopped before its planned end; every figure below covers "
+           "only the part that ran.\n";
+  } else {
+    out += result.end_reason.empty() ? "Run complete.\n"
+                                     : fmt::format("Run complete ({}).\n", result.end_reason);
+  }
+  if (const std::string target = target_text(result.spec); !target.empty()) {
+    out += fmt::format("  target        {}\n", target);
+  }
+  if (const std::string mode = mode_text(result.spec); !mode.empty()) {
+    out += fmt::format("  mode          {}\n", mode);
+  }
+  double warmup_s = 0;
+  for (const WindowSummary& w : result.windows) {
+    if (w.warmup) warmup_s += static_cast<double>(w.duration_ns) / 1e9;
+  }
+  out += fmt::format("  duration      {:.2f} s measured{}\n", result.measured_duration_s,
+                     warmup_s > 0 ? fmt::format(" ({:.2f} s of warm-up excluded)", warmup_s)
+                                  : std::string(" (no warm-up)"));
+  out += fmt::format("  requests      {} responses of {} intended\n",
+                     with_thousands(t.responses()), with_thousands(t.intended));
+  if (result.measured_duration_s > 0) {
+    out += fmt::format("  throughput    {} req/s (responses per measured second)\n",
+                       fixed_with_thousands(static_cast<double>(t.responses()) /
+                                                result.measured_duration_s, 1));
+  }
+  out += "\n";
+
+  if (errors > 0) {
+    out += fmt::format("ERRORS: {} of {} started requests failed ({}).\n",
+                       with_thousands(errors), with_thousands(started),
+                       percent(*share(errors, started)));
+  }
+  if (never_started > 0) {
+    const std::optional<double> fraction = share(never_started, t.intended);
+    out += fmt::format(
+        "NEVER STARTED: {} of {} intended requests ({}) were due but found no free connection "
+        "in time;\n  the schedule was not kept, and they are not in the latency figures.\n",
+        with_thousands(never_started), with_thousands(t.intended),
+        fraction ? percent(*fraction) : "-");
+  }
+  if (errors > 0 || never_started > 0) out += "\n";
+
+  append_latency_table(out, t);
+  out += "\n";
+  append_outcomes(out, t);
+  const std::optional<double> never_share = share(never_started, t.intended);
+  out += fmt::format("never started   {} of {} intended ({})\n", with_thousands(never_started),
+                     with_thousands(t.intended), never_share ? percent(*never_share) : "-");
+  out += "\n";
+  append_status_codes(out, t);
+  out += fmt::format("bytes           {} in, {} out\n", with_thousands(t.bytes_in),
+                     with_thousands(t.bytes_out));
+  out += fmt::format("connections     {} opened\n", with_thousands(t.connects));
+  return out;
+}
+
+std::string format_live_line(const WindowStats& last_window, double elapsed_s,
+                             int64_t in_flight) {
+  const WindowStats& w = last_window;
+  const double duration_s = static_cast<double>(w.duration_ns) / 1e9;
+  const int64_t rate =
+      duration_s > 0 ? std::llround(static_cast<double>(w.responses()) / duration_s) : 0;
+  auto ms = [](std::optional<double> value) {
+    return value ? fixed_with_thousands(*value, 2) + "ms" : std::string("-");
+  };
+  std::string line = fmt::format(
+      "{:>4.0f}s  {} req/s  p50 {}  p99 {}  errors {}  in flight {}", elapsed_s,
+      with_thousands(rate), ms(percentile_ms(w.latency_us, 50.0)),
+      ms(percentile_ms(w.latency_us, 99.0)), with_thousands(w.errors()),
+      with_thousands(in_flight));
+  if (const int64_t never_started = w.count(Outcome::kNeverStarted); never_started > 0) {
+    line += "  never started " + with_thousands(never_started);
+  }
+  if (w.warmup) line += "  (warm-up)";
+  return line;
+}
+
+}  // namespace proofload::report

@@ -1,0 +1,24 @@
+// The text a person reads in the terminal: the end-of-run summary (what wrk users look for,
+// plus what wrk hides: never-started work, errors by kind, service time beside latency) and the
+// one-line live progress. Pure functions, thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "measure/window_stats.h"
+#include "report/run_result.h"
+
+namespace proofload::report {
+
+// The end-of-run summary, several lines ending in '\n'. Reads from RunResult::spec only these
+// keys, each optional: "target" (URL string), "executor" ("closed_loop" | "open_loop"),
+// "connections" (closed loop), "rate_per_s" (open loop, constant rate).
+std::string format_summary(const RunResult& result);
+
+// One progress line for the window that just ended, without a newline, e.g.
+// "  12s  9,981 req/s  p50 1.02ms  p99 3.40ms  errors 0  in flight 12".
+std::string format_live_line(const measure::WindowStats& last_window, double elapsed_s,
+                             int64_t in_flight);
+
+}  // namespace proofload::report

@@ -1,0 +1,114 @@
+// The terminal summary and live line: exact text (golden), and the plain statements a user must
+// not miss (interrupted, errors, never started).
+#include "report/summary_text.h"
+
+#include <gtest/gtest.h>
+
+#include "report/numbers.h"
+#include "report/test_fixtures.h"
+
+namespace proofload::report {
+namespace {
+
+using measure::Outcome;
+using measure::WindowStats;
+using testing_support::make_synthetic_result;
+
+std::string first_line(const std::string& text) { return text.substr(0, text.find('\n')); }
+
+TEST(SummaryText, MatchesGolden) {
+  testing_support::expect_matches_golden("summary.txt", format_summary(make_synthetic_result()));
+}
+
+TEST(SummaryText, InterruptedRunSaysSoOnTheFirstLine) {
+  RunResult result = make_synthetic_result();
+  result.interrupted = true;
+  EXPECT_TRUE(first_line(format_summary(result)).starts_with("INTERRUPTED")) << first_line(
+      format_summary(result));
+}
+
+TEST(SummaryText, StatesErrorsAndNeverStartedPlainly) {
+  const std::string text = format_summary(make_synthetic_result());
+  EXPECT_NE(text.find("ERRORS: 7 of 1,997 started requests failed (0.35%)."), std::string::npos)
+      << text;
+  EXPECT_NE(text.find("NEVER STARTED: 3 of 2,000 intended requests (0.15%)"), std::string::npos)
+      << text;
+}
+
+TEST(SummaryText, CleanRunRaisesNoAlarm) {
+  RunResult result = make_synthetic_result();
+  // Keep only the clean window 2 in the totals.
+  result.total = WindowStats();
+  result.total.merge(testing_support::make_synthetic_windows()[2]);
+  const std::string text = format_summary(result);
+  EXPECT_EQ(text.find("ERRORS"), std::string::npos) << text;
+  EXPECT_EQ(text.find("NEVER STARTED"), std::string::npos) << text;
+  EXPECT_TRUE(first_line(text).starts_with("Run complete")) << text;
+}
+
+TEST(SummaryText, ClosedLoopModeNamesConnections) {
+  RunResult result = make_synthetic_result();
+  result.spec = {{"executor", "closed_loop"}, {"connections", 1500}};
+  EXPECT_NE(format_summary(result).find("mode          closed loop, 1,500 connections\n"),
+            std::string::npos);
+}
+
+TEST(SummaryText, NoResponsesShowsDashesNotZeros) {
+  RunResult result;
+  result.end_reason = "duration";
+  const std::string text = format_summary(result);
+  EXPECT_NE(text.find("  p99                   -               -\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("no responses: no latency was measured"), std::string::npos) << text;
+}
+
+TEST(SummaryText, MarksPercentilesWithTooFewSamples) {
+  RunResult result;
+  result.total.latency_us.record_n(1000, 50);  // enough for p90, not for p99 or p99.9
+  result.total.service_us.record_n(900, 50);
+  const std::string text = format_summary(result);
+  EXPECT_NE(text.find("  p90               1.000           0.900\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  p99               1.000*          0.900*\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("* too few samples for this percentile"), std::string::npos) << text;
+}
+
+TEST(LiveLine, ReadsLikeTheExample) {
+  WindowStats w;
+  w.duration_ns = 1'000'000'000;
+  w.latency_us.record_n(1020, 9000);
+  w.latency_us.record_n(3400, 981);
+  w.outcomes[static_cast<int>(Outcome::kSuccess)] = 9981;
+  // 3400 lies in the bucket [3400, 3401]: 3.401 ms, shown with 2 decimals.
+  EXPECT_EQ(format_live_line(w, 12.0, 12),
+            "  12s  9,981 req/s  p50 1.02ms  p99 3.40ms  errors 0  in flight 12");
+}
+
+TEST(LiveLine, EmptyWindowWarmupAndNeverStarted) {
+  WindowStats w;
+  w.duration_ns = 1'000'000'000;
+  w.warmup = true;
+  w.outcomes[static_cast<int>(Outcome::kNeverStarted)] = 1200;
+  w.outcomes[static_cast<int>(Outcome::kTimeout)] = 3;
+  EXPECT_EQ(format_live_line(w, 3.0, 1024),
+            "   3s  0 req/s  p50 -  p99 -  errors 3  in flight 1,024  never started 1,200"
+            "  (warm-up)");
+}
+
+TEST(Numbers, ThousandsSeparators) {
+  EXPECT_EQ(with_thousands(0), "0");
+  EXPECT_EQ(with_thousands(999), "999");
+  EXPECT_EQ(with_thousands(1000), "1,000");
+  EXPECT_EQ(with_thousands(1234567), "1,234,567");
+  EXPECT_EQ(with_thousands(-1234), "-1,234");
+  EXPECT_EQ(with_thousands(INT64_MIN), "-9,223,372,036,854,775,808");
+  EXPECT_EQ(fixed_with_thousands(1234.5678, 2), "1,234.57");
+  EXPECT_EQ(fixed_with_thousands(-999.7, 0), "-1,000");
+  EXPECT_EQ(fixed_with_thousands(12.0, 3), "12.000");
+}
+
+TEST(Numbers, Iso8601Utc) {
+  EXPECT_EQ(iso8601_utc(0), "1970-01-01T00:00:00.000Z");
+  EXPECT_EQ(iso8601_utc(1'714'564'800'123'456'789), "2024-05-01T12:00:00.123Z");
+}
+
+}  // namespace
+}  // namespace proofload::report

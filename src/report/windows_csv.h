@@ -1,0 +1,19 @@
+// windows.csv: one row per window (warm-up windows included and flagged), for spreadsheets and
+// pandas. Streamed a row at a time while the run goes on. Pure functions, thread-safe.
+#pragma once
+
+#include <string>
+
+#include "report/run_result.h"
+
+namespace proofload::report {
+
+// The header line, ending in '\n'.
+std::string windows_csv_header();
+// One window's row, ending in '\n'. Seconds with 3 decimals, ms with 3 (microseconds),
+// throughput with 1; an empty cell where there is no value (a percentile of an empty window).
+std::string windows_csv_row(const WindowSummary& w);
+// The whole file: header and every window of the run.
+std::string windows_csv(const RunResult& result);
+
+}  // namespace proofload::report
