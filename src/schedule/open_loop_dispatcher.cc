@@ -84,6 +84,12 @@ void OpenLoopDispatcher::on_connection_opening() {
   if (pending_growth_ > 0) --pending_growth_;
 }
 
+std::optional<int64_t> OpenLoopDispatcher::fail_oldest_queued() {
+  if (size_ == 0) return std::nullopt;
+  ++started_;
+  return pop();
+}
+
 bool OpenLoopDispatcher::should_open_connection() const {
   const int planned = open_or_opening_ + pending_growth_;
   if (planned < limits_.pool) return true;

@@ -76,6 +76,12 @@ class OpenLoopDispatcher {
   // waits with no connection idle and room to grow. For the engine's reconnect decision.
   bool should_open_connection() const;
 
+  // A connection opened for queued work failed to connect: the oldest queued request fails
+  // with it (the engine records a connect error), so a dead server shows as connect errors, not
+  // as work that merely never started. Counted as started. Returns its intended time, or
+  // nullopt when nothing was queued.
+  std::optional<int64_t> fail_oldest_queued();
+
   // Drops queued requests that waited longer than max_wait_ns (from a periodic sweep, so
   // requests do not sit expired while every connection is stuck).
   void expire(int64_t now_ns);

@@ -202,3 +202,25 @@ TEST(OpenLoopDispatcher, RejectsBadLimits) {
 
 }  // namespace
 }  // namespace proofload::schedule
+
+namespace proofload::schedule {
+namespace {
+
+TEST(OpenLoopDispatcher, AFailedConnectFailsTheOldestQueuedRequest) {
+  OpenLoopDispatcher d({.pool = 1, .max_connections = 1, .queue_capacity = 4,
+                        .max_wait_ns = kNsPerS});
+  d.on_connection_opening();
+  EXPECT_EQ(d.on_arrival(1), Action::kQueued);
+  EXPECT_EQ(d.on_arrival(2), Action::kQueued);
+  d.on_connection_lost(false);  // the pool's connect failed
+  EXPECT_EQ(d.fail_oldest_queued(), 1);
+  EXPECT_EQ(d.queued(), 1u);
+  EXPECT_EQ(d.started(), 1);
+  EXPECT_TRUE(d.invariants_hold());
+  EXPECT_EQ(d.fail_oldest_queued(), 2);
+  EXPECT_EQ(d.fail_oldest_queued(), std::nullopt);
+  EXPECT_EQ(d.intended(), d.started() + d.never_started() + static_cast<int64_t>(d.queued()));
+}
+
+}  // namespace
+}  // namespace proofload::schedule

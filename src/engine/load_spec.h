@@ -1,0 +1,40 @@
+// What the engine is asked to do: the target, the request, the executor and its limits.
+// Plain data, filled in by the CLI (or later a scenario file); the engine only reads it.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+#include "engine/tcp.h"
+#include "schedule/rate_profile.h"
+
+namespace proofload::engine {
+
+enum class Executor {
+  kClosedLoop,  // N connections, each sending its next request when the answer arrives
+  kOpenLoop,    // requests start on an arrival schedule, whatever happened before
+};
+
+struct LoadSpec {
+  Address address;              // resolved once, before anything is sent
+  std::string request_bytes;    // the request, built once
+  bool head_request = false;    // responses carry no body
+
+  Executor executor = Executor::kClosedLoop;
+  // Closed loop: number of connections over time. Open loop: arrival rate (requests/s).
+  schedule::Profile profile = schedule::Profile::constant(1, 0);
+  int connections = 10;         // closed loop: ceiling of the profile; open loop: initial pool
+  int max_connections = 10;     // open loop: the pool may grow to this
+  int64_t queue_capacity = 10'000;  // open loop: requests that may wait for a connection
+  int64_t max_requests = 0;     // -n: stop after this many requests (0: no limit)
+
+  int64_t warmup_ns = 0;        // recorded apart, excluded from results (whole windows)
+  int64_t window_ns = 1'000'000'000;
+  int64_t connect_timeout_ns = 5'000'000'000;
+  int64_t request_timeout_ns = 10'000'000'000;  // also the longest a request may queue
+  int64_t grace_ns = 5'000'000'000;  // after the schedule ends (or Ctrl-C): time for in-flight
+                                      // requests to finish before they count as timeouts
+  int workers = 1;
+};
+
+}  // namespace proofload::engine

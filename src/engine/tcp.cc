@@ -1,0 +1,97 @@
+// See tcp.h.
+#include "engine/tcp.h"
+
+#include <fcntl.h>
+#include <netdb.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include <arpa/inet.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "common/clock.h"
+#include "common/usage_error.h"
+
+namespace proofload::engine {
+
+Address resolve(const std::string& host, uint16_t port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  addrinfo* found = nullptr;
+  std::string service = std::to_string(port);
+  int rc = getaddrinfo(host.c_str(), service.c_str(), &hints, &found);
+  if (rc != 0 || found == nullptr) {
+    throw UsageError("cannot resolve host '" + host + "': " + gai_strerror(rc));
+  }
+  Address address;
+  std::memcpy(&address.storage, found->ai_addr, found->ai_addrlen);
+  address.length = found->ai_addrlen;
+  char numeric[INET6_ADDRSTRLEN] = {};
+  if (found->ai_family == AF_INET6) {
+    inet_ntop(AF_INET6, &reinterpret_cast<sockaddr_in6*>(found->ai_addr)->sin6_addr, numeric,
+              sizeof numeric);
+    address.text = std::string("[") + numeric + "]:" + service;
+  } else {
+    inet_ntop(AF_INET, &reinterpret_cast<sockaddr_in*>(found->ai_addr)->sin_addr, numeric,
+              sizeof numeric);
+    address.text = std::string(numeric) + ":" + service;
+  }
+  freeaddrinfo(found);
+  return address;
+}
+
+int start_connect(const Address& address) {
+  int fd = socket(address.storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) return -errno;
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (connect(fd, reinterpret_cast<const sockaddr*>(&address.storage), address.length) != 0 &&
+      errno != EINPROGRESS) {
+    int error = errno;
+    close(fd);
+    return -error;
+  }
+  return fd;
+}
+
+int finish_connect(int fd) {
+  int error = 0;
+  socklen_t length = sizeof error;
+  if (getsockopt(fd, SOL_SOCKET, SO_ERROR, &error, &length) != 0) return errno;
+  return error;
+}
+
+void check_reachable(const Address& address, int64_t timeout_ns) {
+  int fd = start_connect(address);
+  int error = fd < 0 ? -fd : 0;
+  if (fd >= 0) {
+    pollfd p{fd, POLLOUT, 0};
+    int waited = poll(&p, 1, static_cast<int>(timeout_ns / kNsPerMs));
+    error = waited == 0 ? ETIMEDOUT : waited < 0 ? errno : finish_connect(fd);
+    close(fd);
+  }
+  if (error != 0) {
+    throw UsageError("cannot connect to " + address.text + ": " + std::strerror(error));
+  }
+}
+
+void ensure_fd_limit(int64_t needed) {
+  rlimit limit{};
+  getrlimit(RLIMIT_NOFILE, &limit);
+  if (static_cast<int64_t>(limit.rlim_cur) >= needed) return;
+  if (static_cast<int64_t>(limit.rlim_max) >= needed || limit.rlim_max == RLIM_INFINITY) {
+    limit.rlim_cur = static_cast<rlim_t>(needed);
+    if (setrlimit(RLIMIT_NOFILE, &limit) == 0) return;
+  }
+  throw UsageError("this needs " + std::to_string(needed) +
+                   " file descriptors but only " + std::to_string(limit.rlim_max) +
+                   " can be opened (ulimit -n): lower -c / --max-connections");
+}
+
+}  // namespace proofload::engine

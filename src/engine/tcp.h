@@ -1,0 +1,36 @@
+// TCP plumbing for the engine: resolving the target once, non-blocking connects, the pre-flight
+// check, and the file-descriptor limit. Thread-safe (no shared state).
+#pragma once
+
+#include <sys/socket.h>
+
+#include <cstdint>
+#include <string>
+
+namespace proofload::engine {
+
+struct Address {
+  sockaddr_storage storage{};
+  socklen_t length = 0;
+  std::string text;  // "127.0.0.1:8080", for messages
+};
+
+// Resolves host:port (numeric or by name). Throws UsageError ("cannot resolve host 'x': ...").
+Address resolve(const std::string& host, uint16_t port);
+
+// Opens a non-blocking TCP socket with TCP_NODELAY and starts connecting. Returns the fd (>= 0)
+// with the connect in progress or done, or -errno when it failed at once.
+int start_connect(const Address& address);
+
+// For an fd whose connect was in progress and is now writable: 0 if connected, else the errno.
+int finish_connect(int fd);
+
+// Blocking check before any load is sent: connects once within timeout_ns and closes.
+// Throws UsageError ("cannot connect to 127.0.0.1:1: Connection refused").
+void check_reachable(const Address& address, int64_t timeout_ns);
+
+// Raises the soft RLIMIT_NOFILE towards the hard limit so `needed` descriptors fit; throws
+// UsageError saying how many can be opened when they cannot.
+void ensure_fd_limit(int64_t needed);
+
+}  // namespace proofload::engine

@@ -1,0 +1,67 @@
+// See window_mailbox.h.
+#include "engine/window_mailbox.h"
+
+#include <algorithm>
+
+namespace proofload::engine {
+
+WindowMailbox::WindowMailbox(int workers) : workers_(workers) {}
+
+void WindowMailbox::post(int worker, const measure::WindowStats& stats) {
+  {
+    std::lock_guard lock(mutex_);
+    auto [it, inserted] = pending_.try_emplace(stats.index);
+    if (inserted) {
+      it->second = stats;
+    } else {
+      it->second.merge(stats);
+      it->second.warmup = it->second.warmup || stats.warmup;
+      it->second.duration_ns = std::max(it->second.duration_ns, stats.duration_ns);
+    }
+    workers_[worker].posted_up_to = stats.index;
+  }
+  changed_.notify_all();
+}
+
+void WindowMailbox::post_done(int worker, int64_t last_index, int64_t end_ns) {
+  {
+    std::lock_guard lock(mutex_);
+    workers_[worker].posted_up_to = last_index;
+    workers_[worker].done = true;
+    end_ns_ = std::max(end_ns_, end_ns);
+  }
+  changed_.notify_all();
+}
+
+bool WindowMailbox::ready_locked(int64_t index) const {
+  for (const WorkerState& w : workers_) {
+    if (w.posted_up_to < index && !w.done) return false;
+  }
+  return true;
+}
+
+std::optional<measure::WindowStats> WindowMailbox::next_merged() {
+  std::unique_lock lock(mutex_);
+  for (;;) {
+    bool all_done = std::all_of(workers_.begin(), workers_.end(),
+                                [](const WorkerState& w) { return w.done; });
+    if (ready_locked(next_index_)) {
+      auto it = pending_.find(next_index_);
+      if (it != pending_.end()) {
+        measure::WindowStats merged = std::move(it->second);
+        pending_.erase(it);
+        ++next_index_;
+        return merged;
+      }
+      if (all_done) return std::nullopt;  // every worker ended before this index
+    }
+    changed_.wait(lock);
+  }
+}
+
+int64_t WindowMailbox::end_ns() const {
+  std::lock_guard lock(mutex_);
+  return end_ns_;
+}
+
+}  // namespace proofload::engine

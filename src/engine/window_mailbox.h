@@ -1,0 +1,51 @@
+// Hands finished windows from the workers to the coordinator and merges them in order. Workers
+// post once per window (about once a second), so a mutex is fine here: nothing on the per-request
+// path touches it. Thread-safe.
+#pragma once
+
+#include <condition_variable>
+#include <cstdint>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <vector>
+
+#include "measure/window_stats.h"
+
+namespace proofload::engine {
+
+class WindowMailbox {
+ public:
+  explicit WindowMailbox(int workers);
+
+  // Worker side: window `stats.index` of `worker` is complete.
+  void post(int worker, const measure::WindowStats& stats);
+  // Worker side: `worker` has ended; it posted windows up to `last_index` and its last request
+  // ended at `end_ns` (ns since the run's start).
+  void post_done(int worker, int64_t last_index, int64_t end_ns);
+
+  // Coordinator side: blocks until the next window (in index order) has been posted by every
+  // worker still running at that index, and returns it merged; nullopt when every worker has
+  // ended and every window was returned.
+  std::optional<measure::WindowStats> next_merged();
+
+  // Valid once next_merged() returned nullopt: when the last worker's last request ended.
+  int64_t end_ns() const;
+
+ private:
+  bool ready_locked(int64_t index) const;
+
+  struct WorkerState {
+    int64_t posted_up_to = -1;  // highest window index posted
+    bool done = false;
+  };
+  mutable std::mutex mutex_;
+  std::condition_variable changed_;
+  std::vector<WorkerState> workers_;
+  std::map<int64_t, measure::WindowStats> pending_;  // index -> merged so far
+  int64_t next_index_ = 0;
+  int64_t end_ns_ = 0;
+};
+
+}  // namespace proofload::engine

@@ -1,0 +1,280 @@
+// The load worker's event loop: connections, request lifecycle, open/closed-loop executors and
+// per-window recording. See worker.h. Runs on its own thread; touches nothing shared but
+// RunControl (atomic reads) and the WindowMailbox (once per window).
+#include "engine/worker.h"
+
+#include <sys/eventfd.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <system_error>
+
+#include "common/clock.h"
+
+namespace proofload::engine {
+namespace {
+
+using measure::Outcome;
+
+constexpr uint64_t kWakeToken = UINT64_MAX;
+constexpr int64_t kSweepIntervalNs = 10 * kNsPerMs;  // timeouts, ramps, reconnects
+
+}  // namespace
+
+Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, const RunControl& control,
+               WindowMailbox& mailbox)
+    : spec_(spec),
+      index_(index),
+      start_ns_(start_ns),
+      control_(control),
+      mailbox_(mailbox),
+      wake_fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
+      read_buffer_(kReadBufferBytes) {
+  if (wake_fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
+  loop_.add(wake_fd_, EPOLLIN, kWakeToken);
+  const int shards = spec.workers;
+  if (open_loop()) {
+    int pool = schedule::share_of(spec.connections, index, shards);
+    int most = schedule::share_of(spec.max_connections, index, shards);
+    auto queue = static_cast<size_t>(schedule::share_of(spec.queue_capacity, index, shards));
+    dispatcher_.emplace(schedule::OpenLoopDispatcher::Limits{pool, most, queue,
+                                                              spec.request_timeout_ns});
+    arrivals_.emplace(spec.profile, index, shards, spec.max_requests);
+    connections_.resize(most);
+    idle_.reserve(most);
+  } else {
+    connections_.resize(schedule::share_of(spec.connections, index, shards));
+    if (spec.max_requests > 0) request_budget_ = schedule::share_of(spec.max_requests, index, shards);
+  }
+  for (Connection& c : connections_) c.parser.start(spec.head_request);
+}
+
+Worker::~Worker() {
+  for (Connection& c : connections_) {
+    if (c.fd >= 0) close(c.fd);
+  }
+  close(wake_fd_);
+}
+
+void Worker::wake() const {
+  uint64_t one = 1;
+  [[maybe_unused]] ssize_t ignored = write(wake_fd_, &one, sizeof one);
+}
+
+// ---- the loop ----------------------------------------------------------------------------
+
+void Worker::run() {
+  use_precise_timers_on_this_thread();
+  int64_t now = monotonic_ns();
+  window_end_ns_ = start_ns_ + spec_.window_ns;
+  current_.index = 0;
+  if (open_loop()) {
+    // The pool is opened before the start so the first arrivals find connections.
+    int pool = schedule::share_of(spec_.connections, index_, spec_.workers);
+    for (int i = 0; i < pool; ++i) {
+      dispatcher_->on_connection_opening();
+      open_connection(connections_[i], now);
+    }
+  } else {
+    adjust_closed_loop_users(now);
+  }
+  for (;;) {
+    now = monotonic_ns();
+    roll_windows(now);
+    run_schedule(now);
+    if (now >= next_sweep_ns_) sweep(now);
+    if (draining_ && (drained() || now >= drain_deadline_ns_)) {
+      end_drain(now);
+      break;
+    }
+    for (const epoll_event& e : loop_.wait(next_deadline())) {
+      if (e.data.u64 == kWakeToken) {
+        uint64_t count;
+        [[maybe_unused]] ssize_t ignored = read(wake_fd_, &count, sizeof count);
+        continue;
+      }
+      auto slot = static_cast<uint32_t>(e.data.u64);
+      auto generation = static_cast<uint32_t>(e.data.u64 >> 32);
+      Connection& c = connections_[slot];
+      // A connection closed and reopened earlier in this batch has a new fd generation; events
+      // for the old socket are dropped.
+      if (c.fd >= 0 && static_cast<uint32_t>(c.fd) == generation) on_event(c, e.events);
+    }
+  }
+  now = monotonic_ns();
+  roll_windows(now);
+  flush_window(now);
+  mailbox_.post_done(index_, window_index_ - 1, std::max(last_end_ns_, drain_started_ns_) - start_ns_);
+}
+
+int64_t Worker::next_deadline() const {
+  int64_t deadline = std::min(window_end_ns_, next_sweep_ns_);
+  if (draining_) return std::min(deadline, drain_deadline_ns_);
+  if (open_loop()) {
+    if (auto t = arrivals_->peek()) deadline = std::min(deadline, start_ns_ + *t);
+  } else if (monotonic_ns() < start_ns_) {
+    deadline = std::min(deadline, start_ns_);
+  }
+  return deadline;
+}
+
+void Worker::roll_windows(int64_t now) {
+  while (now >= window_end_ns_) {
+    flush_window(window_end_ns_);
+    window_end_ns_ += spec_.window_ns;
+  }
+}
+
+void Worker::flush_window(int64_t /*end_ns*/) {
+  current_.index = window_index_;
+  current_.start_ns = window_index_ * spec_.window_ns;
+  current_.duration_ns = spec_.window_ns;
+  current_.warmup = current_.start_ns < spec_.warmup_ns;
+  current_.in_flight_end = busy_;
+  current_.queued_end = open_loop() ? static_cast<int64_t>(dispatcher_->queued()) : 0;
+  mailbox_.post(index_, current_);
+  current_.clear();
+  ++window_index_;
+}
+
+// ---- executors ---------------------------------------------------------------------------
+
+bool Worker::may_start_request() const { return !draining_ && request_budget_ != 0; }
+
+void Worker::run_schedule(int64_t now) {
+  if (draining_) {
+    if (control_.stop_level.load(std::memory_order_relaxed) >= 2) drain_deadline_ns_ = now;
+    return;
+  }
+  int stop = control_.stop_level.load(std::memory_order_relaxed);
+  if (stop > 0) {
+    begin_drain(now);
+    if (stop >= 2) drain_deadline_ns_ = now;
+    return;
+  }
+  if (now < start_ns_) return;
+  if (open_loop()) {
+    dispatch_arrivals(now);
+    if (!arrivals_->peek()) begin_drain(now);
+  } else {
+    if (since_start(now) >= spec_.profile.duration_ns() || request_budget_ == 0) {
+      begin_drain(now);
+      return;
+    }
+    if (!started_) {
+      started_ = true;
+      adjust_closed_loop_users(now);
+    }
+  }
+}
+
+void Worker::dispatch_arrivals(int64_t now) {
+  while (auto t = arrivals_->peek()) {
+    int64_t intended = start_ns_ + *t;
+    if (intended > now) break;
+    arrivals_->advance();
+    ++current_.intended;
+    switch (dispatcher_->on_arrival(intended)) {
+      case schedule::OpenLoopDispatcher::Action::kSendNow: {
+        Connection& c = connections_[idle_.back()];
+        idle_.pop_back();
+        start_request(c, intended, now);
+        break;
+      }
+      case schedule::OpenLoopDispatcher::Action::kQueuedOpenNew:
+        for (Connection& c : connections_) {
+          if (c.state == ConnState::kClosed && !c.reopen_pending) {
+            dispatcher_->on_connection_opening();
+            open_connection(c, now);
+            break;
+          }
+        }
+        break;
+      case schedule::OpenLoopDispatcher::Action::kQueued:
+        break;
+      case schedule::OpenLoopDispatcher::Action::kNeverStarted:
+        sync_never_started();
+        break;
+    }
+  }
+}
+
+// Closed loop: connection slot j of this worker is user j; the profile says how many are active.
+void Worker::adjust_closed_loop_users(int64_t now) {
+  int64_t t = std::max<int64_t>(0, since_start(now));
+  int target = schedule::connections_for_shard_at(spec_.profile, t, index_, spec_.workers);
+  for (int j = 0; j < static_cast<int>(connections_.size()); ++j) {
+    Connection& c = connections_[j];
+    bool active = j < target;
+    if (active && !c.active) {
+      c.active = true;
+      c.ready_ns = std::max(now, start_ns_);
+    } else if (!active && c.active) {
+      c.active = false;
+      if (c.state == ConnState::kIdle || c.state == ConnState::kConnecting) close_connection(c);
+      continue;
+    }
+    if (!c.active) continue;
+    if (c.state == ConnState::kClosed && now >= c.retry_at_ns) {
+      open_connection(c, now);
+    } else if (c.state == ConnState::kIdle) {
+      on_ready(c, now);
+    }
+  }
+}
+
+void Worker::sweep(int64_t now) {
+  next_sweep_ns_ = now + kSweepIntervalNs;
+  for (Connection& c : connections_) {
+    if (c.state == ConnState::kBusy && now - c.write_start_ns > spec_.request_timeout_ns) {
+      fail_request(c, Outcome::kTimeout, now);
+    } else if (c.state == ConnState::kConnecting &&
+               now - c.connect_start_ns > spec_.connect_timeout_ns) {
+      on_connect_failed(c, now);
+    } else if (open_loop() && c.reopen_pending && now >= c.retry_at_ns) {
+      c.reopen_pending = false;
+      if (dispatcher_->should_open_connection()) {
+        dispatcher_->on_connection_opening();
+        open_connection(c, now);
+      }
+    }
+  }
+  if (open_loop()) {
+    dispatcher_->expire(now);
+    sync_never_started();
+  } else if (!draining_ && now >= start_ns_) {
+    adjust_closed_loop_users(now);
+  }
+}
+
+void Worker::begin_drain(int64_t now) {
+  draining_ = true;
+  drain_deadline_ns_ = now + spec_.grace_ns;
+  drain_started_ns_ = now;
+}
+
+bool Worker::drained() const {
+  return busy_ == 0 && (!open_loop() || dispatcher_->queued() == 0);
+}
+
+// Whatever is still unanswered when the grace period ends is a timeout; whatever still waits
+// for a connection never started.
+void Worker::end_drain(int64_t now) {
+  for (Connection& c : connections_) {
+    if (c.state == ConnState::kBusy) fail_request(c, Outcome::kTimeout, now);
+  }
+  if (open_loop()) {
+    dispatcher_->abandon_queue();
+    sync_never_started();
+  }
+}
+
+void Worker::sync_never_started() {
+  int64_t total = dispatcher_->never_started();
+  current_.outcomes[static_cast<int>(Outcome::kNeverStarted)] += total - never_started_seen_;
+  never_started_seen_ = total;
+}
+
+}  // namespace proofload::engine

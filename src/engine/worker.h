@@ -1,0 +1,126 @@
+// One load worker: a thread with its own epoll loop, its own connections, its own arrival
+// schedule share and its own window statistics (shared nothing). It talks to the rest of the
+// run only through RunControl (read: stop requests) and the WindowMailbox (once per window).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "engine/event_loop.h"
+#include "engine/load_spec.h"
+#include "engine/window_mailbox.h"
+#include "http/response_parser.h"
+#include "measure/window_stats.h"
+#include "schedule/arrivals.h"
+#include "schedule/open_loop_dispatcher.h"
+
+namespace proofload::engine {
+
+// Stop requests, shared by the coordinator (writer) and the workers (readers).
+struct RunControl {
+  // 0: run; 1: stop starting requests and drain within the grace period; 2: end now.
+  std::atomic<int> stop_level{0};
+};
+
+class Worker {
+ public:
+  Worker(const LoadSpec& spec, int index, int64_t start_ns, const RunControl& control,
+         WindowMailbox& mailbox);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // The thread body: runs the load until the schedule ends and in-flight requests drained.
+  void run();
+  // Wakes the worker's loop so it sees a new stop level. Async-signal-safe.
+  void wake() const;
+
+ private:
+  enum class ConnState : uint8_t { kClosed, kConnecting, kIdle, kBusy };
+  // One TCP connection and the request on it. In closed loop it is also the virtual user.
+  struct Connection {
+    int fd = -1;
+    ConnState state = ConnState::kClosed;
+    bool want_epollout = false;   // EPOLLOUT registered (connect or a blocked write)
+    bool active = false;          // closed loop: this user is part of the current target
+    bool got_first_byte = false;
+    size_t written = 0;           // request bytes written so far
+    int64_t ready_ns = 0;         // closed loop: when the user was ready for its next request
+    int64_t retry_at_ns = 0;      // closed and not to be reopened before this (connect backoff)
+    int64_t backoff_ns = 0;       // grows after each failed connect, reset on success
+    bool reopen_pending = false;  // open loop: reopen at retry_at_ns (after a failed connect)
+    int64_t connect_start_ns = 0;
+    int64_t intended_ns = 0;      // the current request's intended start
+    int64_t write_start_ns = 0;
+    int64_t first_byte_ns = 0;
+    http::ResponseParser parser;
+  };
+
+  bool open_loop() const { return spec_.executor == Executor::kOpenLoop; }
+  int64_t since_start(int64_t now) const { return now - start_ns_; }
+
+  void roll_windows(int64_t now);
+  void flush_window(int64_t end_ns);
+  int64_t next_deadline() const;
+
+  void run_schedule(int64_t now);
+  void dispatch_arrivals(int64_t now);
+  void adjust_closed_loop_users(int64_t now);
+  void sweep(int64_t now);
+  void begin_drain(int64_t now);
+  void end_drain(int64_t now);
+  bool drained() const;
+
+  void open_connection(Connection& c, int64_t now);
+  void close_connection(Connection& c);
+  void on_event(Connection& c, uint32_t events);
+  void on_connected(Connection& c, int64_t now);
+  void on_connect_failed(Connection& c, int64_t now);
+  void on_ready(Connection& c, int64_t now);
+  void start_request(Connection& c, int64_t intended_ns, int64_t now);
+  void write_request(Connection& c);
+  void read_response(Connection& c);
+  void complete_request(Connection& c, int64_t now, bool reusable);
+  void fail_request(Connection& c, measure::Outcome outcome, int64_t now);
+  void lose_idle_connection(Connection& c, int64_t now);
+  void reopen_after_loss(Connection& c, int64_t now);
+  void reopen_after_loss_open_loop(Connection& c, int64_t now);
+  int slot_of(const Connection& c) const { return static_cast<int>(&c - connections_.data()); }
+  void set_epollout(Connection& c, bool on);
+  void sync_never_started();
+  bool may_start_request() const;
+
+  const LoadSpec& spec_;
+  const int index_;
+  const int64_t start_ns_;
+  const RunControl& control_;
+  WindowMailbox& mailbox_;
+  EventLoop loop_;
+  int wake_fd_;
+
+  std::vector<Connection> connections_;
+  std::vector<int> idle_;          // open loop: indexes of idle connections
+  int busy_ = 0;                   // connections with a request in flight
+  std::optional<schedule::ArrivalSchedule> arrivals_;
+  std::optional<schedule::OpenLoopDispatcher> dispatcher_;
+  int64_t never_started_seen_ = 0;
+  int64_t request_budget_ = -1;    // closed loop with -n: requests this worker may still start
+
+  bool started_ = false;           // closed loop: users were released at the start time
+  bool draining_ = false;
+  int64_t drain_started_ns_ = 0;
+  int64_t drain_deadline_ns_ = 0;
+  int64_t last_end_ns_ = 0;        // when this worker's last request ended
+  int64_t next_sweep_ns_ = 0;
+
+  measure::WindowStats current_;   // the window being recorded
+  int64_t window_index_ = 0;
+  int64_t window_end_ns_ = 0;      // absolute monotonic ns
+
+  static constexpr size_t kReadBufferBytes = 64 * 1024;
+  std::vector<char> read_buffer_;
+};
+
+}  // namespace proofload::engine

@@ -1,0 +1,267 @@
+// The worker's connection and request lifecycle: connect, write the request, read and parse the
+// response, record the outcome, reuse or reopen. See worker.h. Hot path: no allocation, no
+// locks; one send and (usually) one recv per request.
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+
+#include "common/clock.h"
+#include "engine/worker.h"
+
+namespace proofload::engine {
+namespace {
+
+using measure::Outcome;
+
+constexpr int64_t kFirstBackoffNs = 10 * kNsPerMs;  // after a failed connect
+constexpr int64_t kMaxBackoffNs = 1 * kNsPerS;
+
+int64_t micros(int64_t ns) { return ns / kNsPerUs; }
+
+// The epoll token: the slot, and the fd as a generation so stale events are recognised.
+uint64_t token_for(int slot, int fd) {
+  return (static_cast<uint64_t>(static_cast<uint32_t>(fd)) << 32) | static_cast<uint32_t>(slot);
+}
+
+}  // namespace
+
+void Worker::open_connection(Connection& c, int64_t now) {
+  c.connect_start_ns = now;
+  int fd = start_connect(spec_.address);
+  if (fd < 0) {
+    c.state = ConnState::kConnecting;  // so the failure path sees a connect in progress
+    on_connect_failed(c, now);
+    return;
+  }
+  c.fd = fd;
+  c.state = ConnState::kConnecting;
+  c.want_epollout = true;
+  loop_.add(fd, EPOLLOUT, token_for(slot_of(c), fd));
+}
+
+void Worker::close_connection(Connection& c) {
+  if (c.fd >= 0) close(c.fd);  // closing removes it from epoll
+  c.fd = -1;
+  c.state = ConnState::kClosed;
+  c.want_epollout = false;
+}
+
+void Worker::set_epollout(Connection& c, bool on) {
+  if (c.want_epollout == on) return;
+  c.want_epollout = on;
+  loop_.modify(c.fd, on ? (EPOLLIN | EPOLLOUT) : EPOLLIN, token_for(slot_of(c), c.fd));
+}
+
+void Worker::on_event(Connection& c, uint32_t events) {
+  int64_t now = monotonic_ns();
+  switch (c.state) {
+    case ConnState::kConnecting:
+      if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
+        if (finish_connect(c.fd) == 0) {
+          on_connected(c, now);
+        } else {
+          on_connect_failed(c, now);
+        }
+      }
+      return;
+    case ConnState::kBusy:
+      if ((events & EPOLLOUT) && c.written < spec_.request_bytes.size()) write_request(c);
+      if (c.state == ConnState::kBusy && (events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
+        read_response(c);
+      }
+      return;
+    case ConnState::kIdle:
+      // The server closed a kept-alive connection (or sent bytes nobody asked for): reopen.
+      lose_idle_connection(c, now);
+      return;
+    case ConnState::kClosed:
+      return;
+  }
+}
+
+void Worker::on_connected(Connection& c, int64_t now) {
+  ++current_.connects;
+  c.backoff_ns = 0;
+  c.want_epollout = false;
+  loop_.modify(c.fd, EPOLLIN, token_for(slot_of(c), c.fd));
+  c.state = ConnState::kIdle;
+  on_ready(c, now);
+}
+
+// A failed connect is the failure of the request that needed the connection: in closed loop
+// the user's next request; in open loop the oldest request waiting for a connection, if any.
+void Worker::on_connect_failed(Connection& c, int64_t now) {
+  close_connection(c);
+  c.backoff_ns = c.backoff_ns == 0 ? kFirstBackoffNs : std::min(kMaxBackoffNs, 2 * c.backoff_ns);
+  c.retry_at_ns = now + c.backoff_ns;
+  last_end_ns_ = now;
+  if (open_loop()) {
+    dispatcher_->on_connection_lost(false);
+    if (dispatcher_->fail_oldest_queued()) {
+      ++current_.outcomes[static_cast<int>(Outcome::kConnectError)];
+    }
+    c.reopen_pending = true;
+    return;
+  }
+  if (c.active && may_start_request()) {
+    ++current_.intended;
+    ++current_.outcomes[static_cast<int>(Outcome::kConnectError)];
+    if (request_budget_ > 0) --request_budget_;
+    c.ready_ns = c.retry_at_ns;  // the backoff is the user's pause, not the next one's latency
+  }
+}
+
+void Worker::on_ready(Connection& c, int64_t now) {
+  c.state = ConnState::kIdle;
+  if (open_loop()) {
+    if (auto intended = dispatcher_->on_connection_ready(now)) {
+      sync_never_started();
+      start_request(c, *intended, now);
+    } else {
+      sync_never_started();
+      idle_.push_back(slot_of(c));
+    }
+    return;
+  }
+  if (!c.active) {
+    close_connection(c);
+  } else if (may_start_request() && now >= start_ns_) {
+    ++current_.intended;
+    if (request_budget_ > 0) --request_budget_;
+    start_request(c, c.ready_ns, now);
+  }
+}
+
+void Worker::start_request(Connection& c, int64_t intended_ns, int64_t now) {
+  c.state = ConnState::kBusy;
+  ++busy_;
+  c.intended_ns = intended_ns;
+  c.write_start_ns = now;
+  c.written = 0;
+  c.got_first_byte = false;
+  c.parser.start(spec_.head_request);
+  write_request(c);
+}
+
+void Worker::write_request(Connection& c) {
+  const std::string& request = spec_.request_bytes;
+  while (c.written < request.size()) {
+    ssize_t n = send(c.fd, request.data() + c.written, request.size() - c.written, MSG_NOSIGNAL);
+    if (n > 0) {
+      c.written += static_cast<size_t>(n);
+      current_.bytes_out += n;
+      continue;
+    }
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
+      set_epollout(c, true);
+      return;
+    }
+    fail_request(c, Outcome::kReset, monotonic_ns());
+    return;
+  }
+  set_epollout(c, false);
+}
+
+void Worker::read_response(Connection& c) {
+  for (;;) {
+    ssize_t n = recv(c.fd, read_buffer_.data(), read_buffer_.size(), 0);
+    int64_t now = monotonic_ns();
+    if (n > 0) {
+      current_.bytes_in += n;
+      if (!c.got_first_byte) {
+        c.got_first_byte = true;
+        c.first_byte_ns = now;
+      }
+      auto result = c.parser.feed(read_buffer_.data(), static_cast<size_t>(n));
+      if (result.state == http::ResponseParser::State::kComplete) {
+        // Bytes after the response we asked for: a server we cannot trust on this connection.
+        bool extra = result.consumed < static_cast<size_t>(n);
+        if (extra) {
+          fail_request(c, Outcome::kProtocolError, now);
+        } else {
+          complete_request(c, now, c.parser.keep_alive());
+        }
+        return;
+      }
+      if (result.state == http::ResponseParser::State::kError) {
+        fail_request(c, Outcome::kProtocolError, now);
+        return;
+      }
+      if (static_cast<size_t>(n) < read_buffer_.size()) return;  // wait for more
+      continue;
+    }
+    if (n == 0) {
+      auto result = c.parser.finish_eof();
+      if (result.state == http::ResponseParser::State::kComplete) {
+        complete_request(c, now, false);
+      } else {
+        fail_request(c, Outcome::kReset, now);
+      }
+      return;
+    }
+    if (errno == EINTR) continue;
+    if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+    fail_request(c, Outcome::kReset, now);
+    return;
+  }
+}
+
+void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
+  int status = c.parser.status();
+  current_.add_status(status);
+  ++current_.outcomes[static_cast<int>(measure::outcome_for_status(status))];
+  current_.latency_us.record(micros(now - c.intended_ns));
+  current_.service_us.record(micros(now - c.write_start_ns));
+  current_.ttfb_us.record(micros(c.first_byte_ns - c.write_start_ns));
+  --busy_;
+  last_end_ns_ = now;
+  c.ready_ns = now;
+  if (reusable) {
+    on_ready(c, now);
+    return;
+  }
+  close_connection(c);
+  reopen_after_loss(c, now);
+}
+
+void Worker::fail_request(Connection& c, Outcome outcome, int64_t now) {
+  ++current_.outcomes[static_cast<int>(outcome)];
+  --busy_;
+  last_end_ns_ = now;
+  c.ready_ns = now;
+  close_connection(c);
+  reopen_after_loss(c, now);
+}
+
+void Worker::lose_idle_connection(Connection& c, int64_t now) {
+  close_connection(c);
+  if (open_loop()) {
+    idle_.erase(std::find(idle_.begin(), idle_.end(), slot_of(c)));
+    dispatcher_->on_connection_lost(true);
+    reopen_after_loss_open_loop(c, now);
+    return;
+  }
+  if (c.active && !draining_) open_connection(c, now);
+}
+
+// A connection that carried a request is gone (closed by either side). Closed loop: the user
+// reconnects for its next request. Open loop: the pool keeps its size while there is work.
+void Worker::reopen_after_loss(Connection& c, int64_t now) {
+  if (open_loop()) {
+    dispatcher_->on_connection_lost(false);
+    reopen_after_loss_open_loop(c, now);
+    return;
+  }
+  if (c.active && may_start_request()) open_connection(c, now);
+}
+
+void Worker::reopen_after_loss_open_loop(Connection& c, int64_t now) {
+  if (!dispatcher_->should_open_connection()) return;
+  dispatcher_->on_connection_opening();
+  open_connection(c, now);
+}
+
+}  // namespace proofload::engine
