@@ -1,11 +1,10 @@
 // Shared number conventions of the report formats (see numbers.h).
 #include "report/numbers.h"
 
+#include <fmt/format.h>
 #include <time.h>
 
 #include <cmath>
-
-#include <fmt/format.h>
 
 #include "common/clock.h"
 

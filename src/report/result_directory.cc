@@ -86,8 +86,7 @@ void ResultDirectory::open(const RunResult& initial) {
   flush_stream(hlog_file_, hlog_path);
 }
 
-void ResultDirectory::append_window(const measure::WindowStats& w,
-                                    int64_t window_start_wall_ns) {
+void ResultDirectory::append_window(const measure::WindowStats& w, int64_t window_start_wall_ns) {
   if (csv_ == nullptr || !hlog_) {
     throw std::logic_error("ResultDirectory::append_window before open()");
   }
@@ -130,8 +129,7 @@ void ResultDirectory::finish(const RunResult& final_result) {
   } catch (const std::runtime_error&) {
     stream_failure = std::current_exception();
   }
-  write_file_atomically(directory_ / kResultJson,
-                        result_json_text(result_to_json(final_result)));
+  write_file_atomically(directory_ / kResultJson, result_json_text(result_to_json(final_result)));
   if (stream_failure) std::rethrow_exception(stream_failure);
 }
 

@@ -40,7 +40,6 @@ int hlog_intervals(const std::filesystem::path& path) {
   return n;
 }
 
-
 TEST(ResultDirectory, StreamsEachWindowBeforeFinish) {
   ScratchDirectory scratch;
   const RunResult result = make_synthetic_result();
@@ -62,8 +61,7 @@ TEST(ResultDirectory, StreamsEachWindowBeforeFinish) {
     EXPECT_EQ(rows.back() + "\n", windows_csv_row(result.windows[i]));
     EXPECT_EQ(hlog_intervals(hlog), static_cast<int>(i + 1));
   }
-  EXPECT_EQ(json::parse(read_file(scratch.path() / "run" / "result.json"))["status"],
-            "running");
+  EXPECT_EQ(json::parse(read_file(scratch.path() / "run" / "result.json"))["status"], "running");
 
   dir.finish(result);
   EXPECT_EQ(read_file(csv), windows_csv(result));
@@ -122,8 +120,8 @@ TEST(ResultDirectory, ReadOnlyDirectoryGivesPermissionDenied) {
   ScratchDirectory scratch;
   const auto target = scratch.path() / "locked";
   std::filesystem::create_directory(target);
-  std::filesystem::permissions(target, std::filesystem::perms::owner_read |
-                                           std::filesystem::perms::owner_exec);
+  std::filesystem::permissions(
+      target, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
   try {
     ResultDirectory dir(target);
     FAIL() << "expected UsageError";

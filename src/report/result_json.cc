@@ -14,9 +14,7 @@ using measure::Outcome;
 using measure::WindowStats;
 using nlohmann::json;
 
-json number_or_null(std::optional<double> value) {
-  return value ? json(*value) : json(nullptr);
-}
+json number_or_null(std::optional<double> value) { return value ? json(*value) : json(nullptr); }
 
 // {p50, p90, p99, [p99_9,] max, mean} in ms.
 json latency_json(const LatencySummary& l, bool with_p99_9) {
@@ -86,8 +84,8 @@ json summary_json(const RunResult& result) {
 
 json window_json(const WindowSummary& w) {
   const double duration_s = seconds(w.duration_ns);
-  json throughput = duration_s > 0 ? json(static_cast<double>(w.responses()) / duration_s)
-                                   : json(nullptr);
+  json throughput =
+      duration_s > 0 ? json(static_cast<double>(w.responses()) / duration_s) : json(nullptr);
   return {{"index", w.index},
           {"start_s", seconds(w.start_ns)},
           {"duration_s", duration_s},

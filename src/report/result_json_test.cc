@@ -19,8 +19,8 @@ void expect_keys(const json& object, std::initializer_list<const char*> keys,
 }
 
 TEST(ResultJson, MatchesGolden) {
-  testing_support::expect_matches_golden(
-      "result.json", result_json_text(result_to_json(make_synthetic_result())));
+  testing_support::expect_matches_golden("result.json",
+                                         result_json_text(result_to_json(make_synthetic_result())));
 }
 
 TEST(ResultJson, HasEverySchemaField) {
@@ -33,12 +33,12 @@ TEST(ResultJson, HasEverySchemaField) {
   EXPECT_EQ(doc["status"], "complete");
   EXPECT_EQ(doc["start_time"], "2024-05-01T12:00:00.123Z");
   const json& summary = doc["summary"];
-  expect_keys(summary,
-              {"requests", "intended", "errors", "error_rate", "never_started",
-               "never_started_share", "throughput_rps", "duration_s", "latency_ms",
-               "service_time_ms", "ttfb_ms", "outcomes", "status", "bytes_in", "bytes_out",
-               "connects"},
-              "summary");
+  expect_keys(
+      summary,
+      {"requests", "intended", "errors", "error_rate", "never_started", "never_started_share",
+       "throughput_rps", "duration_s", "latency_ms", "service_time_ms", "ttfb_ms", "outcomes",
+       "status", "bytes_in", "bytes_out", "connects"},
+      "summary");
   for (const char* histogram : {"latency_ms", "service_time_ms", "ttfb_ms"}) {
     expect_keys(summary[histogram], {"p50", "p90", "p99", "p99_9", "max", "mean"}, histogram);
   }
@@ -48,11 +48,11 @@ TEST(ResultJson, HasEverySchemaField) {
   expect_keys(doc["warmup"], {"duration_s", "requests", "outcomes"}, "warmup");
   ASSERT_EQ(doc["windows"].size(), 4u);
   for (const json& w : doc["windows"]) {
-    expect_keys(w,
-                {"index", "start_s", "duration_s", "warmup", "requests", "intended", "errors",
-                 "never_started", "throughput_rps", "latency_ms", "outcomes", "in_flight",
-                 "queued"},
-                "window");
+    expect_keys(
+        w,
+        {"index", "start_s", "duration_s", "warmup", "requests", "intended", "errors",
+         "never_started", "throughput_rps", "latency_ms", "outcomes", "in_flight", "queued"},
+        "window");
     expect_keys(w["latency_ms"], {"p50", "p90", "p99", "max", "mean"}, "window.latency_ms");
   }
 }
@@ -61,7 +61,7 @@ TEST(ResultJson, SummaryCountsAndRates) {
   const json s = result_to_json(make_synthetic_result())["summary"];
   EXPECT_EQ(s["requests"], 1995);  // responses of any status, warm-up excluded
   EXPECT_EQ(s["intended"], 2000);
-  EXPECT_EQ(s["errors"], 7);  // 5 x 503 + 2 timeouts
+  EXPECT_EQ(s["errors"], 7);                                      // 5 x 503 + 2 timeouts
   EXPECT_DOUBLE_EQ(s["error_rate"].get<double>(), 7.0 / 1997.0);  // of started requests
   EXPECT_EQ(s["never_started"], 3);
   EXPECT_DOUBLE_EQ(s["never_started_share"].get<double>(), 3.0 / 2000.0);

@@ -21,13 +21,13 @@ constexpr const char* kResultSchema = "proofload.result/v1";
 // One histogram reduced to what reports show. Milliseconds with microsecond precision
 // (recorded microseconds / 1000); nullopt when nothing was recorded: "no data", never 0.
 struct LatencySummary {
-  int64_t count = 0;               // values recorded
-  std::optional<double> p50_ms;    // nearest-rank percentiles (bucket's highest equivalent)
+  int64_t count = 0;             // values recorded
+  std::optional<double> p50_ms;  // nearest-rank percentiles (bucket's highest equivalent)
   std::optional<double> p90_ms;
   std::optional<double> p99_ms;
   std::optional<double> p99_9_ms;
-  std::optional<double> max_ms;    // largest value (bucket's highest equivalent)
-  std::optional<double> mean_ms;   // exact mean, rounded to the microsecond
+  std::optional<double> max_ms;   // largest value (bucket's highest equivalent)
+  std::optional<double> mean_ms;  // exact mean, rounded to the microsecond
 };
 
 // One window as the run keeps it once it has been streamed to disk: counts and percentiles but
@@ -38,9 +38,9 @@ struct WindowSummary {
   int64_t duration_ns = 0;  // nominal length; the last window may be shorter
   bool warmup = false;      // inside --warmup: recorded, excluded from results
 
-  LatencySummary latency;   // from the intended start to the last byte
-  LatencySummary service;   // from the first byte written to the last byte read
-  LatencySummary ttfb;      // from the first byte written to the first byte read
+  LatencySummary latency;  // from the intended start to the last byte
+  LatencySummary service;  // from the first byte written to the last byte read
+  LatencySummary ttfb;     // from the first byte written to the first byte read
 
   std::array<int64_t, measure::kOutcomeCount> outcomes{};  // requests ended, by outcome
   int64_t intended = 0;       // requests the schedule wanted in this window
@@ -59,9 +59,9 @@ struct RunResult {
   // The run as configured, normalized (every default filled in), as JSON so the report layer
   // knows nothing of the engine's types. Secrets never reach it.
   nlohmann::json spec;
-  std::string command_line;     // how it was started (argv joined, for "Reproduce")
+  std::string command_line;  // how it was started (argv joined, for "Reproduce")
   std::string proofload_version;
-  int64_t start_wall_ns = 0;    // wall-clock time of the run's start (ns since the Unix epoch)
+  int64_t start_wall_ns = 0;  // wall-clock time of the run's start (ns since the Unix epoch)
   int64_t window_ns = 1'000'000'000;  // window length
 
   // Every window in order (warm-up windows included and flagged), merged across workers.
@@ -74,8 +74,8 @@ struct RunResult {
   // Length of the measured part of the run (after warm-up, until the last request ended), s.
   double measured_duration_s = 0;
 
-  bool interrupted = false;     // Ctrl-C / SIGTERM ended the run early
-  std::string end_reason;       // "duration", "request count", "interrupted", ...
+  bool interrupted = false;  // Ctrl-C / SIGTERM ended the run early
+  std::string end_reason;    // "duration", "request count", "interrupted", ...
 };
 
 LatencySummary summarize_latency(const measure::HdrHistogram& us);

@@ -2,11 +2,11 @@
 // failures are stated in words at the top, never left for the reader to spot in a table.
 #include "report/summary_text.h"
 
+#include <fmt/format.h>
+
 #include <cmath>
 #include <optional>
 #include <string_view>
-
-#include <fmt/format.h>
 
 #include "report/numbers.h"
 
@@ -87,8 +87,9 @@ void append_latency_table(std::string& out, const WindowStats& t) {
   out += table_row("max", ms_cell(max_ms(latency), false), ms_cell(max_ms(service), false));
   out += table_row("mean", ms_cell(mean_ms(latency), false), ms_cell(mean_ms(service), false));
   if (any_marked) {
-    out += "  * too few samples for this percentile (p90 needs 10, p99 100, p99.9 1,000):\n"
-           "    read it as one of the slowest requests, not as a stable percentile\n";
+    out +=
+        "  * too few samples for this percentile (p90 needs 10, p99 100, p99.9 1,000):\n"
+        "    read it as one of the slowest requests, not as a stable percentile\n";
   }
   if (latency.total_count() == 0) out += "  no responses: no latency was measured\n";
 }
@@ -129,8 +130,9 @@ std::string format_summary(const RunResult& result) {
   std::string out;
 
   if (result.interrupted) {
-    out += "INTERRUPTED: the run was stopped before its planned end; every figure below covers "
-           "only the part that ran.\n";
+    out +=
+        "INTERRUPTED: the run was stopped before its planned end; every figure below covers "
+        "only the part that ran.\n";
   } else {
     out += result.end_reason.empty() ? "Run complete.\n"
                                      : fmt::format("Run complete ({}).\n", result.end_reason);
@@ -148,19 +150,18 @@ std::string format_summary(const RunResult& result) {
   out += fmt::format("  duration      {:.2f} s measured{}\n", result.measured_duration_s,
                      warmup_s > 0 ? fmt::format(" ({:.2f} s of warm-up excluded)", warmup_s)
                                   : std::string(" (no warm-up)"));
-  out += fmt::format("  requests      {} responses of {} intended\n",
-                     with_thousands(t.responses()), with_thousands(t.intended));
+  out += fmt::format("  requests      {} responses of {} intended\n", with_thousands(t.responses()),
+                     with_thousands(t.intended));
   if (result.measured_duration_s > 0) {
-    out += fmt::format("  throughput    {} req/s (responses per measured second)\n",
-                       fixed_with_thousands(static_cast<double>(t.responses()) /
-                                                result.measured_duration_s, 1));
+    out += fmt::format(
+        "  throughput    {} req/s (responses per measured second)\n",
+        fixed_with_thousands(static_cast<double>(t.responses()) / result.measured_duration_s, 1));
   }
   out += "\n";
 
   if (errors > 0) {
-    out += fmt::format("ERRORS: {} of {} started requests failed ({}).\n",
-                       with_thousands(errors), with_thousands(started),
-                       percent(*share(errors, started)));
+    out += fmt::format("ERRORS: {} of {} started requests failed ({}).\n", with_thousands(errors),
+                       with_thousands(started), percent(*share(errors, started)));
   }
   if (never_started > 0) {
     const std::optional<double> fraction = share(never_started, t.intended);
@@ -186,8 +187,7 @@ std::string format_summary(const RunResult& result) {
   return out;
 }
 
-std::string format_live_line(const WindowStats& last_window, double elapsed_s,
-                             int64_t in_flight) {
+std::string format_live_line(const WindowStats& last_window, double elapsed_s, int64_t in_flight) {
   const WindowStats& w = last_window;
   const double duration_s = static_cast<double>(w.duration_ns) / 1e9;
   const int64_t rate =
@@ -198,8 +198,7 @@ std::string format_live_line(const WindowStats& last_window, double elapsed_s,
   std::string line = fmt::format(
       "{:>4.0f}s  {} req/s  p50 {}  p99 {}  errors {}  in flight {}", elapsed_s,
       with_thousands(rate), ms(percentile_ms(w.latency_us, 50.0)),
-      ms(percentile_ms(w.latency_us, 99.0)), with_thousands(w.errors()),
-      with_thousands(in_flight));
+      ms(percentile_ms(w.latency_us, 99.0)), with_thousands(w.errors()), with_thousands(in_flight));
   if (const int64_t never_started = w.count(Outcome::kNeverStarted); never_started > 0) {
     line += "  never started " + with_thousands(never_started);
   }

@@ -23,8 +23,8 @@ TEST(SummaryText, MatchesGolden) {
 TEST(SummaryText, InterruptedRunSaysSoOnTheFirstLine) {
   RunResult result = make_synthetic_result();
   result.interrupted = true;
-  EXPECT_TRUE(first_line(format_summary(result)).starts_with("INTERRUPTED")) << first_line(
-      format_summary(result));
+  EXPECT_TRUE(first_line(format_summary(result)).starts_with("INTERRUPTED"))
+      << first_line(format_summary(result));
 }
 
 TEST(SummaryText, StatesErrorsAndNeverStartedPlainly) {

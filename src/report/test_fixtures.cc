@@ -129,8 +129,8 @@ void expect_matches_golden(std::string_view name, const std::string& actual) {
     return;
   }
   ASSERT_TRUE(std::filesystem::exists(path)) << path << " is missing";
-  EXPECT_EQ(read_file(path), actual) << "differs from " << path
-                                     << " (PROOFLOAD_UPDATE_GOLDEN=1 rewrites it)";
+  EXPECT_EQ(read_file(path), actual)
+      << "differs from " << path << " (PROOFLOAD_UPDATE_GOLDEN=1 rewrites it)";
 }
 
 ScratchDirectory::ScratchDirectory() {

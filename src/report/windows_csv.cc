@@ -2,10 +2,9 @@
 // some by position): add columns only at the end.
 #include "report/windows_csv.h"
 
-#include <optional>
-
 #include <fmt/format.h>
 
+#include <optional>
 
 namespace proofload::report {
 namespace {
@@ -32,15 +31,14 @@ std::string windows_csv_row(const WindowSummary& w) {
   return fmt::format(
       "{},{:.3f},{:.3f},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}"
       "\n",
-      w.index, static_cast<double>(w.start_ns) / 1e9, duration_s, w.warmup ? 1 : 0,
-      w.responses(), w.intended, cell(throughput, 1), w.errors(),
-      w.count(Outcome::kNeverStarted), w.count(Outcome::kStatus429),
-      w.count(Outcome::kStatus503), w.count(Outcome::kOther4xx), w.count(Outcome::kOther5xx),
-      w.count(Outcome::kConnectError), w.count(Outcome::kTimeout), w.count(Outcome::kReset),
-      w.count(Outcome::kProtocolError), cell(w.latency.p50_ms, 3),
+      w.index, static_cast<double>(w.start_ns) / 1e9, duration_s, w.warmup ? 1 : 0, w.responses(),
+      w.intended, cell(throughput, 1), w.errors(), w.count(Outcome::kNeverStarted),
+      w.count(Outcome::kStatus429), w.count(Outcome::kStatus503), w.count(Outcome::kOther4xx),
+      w.count(Outcome::kOther5xx), w.count(Outcome::kConnectError), w.count(Outcome::kTimeout),
+      w.count(Outcome::kReset), w.count(Outcome::kProtocolError), cell(w.latency.p50_ms, 3),
       cell(w.latency.p90_ms, 3), cell(w.latency.p99_ms, 3), cell(w.latency.max_ms, 3),
-      cell(w.latency.mean_ms, 3), cell(w.service.p50_ms, 3), cell(w.service.p99_ms, 3),
-      w.bytes_in, w.bytes_out, w.in_flight_end, w.queued_end);
+      cell(w.latency.mean_ms, 3), cell(w.service.p50_ms, 3), cell(w.service.p99_ms, 3), w.bytes_in,
+      w.bytes_out, w.in_flight_end, w.queued_end);
 }
 
 std::string windows_csv(const RunResult& result) {
