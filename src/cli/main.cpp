@@ -4,6 +4,7 @@
 #include <exception>
 #include <vector>
 
+#include "cli/command_line.h"
 #include "cli/subcommand.h"
 #include "common/usage_error.h"
 
@@ -11,6 +12,7 @@ int main(int argc, char** argv) {
   using namespace proofload;
   CLI::App app{"proofload: load generator and capacity-evidence tool for HTTP services",
                "proofload"};
+  cli::remember_command_line(argc, argv);
   app.require_subcommand(1);
   app.set_version_flag("--version", "proofload " PROOFLOAD_VERSION);
   std::vector<cli::Subcommand> commands = {cli::add_run_command(app),

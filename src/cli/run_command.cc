@@ -1,0 +1,218 @@
+// `proofload run URL [flags]`: turns flags into a LoadSpec and a recorded spec, then runs it.
+// Every check on the flags happens here, before anything is sent (exit 2 on bad input).
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <iterator>
+#include <sstream>
+#include <thread>
+
+#include "cli/command_line.h"
+#include "cli/subcommand.h"
+#include "common/usage_error.h"
+#include "engine/tcp.h"
+#include "experiments/run_experiment.h"
+#include "http/request.h"
+#include "http/url.h"
+#include "schedule/parse.h"
+
+namespace proofload::cli {
+namespace {
+
+struct RunFlags {
+  std::string url;
+  std::string method = "GET";
+  std::vector<std::string> headers;
+  std::optional<std::string> body;
+  std::optional<std::string> body_file;
+  int connections = 10;
+  std::optional<int> max_connections;
+  std::optional<std::string> rate;
+  std::optional<std::string> executor;
+  std::optional<std::string> duration;
+  std::optional<std::string> stages;
+  std::string warmup = "0s";
+  int64_t requests = 0;
+  int64_t queue = 10'000;
+  std::string timeout = "10s";
+  std::string connect_timeout = "5s";
+  std::string grace = "5s";
+  int workers = 0;
+  std::optional<std::string> out;
+  bool quiet = false;
+};
+
+// Header values that must not be recorded in result files.
+bool is_sensitive_header(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+  return name == "authorization" || name == "proxy-authorization" || name == "cookie" ||
+         name == "x-api-key";
+}
+
+std::string read_body_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError("cannot read --body-file '" + path + "'");
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
+
+int64_t positive_duration(const std::string& flag, const std::string& text) {
+  int64_t ns = schedule::parse_duration_ns(text);
+  if (ns <= 0) throw UsageError(flag + " must be longer than 0, got '" + text + "'");
+  return ns;
+}
+
+experiments::RunOptions build_options(const RunFlags& f, const std::string& command_line) {
+  experiments::RunOptions options;
+  engine::LoadSpec& load = options.load;
+  nlohmann::json& spec = options.spec_json;
+
+  http::RequestSpec request;
+  request.url = http::parse_url(f.url);
+  request.method = f.method;
+  for (const std::string& h : f.headers) request.headers.push_back(http::parse_header_flag(h));
+  if (f.body && f.body_file) throw UsageError("--body and --body-file both set the body: use one");
+  if (f.body) request.body = *f.body;
+  if (f.body_file) request.body = read_body_file(*f.body_file);
+  load.request_bytes = http::build_request(request);
+  load.head_request = request.method == "HEAD";
+
+  if (f.connections < 1) throw UsageError("-c must be at least 1, got " + std::to_string(f.connections));
+  if (f.requests < 0) throw UsageError("-n must not be negative");
+  if (f.queue < 0) throw UsageError("--queue must not be negative");
+  if (f.rate && f.stages) {
+    throw UsageError("--rate and --stages both set the load: use --stages with --executor open");
+  }
+  std::string executor = f.executor.value_or(f.rate ? "open" : "closed");
+  if (executor != "open" && executor != "closed") {
+    throw UsageError("--executor must be 'open' or 'closed', got '" + executor + "'");
+  }
+  load.executor = executor == "open" ? engine::Executor::kOpenLoop : engine::Executor::kClosedLoop;
+  if (load.executor == engine::Executor::kOpenLoop && !f.rate && !f.stages) {
+    throw UsageError("open loop needs --rate R (requests/s) or --stages");
+  }
+  load.warmup_ns = schedule::parse_duration_ns(f.warmup);
+  if (load.warmup_ns < 0) throw UsageError("--warmup must not be negative");
+  // Warm-up is recorded in whole windows.
+  load.warmup_ns = (load.warmup_ns + load.window_ns - 1) / load.window_ns * load.window_ns;
+  load.request_timeout_ns = positive_duration("--timeout", f.timeout);
+  load.connect_timeout_ns = positive_duration("--connect-timeout", f.connect_timeout);
+  load.grace_ns = schedule::parse_duration_ns(f.grace);
+  load.max_requests = f.requests;
+  load.queue_capacity = f.queue;
+
+  // Without -d, a run bounded by -n runs until its requests are done; otherwise 10 s.
+  constexpr int64_t kUnbounded = int64_t{365} * 24 * 3600 * 1'000'000'000;
+  int64_t duration_ns = f.duration ? positive_duration("-d", *f.duration)
+                        : f.requests > 0 ? kUnbounded
+                                         : 10 * int64_t{1'000'000'000};
+  nlohmann::json stages_json = nullptr;
+  if (f.stages) {
+    if (f.duration) throw UsageError("-d and --stages both set the duration: use one");
+    auto stages = schedule::parse_stages(*f.stages);
+    stages_json = nlohmann::json::array();
+    double peak = 0;
+    for (const auto& s : stages) {
+      stages_json.push_back({{"duration_s", seconds(s.duration_ns)}, {"target", s.target}});
+      peak = std::max(peak, s.target);
+    }
+    load.profile = schedule::Profile::staged(stages);
+    if (load.executor == engine::Executor::kClosedLoop) load.connections = static_cast<int>(peak);
+  } else if (load.executor == engine::Executor::kOpenLoop) {
+    double rate = schedule::parse_rate_per_s(*f.rate);
+    if (rate <= 0) throw UsageError("--rate must be more than 0, got '" + *f.rate + "'");
+    load.profile = schedule::Profile::constant(rate, load.warmup_ns + duration_ns);
+  } else {
+    load.profile = schedule::Profile::constant(f.connections, load.warmup_ns + duration_ns);
+  }
+  if (!(f.stages && load.executor == engine::Executor::kClosedLoop)) load.connections = f.connections;
+  if (load.connections < 1) throw UsageError("--stages never asks for a connection");
+  load.max_connections = std::max(load.connections, f.max_connections.value_or(load.connections));
+  if (f.max_connections && *f.max_connections < load.connections) {
+    throw UsageError("--max-connections must be at least -c (" + std::to_string(load.connections) + ")");
+  }
+
+  int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  if (f.workers < 0) throw UsageError("--workers must be at least 1");
+  load.workers = std::min(f.workers > 0 ? f.workers : cores, load.connections);
+
+  load.address = engine::resolve(request.url.host, request.url.port);
+  engine::ensure_fd_limit(load.max_connections + 64);
+  engine::check_reachable(load.address, load.connect_timeout_ns);
+
+  nlohmann::json headers = nlohmann::json::array();
+  for (const auto& [name, value] : request.headers) {
+    headers.push_back({{"name", name}, {"value", is_sensitive_header(name) ? "[redacted]" : value}});
+  }
+  spec = {
+      {"target", f.url},
+      {"address", load.address.text},
+      {"method", request.method},
+      {"headers", headers},
+      {"body_bytes", request.body.size()},
+      {"executor", load.executor == engine::Executor::kOpenLoop ? "open_loop" : "closed_loop"},
+      {"connections", load.connections},
+      {"max_connections", load.max_connections},
+      {"rate_per_s", f.rate && load.executor == engine::Executor::kOpenLoop
+                         ? nlohmann::json(schedule::parse_rate_per_s(*f.rate))
+                         : nlohmann::json(nullptr)},
+      {"stages", stages_json},
+      {"duration_s", f.stages ? nlohmann::json(seconds(load.profile.duration_ns()))
+                     : f.duration || f.requests == 0 ? nlohmann::json(seconds(duration_ns))
+                                                     : nlohmann::json(nullptr)},
+      {"warmup_s", seconds(load.warmup_ns)},
+      {"requests_limit", f.requests > 0 ? nlohmann::json(f.requests) : nlohmann::json(nullptr)},
+      {"queue_capacity", load.queue_capacity},
+      {"timeout_s", seconds(load.request_timeout_ns)},
+      {"connect_timeout_s", seconds(load.connect_timeout_ns)},
+      {"grace_s", seconds(load.grace_ns)},
+      {"workers", load.workers},
+      {"window_s", seconds(load.window_ns)},
+  };
+  options.command_line = command_line;
+  if (f.out) options.out_dir = *f.out;
+  options.live_progress = !f.quiet && isatty(STDERR_FILENO);
+  return options;
+}
+
+}  // namespace
+
+Subcommand add_run_command(CLI::App& parent) {
+  auto flags = std::make_shared<RunFlags>();
+  CLI::App* app = parent.add_subcommand("run", "Run one load test against a URL");
+  app->add_option("url", flags->url, "Target URL (http://host:port/path)")->required();
+  app->add_option("-c,--connections", flags->connections,
+                  "Closed loop: connections (virtual users). Open loop: initial pool (default 10)");
+  app->add_option("-d,--duration", flags->duration, "How long to run, e.g. 30s, 5m (default 10s)");
+  app->add_option("-n,--requests", flags->requests, "Stop after this many requests");
+  app->add_option("--rate", flags->rate, "Open loop: requests per second (e.g. 1000, 2.5k)");
+  app->add_option("--executor", flags->executor, "closed or open (default: open with --rate)");
+  app->add_option("--stages", flags->stages,
+                  "Linear ramps, e.g. 10s:100,30s:1000,10s:0 (rate or connections)");
+  app->add_option("--max-connections", flags->max_connections,
+                  "Open loop: the pool may grow to this many connections (default -c)");
+  app->add_option("--queue", flags->queue,
+                  "Open loop: requests that may wait for a connection (default 10000)");
+  app->add_option("--warmup", flags->warmup, "Recorded apart and excluded from the results");
+  app->add_option("-m,--method", flags->method, "HTTP method (default GET)");
+  app->add_option("-H,--header", flags->headers, "Request header 'Name: value' (repeatable)");
+  app->add_option("--body", flags->body, "Request body");
+  app->add_option("--body-file", flags->body_file, "Request body from a file");
+  app->add_option("--timeout", flags->timeout, "Request timeout, also the longest wait in the queue (default 10s)");
+  app->add_option("--connect-timeout", flags->connect_timeout, "Connect timeout (default 5s)");
+  app->add_option("--grace", flags->grace,
+                  "Time for in-flight requests to finish at the end or on Ctrl-C (default 5s)");
+  app->add_option("--workers", flags->workers, "Worker threads (default: one per core)");
+  app->add_option("-o,--out", flags->out, "Write result.json, windows.csv, latency.hlog here");
+  app->add_flag("-q,--quiet", flags->quiet, "No live progress line");
+
+  return {app, [flags] {
+            experiments::RunOptions options = build_options(*flags, command_line());
+            report::RunResult result = experiments::run_load_test(options);
+            return result.interrupted ? kExitInterrupted : kExitOk;
+          }};
+}
+
+}  // namespace proofload::cli

@@ -1,0 +1,99 @@
+// See run_experiment.h.
+#include "experiments/run_experiment.h"
+
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+
+#include "common/clock.h"
+#include "engine/engine.h"
+#include "report/result_directory.h"
+#include "report/summary_text.h"
+
+namespace proofload::experiments {
+namespace {
+
+// The engine a signal should stop. Only one run is in progress per process.
+std::atomic<engine::Engine*> g_running_engine{nullptr};
+
+void on_stop_signal(int /*signal*/) {
+  if (engine::Engine* e = g_running_engine.load()) e->request_stop();
+}
+
+// Installs the stop handlers for the life of a run and restores the previous ones after.
+class StopSignals {
+ public:
+  explicit StopSignals(engine::Engine& engine) {
+    g_running_engine.store(&engine);
+    struct sigaction action {};
+    action.sa_handler = on_stop_signal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &previous_int_);
+    sigaction(SIGTERM, &action, &previous_term_);
+  }
+  ~StopSignals() {
+    sigaction(SIGINT, &previous_int_, nullptr);
+    sigaction(SIGTERM, &previous_term_, nullptr);
+    g_running_engine.store(nullptr);
+  }
+  StopSignals(const StopSignals&) = delete;
+  StopSignals& operator=(const StopSignals&) = delete;
+
+ private:
+  struct sigaction previous_int_ {};
+  struct sigaction previous_term_ {};
+};
+
+int64_t wall_ns_of(int64_t monotonic) { return wall_clock_ns() + (monotonic - monotonic_ns()); }
+
+}  // namespace
+
+report::RunResult run_load_test(const RunOptions& options) {
+  report::RunResult result;
+  result.spec = options.spec_json;
+  result.command_line = options.command_line;
+  result.proofload_version = PROOFLOAD_VERSION;
+  result.window_ns = options.load.window_ns;
+
+  std::optional<report::ResultDirectory> directory;
+  if (options.out_dir) directory.emplace(*options.out_dir);  // fails before anything is sent
+
+  engine::Engine engine(options.load);
+  StopSignals signals(engine);
+  engine.start();
+  result.start_wall_ns = wall_ns_of(engine.start_ns());
+  if (directory) directory->open(result);
+
+  bool any_measured = false;
+  int64_t measured_start_ns = 0;
+  while (auto window = engine.next_window()) {
+    if (window->warmup) {
+      result.warmup_total.merge(*window);
+    } else {
+      if (!any_measured) measured_start_ns = window->start_ns;
+      any_measured = true;
+      result.total.merge(*window);
+    }
+    if (directory) directory->append_window(*window, result.start_wall_ns + window->start_ns);
+    if (options.live_progress) {
+      double elapsed_s = static_cast<double>(window->start_ns + window->duration_ns) / kNsPerS;
+      std::fprintf(stderr, "\r%s\033[K",
+                   report::format_live_line(*window, elapsed_s, window->in_flight_end).c_str());
+      std::fflush(stderr);
+    }
+    result.windows.push_back(report::summarize_window(*window));
+  }
+  if (options.live_progress) std::fputs("\r\033[K", stderr);
+
+  int stop_level = engine.stop_level();
+  result.interrupted = stop_level > 0;
+  result.end_reason = result.interrupted ? "interrupted" : "schedule complete";
+  result.measured_duration_s =
+      any_measured ? static_cast<double>(engine.end_ns() - measured_start_ns) / kNsPerS : 0;
+  if (directory) directory->finish(result);
+  if (options.print_summary) std::fputs(report::format_summary(result).c_str(), stdout);
+  return result;
+}
+
+}  // namespace proofload::experiments

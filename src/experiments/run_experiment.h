@@ -1,0 +1,29 @@
+// `proofload run`: one load test, from a LoadSpec to result files and a printed summary.
+// Owns the run's coordinator thread (the caller's): merges windows as the workers finish them,
+// streams them to the result directory, shows live progress, and turns Ctrl-C / SIGTERM into a
+// graceful stop (a second one ends at once; results are written either way).
+#pragma once
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+
+#include "engine/load_spec.h"
+#include "report/run_result.h"
+
+namespace proofload::experiments {
+
+struct RunOptions {
+  engine::LoadSpec load;
+  nlohmann::json spec_json;      // the normalized spec, as recorded in result.json
+  std::string command_line;
+  std::optional<std::filesystem::path> out_dir;
+  bool live_progress = false;    // one refreshed line on stderr (only on a terminal)
+  bool print_summary = true;     // the human summary on stdout at the end
+};
+
+// Runs the load test; returns the result (also written to out_dir when set).
+report::RunResult run_load_test(const RunOptions& options);
+
+}  // namespace proofload::experiments

@@ -1,0 +1,113 @@
+// Bad input gives one clear line on stderr and exit code 2, before anything is sent; a bad
+// server's answers are counted as outcomes, never a crash.
+#include <gtest/gtest.h>
+
+#include <nlohmann/json.hpp>
+
+#include "process.h"
+#include "raw_server.h"
+
+namespace proofload::testing {
+namespace {
+
+using nlohmann::json;
+
+// Runs proofload with `args` and expects exit 2 with a single "proofload: error: ..." line
+// that mentions `expected`.
+void expect_usage_error(const std::vector<std::string>& args, const std::string& expected) {
+  std::vector<std::string> command = {proofload_binary()};
+  command.insert(command.end(), args.begin(), args.end());
+  auto run = run_to_completion(command, std::chrono::seconds(20));
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_EQ(run.err.rfind("proofload: error: ", 0), 0u) << run.err;
+  EXPECT_NE(run.err.find(expected), std::string::npos) << run.err;
+  EXPECT_TRUE(run.out.empty()) << run.out;
+}
+
+TEST(BadInput, MalformedUrl) { expect_usage_error({"run", "http//nohost"}, "URL"); }
+TEST(BadInput, UnsupportedScheme) { expect_usage_error({"run", "ftp://127.0.0.1/"}, "ftp"); }
+TEST(BadInput, UnknownFlag) {
+  expect_usage_error({"run", "http://127.0.0.1:1/", "--no-such-flag"}, "--no-such-flag");
+}
+TEST(BadInput, NobodyListens) {
+  // Port 1 on loopback: nothing listens there on a test machine.
+  expect_usage_error({"run", "http://127.0.0.1:1/", "-d", "1s"}, "cannot connect to 127.0.0.1:1");
+}
+TEST(BadInput, NameDoesNotResolve) {
+  expect_usage_error({"run", "http://no-such-host.invalid:8080/", "-d", "1s"}, "cannot resolve");
+}
+TEST(BadInput, ZeroConnections) {
+  expect_usage_error({"run", "http://127.0.0.1:1/", "-c", "0"}, "-c must be at least 1");
+}
+TEST(BadInput, NegativeRate) {
+  expect_usage_error({"run", "http://127.0.0.1:1/", "--rate=-5"}, "rate");
+}
+TEST(BadInput, BadDuration) { expect_usage_error({"run", "http://127.0.0.1:1/", "-d", "ten"}, "ten"); }
+TEST(BadInput, BadStages) {
+  expect_usage_error({"run", "http://127.0.0.1:1/", "--stages", "10s"}, "stage");
+}
+TEST(BadInput, BadHeader) {
+  expect_usage_error({"run", "http://127.0.0.1:1/", "-H", "no colon here"}, "header");
+}
+TEST(BadInput, MissingBodyFile) {
+  expect_usage_error({"run", "http://127.0.0.1:1/", "--body-file", "/no/such/file"}, "/no/such/file");
+}
+TEST(BadInput, NoSubcommand) { expect_usage_error({}, "subcommand"); }
+
+// Runs 40 requests against a misbehaving server; returns result.json's summary.
+json run_against(const RawServer& server, const std::string& name) {
+  std::string out = make_temp_dir(name);
+  auto run = run_to_completion({proofload_binary(), "run", server.url(), "-c", "2", "-n", "40",
+                                "--timeout", "2s", "--workers", "1", "--out", out});
+  EXPECT_EQ(run.exit_code, 0) << run.err;
+  return json::parse(read_file(out + "/result.json"))["summary"];
+}
+
+TEST(BadServer, GarbageIsAProtocolError) {
+  RawServer server("SSH-2.0-OpenSSH\r\n\r\n", true);
+  json summary = run_against(server, "garbage");
+  EXPECT_EQ(summary["outcomes"]["protocol_error"], 40) << summary.dump();
+  EXPECT_EQ(summary["requests"], 0);
+}
+
+TEST(BadServer, CloseMidResponseIsAReset) {
+  RawServer server("HTTP/1.1 200 OK\r\nContent-Length: 1000\r\n\r\nonly a part", true);
+  json summary = run_against(server, "cut");
+  EXPECT_EQ(summary["outcomes"]["reset"], 40) << summary.dump();
+}
+
+TEST(BadServer, CloseWithoutAnsweringIsAReset) {
+  RawServer server("", true);
+  json summary = run_against(server, "silent-close");
+  EXPECT_EQ(summary["outcomes"]["reset"], 40) << summary.dump();
+}
+
+TEST(BadServer, HugeHeaderIsAProtocolErrorWithBoundedMemory) {
+  std::string reply = "HTTP/1.1 200 OK\r\nX-Big: " + std::string(1 << 20, 'a') +
+                      "\r\nContent-Length: 0\r\n\r\n";
+  RawServer server(reply, true);
+  json summary = run_against(server, "huge-header");
+  EXPECT_EQ(summary["outcomes"]["protocol_error"], 40) << summary.dump();
+}
+
+TEST(BadServer, TimeoutWhenTheServerNeverAnswers) {
+  RawServer server("HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nab", false);  // body never ends
+  std::string out = make_temp_dir("timeout");
+  auto run = run_to_completion({proofload_binary(), "run", server.url(), "-c", "2", "-d", "1s",
+                                "--timeout", "300ms", "--workers", "1", "--out", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  json summary = json::parse(read_file(out + "/result.json"))["summary"];
+  EXPECT_GE(summary["outcomes"]["timeout"].get<int64_t>(), 4) << summary.dump();
+  EXPECT_EQ(summary["requests"], 0);
+}
+
+TEST(BadServer, ConnectionCloseAndHttp10AreFollowedByAReconnect) {
+  RawServer server("HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\nok", true);
+  json summary = run_against(server, "http10");
+  EXPECT_EQ(summary["outcomes"]["success"], 40) << summary.dump();
+  EXPECT_GE(summary["connects"].get<int64_t>(), 40);
+}
+
+}  // namespace
+}  // namespace proofload::testing

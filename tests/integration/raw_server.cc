@@ -1,0 +1,77 @@
+// See raw_server.h. Single-threaded poll loop; fine for the few connections a test opens.
+#include "raw_server.h"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <map>
+#include <stdexcept>
+#include <vector>
+
+namespace proofload::testing {
+
+RawServer::RawServer(std::string reply, bool close_after)
+    : reply_(std::move(reply)), close_after_(close_after) {
+  listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      listen(listen_fd_, 128) != 0) {
+    throw std::runtime_error("RawServer: cannot listen");
+  }
+  socklen_t length = sizeof address;
+  getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length);
+  port_ = ntohs(address.sin_port);
+  thread_ = std::thread([this] { serve(); });
+}
+
+RawServer::~RawServer() {
+  stop_ = true;
+  thread_.join();
+  close(listen_fd_);
+}
+
+void RawServer::serve() {
+  std::map<int, std::string> pending;  // fd -> request bytes not yet answered
+  while (!stop_) {
+    std::vector<pollfd> fds = {{listen_fd_, POLLIN, 0}};
+    for (const auto& [fd, buffer] : pending) fds.push_back({fd, POLLIN, 0});
+    if (poll(fds.data(), fds.size(), 50) <= 0) continue;
+    if (fds[0].revents & POLLIN) {
+      int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_CLOEXEC);
+      if (fd >= 0) pending[fd] = "";
+    }
+    for (size_t i = 1; i < fds.size(); ++i) {
+      if (!(fds[i].revents & (POLLIN | POLLHUP | POLLERR))) continue;
+      int fd = fds[i].fd;
+      char buffer[4096];
+      ssize_t n = read(fd, buffer, sizeof buffer);
+      if (n <= 0) {
+        close(fd);
+        pending.erase(fd);
+        continue;
+      }
+      std::string& request = pending[fd];
+      request.append(buffer, static_cast<size_t>(n));
+      if (request.find("\r\n\r\n") == std::string::npos) continue;
+      request.clear();
+      size_t written = 0;
+      while (written < reply_.size()) {
+        ssize_t w = send(fd, reply_.data() + written, reply_.size() - written, MSG_NOSIGNAL);
+        if (w <= 0) break;
+        written += static_cast<size_t>(w);
+      }
+      if (close_after_) {
+        close(fd);
+        pending.erase(fd);
+      }
+    }
+  }
+  for (const auto& [fd, buffer] : pending) close(fd);
+}
+
+}  // namespace proofload::testing

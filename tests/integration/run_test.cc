@@ -1,0 +1,234 @@
+// `proofload run` end to end: the real binary against `proofload serve` on 127.0.0.1.
+// Every run here is bounded by -d or -n and a deadline on the child process.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "measure/hlog.h"
+#include "process.h"
+
+namespace proofload::testing {
+namespace {
+
+using nlohmann::json;
+using std::chrono::seconds;
+
+json read_result(const std::string& dir) { return json::parse(read_file(dir + "/result.json")); }
+
+int64_t sum_outcomes(const json& outcomes) {
+  int64_t n = 0;
+  for (const auto& [name, count] : outcomes.items()) n += count.get<int64_t>();
+  return n;
+}
+
+// The accounting every result must satisfy: each intended request ends in one outcome.
+void expect_counts_add_up(const json& summary) {
+  const json& o = summary["outcomes"];
+  EXPECT_EQ(sum_outcomes(o), summary["intended"].get<int64_t>()) << summary.dump(2);
+  int64_t responses = o["success"].get<int64_t>() + o["status_429"].get<int64_t>() +
+                      o["status_503"].get<int64_t>() + o["other_4xx"].get<int64_t>() +
+                      o["other_5xx"].get<int64_t>();
+  EXPECT_EQ(summary["requests"].get<int64_t>(), responses);
+  EXPECT_EQ(summary["never_started"].get<int64_t>(), o["never_started"].get<int64_t>());
+  EXPECT_EQ(summary["requests"].get<int64_t>() + summary["errors"].get<int64_t>() +
+                summary["never_started"].get<int64_t>(),
+            summary["intended"].get<int64_t>());
+}
+
+size_t count_lines(const std::string& text) {
+  return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
+}
+
+TEST(Run, ClosedLoopWritesResultsWhoseCountsAddUp) {
+  ServeProcess server;
+  std::string out = make_temp_dir("closed");
+  auto run = run_to_completion({proofload_binary(), "run", server.url("/hello"), "-c", "8",
+                                "-d", "2s", "--workers", "2", "--out", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+
+  json result = read_result(out);
+  EXPECT_EQ(result["schema"], "proofload.result/v1");
+  EXPECT_EQ(result["status"], "complete");
+  const json& summary = result["summary"];
+  expect_counts_add_up(summary);
+  EXPECT_GT(summary["requests"].get<int64_t>(), 100);
+  EXPECT_EQ(summary["outcomes"]["success"], summary["requests"]);
+  EXPECT_EQ(summary["status"]["200"], summary["requests"]);
+  EXPECT_NEAR(summary["duration_s"].get<double>(), 2.0, 0.2);
+  EXPECT_GT(summary["latency_ms"]["p50"].get<double>(), 0);
+  EXPECT_LE(summary["latency_ms"]["p50"].get<double>(), summary["latency_ms"]["p99"].get<double>());
+
+  // windows.csv: a header and one row per window; latency.hlog: one interval per window whose
+  // counts add up to the responses.
+  std::string csv = read_file(out + "/windows.csv");
+  EXPECT_EQ(count_lines(csv), 1 + result["windows"].size());
+  std::istringstream hlog(read_file(out + "/latency.hlog"));
+  auto intervals = measure::read_hlog(hlog);
+  ASSERT_EQ(intervals.size(), result["windows"].size());
+  int64_t hlog_count = 0;
+  for (const auto& interval : intervals) hlog_count += interval.histogram.total_count();
+  EXPECT_EQ(hlog_count, summary["requests"].get<int64_t>());
+
+  // The human summary went to stdout.
+  EXPECT_NE(run.out.find("latency"), std::string::npos) << run.out;
+}
+
+TEST(Run, RequestCountStopsAfterExactlyN) {
+  ServeProcess server;
+  std::string out = make_temp_dir("count");
+  auto run = run_to_completion({proofload_binary(), "run", server.url(), "-c", "4", "-n", "777",
+                                "--workers", "2", "--out", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  json summary = read_result(out)["summary"];
+  EXPECT_EQ(summary["intended"], 777);
+  EXPECT_EQ(summary["requests"], 777);
+  expect_counts_add_up(summary);
+}
+
+TEST(Run, OpenLoopSendsTheScheduleAndNothingElse) {
+  ServeProcess server;
+  std::string out = make_temp_dir("open");
+  auto run = run_to_completion({proofload_binary(), "run", server.url(), "--rate", "500", "-d",
+                                "2s", "-c", "4", "--workers", "2", "--out", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  json result = read_result(out);
+  json summary = result["summary"];
+  EXPECT_EQ(result["spec"]["executor"], "open_loop");
+  EXPECT_EQ(summary["intended"], 1000);  // 500/s for 2 s: arrivals at 0, 2 ms, ... 1998 ms
+  EXPECT_EQ(summary["requests"], 1000);
+  EXPECT_EQ(summary["never_started"], 0);
+  expect_counts_add_up(summary);
+  EXPECT_NEAR(summary["throughput_rps"].get<double>(), 500, 25);
+}
+
+TEST(Run, OpenLoopCountsWhatCouldNotStartAsNeverStarted) {
+  // 5 connections and 50 ms per request carry 100 requests/s; 400/s are asked for.
+  ServeProcess server({"--delay", "50ms"});
+  std::string out = make_temp_dir("never");
+  auto run = run_to_completion({proofload_binary(), "run", server.url(), "--rate", "400", "-d",
+                                "2s", "-c", "5", "--queue", "10", "--workers", "1", "--out", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  json summary = read_result(out)["summary"];
+  expect_counts_add_up(summary);
+  EXPECT_EQ(summary["intended"], 800);
+  EXPECT_GT(summary["never_started"].get<int64_t>(), 400);
+  EXPECT_LT(summary["requests"].get<int64_t>(), 300);
+  EXPECT_NEAR(summary["never_started_share"].get<double>(),
+              summary["never_started"].get<double>() / 800.0, 1e-9);
+  EXPECT_NE(run.out.find("never started"), std::string::npos) << run.out;
+}
+
+TEST(Run, OpenLoopLatencyIncludesTheWaitForAConnection) {
+  // One connection, 20 ms per request, 100 requests/s asked for: the queue grows by 50 requests
+  // a second and each waits behind the ones before, so latency far exceeds service time.
+  ServeProcess server({"--delay", "20ms"});
+  std::string out = make_temp_dir("queue");
+  auto run = run_to_completion({proofload_binary(), "run", server.url(), "--rate", "100", "-d",
+                                "2s", "-c", "1", "--workers", "1", "--out", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  json summary = read_result(out)["summary"];
+  expect_counts_add_up(summary);
+  EXPECT_LT(summary["service_time_ms"]["p99"].get<double>(), 40);
+  EXPECT_GT(summary["latency_ms"]["p99"].get<double>(), 500);
+}
+
+TEST(Run, StagesRampTheRate) {
+  ServeProcess server;
+  std::string out = make_temp_dir("stages");
+  auto run = run_to_completion({proofload_binary(), "run", server.url(), "--executor", "open",
+                                "--stages", "2s:200,1s:200", "-c", "4", "--workers", "1", "--out",
+                                out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  json result = read_result(out);
+  // 0 -> 200/s over 2 s is 200 requests, then 200 more at 200/s.
+  EXPECT_EQ(result["summary"]["intended"], 400);
+  const json& windows = result["windows"];
+  ASSERT_GE(windows.size(), 3u);
+  EXPECT_NEAR(windows[0]["intended"].get<double>(), 50, 2);   // integral of the ramp on [0,1)
+  EXPECT_NEAR(windows[1]["intended"].get<double>(), 150, 2);  // on [1,2)
+  EXPECT_NEAR(windows[2]["intended"].get<double>(), 200, 2);
+}
+
+TEST(Run, WarmupIsRecordedApartAndExcluded) {
+  ServeProcess server;
+  std::string out = make_temp_dir("warmup");
+  auto run = run_to_completion({proofload_binary(), "run", server.url(), "--rate", "200",
+                                "--warmup", "1s", "-d", "1s", "-c", "2", "--workers", "1",
+                                "--out", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  json result = read_result(out);
+  EXPECT_EQ(result["summary"]["intended"], 200);
+  EXPECT_EQ(result["warmup"]["requests"], 200);
+  EXPECT_TRUE(result["windows"][0]["warmup"].get<bool>());
+  EXPECT_FALSE(result["windows"][1]["warmup"].get<bool>());
+}
+
+TEST(Run, CtrlCStopsGracefullyAndWritesResults) {
+  ServeProcess server;
+  std::string out = make_temp_dir("interrupt");
+  Process run({proofload_binary(), "run", server.url(), "-c", "4", "-d", "60s", "--workers", "1",
+               "--out", out});
+  // Wait until the first window has been streamed to disk, then interrupt.
+  auto until = std::chrono::steady_clock::now() + seconds(20);
+  while (count_lines(read_file(out + "/windows.csv")) < 2 && std::chrono::steady_clock::now() < until) {
+    ASSERT_FALSE(run.wait(std::chrono::milliseconds(50)).has_value()) << run.err();
+  }
+  run.signal(SIGINT);
+  auto code = run.wait(seconds(10));
+  ASSERT_TRUE(code.has_value()) << "proofload did not stop after SIGINT";
+  EXPECT_EQ(*code, 130);
+  json result = read_result(out);
+  EXPECT_EQ(result["status"], "interrupted");
+  expect_counts_add_up(result["summary"]);
+  EXPECT_GT(result["summary"]["requests"].get<int64_t>(), 0);
+  EXPECT_LT(result["summary"]["duration_s"].get<double>(), 30);
+}
+
+TEST(Run, SigtermStopsLikeCtrlC) {
+  ServeProcess server;
+  std::string out = make_temp_dir("sigterm");
+  Process run({proofload_binary(), "run", server.url(), "--rate", "100", "-d", "60s", "-c", "2",
+               "--workers", "1", "--out", out});
+  auto until = std::chrono::steady_clock::now() + seconds(20);
+  while (count_lines(read_file(out + "/windows.csv")) < 2 && std::chrono::steady_clock::now() < until) {
+    ASSERT_FALSE(run.wait(std::chrono::milliseconds(50)).has_value()) << run.err();
+  }
+  run.signal(SIGTERM);
+  auto code = run.wait(seconds(10));
+  ASSERT_TRUE(code.has_value());
+  EXPECT_NE(*code, 0);
+  expect_counts_add_up(read_result(out)["summary"]);
+}
+
+}  // namespace
+}  // namespace proofload::testing
+
+namespace proofload::testing {
+namespace {
+
+TEST(Run, SecondCtrlCEndsAtOnceAndStillWritesResults) {
+  // Every request takes 30 s, so after the first SIGINT the run waits in its grace period.
+  ServeProcess server({"--delay", "30s"});
+  std::string out = make_temp_dir("second-interrupt");
+  Process run({proofload_binary(), "run", server.url(), "-c", "2", "-d", "60s", "--grace", "60s",
+               "--workers", "1", "--out", out});
+  auto until = std::chrono::steady_clock::now() + seconds(20);
+  while (count_lines(read_file(out + "/windows.csv")) < 2 && std::chrono::steady_clock::now() < until) {
+    ASSERT_FALSE(run.wait(std::chrono::milliseconds(50)).has_value()) << run.err();
+  }
+  run.signal(SIGINT);
+  EXPECT_FALSE(run.wait(std::chrono::milliseconds(300)).has_value()) << "did not wait for grace";
+  run.signal(SIGINT);
+  auto code = run.wait(seconds(5));
+  ASSERT_TRUE(code.has_value()) << "a second SIGINT did not end the run";
+  EXPECT_EQ(*code, 130);
+  json summary = read_result(out)["summary"];
+  expect_counts_add_up(summary);
+  EXPECT_EQ(summary["outcomes"]["timeout"], 2);  // the two requests cut short
+}
+
+}  // namespace
+}  // namespace proofload::testing
