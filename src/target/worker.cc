@@ -1,0 +1,473 @@
+// One server thread's event loop and connections; see worker.h. Steady state allocates nothing:
+// connections are reused slots, replies point at prepared responses, and the timer heap and
+// held-input buffers keep their capacity.
+#include "target/worker.h"
+
+#include <errno.h>
+#include <llhttp.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <vector>
+
+#include "common/clock.h"
+#include "target/server.h"
+
+namespace proofload::target {
+
+namespace {
+
+// Requests parsed but not yet answered, per connection. When full, parsing pauses and reading
+// stops until replies drain, so a client that pipelines without reading cannot grow memory.
+constexpr uint32_t kMaxQueuedReplies = 32;
+// How long a closing connection may keep sending before we stop reading it; reading until the
+// peer's FIN keeps the kernel from answering late bytes with a reset that could destroy the
+// final response (e.g. a 431) before the client read it.
+constexpr int64_t kLingerNs = 1 * kNsPerS;
+constexpr int kMaxAcceptsPerWake = 64;
+constexpr uint64_t kSlotMask = 0xFFFF'FFFF;
+constexpr uint64_t kGenerationMask = 0x3FFF'FFFF;
+
+struct QueuedReply {
+  int64_t due_ns;  // when it may be written (read time + delay)
+  const char* data;
+  uint32_t size;
+  bool close_after;
+};
+
+}  // namespace
+
+struct Connection {
+  int fd = -1;
+  uint32_t slot = 0;
+  uint32_t generation = 0;  // bumped on close, so stale events and timers are recognised
+  uint32_t interest = 0;    // epoll events currently registered
+  bool read_closed = false;  // no further requests: close asked, error, EOF or shutdown
+  bool write_blocked = false;
+  bool lingering = false;
+  Worker* worker = nullptr;
+
+  llhttp_t parser;
+  RequestHead request;
+  int64_t read_ns = 0;  // when the bytes being parsed were read from the socket
+  int64_t header_bytes = 0;
+  int64_t body_bytes = 0;
+  bool header_too_large = false;
+  bool body_too_large = false;
+
+  std::array<QueuedReply, kMaxQueuedReplies> replies;
+  uint32_t replies_head = 0;
+  uint32_t replies_size = 0;
+  uint32_t head_written = 0;  // bytes of the first queued reply already sent
+
+  std::vector<char> held_input;  // unparsed bytes behind a full reply queue
+  size_t held_offset = 0;
+
+  bool replies_full() const { return replies_size == kMaxQueuedReplies; }
+  bool has_held_input() const { return held_offset < held_input.size(); }
+};
+
+// llhttp's callbacks: count header and body bytes against the limits, and hand each complete
+// request to the handler step.
+struct ParserHooks {
+  static Connection& conn(llhttp_t* p) { return *static_cast<Connection*>(p->data); }
+  static const ServerOptions& options(llhttp_t* p) { return conn(p).worker->options_; }
+
+  static int on_message_begin(llhttp_t* p) {
+    Connection& c = conn(p);
+    c.request = RequestHead{};
+    c.header_bytes = 0;
+    c.body_bytes = 0;
+    return 0;
+  }
+  static int count_header(llhttp_t* p, size_t length) {
+    Connection& c = conn(p);
+    c.header_bytes += static_cast<int64_t>(length);
+    if (c.header_bytes > options(p).max_header_bytes) {
+      c.header_too_large = true;
+      return -1;
+    }
+    return 0;
+  }
+  static int on_span(llhttp_t* p, const char*, size_t length) { return count_header(p, length); }
+  // The separators and line ends the spans leave out.
+  static int on_header_value_complete(llhttp_t* p) { return count_header(p, 4); }
+  static int on_headers_complete(llhttp_t* p) {
+    Connection& c = conn(p);
+    c.request.is_head = p->method == HTTP_HEAD;
+    c.request.http_1_0 = p->http_major == 1 && p->http_minor == 0;
+    if ((p->flags & F_CONTENT_LENGTH) &&
+        p->content_length > static_cast<uint64_t>(options(p).max_body_bytes)) {
+      c.body_too_large = true;
+      return -1;
+    }
+    return 0;
+  }
+  static int on_body(llhttp_t* p, const char*, size_t length) {
+    Connection& c = conn(p);
+    c.body_bytes += static_cast<int64_t>(length);
+    if (c.body_bytes > options(p).max_body_bytes) {
+      c.body_too_large = true;
+      return -1;
+    }
+    return 0;
+  }
+  static int on_message_complete(llhttp_t* p) {
+    Connection& c = conn(p);
+    c.request.keep_alive = llhttp_should_keep_alive(p) != 0;
+    c.worker->on_request(c);
+    // Stop at a request that closes the connection (what follows is ignored) or when the
+    // reply queue is full (what follows is held until it drains).
+    return c.read_closed || c.replies_full() ? HPE_PAUSED : 0;
+  }
+
+  static const llhttp_settings_t& settings() {
+    static const llhttp_settings_t kSettings = [] {
+      llhttp_settings_t s;
+      llhttp_settings_init(&s);
+      s.on_message_begin = on_message_begin;
+      s.on_method = on_span;
+      s.on_url = on_span;
+      s.on_version = on_span;
+      s.on_header_field = on_span;
+      s.on_header_value = on_span;
+      s.on_header_value_complete = on_header_value_complete;
+      s.on_headers_complete = on_headers_complete;
+      s.on_body = on_body;
+      s.on_message_complete = on_message_complete;
+      return s;
+    }();
+    return kSettings;
+  }
+};
+
+Worker::Worker(const WorkerConfig& config)
+    : options_(*config.options),
+      handler_(*config.handler),
+      listen_fd_(config.listen_fd),
+      stop_fd_(config.stop_fd),
+      stopping_(*config.stopping),
+      stalls_(config.stalls),
+      max_connections_(config.max_connections),
+      timers_(16 * 1024) {
+  free_slots_.reserve(static_cast<size_t>(max_connections_));
+}
+
+Worker::~Worker() {
+  for (auto& c : slots_) {
+    if (c->fd >= 0) close(c->fd);
+  }
+  if (listen_fd_ >= 0) close(listen_fd_);
+}
+
+uint64_t Worker::token(Kind kind, const Connection& c) {
+  return (static_cast<uint64_t>(kind) << 62) | ((c.generation & kGenerationMask) << 32) | c.slot;
+}
+
+Connection* Worker::connection_for(uint64_t t) {
+  uint64_t slot = t & kSlotMask;
+  if (slot >= slots_.size()) return nullptr;
+  Connection* c = slots_[slot].get();
+  if (c->fd < 0 || (c->generation & kGenerationMask) != ((t >> 32) & kGenerationMask)) {
+    return nullptr;
+  }
+  return c;
+}
+
+void Worker::run() {
+  engine::use_precise_timers_on_this_thread();
+  loop_.add(listen_fd_, EPOLLIN, static_cast<uint64_t>(Kind::kListen) << 62);
+  loop_.add(stop_fd_, EPOLLIN, static_cast<uint64_t>(Kind::kStop) << 62);
+  while (true) {
+    int64_t deadline_ns = timers_.next_deadline();
+    if (draining_) deadline_ns = std::min(deadline_ns, drain_deadline_ns_);
+    std::span<const epoll_event> events = loop_.wait(deadline_ns);
+    int64_t now_ns = wait_out_stall(monotonic_ns());
+    for (const epoll_event& e : events) {
+      auto kind = static_cast<Kind>(e.data.u64 >> 62);
+      if (kind == Kind::kListen) {
+        if (!draining_) accept_connections();
+      } else if (kind == Kind::kStop) {
+        if (!draining_) begin_drain(now_ns);
+      } else if (Connection* c = connection_for(e.data.u64)) {
+        on_connection_event(*c, e.events, now_ns);
+      }
+    }
+    while (!timers_.empty() && timers_.next_deadline() <= now_ns) {
+      engine::TimerHeap::Timer timer = timers_.pop();
+      Connection* c = connection_for(timer.token);
+      if (c == nullptr) continue;
+      if (static_cast<Kind>(timer.token >> 62) == Kind::kLinger) {
+        if (c->lingering) close_connection(*c);
+      } else {
+        service(*c, now_ns);
+      }
+    }
+    if (draining_ && (open_connections_ == 0 || now_ns >= drain_deadline_ns_)) break;
+  }
+  for (auto& c : slots_) {
+    if (c->fd >= 0) close_connection(*c);
+  }
+}
+
+int64_t Worker::wait_out_stall(int64_t now_ns) {
+  // Stalls end when shutdown begins: a graceful stop should not wait out a long pause.
+  int64_t end_ns = stalls_.stall_end_ns(now_ns);
+  while (end_ns != 0 && now_ns < end_ns && !stopping_.load(std::memory_order_relaxed)) {
+    int64_t remaining_ns = end_ns - now_ns;
+    timespec timeout{static_cast<time_t>(remaining_ns / kNsPerS),
+                     static_cast<long>(remaining_ns % kNsPerS)};
+    pollfd stop{stop_fd_, POLLIN, 0};
+    ppoll(&stop, 1, &timeout, nullptr);  // EINTR or an early wake just loops
+    now_ns = monotonic_ns();
+  }
+  return now_ns;
+}
+
+void Worker::accept_connections() {
+  for (int i = 0; i < kMaxAcceptsPerWake; ++i) {
+    int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    if (fd < 0) {
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        // Level-triggered accept would spin; listen again once a connection closes.
+        loop_.remove(listen_fd_);
+        accept_paused_ = true;
+        return;
+      }
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      return;  // EAGAIN: the queue is empty
+    }
+    if (open_connections_ >= max_connections_) {
+      close(fd);
+      continue;
+    }
+    int one = 1;
+    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+    if (free_slots_.empty()) {
+      auto c = std::make_unique<Connection>();
+      c->slot = static_cast<uint32_t>(slots_.size());
+      c->worker = this;
+      free_slots_.push_back(c->slot);
+      slots_.push_back(std::move(c));
+    }
+    Connection& c = *slots_[free_slots_.back()];
+    free_slots_.pop_back();
+    c.fd = fd;
+    c.interest = EPOLLIN;
+    c.read_closed = c.write_blocked = c.lingering = false;
+    c.header_too_large = c.body_too_large = false;
+    c.replies_head = c.replies_size = c.head_written = 0;
+    c.held_input.clear();
+    c.held_offset = 0;
+    llhttp_init(&c.parser, HTTP_REQUEST, &ParserHooks::settings());
+    c.parser.data = &c;
+    ++open_connections_;
+    loop_.add(fd, EPOLLIN, token(Kind::kConnection, c));
+  }
+}
+
+void Worker::on_connection_event(Connection& c, uint32_t events, int64_t now_ns) {
+  if (events & (EPOLLERR | EPOLLHUP)) {
+    close_connection(c);
+    return;
+  }
+  if (c.lingering) {
+    ssize_t n = recv(c.fd, read_buffer_.data(), read_buffer_.size(), 0);
+    if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) close_connection(c);
+    return;
+  }
+  if (events & EPOLLOUT) c.write_blocked = false;
+  if (events & EPOLLIN) {
+    on_readable(c, now_ns);
+  } else {
+    service(c, now_ns);
+  }
+}
+
+void Worker::on_readable(Connection& c, int64_t now_ns) {
+  if (c.read_closed || c.replies_full() || c.has_held_input()) return;
+  ssize_t n = recv(c.fd, read_buffer_.data(), read_buffer_.size(), 0);
+  if (n < 0) {
+    if (errno == EAGAIN || errno == EINTR) return;
+    close_connection(c);
+    return;
+  }
+  if (n == 0) {
+    // The peer sent everything it will send; answer what it asked, then close.
+    c.read_closed = true;
+  } else {
+    c.read_ns = now_ns;
+    auto size = static_cast<size_t>(n);
+    size_t consumed = parse(c, read_buffer_.data(), size);
+    if (consumed < size && !c.read_closed) {
+      c.held_input.assign(read_buffer_.data() + consumed, read_buffer_.data() + size);
+      c.held_offset = 0;
+    }
+  }
+  service(c, now_ns);
+}
+
+size_t Worker::parse(Connection& c, const char* data, size_t size) {
+  llhttp_errno_t error = llhttp_execute(&c.parser, data, size);
+  if (error == HPE_OK) return size;
+  if (error == HPE_PAUSED) {
+    const char* stopped_at = llhttp_get_error_pos(&c.parser);
+    llhttp_resume(&c.parser);
+    return static_cast<size_t>(stopped_at - data);
+  }
+  c.read_closed = true;
+  // An upgrade (or CONNECT) was answered like any request; we speak nothing else, so close.
+  if (error == HPE_PAUSED_UPGRADE) return size;
+  RequestError reason = c.header_too_large ? RequestError::kHeaderTooLarge
+                        : c.body_too_large ? RequestError::kBodyTooLarge
+                                           : RequestError::kBadRequest;
+  // Parsing only runs with room in the reply queue, and a request that fills it pauses the
+  // parser before the next begins, so an error always finds room.
+  queue_reply(c, handler_.reject(reason));
+  return size;
+}
+
+void Worker::on_request(Connection& c) { queue_reply(c, handler_.handle(c.request)); }
+
+void Worker::queue_reply(Connection& c, const Reply& reply) {
+  int64_t due_ns = c.read_ns + reply.delay_ns;
+  uint32_t index = (c.replies_head + c.replies_size) % kMaxQueuedReplies;
+  c.replies[index] = QueuedReply{due_ns, reply.data, reply.size, reply.close_after};
+  ++c.replies_size;
+  if (reply.close_after) c.read_closed = true;
+  if (reply.delay_ns > 0) timers_.push(due_ns, token(Kind::kConnection, c));
+}
+
+void Worker::service(Connection& c, int64_t now_ns) {
+  while (true) {
+    if (!write_due(c, now_ns)) return;
+    if (c.lingering) return;
+    if (c.replies_size == 0 && c.read_closed) {
+      close_connection(c);
+      return;
+    }
+    // Replies drained: parse the requests that waited behind a full queue.
+    if (c.read_closed || c.replies_full() || !c.has_held_input()) break;
+    size_t consumed =
+        parse(c, c.held_input.data() + c.held_offset, c.held_input.size() - c.held_offset);
+    c.held_offset += consumed;
+    if (c.read_closed || !c.has_held_input()) {
+      c.held_input.clear();
+      c.held_offset = 0;
+    }
+  }
+  update_interest(c);
+}
+
+bool Worker::write_due(Connection& c, int64_t now_ns) {
+  if (c.write_blocked) return true;
+  std::array<iovec, kMaxQueuedReplies> iov;
+  size_t count = 0;
+  for (uint32_t i = 0; i < c.replies_size; ++i) {
+    const QueuedReply& r = c.replies[(c.replies_head + i) % kMaxQueuedReplies];
+    if (r.due_ns > now_ns) break;  // in order: a later reply waits for an earlier one
+    uint32_t skip = i == 0 ? c.head_written : 0;
+    iov[count++] = iovec{const_cast<char*>(r.data + skip), r.size - skip};
+    if (r.close_after) break;
+  }
+  if (count == 0) return true;
+  msghdr message{};
+  message.msg_iov = iov.data();
+  message.msg_iovlen = count;
+  ssize_t sent = sendmsg(c.fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
+  if (sent < 0) {
+    if (errno == EAGAIN || errno == EINTR) {
+      c.write_blocked = true;
+      return true;
+    }
+    close_connection(c);
+    return false;
+  }
+  auto left = static_cast<size_t>(sent);
+  bool closing = false;
+  for (size_t i = 0; i < count; ++i) {
+    QueuedReply& r = c.replies[c.replies_head];
+    size_t remaining = r.size - c.head_written;
+    if (left < remaining) {
+      c.head_written += static_cast<uint32_t>(left);
+      c.write_blocked = true;  // a short write means the socket buffer is full
+      break;
+    }
+    left -= remaining;
+    closing = r.close_after;
+    c.head_written = 0;
+    c.replies_head = (c.replies_head + 1) % kMaxQueuedReplies;
+    --c.replies_size;
+  }
+  if (closing) {
+    if (draining_) {
+      close_connection(c);
+      return false;
+    }
+    begin_linger(c, now_ns);
+  }
+  return true;
+}
+
+void Worker::update_interest(Connection& c) {
+  uint32_t wanted = 0;
+  if (c.lingering) {
+    wanted = EPOLLIN;
+  } else {
+    if (!c.read_closed && !c.replies_full() && !c.has_held_input()) wanted |= EPOLLIN;
+    if (c.write_blocked) wanted |= EPOLLOUT;
+  }
+  if (wanted != c.interest) {
+    loop_.modify(c.fd, wanted, token(Kind::kConnection, c));
+    c.interest = wanted;
+  }
+}
+
+void Worker::begin_linger(Connection& c, int64_t now_ns) {
+  shutdown(c.fd, SHUT_WR);
+  c.lingering = true;
+  c.read_closed = true;
+  c.replies_size = 0;
+  update_interest(c);
+  timers_.push(now_ns + kLingerNs, token(Kind::kLinger, c));
+}
+
+void Worker::close_connection(Connection& c) {
+  close(c.fd);  // also removes it from epoll
+  c.fd = -1;
+  ++c.generation;
+  free_slots_.push_back(c.slot);
+  --open_connections_;
+  if (accept_paused_ && listen_fd_ >= 0) {
+    loop_.add(listen_fd_, EPOLLIN, static_cast<uint64_t>(Kind::kListen) << 62);
+    accept_paused_ = false;
+  }
+}
+
+void Worker::begin_drain(int64_t now_ns) {
+  draining_ = true;
+  drain_deadline_ns_ = now_ns + options_.shutdown_grace_ns;
+  loop_.remove(stop_fd_);  // level-triggered and never drained: stop watching it
+  close(listen_fd_);       // no new connections; queued ones get a reset
+  listen_fd_ = -1;
+  for (auto& slot : slots_) {
+    Connection& c = *slot;
+    if (c.fd < 0) continue;
+    if (c.lingering || c.replies_size == 0) {
+      close_connection(c);
+      continue;
+    }
+    // Answer what was already parsed, then close; bytes not yet parsed are dropped.
+    c.read_closed = true;
+    c.held_input.clear();
+    c.held_offset = 0;
+    service(c, now_ns);
+  }
+}
+
+}  // namespace proofload::target
