@@ -27,8 +27,7 @@ Handler::Prepared Handler::prepare(std::string_view status, std::string_view con
   return response;
 }
 
-Reply Handler::reply(const Prepared& response, bool is_head, bool close_after,
-                     int64_t delay_ns) {
+Reply Handler::reply(const Prepared& response, bool is_head, bool close_after, int64_t delay_ns) {
   uint32_t size = is_head ? response.head_size : static_cast<uint32_t>(response.bytes.size());
   return Reply{response.bytes.data(), size, close_after, delay_ns};
 }

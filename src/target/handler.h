@@ -12,9 +12,9 @@ namespace proofload::target {
 
 // What the connection's parser learned about one request.
 struct RequestHead {
-  bool is_head = false;     // HEAD: answered with the headers only
-  bool keep_alive = true;   // HTTP/1.1 default; false for Connection: close or plain HTTP/1.0
-  bool http_1_0 = false;    // an HTTP/1.0 request (keep-alive must then be said explicitly)
+  bool is_head = false;    // HEAD: answered with the headers only
+  bool keep_alive = true;  // HTTP/1.1 default; false for Connection: close or plain HTTP/1.0
+  bool http_1_0 = false;   // an HTTP/1.0 request (keep-alive must then be said explicitly)
 };
 
 // The bytes to send (owned by the Handler, valid for its lifetime) and when.

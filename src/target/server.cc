@@ -134,8 +134,8 @@ void Server::run() {
   // One start time for all threads, so their stalls line up like one process-wide pause.
   StallSchedule stalls;
   if (options_.stall_ns > 0) {
-    int64_t first_ns = options_.stall_first_ns >= 0 ? options_.stall_first_ns
-                                                    : options_.stall_every_ns;
+    int64_t first_ns =
+        options_.stall_first_ns >= 0 ? options_.stall_first_ns : options_.stall_every_ns;
     int64_t start_ns = options_.start_ns > 0 ? options_.start_ns : monotonic_ns();
     stalls = StallSchedule(start_ns, first_ns, options_.stall_every_ns, options_.stall_ns);
   }
@@ -143,8 +143,8 @@ void Server::run() {
   int per_thread = (options_.max_connections + threads - 1) / threads;
   std::vector<std::unique_ptr<Worker>> workers;
   for (int i = 0; i < threads; ++i) {
-    WorkerConfig config{&options_, &handler_, listen_fds_[i], stop_fd_, &stopping_, stalls,
-                        per_thread};
+    WorkerConfig config{&options_,  &handler_, listen_fds_[i], stop_fd_,
+                        &stopping_, stalls,    per_thread};
     workers.push_back(std::make_unique<Worker>(config));
     listen_fds_[i] = -1;  // the worker owns it now
   }

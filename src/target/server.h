@@ -27,8 +27,8 @@ struct ServerOptions {
   int64_t start_ns = 0;            // monotonic time the stalls count from; 0: when run() begins
   int threads = 1;                 // event loops, each with its own listening socket
   int max_connections = 10'000;    // beyond: accepted and closed at once (split over threads)
-  int64_t max_header_bytes = 64 * 1024;   // request line + headers; beyond: 431 and close
-  int64_t max_body_bytes = 1024 * 1024;   // request body, read and discarded; beyond: 413
+  int64_t max_header_bytes = 64 * 1024;     // request line + headers; beyond: 431 and close
+  int64_t max_body_bytes = 1024 * 1024;     // request body, read and discarded; beyond: 413
   int64_t shutdown_grace_ns = 2 * kNsPerS;  // how long stop() lets responses in progress finish
 
   // Throws UsageError with a one-line message naming the flag at fault.

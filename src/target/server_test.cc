@@ -3,12 +3,11 @@
 #include "target/server.h"
 
 #include <arpa/inet.h>
+#include <gtest/gtest.h>
 #include <netinet/in.h>
 #include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
-
-#include <gtest/gtest.h>
 
 #include <memory>
 #include <optional>
@@ -306,8 +305,8 @@ TEST(ServerTest, OversizedChunkedBodyGets413) {
 TEST(ServerTest, RequestBodiesAreReadAndDiscarded) {
   RunningServer s({});
   Client c(s.port());
-  c.send("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n" +
-         std::string(100000, 'z') + kGet);
+  c.send("POST / HTTP/1.1\r\nHost: t\r\nContent-Length: 100000\r\n\r\n" + std::string(100000, 'z') +
+         kGet);
   for (int i = 0; i < 2; ++i) {
     std::optional<Response> r = c.next();
     ASSERT_TRUE(r) << "response " << i;

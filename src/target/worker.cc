@@ -45,8 +45,8 @@ struct QueuedReply {
 struct Connection {
   int fd = -1;
   uint32_t slot = 0;
-  uint32_t generation = 0;  // bumped on close, so stale events and timers are recognised
-  uint32_t interest = 0;    // epoll events currently registered
+  uint32_t generation = 0;   // bumped on close, so stale events and timers are recognised
+  uint32_t interest = 0;     // epoll events currently registered
   bool read_closed = false;  // no further requests: close asked, error, EOF or shutdown
   bool write_blocked = false;
   bool lingering = false;
@@ -290,7 +290,10 @@ void Worker::on_connection_event(Connection& c, uint32_t events, int64_t now_ns)
 }
 
 void Worker::on_readable(Connection& c, int64_t now_ns) {
-  if (c.read_closed || c.replies_full() || c.has_held_input()) return;
+  if (c.read_closed || c.replies_full() || c.has_held_input()) {
+    service(c, now_ns);  // not reading now: updates the interest so epoll stops reporting it
+    return;
+  }
   ssize_t n = recv(c.fd, read_buffer_.data(), read_buffer_.size(), 0);
   if (n < 0) {
     if (errno == EAGAIN || errno == EINTR) return;

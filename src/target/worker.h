@@ -21,11 +21,11 @@ struct Connection;
 struct WorkerConfig {
   const ServerOptions* options;
   const Handler* handler;
-  int listen_fd;                    // taken over by the worker (closed when it stops accepting)
-  int stop_fd;                      // eventfd, readable once the server is asked to stop
+  int listen_fd;                      // taken over by the worker (closed when it stops accepting)
+  int stop_fd;                        // eventfd, readable once the server is asked to stop
   const std::atomic<bool>* stopping;  // set before stop_fd is signalled
-  StallSchedule stalls;             // shared start time, so every thread stalls together
-  int max_connections;              // this thread's share of the server's bound
+  StallSchedule stalls;               // shared start time, so every thread stalls together
+  int max_connections;                // this thread's share of the server's bound
 };
 
 class Worker {
