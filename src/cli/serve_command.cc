@@ -1,0 +1,122 @@
+// `proofload serve`: turns flags into ServerOptions, prints the one "listening on" line that
+// scripts and tests read the port from, and serves until SIGTERM or SIGINT (exit 0).
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "cli/subcommand.h"
+#include "common/usage_error.h"
+#include "schedule/parse.h"
+#include "target/server.h"
+
+namespace proofload::cli {
+
+namespace {
+
+struct ServeFlags {
+  std::string host = "127.0.0.1";
+  int port = 8080;
+  std::string body = "ok\n";
+  int64_t body_size = -1;  // < 0: use body
+  std::string delay = "0s";
+  std::string stall;
+  std::string stall_every;
+  std::string stall_first;
+  int threads = 1;
+};
+
+int64_t duration_flag_ns(const std::string& text, const char* flag) {
+  try {
+    return schedule::parse_duration_ns(text);
+  } catch (const UsageError& e) {
+    throw UsageError(std::string(flag) + ": " + e.what());
+  }
+}
+
+target::ServerOptions to_options(const ServeFlags& flags) {
+  target::ServerOptions options;
+  options.host = flags.host;
+  options.port = flags.port;
+  options.threads = flags.threads;
+  if (flags.body_size >= 0) {
+    // A body of a chosen size: letters, ending in a newline so it reads well in a terminal.
+    options.body.assign(static_cast<size_t>(flags.body_size), 'x');
+    if (!options.body.empty()) options.body.back() = '\n';
+  } else {
+    options.body = flags.body;
+  }
+  options.delay_ns = duration_flag_ns(flags.delay, "--delay");
+  bool any_stall_flag =
+      !flags.stall.empty() || !flags.stall_every.empty() || !flags.stall_first.empty();
+  if (any_stall_flag) {
+    if (flags.stall.empty() || flags.stall_every.empty()) {
+      throw UsageError("--stall and --stall-every go together (e.g. --stall 1s --stall-every 5s)");
+    }
+    options.stall_ns = duration_flag_ns(flags.stall, "--stall");
+    options.stall_every_ns = duration_flag_ns(flags.stall_every, "--stall-every");
+    if (!flags.stall_first.empty()) {
+      options.stall_first_ns = duration_flag_ns(flags.stall_first, "--stall-first");
+    }
+  }
+  return options;
+}
+
+// The handler may run on any thread; Server::stop() is async-signal-safe.
+std::atomic<target::Server*> g_serving{nullptr};
+
+extern "C" void on_stop_signal(int) {
+  if (target::Server* server = g_serving.load()) server->stop();
+}
+
+int serve(const ServeFlags& flags) {
+  target::Server server(to_options(flags));
+  struct sigaction action {};
+  action.sa_handler = on_stop_signal;
+  sigemptyset(&action.sa_mask);
+  struct sigaction old_term {};
+  struct sigaction old_int {};
+  g_serving.store(&server);
+  sigaction(SIGTERM, &action, &old_term);
+  sigaction(SIGINT, &action, &old_int);
+  std::printf("listening on %s\n", server.address().c_str());
+  std::fflush(stdout);
+  server.run();
+  sigaction(SIGTERM, &old_term, nullptr);
+  sigaction(SIGINT, &old_int, nullptr);
+  g_serving.store(nullptr);
+  return kExitOk;
+}
+
+}  // namespace
+
+Subcommand add_serve_command(CLI::App& parent) {
+  auto flags = std::make_shared<ServeFlags>();
+  CLI::App* app = parent.add_subcommand(
+      "serve", "Run the built-in HTTP/1.1 target: every request gets 200 and a fixed body");
+  app->add_option("--host", flags->host, "Address to listen on (loopback unless you say so)")
+      ->capture_default_str();
+  app->add_option("--port", flags->port, "Port to listen on; 0 picks a free one")
+      ->capture_default_str();
+  CLI::Option* body =
+      app->add_option("--body", flags->body, "Body of every response")->default_str("\"ok\\n\"");
+  app->add_option("--body-size", flags->body_size, "Answer with a body of N bytes instead")
+      ->check(CLI::Range(int64_t{0}, int64_t{64} * 1024 * 1024))
+      ->excludes(body);
+  app->add_option("--delay", flags->delay,
+                  "Send each response this long after its request was read (e.g. 1ms)")
+      ->capture_default_str();
+  app->add_option("--stall", flags->stall,
+                  "Pause the whole server this long, like a GC pause (needs --stall-every)");
+  app->add_option("--stall-every", flags->stall_every, "Begin a stall this often (e.g. 5s)");
+  app->add_option("--stall-first", flags->stall_first,
+                  "When the first stall begins after start (default: --stall-every)");
+  app->add_option("--threads", flags->threads, "Event-loop threads, each with its own socket")
+      ->capture_default_str();
+  return Subcommand{app, [flags] { return serve(*flags); }};
+}
+
+}  // namespace proofload::cli
