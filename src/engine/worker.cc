@@ -105,8 +105,9 @@ void Worker::run() {
   }
   now = monotonic_ns();
   roll_windows(now);
-  flush_window(now);
-  mailbox_.post_done(index_, window_index_ - 1, std::max(last_end_ns_, drain_started_ns_) - start_ns_);
+  int64_t end_ns = std::max(last_end_ns_, drain_started_ns_);
+  flush_window(std::max(end_ns, start_ns_ + window_index_ * spec_.window_ns));
+  mailbox_.post_done(index_, window_index_ - 1, end_ns - start_ns_);
 }
 
 int64_t Worker::next_deadline() const {
@@ -127,10 +128,12 @@ void Worker::roll_windows(int64_t now) {
   }
 }
 
-void Worker::flush_window(int64_t /*end_ns*/) {
+// Hands the window that ends at `end_ns` (absolute; the run's last window ends early) to the
+// coordinator and starts the next one.
+void Worker::flush_window(int64_t end_ns) {
   current_.index = window_index_;
   current_.start_ns = window_index_ * spec_.window_ns;
-  current_.duration_ns = spec_.window_ns;
+  current_.duration_ns = std::max<int64_t>(0, end_ns - (start_ns_ + current_.start_ns));
   current_.warmup = current_.start_ns < spec_.warmup_ns;
   current_.in_flight_end = busy_;
   current_.queued_end = open_loop() ? static_cast<int64_t>(dispatcher_->queued()) : 0;

@@ -88,7 +88,11 @@ report::RunResult run_load_test(const RunOptions& options) {
 
   int stop_level = engine.stop_level();
   result.interrupted = stop_level > 0;
-  result.end_reason = result.interrupted ? "interrupted" : "schedule complete";
+  int64_t intended = result.total.intended + result.warmup_total.intended;
+  result.end_reason = result.interrupted ? "interrupted by a signal"
+                      : options.load.max_requests > 0 && intended >= options.load.max_requests
+                          ? "request count reached"
+                          : "duration reached";
   result.measured_duration_s =
       any_measured ? static_cast<double>(engine.end_ns() - measured_start_ns) / kNsPerS : 0;
   if (directory) directory->finish(result);

@@ -232,3 +232,50 @@ TEST(Run, SecondCtrlCEndsAtOnceAndStillWritesResults) {
 
 }  // namespace
 }  // namespace proofload::testing
+
+namespace proofload::testing {
+namespace {
+
+TEST(Run, OpenLoopRequestCountCapsTheSchedule) {
+  ServeProcess server;
+  std::string out = make_temp_dir("open-count");
+  auto run = run_to_completion({proofload_binary(), "run", server.url(), "--rate", "1000", "-n",
+                                "300", "-c", "4", "--workers", "2", "--out", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  json summary = read_result(out)["summary"];
+  EXPECT_EQ(summary["intended"], 300);
+  EXPECT_EQ(summary["requests"], 300);
+  EXPECT_NEAR(summary["duration_s"].get<double>(), 0.3, 0.1);
+}
+
+TEST(Run, AServerThatDiesMidRunIsCountedNotTrusted) {
+  auto server = std::make_unique<ServeProcess>();
+  std::string url = server->url();
+  std::string out = make_temp_dir("server-dies");
+  Process run({proofload_binary(), "run", url, "-c", "4", "-d", "3s", "--workers", "1",
+               "--out", out});
+  auto until = std::chrono::steady_clock::now() + seconds(20);
+  while (count_lines(read_file(out + "/windows.csv")) < 2 && std::chrono::steady_clock::now() < until) {
+    ASSERT_FALSE(run.wait(std::chrono::milliseconds(50)).has_value()) << run.err();
+  }
+  server.reset();  // kills the server
+  auto code = run.wait(seconds(20));
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 0) << run.err();
+  json summary = read_result(out)["summary"];
+  expect_counts_add_up(summary);
+  EXPECT_GT(summary["requests"].get<int64_t>(), 0);
+  EXPECT_GT(summary["outcomes"]["connect_error"].get<int64_t>(), 0) << summary.dump(2);
+}
+
+TEST(Run, TooFewFileDescriptorsIsSaidClearly) {
+  ServeProcess server;
+  auto run = run_to_completion({"/usr/bin/prlimit", "--nofile=64:64", proofload_binary(), "run",
+                                server.url(), "-c", "500", "-d", "1s"});
+  EXPECT_EQ(run.exit_code, 2) << run.err;
+  EXPECT_NE(run.err.find("file descriptors"), std::string::npos) << run.err;
+  EXPECT_NE(run.err.find("64"), std::string::npos) << run.err;
+}
+
+}  // namespace
+}  // namespace proofload::testing
