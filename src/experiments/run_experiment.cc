@@ -70,6 +70,7 @@ report::RunResult run_load_test(const RunOptions& options) {
   while (auto window = engine.next_window()) {
     if (window->warmup) {
       result.warmup_total.merge(*window);
+      result.warmup_duration_s += static_cast<double>(window->duration_ns) / kNsPerS;
     } else {
       if (!any_measured) measured_start_ns = window->start_ns;
       any_measured = true;
@@ -82,7 +83,6 @@ report::RunResult run_load_test(const RunOptions& options) {
                    report::format_live_line(*window, elapsed_s, window->in_flight_end).c_str());
       std::fflush(stderr);
     }
-    result.windows.push_back(report::summarize_window(*window));
   }
   if (options.live_progress) std::fputs("\r\033[K", stderr);
 

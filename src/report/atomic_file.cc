@@ -43,35 +43,61 @@ std::filesystem::path temp_path_for(const std::filesystem::path& path) {
 
 }  // namespace
 
-void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
-  const std::filesystem::path temp = temp_path_for(path);
-  const int fd = ::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-  if (fd < 0) fail(path, errno);
-  if (!write_all(fd, content) || ::fsync(fd) != 0) {
-    const int error = errno;
-    ::close(fd);
-    ::unlink(temp.c_str());
-    fail(path, error);
+AtomicFileWriter::AtomicFileWriter(std::filesystem::path path)
+    : path_(std::move(path)), temp_(temp_path_for(path_)) {
+  fd_ = ::open(temp_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+  if (fd_ < 0) ::proofload::report::fail(path_, errno);
+}
+
+AtomicFileWriter::~AtomicFileWriter() {
+  if (fd_ >= 0) {
+    ::close(fd_);
+    ::unlink(temp_.c_str());
   }
+}
+
+void AtomicFileWriter::fail(int error) {
+  if (fd_ >= 0) ::close(fd_);
+  fd_ = -1;
+  ::unlink(temp_.c_str());
+  ::proofload::report::fail(path_, error);
+}
+
+void AtomicFileWriter::write(std::string_view content) {
+  if (fd_ < 0) throw std::logic_error("AtomicFileWriter::write after commit or failure");
+  if (!write_all(fd_, content)) fail(errno);
+}
+
+void AtomicFileWriter::commit() {
+  if (fd_ < 0) throw std::logic_error("AtomicFileWriter::commit twice or after failure");
+  if (::fsync(fd_) != 0) fail(errno);
+  const int fd = fd_;
+  fd_ = -1;
   if (::close(fd) != 0) {
     const int error = errno;
-    ::unlink(temp.c_str());
-    fail(path, error);
+    ::unlink(temp_.c_str());
+    ::proofload::report::fail(path_, error);
   }
-  if (::rename(temp.c_str(), path.c_str()) != 0) {
+  if (::rename(temp_.c_str(), path_.c_str()) != 0) {
     const int error = errno;
-    ::unlink(temp.c_str());
-    fail(path, error);
+    ::unlink(temp_.c_str());
+    ::proofload::report::fail(path_, error);
   }
   // The rename is durable only once the directory entry is: best effort (some filesystems
   // refuse fsync on a directory, and the content is already safe on disk).
-  std::filesystem::path dir = path.parent_path();
+  std::filesystem::path dir = path_.parent_path();
   if (dir.empty()) dir = ".";
   const int dir_fd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir_fd >= 0) {
     ::fsync(dir_fd);
     ::close(dir_fd);
   }
+}
+
+void write_file_atomically(const std::filesystem::path& path, std::string_view content) {
+  AtomicFileWriter writer(path);
+  writer.write(content);
+  writer.commit();
 }
 
 }  // namespace proofload::report

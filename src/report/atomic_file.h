@@ -8,9 +8,29 @@
 
 namespace proofload::report {
 
-// Writes `content` to a temporary file in the same directory, fsyncs it, renames it over `path`
-// and fsyncs the directory. Throws std::runtime_error naming the path and the system's reason
-// on failure; the temporary file never survives a failure.
+// Writes a file piece by piece into a temporary file in the same directory; commit() fsyncs it,
+// renames it over the target and fsyncs the directory. Destroyed without commit(), it removes
+// the temporary file and leaves the target as it was. Throws std::runtime_error naming the path
+// and the system's reason on failure. For files too large to build in memory first.
+class AtomicFileWriter {
+ public:
+  explicit AtomicFileWriter(std::filesystem::path path);
+  ~AtomicFileWriter();
+  AtomicFileWriter(const AtomicFileWriter&) = delete;
+  AtomicFileWriter& operator=(const AtomicFileWriter&) = delete;
+
+  void write(std::string_view content);
+  void commit();
+
+ private:
+  [[noreturn]] void fail(int error);
+
+  std::filesystem::path path_;
+  std::filesystem::path temp_;
+  int fd_ = -1;
+};
+
+// The one-shot form: the whole content at once.
 void write_file_atomically(const std::filesystem::path& path, std::string_view content);
 
 }  // namespace proofload::report

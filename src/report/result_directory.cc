@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -66,6 +67,7 @@ ResultDirectory::~ResultDirectory() {
   hlog_.reset();
   if (csv_ != nullptr) std::fclose(csv_);
   if (hlog_file_ != nullptr) std::fclose(hlog_file_);
+  if (journal_ != nullptr) std::fclose(journal_);
 }
 
 void ResultDirectory::open(const RunResult& initial) {
@@ -84,15 +86,22 @@ void ResultDirectory::open(const RunResult& initial) {
   hlog_ = std::make_unique<measure::HlogWriter>(hlog_file_);
   hlog_->write_header(static_cast<double>(start_wall_ns_) / 1e9);
   flush_stream(hlog_file_, hlog_path);
+
+  journal_ = open_stream(directory_ / kWindowsJournal);
 }
 
 void ResultDirectory::append_window(const measure::WindowStats& w, int64_t window_start_wall_ns) {
   if (csv_ == nullptr || !hlog_) {
     throw std::logic_error("ResultDirectory::append_window before open()");
   }
-  const std::string row = windows_csv_row(summarize_window(w));
+  const WindowSummary summary = summarize_window(w);
+  const std::string row = windows_csv_row(summary);
   std::fwrite(row.data(), 1, row.size(), csv_);
   flush_stream(csv_, directory_ / kWindowsCsv);
+
+  const std::string line = window_to_json(summary).dump() + "\n";
+  std::fwrite(line.data(), 1, line.size(), journal_);
+  flush_stream(journal_, directory_ / kWindowsJournal);
 
   const double start_s = static_cast<double>(window_start_wall_ns - start_wall_ns_) / 1e9;
   hlog_->write_interval(start_s, static_cast<double>(w.duration_ns) / 1e9, w.latency_us);
@@ -103,8 +112,8 @@ void ResultDirectory::append_window(const measure::WindowStats& w, int64_t windo
 
 void ResultDirectory::close_streams() {
   hlog_.reset();
-  const std::pair<std::FILE**, const char*> streams[] = {{&csv_, kWindowsCsv},
-                                                         {&hlog_file_, kLatencyHlog}};
+  const std::pair<std::FILE**, const char*> streams[] = {
+      {&csv_, kWindowsCsv}, {&hlog_file_, kLatencyHlog}, {&journal_, kWindowsJournal}};
   for (auto [file, name] : streams) {
     if (*file == nullptr) continue;
     std::FILE* const stream = *file;
@@ -129,8 +138,44 @@ void ResultDirectory::finish(const RunResult& final_result) {
   } catch (const std::runtime_error&) {
     stream_failure = std::current_exception();
   }
-  write_file_atomically(directory_ / kResultJson, result_json_text(result_to_json(final_result)));
+  write_final_result(final_result);
   if (stream_failure) std::rethrow_exception(stream_failure);
+}
+
+// result.json as result_json_text would write it, with the windows read back from the journal
+// one line at a time (the last key, "windows", is sorted last, so it is appended at the end).
+void ResultDirectory::write_final_result(const RunResult& final_result) {
+  nlohmann::json document = result_to_json(final_result);
+  document.erase("windows");
+  std::string head = result_json_text(document);
+  const std::string_view kClose = "\n}\n";
+  if (head.size() < kClose.size() || head.compare(head.size() - kClose.size(), kClose.size(), kClose) != 0) {
+    throw std::logic_error("result.json text does not end with a closing brace");
+  }
+  head.resize(head.size() - kClose.size());
+
+  AtomicFileWriter out(directory_ / kResultJson);
+  out.write(head);
+  out.write(",\n  \"windows\": [");
+  const std::filesystem::path journal_path = directory_ / kWindowsJournal;
+  std::FILE* journal = std::fopen(journal_path.c_str(), "re");
+  bool first = true;
+  if (journal != nullptr) {
+    char* line = nullptr;
+    size_t capacity = 0;
+    ssize_t length;
+    while ((length = ::getline(&line, &capacity, journal)) > 0) {
+      if (line[length - 1] != '\n') break;  // a line cut by a crash is not a window
+      out.write(first ? "\n    " : ",\n    ");
+      out.write(std::string_view(line, static_cast<size_t>(length - 1)));
+      first = false;
+    }
+    std::free(line);
+    std::fclose(journal);
+  }
+  out.write(first ? "]\n}\n" : "\n  ]\n}\n");
+  out.commit();
+  ::unlink(journal_path.c_str());
 }
 
 }  // namespace proofload::report

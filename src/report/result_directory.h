@@ -1,6 +1,9 @@
 // The result directory of one run: result.json (canonical, rewritten atomically at the start and
 // the end), windows.csv and latency.hlog (streamed one window at a time, so that a crash loses
-// at most the window in progress). Not thread-safe: owned by the run's coordinator thread.
+// at most the window in progress). Windows are kept on disk, never in memory: result.json's
+// `windows` array is spliced in at the end from a journal streamed beside the other files, so
+// the generator's memory does not grow with the length of the run.
+// Not thread-safe: owned by the run's coordinator thread.
 #pragma once
 
 #include <cstdint>
@@ -22,6 +25,8 @@ class ResultDirectory {
   static constexpr const char* kResultJson = "result.json";
   static constexpr const char* kWindowsCsv = "windows.csv";
   static constexpr const char* kLatencyHlog = "latency.hlog";
+  // One JSON object per line, per window; removed once result.json holds them.
+  static constexpr const char* kWindowsJournal = ".windows.jsonl";
 
   // Creates `directory` (and its parents) if missing and checks that files can be created in
   // it, before anything is sent. Throws UsageError("cannot write results to DIR: reason").
@@ -43,17 +48,20 @@ class ResultDirectory {
   void append_window(const measure::WindowStats& w, int64_t window_start_wall_ns);
 
   // Closes the streams (fsynced) and rewrites result.json atomically with the final result
-  // (status "complete" or "interrupted"). Throws std::runtime_error on I/O failure.
+  // (status "complete" or "interrupted") and, as its `windows`, every window appended
+  // (final_result.windows is not used). Throws std::runtime_error on I/O failure.
   void finish(const RunResult& final_result);
 
   const std::filesystem::path& directory() const { return directory_; }
 
  private:
   void close_streams();
+  void write_final_result(const RunResult& final_result);
 
   std::filesystem::path directory_;
   std::FILE* csv_ = nullptr;
   std::FILE* hlog_file_ = nullptr;
+  std::FILE* journal_ = nullptr;
   std::unique_ptr<measure::HlogWriter> hlog_;
   int64_t start_wall_ns_ = 0;
 };

@@ -87,10 +87,32 @@ TEST(ResultDirectory, ResultJsonGoesFromRunningToFinal) {
   EXPECT_EQ(running["spec"], result.spec);
   EXPECT_FALSE(running.contains("summary"));
 
+  for (const measure::WindowStats& w : testing_support::make_synthetic_windows()) {
+    dir.append_window(w, result.start_wall_ns + w.start_ns);
+  }
   result.interrupted = true;
+  // The windows in result.json come from what was appended, not from memory: a long run keeps
+  // none of them in RunResult.
+  RunResult without_windows = result;
+  without_windows.windows.clear();
+  dir.finish(without_windows);
+  const json final_result = json::parse(read_file(scratch.path() / "result.json"));
+  EXPECT_EQ(final_result, result_to_json(result));
+  EXPECT_EQ(final_result["status"], "interrupted");
+  EXPECT_EQ(final_result["windows"].size(), 4u);
+  EXPECT_FALSE(std::filesystem::exists(scratch.path() / ResultDirectory::kWindowsJournal));
+}
+
+TEST(ResultDirectory, RunWithoutWindowsHasAnEmptyWindowsArray) {
+  ScratchDirectory scratch;
+  RunResult result = make_synthetic_result();
+  result.windows.clear();
+  ResultDirectory dir(scratch.path());
+  dir.open(result);
   dir.finish(result);
-  EXPECT_EQ(read_file(scratch.path() / "result.json"), result_json_text(result_to_json(result)));
-  EXPECT_EQ(json::parse(read_file(scratch.path() / "result.json"))["status"], "interrupted");
+  const json final_result = json::parse(read_file(scratch.path() / "result.json"));
+  EXPECT_TRUE(final_result["windows"].is_array());
+  EXPECT_TRUE(final_result["windows"].empty());
 }
 
 TEST(ResultDirectory, CreatesMissingParents) {

@@ -49,14 +49,6 @@ json status_json(const WindowStats& w) {
 
 double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
-double warmup_duration_s(const RunResult& result) {
-  int64_t ns = 0;
-  for (const WindowSummary& w : result.windows) {
-    if (w.warmup) ns += w.duration_ns;
-  }
-  return seconds(ns);
-}
-
 json summary_json(const RunResult& result) {
   const WindowStats& t = result.total;
   const int64_t never_started = t.count(Outcome::kNeverStarted);
@@ -82,7 +74,9 @@ json summary_json(const RunResult& result) {
           {"connects", t.connects}};
 }
 
-json window_json(const WindowSummary& w) {
+}  // namespace
+
+json window_to_json(const WindowSummary& w) {
   const double duration_s = seconds(w.duration_ns);
   json throughput =
       duration_s > 0 ? json(static_cast<double>(w.responses()) / duration_s) : json(nullptr);
@@ -101,6 +95,8 @@ json window_json(const WindowSummary& w) {
           {"queued", w.queued_end}};
 }
 
+namespace {
+
 json header_json(const RunResult& result, const char* status) {
   return {{"schema", kResultSchema},
           {"status", status},
@@ -117,11 +113,11 @@ json result_to_json(const RunResult& result) {
   json out = header_json(result, result.interrupted ? "interrupted" : "complete");
   out["end_reason"] = result.end_reason;
   out["summary"] = summary_json(result);
-  out["warmup"] = {{"duration_s", warmup_duration_s(result)},
+  out["warmup"] = {{"duration_s", result.warmup_duration_s},
                    {"requests", result.warmup_total.responses()},
                    {"outcomes", outcomes_json(result.warmup_total.outcomes, false)}};
   json windows = json::array();
-  for (const WindowSummary& w : result.windows) windows.push_back(window_json(w));
+  for (const WindowSummary& w : result.windows) windows.push_back(window_to_json(w));
   out["windows"] = std::move(windows);
   return out;
 }

@@ -13,6 +13,9 @@ namespace proofload::report {
 // The finished run: status "complete" or "interrupted", summary, warm-up and every window.
 nlohmann::json result_to_json(const RunResult& result);
 
+// One window's object in result.json's `windows` array.
+nlohmann::json window_to_json(const WindowSummary& w);
+
 // The file written before the first request: status "running", the spec, no summary and no
 // windows (a reader that finds it after a crash knows the run never finished).
 nlohmann::json running_result_to_json(const RunResult& initial);

@@ -64,7 +64,9 @@ struct RunResult {
   int64_t start_wall_ns = 0;  // wall-clock time of the run's start (ns since the Unix epoch)
   int64_t window_ns = 1'000'000'000;  // window length
 
-  // Every window in order (warm-up windows included and flagged), merged across workers.
+  // Every window in order (warm-up windows included and flagged), merged across workers. A run
+  // writing to a ResultDirectory leaves this empty: its windows are streamed to disk instead, so
+  // the generator's memory stays flat however long it runs.
   std::vector<WindowSummary> windows;
 
   // Sum of the non-warm-up windows: what the summary reports.
@@ -73,9 +75,11 @@ struct RunResult {
   measure::WindowStats warmup_total;
   // Length of the measured part of the run (after warm-up, until the last request ended), s.
   double measured_duration_s = 0;
+  // Total length of the warm-up windows, s.
+  double warmup_duration_s = 0;
 
   bool interrupted = false;  // Ctrl-C / SIGTERM ended the run early
-  std::string end_reason;    // "duration", "request count", "interrupted", ...
+  std::string end_reason;    // "duration reached", "request count reached", ...
 };
 
 LatencySummary summarize_latency(const measure::HdrHistogram& us);

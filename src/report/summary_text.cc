@@ -143,10 +143,7 @@ std::string format_summary(const RunResult& result) {
   if (const std::string mode = mode_text(result.spec); !mode.empty()) {
     out += fmt::format("  mode          {}\n", mode);
   }
-  double warmup_s = 0;
-  for (const WindowSummary& w : result.windows) {
-    if (w.warmup) warmup_s += static_cast<double>(w.duration_ns) / 1e9;
-  }
+  const double warmup_s = result.warmup_duration_s;
   out += fmt::format("  duration      {:.2f} s measured{}\n", result.measured_duration_s,
                      warmup_s > 0 ? fmt::format(" ({:.2f} s of warm-up excluded)", warmup_s)
                                   : std::string(" (no warm-up)"));

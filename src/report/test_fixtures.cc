@@ -108,6 +108,7 @@ RunResult make_synthetic_result() {
   for (const WindowStats& w : make_synthetic_windows()) {
     (w.warmup ? r.warmup_total : r.total).merge(w);
     r.windows.push_back(summarize_window(w));
+    if (w.warmup) r.warmup_duration_s += static_cast<double>(w.duration_ns) / 1e9;
   }
   r.measured_duration_s = 2.5;
   r.end_reason = "duration";
