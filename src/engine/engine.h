@@ -37,6 +37,10 @@ class Engine {
   std::optional<measure::WindowStats> next_window();
   // When the last request ended, in ns since the start; valid after next_window() ended.
   int64_t end_ns() const { return mailbox_.end_ns(); }
+  // Totals by the part of the run a request was intended in (warm-up or measured); outcomes,
+  // status codes, intended counts and histograms only. Valid after next_window() ended.
+  measure::WindowStats measured_total() const { return mailbox_.measured_total(); }
+  measure::WindowStats warmup_total() const { return mailbox_.warmup_total(); }
 
   // First call: stop starting requests and drain in-flight ones within the grace period.
   // Second call: end now. Async-signal-safe.

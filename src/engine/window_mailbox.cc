@@ -23,9 +23,13 @@ void WindowMailbox::post(int worker, const measure::WindowStats& stats) {
   changed_.notify_all();
 }
 
-void WindowMailbox::post_done(int worker, int64_t last_index, int64_t end_ns) {
+void WindowMailbox::post_done(int worker, int64_t last_index, int64_t end_ns,
+                              const measure::WindowStats& measured_total,
+                              const measure::WindowStats& warmup_total) {
   {
     std::lock_guard lock(mutex_);
+    measured_total_.merge(measured_total);
+    warmup_total_.merge(warmup_total);
     workers_[worker].posted_up_to = last_index;
     workers_[worker].done = true;
     end_ns_ = std::max(end_ns_, end_ns);
@@ -62,6 +66,16 @@ std::optional<measure::WindowStats> WindowMailbox::next_merged() {
 int64_t WindowMailbox::end_ns() const {
   std::lock_guard lock(mutex_);
   return end_ns_;
+}
+
+measure::WindowStats WindowMailbox::measured_total() const {
+  std::lock_guard lock(mutex_);
+  return measured_total_;
+}
+
+measure::WindowStats WindowMailbox::warmup_total() const {
+  std::lock_guard lock(mutex_);
+  return warmup_total_;
 }
 
 }  // namespace proofload::engine

@@ -21,17 +21,22 @@ class WindowMailbox {
 
   // Worker side: window `stats.index` of `worker` is complete.
   void post(int worker, const measure::WindowStats& stats);
-  // Worker side: `worker` has ended; it posted windows up to `last_index` and its last request
-  // ended at `end_ns` (ns since the run's start).
-  void post_done(int worker, int64_t last_index, int64_t end_ns);
+  // Worker side: `worker` has ended; it posted windows up to `last_index`, its last request
+  // ended at `end_ns` (ns since the run's start), and these are its totals by part of the run.
+  void post_done(int worker, int64_t last_index, int64_t end_ns,
+                 const measure::WindowStats& measured_total,
+                 const measure::WindowStats& warmup_total);
 
   // Coordinator side: blocks until the next window (in index order) has been posted by every
   // worker still running at that index, and returns it merged; nullopt when every worker has
   // ended and every window was returned.
   std::optional<measure::WindowStats> next_merged();
 
-  // Valid once next_merged() returned nullopt: when the last worker's last request ended.
+  // Valid once next_merged() returned nullopt: when the last worker's last request ended, and
+  // the workers' totals merged.
   int64_t end_ns() const;
+  measure::WindowStats measured_total() const;
+  measure::WindowStats warmup_total() const;
 
  private:
   bool ready_locked(int64_t index) const;
@@ -46,6 +51,8 @@ class WindowMailbox {
   std::map<int64_t, measure::WindowStats> pending_;  // index -> merged so far
   int64_t next_index_ = 0;
   int64_t end_ns_ = 0;
+  measure::WindowStats measured_total_;
+  measure::WindowStats warmup_total_;
 };
 
 }  // namespace proofload::engine

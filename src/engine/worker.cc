@@ -42,6 +42,7 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, const RunContr
     dispatcher_.emplace(schedule::OpenLoopDispatcher::Limits{pool, most, queue,
                                                               spec.request_timeout_ns});
     arrivals_.emplace(spec.profile, index, shards, spec.max_requests);
+    dispatcher_->set_split(start_ns + spec.warmup_ns);
     connections_.resize(most);
     idle_.reserve(most);
   } else {
@@ -107,7 +108,8 @@ void Worker::run() {
   roll_windows(now);
   int64_t end_ns = std::max(last_end_ns_, drain_started_ns_);
   flush_window(std::max(end_ns, start_ns_ + window_index_ * spec_.window_ns));
-  mailbox_.post_done(index_, window_index_ - 1, end_ns - start_ns_);
+  mailbox_.post_done(index_, window_index_ - 1, end_ns - start_ns_, measured_total_,
+                     warmup_total_);
 }
 
 int64_t Worker::next_deadline() const {
@@ -178,7 +180,7 @@ void Worker::dispatch_arrivals(int64_t now) {
     int64_t intended = start_ns_ + *t;
     if (intended > now) break;
     arrivals_->advance();
-    ++current_.intended;
+    count_intended(intended);
     switch (dispatcher_->on_arrival(intended)) {
       case schedule::OpenLoopDispatcher::Action::kSendNow: {
         Connection& c = connections_[idle_.back()];
@@ -275,9 +277,25 @@ void Worker::end_drain(int64_t now) {
 }
 
 void Worker::sync_never_started() {
+  constexpr int kNever = static_cast<int>(Outcome::kNeverStarted);
   int64_t total = dispatcher_->never_started();
-  current_.outcomes[static_cast<int>(Outcome::kNeverStarted)] += total - never_started_seen_;
+  int64_t in_warmup = dispatcher_->never_started_before_split();
+  current_.outcomes[kNever] += total - never_started_seen_;
+  warmup_total_.outcomes[kNever] += in_warmup - never_started_in_warmup_seen_;
+  measured_total_.outcomes[kNever] += (total - in_warmup) -
+                                      (never_started_seen_ - never_started_in_warmup_seen_);
   never_started_seen_ = total;
+  never_started_in_warmup_seen_ = in_warmup;
+}
+
+void Worker::count_intended(int64_t intended_ns) {
+  ++current_.intended;
+  ++part_of(intended_ns).intended;
+}
+
+void Worker::count_outcome(Outcome outcome, int64_t intended_ns) {
+  ++current_.outcomes[static_cast<int>(outcome)];
+  ++part_of(intended_ns).outcomes[static_cast<int>(outcome)];
 }
 
 }  // namespace proofload::engine

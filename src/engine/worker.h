@@ -90,6 +90,12 @@ class Worker {
   int slot_of(const Connection& c) const { return static_cast<int>(&c - connections_.data()); }
   void set_epollout(Connection& c, bool on);
   void sync_never_started();
+  void count_intended(int64_t intended_ns);
+  void count_outcome(measure::Outcome outcome, int64_t intended_ns);
+  // Warm-up or measured: a request belongs to the part of the run it was intended in.
+  measure::WindowStats& part_of(int64_t intended_ns) {
+    return intended_ns < start_ns_ + spec_.warmup_ns ? warmup_total_ : measured_total_;
+  }
   bool may_start_request() const;
 
   const LoadSpec& spec_;
@@ -106,6 +112,7 @@ class Worker {
   std::optional<schedule::ArrivalSchedule> arrivals_;
   std::optional<schedule::OpenLoopDispatcher> dispatcher_;
   int64_t never_started_seen_ = 0;
+  int64_t never_started_in_warmup_seen_ = 0;
   int64_t request_budget_ = -1;    // closed loop with -n: requests this worker may still start
 
   bool started_ = false;           // closed loop: users were released at the start time
@@ -115,7 +122,10 @@ class Worker {
   int64_t last_end_ns_ = 0;        // when this worker's last request ended
   int64_t next_sweep_ns_ = 0;
 
-  measure::WindowStats current_;   // the window being recorded
+  measure::WindowStats current_;   // the window being recorded (requests by when they ended)
+  // Totals by the part of the run a request was intended in; bytes and gauges are not kept here.
+  measure::WindowStats measured_total_;
+  measure::WindowStats warmup_total_;
   int64_t window_index_ = 0;
   int64_t window_end_ns_ = 0;      // absolute monotonic ns
 

@@ -99,15 +99,15 @@ void Worker::on_connect_failed(Connection& c, int64_t now) {
   last_end_ns_ = now;
   if (open_loop()) {
     dispatcher_->on_connection_lost(false);
-    if (dispatcher_->fail_oldest_queued()) {
-      ++current_.outcomes[static_cast<int>(Outcome::kConnectError)];
+    if (auto intended = dispatcher_->fail_oldest_queued()) {
+      count_outcome(Outcome::kConnectError, *intended);
     }
     c.reopen_pending = true;
     return;
   }
   if (c.active && may_start_request()) {
-    ++current_.intended;
-    ++current_.outcomes[static_cast<int>(Outcome::kConnectError)];
+    count_intended(c.ready_ns);
+    count_outcome(Outcome::kConnectError, c.ready_ns);
     if (request_budget_ > 0) --request_budget_;
     c.ready_ns = c.retry_at_ns;  // the backoff is the user's pause, not the next one's latency
   }
@@ -128,7 +128,7 @@ void Worker::on_ready(Connection& c, int64_t now) {
   if (!c.active) {
     close_connection(c);
   } else if (may_start_request() && now >= start_ns_) {
-    ++current_.intended;
+    count_intended(c.ready_ns);
     if (request_budget_ > 0) --request_budget_;
     start_request(c, c.ready_ns, now);
   }
@@ -211,11 +211,15 @@ void Worker::read_response(Connection& c) {
 
 void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
   int status = c.parser.status();
-  current_.add_status(status);
-  ++current_.outcomes[static_cast<int>(measure::outcome_for_status(status))];
-  current_.latency_us.record(micros(now - c.intended_ns));
-  current_.service_us.record(micros(now - c.write_start_ns));
-  current_.ttfb_us.record(micros(c.first_byte_ns - c.write_start_ns));
+  // The window it ended in (streamed per second) and the part of the run it was intended in
+  // (warm-up or measured: what the summary reports).
+  for (measure::WindowStats* stats : {&current_, &part_of(c.intended_ns)}) {
+    stats->add_status(status);
+    ++stats->outcomes[static_cast<int>(measure::outcome_for_status(status))];
+    stats->latency_us.record(micros(now - c.intended_ns));
+    stats->service_us.record(micros(now - c.write_start_ns));
+    stats->ttfb_us.record(micros(c.first_byte_ns - c.write_start_ns));
+  }
   --busy_;
   last_end_ns_ = now;
   c.ready_ns = now;
@@ -228,7 +232,7 @@ void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
 }
 
 void Worker::fail_request(Connection& c, Outcome outcome, int64_t now) {
-  ++current_.outcomes[static_cast<int>(outcome)];
+  count_outcome(outcome, c.intended_ns);
   --busy_;
   last_end_ns_ = now;
   c.ready_ns = now;

@@ -68,13 +68,17 @@ report::RunResult run_load_test(const RunOptions& options) {
   bool any_measured = false;
   int64_t measured_start_ns = 0;
   while (auto window = engine.next_window()) {
+    // Requests are totalled by the part of the run they were intended in (the engine does
+    // that); bytes and connections by the window they happened in.
+    measure::WindowStats& part = window->warmup ? result.warmup_total : result.total;
+    part.bytes_in += window->bytes_in;
+    part.bytes_out += window->bytes_out;
+    part.connects += window->connects;
     if (window->warmup) {
-      result.warmup_total.merge(*window);
       result.warmup_duration_s += static_cast<double>(window->duration_ns) / kNsPerS;
-    } else {
-      if (!any_measured) measured_start_ns = window->start_ns;
+    } else if (!any_measured) {
+      measured_start_ns = window->start_ns;
       any_measured = true;
-      result.total.merge(*window);
     }
     if (directory) directory->append_window(*window, result.start_wall_ns + window->start_ns);
     if (options.live_progress) {
@@ -86,6 +90,13 @@ report::RunResult run_load_test(const RunOptions& options) {
   }
   if (options.live_progress) std::fputs("\r\033[K", stderr);
 
+  for (auto [part, by_intent] : {std::pair{&result.total, engine.measured_total()},
+                                 std::pair{&result.warmup_total, engine.warmup_total()}}) {
+    by_intent.bytes_in = part->bytes_in;
+    by_intent.bytes_out = part->bytes_out;
+    by_intent.connects = part->connects;
+    *part = std::move(by_intent);
+  }
   int stop_level = engine.stop_level();
   result.interrupted = stop_level > 0;
   int64_t intended = result.total.intended + result.warmup_total.intended;

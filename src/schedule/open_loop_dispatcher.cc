@@ -48,7 +48,7 @@ OpenLoopDispatcher::Action OpenLoopDispatcher::on_arrival(int64_t intended_ns) {
   }
   const bool grow = open_or_opening_ + pending_growth_ < limits_.max_connections;
   if ((!grow && size_ >= limits_.queue_capacity) || size_ == ring_.size()) {
-    ++never_started_;
+    count_never_started(intended_ns);
     return Action::kNeverStarted;
   }
   push(intended_ns);
@@ -100,16 +100,16 @@ void OpenLoopDispatcher::expire(int64_t now_ns) {
   // Waits only grow from the head: the queue is in arrival order, and arrivals come in time
   // order. Were they not, a later-expiring head would only delay the drop, never start an
   // expired request: the head is checked again right before it is handed out.
-  while (size_ > 0 && now_ns - ring_[head_] > limits_.max_wait_ns) {
-    pop();
-    ++never_started_;
-  }
+  while (size_ > 0 && now_ns - ring_[head_] > limits_.max_wait_ns) count_never_started(pop());
 }
 
 void OpenLoopDispatcher::abandon_queue() {
-  never_started_ += static_cast<int64_t>(size_);
-  head_ = 0;
-  size_ = 0;
+  while (size_ > 0) count_never_started(pop());
+}
+
+void OpenLoopDispatcher::count_never_started(int64_t intended_ns) {
+  ++never_started_;
+  if (intended_ns < split_ns_) ++never_started_before_split_;
 }
 
 bool OpenLoopDispatcher::invariants_hold() const {

@@ -91,6 +91,10 @@ class OpenLoopDispatcher {
   int64_t intended() const { return intended_; }            // arrivals so far
   int64_t started() const { return started_; }              // handed to a connection to send
   int64_t never_started() const { return never_started_; }  // queue full, expired, abandoned
+  // Never-started requests are also counted by which side of `split_ns` they were intended on
+  // (the engine splits the warm-up from the measured part this way). Default: no split.
+  void set_split(int64_t split_ns) { split_ns_ = split_ns; }
+  int64_t never_started_before_split() const { return never_started_before_split_; }
   size_t queued() const { return size_; }
   int idle() const { return idle_; }
   int open_or_opening() const { return open_or_opening_; }
@@ -104,6 +108,7 @@ class OpenLoopDispatcher {
  private:
   void push(int64_t intended_ns);
   int64_t pop();
+  void count_never_started(int64_t intended_ns);
 
   Limits limits_;
   std::vector<int64_t> ring_;  // intended times, FIFO; fixed size, never reallocated
@@ -115,6 +120,8 @@ class OpenLoopDispatcher {
   int64_t intended_ = 0;
   int64_t started_ = 0;
   int64_t never_started_ = 0;
+  int64_t split_ns_ = INT64_MIN;
+  int64_t never_started_before_split_ = 0;
 };
 
 }  // namespace proofload::schedule

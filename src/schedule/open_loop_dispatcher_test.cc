@@ -224,3 +224,27 @@ TEST(OpenLoopDispatcher, AFailedConnectFailsTheOldestQueuedRequest) {
 
 }  // namespace
 }  // namespace proofload::schedule
+
+namespace proofload::schedule {
+namespace {
+
+TEST(OpenLoopDispatcher, NeverStartedIsSplitByIntendedTime) {
+  OpenLoopDispatcher d({.pool = 1, .max_connections = 1, .queue_capacity = 1,
+                        .max_wait_ns = 100});
+  d.set_split(1000);
+  d.on_connection_opening();
+  EXPECT_EQ(d.on_connection_ready(0), std::nullopt);
+  EXPECT_EQ(d.on_arrival(900), Action::kSendNow);
+  EXPECT_EQ(d.on_arrival(950), Action::kQueued);
+  EXPECT_EQ(d.on_arrival(960), Action::kNeverStarted);  // before the split: queue full
+  // Expired at 1,100, but intended at 950: before the split.
+  EXPECT_EQ(d.on_arrival(1100), Action::kQueued);
+  EXPECT_EQ(d.never_started(), 2);
+  EXPECT_EQ(d.never_started_before_split(), 2);
+  d.abandon_queue();  // the request intended at 1,100 is after the split
+  EXPECT_EQ(d.never_started(), 3);
+  EXPECT_EQ(d.never_started_before_split(), 2);
+}
+
+}  // namespace
+}  // namespace proofload::schedule

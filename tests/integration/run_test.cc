@@ -153,15 +153,21 @@ TEST(Run, StagesRampTheRate) {
 }
 
 TEST(Run, WarmupIsRecordedApartAndExcluded) {
-  ServeProcess server;
+  // Each request takes 300 ms, so the warm-up's last requests end after it: they still count
+  // as warm-up (a request belongs to the part of the run it was intended in).
+  ServeProcess server({"--delay", "300ms"});
   std::string out = make_temp_dir("warmup");
   auto run = run_to_completion({proofload_binary(), "run", server.url(), "--rate", "200",
-                                "--warmup", "1s", "-d", "1s", "-c", "2", "--workers", "1",
+                                "--warmup", "1s", "-d", "1s", "-c", "80", "--workers", "1",
                                 "--out", out});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   json result = read_result(out);
+  expect_counts_add_up(result["summary"]);
   EXPECT_EQ(result["summary"]["intended"], 200);
+  EXPECT_EQ(result["summary"]["requests"], 200);
   EXPECT_EQ(result["warmup"]["requests"], 200);
+  EXPECT_GT(result["windows"][1]["requests"].get<int64_t>(), 0);  // warm-up ones ended here
+  EXPECT_GT(result["summary"]["latency_ms"]["p50"].get<double>(), 300);
   EXPECT_TRUE(result["windows"][0]["warmup"].get<bool>());
   EXPECT_FALSE(result["windows"][1]["warmup"].get<bool>());
 }
