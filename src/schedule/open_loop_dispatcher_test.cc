@@ -200,11 +200,6 @@ TEST(OpenLoopDispatcher, RejectsBadLimits) {
   EXPECT_THROW(OpenLoopDispatcher(L{1, 1, 1, -1}), UsageError);
 }
 
-}  // namespace
-}  // namespace proofload::schedule
-
-namespace proofload::schedule {
-namespace {
 
 TEST(OpenLoopDispatcher, AFailedConnectFailsTheOldestQueuedRequest) {
   OpenLoopDispatcher d({.pool = 1, .max_connections = 1, .queue_capacity = 4,
@@ -222,11 +217,6 @@ TEST(OpenLoopDispatcher, AFailedConnectFailsTheOldestQueuedRequest) {
   EXPECT_EQ(d.intended(), d.started() + d.never_started() + static_cast<int64_t>(d.queued()));
 }
 
-}  // namespace
-}  // namespace proofload::schedule
-
-namespace proofload::schedule {
-namespace {
 
 TEST(OpenLoopDispatcher, NeverStartedIsSplitByIntendedTime) {
   OpenLoopDispatcher d({.pool = 1, .max_connections = 1, .queue_capacity = 1,

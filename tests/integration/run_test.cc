@@ -42,6 +42,17 @@ size_t count_lines(const std::string& text) {
   return static_cast<size_t>(std::count(text.begin(), text.end(), '\n'));
 }
 
+// Waits (at most 20 s) until the run has streamed its first window to windows.csv: the run is
+// then under way. False if the process ended first or time ran out.
+bool wait_for_first_window(Process& run, const std::string& out) {
+  auto until = std::chrono::steady_clock::now() + seconds(20);
+  while (count_lines(read_file(out + "/windows.csv")) < 2) {
+    if (std::chrono::steady_clock::now() > until) return false;
+    if (run.wait(std::chrono::milliseconds(50)).has_value()) return false;
+  }
+  return true;
+}
+
 TEST(Run, ClosedLoopWritesResultsWhoseCountsAddUp) {
   ServeProcess server;
   std::string out = make_temp_dir("closed");
@@ -178,10 +189,7 @@ TEST(Run, CtrlCStopsGracefullyAndWritesResults) {
   Process run({proofload_binary(), "run", server.url(), "-c", "4", "-d", "60s", "--workers", "1",
                "--out", out});
   // Wait until the first window has been streamed to disk, then interrupt.
-  auto until = std::chrono::steady_clock::now() + seconds(20);
-  while (count_lines(read_file(out + "/windows.csv")) < 2 && std::chrono::steady_clock::now() < until) {
-    ASSERT_FALSE(run.wait(std::chrono::milliseconds(50)).has_value()) << run.err();
-  }
+  ASSERT_TRUE(wait_for_first_window(run, out)) << run.err();
   run.signal(SIGINT);
   auto code = run.wait(seconds(10));
   ASSERT_TRUE(code.has_value()) << "proofload did not stop after SIGINT";
@@ -198,10 +206,7 @@ TEST(Run, SigtermStopsLikeCtrlC) {
   std::string out = make_temp_dir("sigterm");
   Process run({proofload_binary(), "run", server.url(), "--rate", "100", "-d", "60s", "-c", "2",
                "--workers", "1", "--out", out});
-  auto until = std::chrono::steady_clock::now() + seconds(20);
-  while (count_lines(read_file(out + "/windows.csv")) < 2 && std::chrono::steady_clock::now() < until) {
-    ASSERT_FALSE(run.wait(std::chrono::milliseconds(50)).has_value()) << run.err();
-  }
+  ASSERT_TRUE(wait_for_first_window(run, out)) << run.err();
   run.signal(SIGTERM);
   auto code = run.wait(seconds(10));
   ASSERT_TRUE(code.has_value());
@@ -209,11 +214,6 @@ TEST(Run, SigtermStopsLikeCtrlC) {
   expect_counts_add_up(read_result(out)["summary"]);
 }
 
-}  // namespace
-}  // namespace proofload::testing
-
-namespace proofload::testing {
-namespace {
 
 TEST(Run, SecondCtrlCEndsAtOnceAndStillWritesResults) {
   // Every request takes 30 s, so after the first SIGINT the run waits in its grace period.
@@ -221,10 +221,7 @@ TEST(Run, SecondCtrlCEndsAtOnceAndStillWritesResults) {
   std::string out = make_temp_dir("second-interrupt");
   Process run({proofload_binary(), "run", server.url(), "-c", "2", "-d", "60s", "--grace", "60s",
                "--workers", "1", "--out", out});
-  auto until = std::chrono::steady_clock::now() + seconds(20);
-  while (count_lines(read_file(out + "/windows.csv")) < 2 && std::chrono::steady_clock::now() < until) {
-    ASSERT_FALSE(run.wait(std::chrono::milliseconds(50)).has_value()) << run.err();
-  }
+  ASSERT_TRUE(wait_for_first_window(run, out)) << run.err();
   run.signal(SIGINT);
   EXPECT_FALSE(run.wait(std::chrono::milliseconds(300)).has_value()) << "did not wait for grace";
   run.signal(SIGINT);
@@ -236,11 +233,6 @@ TEST(Run, SecondCtrlCEndsAtOnceAndStillWritesResults) {
   EXPECT_EQ(summary["outcomes"]["timeout"], 2);  // the two requests cut short
 }
 
-}  // namespace
-}  // namespace proofload::testing
-
-namespace proofload::testing {
-namespace {
 
 TEST(Run, OpenLoopRequestCountCapsTheSchedule) {
   ServeProcess server;
@@ -260,10 +252,7 @@ TEST(Run, AServerThatDiesMidRunIsCountedNotTrusted) {
   std::string out = make_temp_dir("server-dies");
   Process run({proofload_binary(), "run", url, "-c", "4", "-d", "3s", "--workers", "1",
                "--out", out});
-  auto until = std::chrono::steady_clock::now() + seconds(20);
-  while (count_lines(read_file(out + "/windows.csv")) < 2 && std::chrono::steady_clock::now() < until) {
-    ASSERT_FALSE(run.wait(std::chrono::milliseconds(50)).has_value()) << run.err();
-  }
+  ASSERT_TRUE(wait_for_first_window(run, out)) << run.err();
   server.reset();  // kills the server
   auto code = run.wait(seconds(20));
   ASSERT_TRUE(code.has_value());
