@@ -15,6 +15,7 @@
 #include "experiments/run_experiment.h"
 #include "http/request.h"
 #include "http/url.h"
+#include "schedule/open_loop_dispatcher.h"
 #include "schedule/parse.h"
 
 namespace proofload::cli {
@@ -92,6 +93,13 @@ experiments::RunOptions build_options(const RunFlags& f, const std::string& comm
   load.executor = executor == "open" ? engine::Executor::kOpenLoop : engine::Executor::kClosedLoop;
   if (load.executor == engine::Executor::kOpenLoop && !f.rate && !f.stages) {
     throw UsageError("open loop needs --rate R (requests/s) or --stages");
+  }
+  if (load.executor == engine::Executor::kClosedLoop && f.rate) {
+    throw UsageError("--rate sets an open-loop schedule: drop --executor closed or --rate");
+  }
+  if (f.queue > static_cast<int64_t>(schedule::OpenLoopDispatcher::kMaxQueueCapacity)) {
+    throw UsageError("--queue must be at most " +
+                     std::to_string(schedule::OpenLoopDispatcher::kMaxQueueCapacity));
   }
   load.warmup_ns = schedule::parse_duration_ns(f.warmup);
   if (load.warmup_ns < 0) throw UsageError("--warmup must not be negative");

@@ -43,6 +43,10 @@ TEST(BadInput, ZeroConnections) {
 TEST(BadInput, NegativeRate) {
   expect_usage_error({"run", "http://127.0.0.1:1/", "--rate=-5"}, "rate");
 }
+TEST(BadInput, RateWithAClosedLoop) {
+  expect_usage_error({"run", "http://127.0.0.1:1/", "--executor", "closed", "--rate", "5"},
+                     "open-loop");
+}
 TEST(BadInput, BadDuration) { expect_usage_error({"run", "http://127.0.0.1:1/", "-d", "ten"}, "ten"); }
 TEST(BadInput, BadStages) {
   expect_usage_error({"run", "http://127.0.0.1:1/", "--stages", "10s"}, "stage");
