@@ -32,6 +32,13 @@ std::optional<measure::WindowStats> Engine::next_window() {
   return window;
 }
 
+std::string Engine::failure() const {
+  for (const auto& w : workers_) {
+    if (!w->failure().empty()) return w->failure();
+  }
+  return {};
+}
+
 void Engine::request_stop() {
   // fetch_add on a lock-free atomic and write(2) on an eventfd are both async-signal-safe.
   int level = control_.stop_level.fetch_add(1) + 1;

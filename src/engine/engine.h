@@ -47,6 +47,10 @@ class Engine {
   void request_stop();
 
   const LoadSpec& spec() const { return spec_; }
+  // The first worker failure ("" if none); valid after next_window() ended. A failed worker
+  // stops early; the others run on, so the result is partial.
+  std::string failure() const;
+
   // How many stop requests arrived (0: none; the run ended by its schedule).
   int stop_level() const { return control_.stop_level.load(); }
 

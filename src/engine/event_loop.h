@@ -32,13 +32,24 @@ class EventLoop {
   void remove(int fd);
 
   // Waits until an fd is ready or the absolute monotonic `deadline_ns` passes (a deadline in
-  // the past polls; kNoDeadline waits for an fd). Precise to microseconds (epoll_pwait2).
+  // the past polls; kNoDeadline waits for an fd). Precise to microseconds: epoll_pwait2 where
+  // the kernel has it (Linux 5.11+), else epoll_wait with a timerfd armed to the deadline.
   // The span is valid until the next call.
   static constexpr int64_t kNoDeadline = INT64_MAX;
   std::span<const epoll_event> wait(int64_t deadline_ns);
 
+  // Makes every loop of the process use the epoll_wait + timerfd fallback (for its tests).
+  static void use_timerfd_for_tests();
+
+  // Reserved: the loop's own timerfd uses this token; owners must not register it.
+  static constexpr uint64_t kReservedToken = UINT64_MAX - 1;
+
  private:
+  std::span<const epoll_event> wait_with_timerfd(int64_t deadline_ns);
+
   int epoll_fd_;
+  int timer_fd_ = -1;                       // created on first use of the fallback
+  int64_t timer_armed_for_ = kNoDeadline;   // the deadline the timerfd is armed to
   std::vector<epoll_event> events_;
 };
 

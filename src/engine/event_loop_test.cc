@@ -75,3 +75,33 @@ TEST(Tcp, UnreachablePortIsAUsageErrorNamingTheAddress) {
 
 }  // namespace
 }  // namespace proofload::engine
+
+namespace proofload::engine {
+namespace {
+
+// Kernels before 5.11 (and valgrind) have no epoll_pwait2: the timerfd fallback must keep
+// deadlines and still report ready descriptors. Runs last in this binary (it switches the
+// process over), and in a child process so the other tests keep the fast path.
+TEST(EventLoopFallback, TimerfdKeepsDeadlinesAndEvents) {
+  EXPECT_EXIT(
+      {
+        EventLoop::use_timerfd_for_tests();
+        EventLoop loop;
+        use_precise_timers_on_this_thread();
+        for (int64_t wait_ns : {200'000, 1'000'000, 3'000'000}) {
+          int64_t deadline = monotonic_ns() + wait_ns;
+          if (!loop.wait(deadline).empty() || monotonic_ns() < deadline) std::exit(1);
+        }
+        int fd = eventfd(0, EFD_NONBLOCK);
+        loop.add(fd, EPOLLIN, 7);
+        uint64_t one = 1;
+        if (write(fd, &one, sizeof one) != sizeof one) std::exit(2);
+        auto events = loop.wait(monotonic_ns() + 1'000'000'000);
+        if (events.size() != 1 || events[0].data.u64 != 7) std::exit(3);
+        std::exit(0);
+      },
+      ::testing::ExitedWithCode(0), "");
+}
+
+}  // namespace
+}  // namespace proofload::engine

@@ -1,6 +1,6 @@
 // The load worker's event loop: connections, request lifecycle, open/closed-loop executors and
 // per-window recording. See worker.h. Runs on its own thread; touches nothing shared but
-// RunControl (atomic reads) and the WindowMailbox (once per window).
+// RunControl (atomics) and the WindowMailbox (once per window).
 #include "engine/worker.h"
 
 #include <sys/eventfd.h>
@@ -23,7 +23,7 @@ constexpr int64_t kSweepIntervalNs = 10 * kNsPerMs;  // timeouts, ramps, reconne
 
 }  // namespace
 
-Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, const RunControl& control,
+Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& control,
                WindowMailbox& mailbox)
     : spec_(spec),
       index_(index),
@@ -67,6 +67,21 @@ void Worker::wake() const {
 // ---- the loop ----------------------------------------------------------------------------
 
 void Worker::run() {
+  try {
+    run_loop();
+  } catch (const std::exception& e) {
+    // A system call that should never fail did (out of kernel memory, ...). The worker stops,
+    // what it recorded is handed over, and the coordinator ends the run and says why.
+    failure_ = e.what();
+    control_.stop_level.store(2);  // the others see it within a sweep interval and end too
+    for (Connection& c : connections_) close_connection(c);
+    flush_window(std::max(monotonic_ns(), start_ns_ + window_index_ * spec_.window_ns));
+    mailbox_.post_done(index_, window_index_ - 1, monotonic_ns() - start_ns_, measured_total_,
+                       warmup_total_);
+  }
+}
+
+void Worker::run_loop() {
   use_precise_timers_on_this_thread();
   int64_t now = monotonic_ns();
   window_end_ns_ = start_ns_ + spec_.window_ns;

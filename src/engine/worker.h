@@ -1,11 +1,12 @@
 // One load worker: a thread with its own epoll loop, its own connections, its own arrival
 // schedule share and its own window statistics (shared nothing). It talks to the rest of the
-// run only through RunControl (read: stop requests) and the WindowMailbox (once per window).
+// run only through RunControl (stop requests) and the WindowMailbox (once per window).
 #pragma once
 
 #include <atomic>
 #include <cstdint>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "engine/event_loop.h"
@@ -18,7 +19,7 @@
 
 namespace proofload::engine {
 
-// Stop requests, shared by the coordinator (writer) and the workers (readers).
+// Stop requests, shared by the coordinator and the workers (a failing worker stops the rest).
 struct RunControl {
   // 0: run; 1: stop starting requests and drain within the grace period; 2: end now.
   std::atomic<int> stop_level{0};
@@ -26,14 +27,17 @@ struct RunControl {
 
 class Worker {
  public:
-  Worker(const LoadSpec& spec, int index, int64_t start_ns, const RunControl& control,
+  Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& control,
          WindowMailbox& mailbox);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
   // The thread body: runs the load until the schedule ends and in-flight requests drained.
+  // Never throws: a failure ends this worker early and is kept in failure().
   void run();
+  // Why the worker ended early ("" if it did not). Read after the thread was joined.
+  const std::string& failure() const { return failure_; }
   // Wakes the worker's loop so it sees a new stop level. Async-signal-safe.
   void wake() const;
 
@@ -58,6 +62,7 @@ class Worker {
     http::ResponseParser parser;
   };
 
+  void run_loop();
   bool open_loop() const { return spec_.executor == Executor::kOpenLoop; }
   int64_t since_start(int64_t now) const { return now - start_ns_; }
 
@@ -101,7 +106,7 @@ class Worker {
   const LoadSpec& spec_;
   const int index_;
   const int64_t start_ns_;
-  const RunControl& control_;
+  RunControl& control_;
   WindowMailbox& mailbox_;
   EventLoop loop_;
   int wake_fd_;
@@ -131,6 +136,7 @@ class Worker {
 
   static constexpr size_t kReadBufferBytes = 64 * 1024;
   std::vector<char> read_buffer_;
+  std::string failure_;
 };
 
 }  // namespace proofload::engine

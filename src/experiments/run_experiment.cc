@@ -5,6 +5,7 @@
 
 #include <atomic>
 #include <cstdio>
+#include <stdexcept>
 
 #include "common/clock.h"
 #include "engine/engine.h"
@@ -106,8 +107,15 @@ report::RunResult run_load_test(const RunOptions& options) {
                           : "duration reached";
   result.measured_duration_s =
       any_measured ? static_cast<double>(engine.end_ns() - measured_start_ns) / kNsPerS : 0;
+  if (std::string failure = engine.failure(); !failure.empty()) {
+    result.end_reason = "a worker failed: " + failure;
+  }
   if (directory) directory->finish(result);
   if (options.print_summary) std::fputs(report::format_summary(result).c_str(), stdout);
+  if (std::string failure = engine.failure(); !failure.empty()) {
+    throw std::runtime_error("a load worker failed (" + failure + "); the results cover only part "
+                             "of the run");
+  }
   return result;
 }
 

@@ -23,7 +23,8 @@ struct RunOptions {
   bool print_summary = true;     // the human summary on stdout at the end
 };
 
-// Runs the load test; returns the result (also written to out_dir when set).
+// Runs the load test; returns the result (also written to out_dir when set). Throws
+// std::runtime_error, after writing what was recorded, if a load worker failed.
 report::RunResult run_load_test(const RunOptions& options);
 
 }  // namespace proofload::experiments
