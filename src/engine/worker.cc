@@ -74,11 +74,25 @@ void Worker::run() {
     // what it recorded is handed over, and the coordinator ends the run and says why.
     failure_ = e.what();
     control_.stop_level.store(2);  // the others see it within a sweep interval and end too
+    int64_t now = monotonic_ns();
+    roll_windows(now);
+    if (!draining_) begin_drain(now);
+    end_drain(now);  // what was in flight or queued still gets its one outcome
     for (Connection& c : connections_) close_connection(c);
-    flush_window(std::max(monotonic_ns(), start_ns_ + window_index_ * spec_.window_ns));
-    mailbox_.post_done(index_, window_index_ - 1, monotonic_ns() - start_ns_, measured_total_,
-                       warmup_total_);
+    finish_windows();
   }
+}
+
+// Hands over the last window (ending when the last request ended) and the totals.
+void Worker::finish_windows() {
+  int64_t end_ns = std::max(last_end_ns_, drain_started_ns_);
+  int64_t window_start_ns = start_ns_ + window_index_ * spec_.window_ns;
+  bool empty = current_.ended() == 0 && current_.intended == 0 && current_.bytes_in == 0 &&
+               current_.bytes_out == 0 && current_.connects == 0;
+  // A last window that holds nothing and starts after the end adds only an empty row.
+  if (!(empty && end_ns <= window_start_ns)) flush_window(std::max(end_ns, window_start_ns));
+  mailbox_.post_done(index_, window_index_ - 1, end_ns - start_ns_, measured_total_,
+                     warmup_total_);
 }
 
 void Worker::run_loop() {
@@ -105,26 +119,21 @@ void Worker::run_loop() {
       end_drain(now);
       break;
     }
-    for (const epoll_event& e : loop_.wait(next_deadline())) {
+    auto events = loop_.wait(next_deadline());
+    roll_windows(monotonic_ns());  // what these events end belongs to the window now running
+    for (const epoll_event& e : events) {
       if (e.data.u64 == kWakeToken) {
         uint64_t count;
         [[maybe_unused]] ssize_t ignored = read(wake_fd_, &count, sizeof count);
         continue;
       }
-      auto slot = static_cast<uint32_t>(e.data.u64);
-      auto generation = static_cast<uint32_t>(e.data.u64 >> 32);
-      Connection& c = connections_[slot];
-      // A connection closed and reopened earlier in this batch has a new fd generation; events
-      // for the old socket are dropped.
-      if (c.fd >= 0 && static_cast<uint32_t>(c.fd) == generation) on_event(c, e.events);
+      // The token is the connection's slot. Handling an event changes only its own connection,
+      // and each registered socket appears at most once in a batch, so no event is stale.
+      on_event(connections_[e.data.u64], e.events);
     }
   }
-  now = monotonic_ns();
-  roll_windows(now);
-  int64_t end_ns = std::max(last_end_ns_, drain_started_ns_);
-  flush_window(std::max(end_ns, start_ns_ + window_index_ * spec_.window_ns));
-  mailbox_.post_done(index_, window_index_ - 1, end_ns - start_ns_, measured_total_,
-                     warmup_total_);
+  roll_windows(monotonic_ns());
+  finish_windows();
 }
 
 int64_t Worker::next_deadline() const {
@@ -204,8 +213,11 @@ void Worker::dispatch_arrivals(int64_t now) {
         break;
       }
       case schedule::OpenLoopDispatcher::Action::kQueuedOpenNew:
+        // The dispatcher counts one closed slot for every connection it may still ask for, so
+        // one is found. A slot waiting out a reconnect backoff is taken too: work is waiting.
         for (Connection& c : connections_) {
-          if (c.state == ConnState::kClosed && !c.reopen_pending) {
+          if (c.state == ConnState::kClosed) {
+            c.reopen_pending = false;
             dispatcher_->on_connection_opening();
             open_connection(c, now);
             break;
@@ -213,11 +225,10 @@ void Worker::dispatch_arrivals(int64_t now) {
         }
         break;
       case schedule::OpenLoopDispatcher::Action::kQueued:
-        break;
       case schedule::OpenLoopDispatcher::Action::kNeverStarted:
-        sync_never_started();
         break;
     }
+    sync_never_started();  // on_arrival may also have dropped expired requests
   }
 }
 
@@ -295,6 +306,8 @@ void Worker::sync_never_started() {
   constexpr int kNever = static_cast<int>(Outcome::kNeverStarted);
   int64_t total = dispatcher_->never_started();
   int64_t in_warmup = dispatcher_->never_started_before_split();
+  if (total == never_started_seen_) return;
+  last_end_ns_ = monotonic_ns();
   current_.outcomes[kNever] += total - never_started_seen_;
   warmup_total_.outcomes[kNever] += in_warmup - never_started_in_warmup_seen_;
   measured_total_.outcomes[kNever] += (total - in_warmup) -
@@ -309,6 +322,7 @@ void Worker::count_intended(int64_t intended_ns) {
 }
 
 void Worker::count_outcome(Outcome outcome, int64_t intended_ns) {
+  last_end_ns_ = monotonic_ns();
   ++current_.outcomes[static_cast<int>(outcome)];
   ++part_of(intended_ns).outcomes[static_cast<int>(outcome)];
 }

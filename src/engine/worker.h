@@ -63,6 +63,7 @@ class Worker {
   };
 
   void run_loop();
+  void finish_windows();
   bool open_loop() const { return spec_.executor == Executor::kOpenLoop; }
   int64_t since_start(int64_t now) const { return now - start_ns_; }
 
@@ -89,10 +90,12 @@ class Worker {
   void read_response(Connection& c);
   void complete_request(Connection& c, int64_t now, bool reusable);
   void fail_request(Connection& c, measure::Outcome outcome, int64_t now);
-  void lose_idle_connection(Connection& c, int64_t now);
+  void lose_idle_connection(Connection& c, int64_t now, bool orderly_close);
+  void back_off(Connection& c, int64_t now);
   void reopen_after_loss(Connection& c, int64_t now);
   void reopen_after_loss_open_loop(Connection& c, int64_t now);
   int slot_of(const Connection& c) const { return static_cast<int>(&c - connections_.data()); }
+  uint64_t token_of(const Connection& c) const { return static_cast<uint64_t>(slot_of(c)); }
   void set_epollout(Connection& c, bool on);
   void sync_never_started();
   void count_intended(int64_t intended_ns);

@@ -20,10 +20,6 @@ constexpr int64_t kMaxBackoffNs = 1 * kNsPerS;
 
 int64_t micros(int64_t ns) { return ns / kNsPerUs; }
 
-// The epoll token: the slot, and the fd as a generation so stale events are recognised.
-uint64_t token_for(int slot, int fd) {
-  return (static_cast<uint64_t>(static_cast<uint32_t>(fd)) << 32) | static_cast<uint32_t>(slot);
-}
 
 }  // namespace
 
@@ -38,7 +34,7 @@ void Worker::open_connection(Connection& c, int64_t now) {
   c.fd = fd;
   c.state = ConnState::kConnecting;
   c.want_epollout = true;
-  loop_.add(fd, EPOLLOUT, token_for(slot_of(c), fd));
+  loop_.add(fd, EPOLLOUT, token_of(c));
 }
 
 void Worker::close_connection(Connection& c) {
@@ -51,7 +47,7 @@ void Worker::close_connection(Connection& c) {
 void Worker::set_epollout(Connection& c, bool on) {
   if (c.want_epollout == on) return;
   c.want_epollout = on;
-  loop_.modify(c.fd, on ? (EPOLLIN | EPOLLOUT) : EPOLLIN, token_for(slot_of(c), c.fd));
+  loop_.modify(c.fd, on ? (EPOLLIN | EPOLLOUT) : EPOLLIN, token_of(c));
 }
 
 void Worker::on_event(Connection& c, uint32_t events) {
@@ -72,10 +68,16 @@ void Worker::on_event(Connection& c, uint32_t events) {
         read_response(c);
       }
       return;
-    case ConnState::kIdle:
-      // The server closed a kept-alive connection (or sent bytes nobody asked for): reopen.
-      lose_idle_connection(c, now);
+    case ConnState::kIdle: {
+      // The server closed a kept-alive connection (normal: reopen at once), or sent bytes
+      // nobody asked for or reset it (reopen after a backoff, so a server that speaks first
+      // cannot make us spin).
+      char byte;
+      ssize_t n = recv(c.fd, &byte, 1, MSG_DONTWAIT);
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+      lose_idle_connection(c, now, n == 0);
       return;
+    }
     case ConnState::kClosed:
       return;
   }
@@ -83,20 +85,23 @@ void Worker::on_event(Connection& c, uint32_t events) {
 
 void Worker::on_connected(Connection& c, int64_t now) {
   ++current_.connects;
-  c.backoff_ns = 0;
   c.want_epollout = false;
-  loop_.modify(c.fd, EPOLLIN, token_for(slot_of(c), c.fd));
+  loop_.modify(c.fd, EPOLLIN, token_of(c));
   c.state = ConnState::kIdle;
   on_ready(c, now);
+}
+
+// The next reconnect of `c` waits: 10 ms, doubling to 1 s, until a request succeeds on it.
+void Worker::back_off(Connection& c, int64_t now) {
+  c.backoff_ns = c.backoff_ns == 0 ? kFirstBackoffNs : std::min(kMaxBackoffNs, 2 * c.backoff_ns);
+  c.retry_at_ns = now + c.backoff_ns;
 }
 
 // A failed connect is the failure of the request that needed the connection: in closed loop
 // the user's next request; in open loop the oldest request waiting for a connection, if any.
 void Worker::on_connect_failed(Connection& c, int64_t now) {
   close_connection(c);
-  c.backoff_ns = c.backoff_ns == 0 ? kFirstBackoffNs : std::min(kMaxBackoffNs, 2 * c.backoff_ns);
-  c.retry_at_ns = now + c.backoff_ns;
-  last_end_ns_ = now;
+  back_off(c, now);
   if (open_loop()) {
     dispatcher_->on_connection_lost(false);
     if (auto intended = dispatcher_->fail_oldest_queued()) {
@@ -182,7 +187,10 @@ void Worker::read_response(Connection& c) {
         if (extra) {
           fail_request(c, Outcome::kProtocolError, now);
         } else {
-          complete_request(c, now, c.parser.keep_alive());
+          // An answer that came before the whole request was written (a 413, say) leaves the
+          // server reading the rest: the connection cannot carry another request.
+          bool request_sent = c.written == spec_.request_bytes.size();
+          complete_request(c, now, c.parser.keep_alive() && request_sent);
         }
         return;
       }
@@ -223,6 +231,7 @@ void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
   --busy_;
   last_end_ns_ = now;
   c.ready_ns = now;
+  c.backoff_ns = 0;  // the server answers on this connection again
   if (reusable) {
     on_ready(c, now);
     return;
@@ -234,21 +243,26 @@ void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
 void Worker::fail_request(Connection& c, Outcome outcome, int64_t now) {
   count_outcome(outcome, c.intended_ns);
   --busy_;
-  last_end_ns_ = now;
   c.ready_ns = now;
   close_connection(c);
   reopen_after_loss(c, now);
 }
 
-void Worker::lose_idle_connection(Connection& c, int64_t now) {
+void Worker::lose_idle_connection(Connection& c, int64_t now, bool orderly_close) {
   close_connection(c);
+  if (!orderly_close) back_off(c, now);
   if (open_loop()) {
     idle_.erase(std::find(idle_.begin(), idle_.end(), slot_of(c)));
     dispatcher_->on_connection_lost(true);
-    reopen_after_loss_open_loop(c, now);
+    if (orderly_close) {
+      reopen_after_loss_open_loop(c, now);
+    } else {
+      c.reopen_pending = true;  // the sweep reopens it once the backoff has passed
+    }
     return;
   }
-  if (c.active && !draining_) open_connection(c, now);
+  // Closed loop: adjust_closed_loop_users reopens it once retry_at_ns has passed.
+  if (orderly_close && c.active && !draining_) open_connection(c, now);
 }
 
 // A connection that carried a request is gone (closed by either side). Closed loop: the user
@@ -263,6 +277,7 @@ void Worker::reopen_after_loss(Connection& c, int64_t now) {
 }
 
 void Worker::reopen_after_loss_open_loop(Connection& c, int64_t now) {
+  if (draining_ && dispatcher_->queued() == 0) return;  // nothing left for it to carry
   if (!dispatcher_->should_open_connection()) return;
   dispatcher_->on_connection_opening();
   open_connection(c, now);

@@ -61,8 +61,8 @@ report::RunResult run_load_test(const RunOptions& options) {
   if (options.out_dir) directory.emplace(*options.out_dir);  // fails before anything is sent
 
   engine::Engine engine(options.load);
-  StopSignals signals(engine);
   engine.start();
+  StopSignals signals(engine);  // after start: a handler must not see the workers half made
   result.start_wall_ns = wall_ns_of(engine.start_ns());
   if (directory) directory->open(result);
 

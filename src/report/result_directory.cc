@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <exception>
+#include <memory>
 #include <cstdlib>
 #include <stdexcept>
 #include <string>
@@ -33,7 +34,7 @@ namespace {
 }
 
 std::FILE* open_stream(const std::filesystem::path& path) {
-  std::FILE* file = std::fopen(path.c_str(), "we");  // 'e': close-on-exec (hooks run children)
+  std::FILE* file = std::fopen(path.c_str(), "we");  // 'e': close-on-exec
   if (file == nullptr) io_failure(path, errno);
   return file;
 }
@@ -158,20 +159,23 @@ void ResultDirectory::write_final_result(const RunResult& final_result) {
   out.write(head);
   out.write(",\n  \"windows\": [");
   const std::filesystem::path journal_path = directory_ / kWindowsJournal;
-  std::FILE* journal = std::fopen(journal_path.c_str(), "re");
+  std::unique_ptr<std::FILE, int (*)(std::FILE*)> journal(std::fopen(journal_path.c_str(), "re"),
+                                                          &std::fclose);
   bool first = true;
-  if (journal != nullptr) {
-    char* line = nullptr;
-    size_t capacity = 0;
+  if (journal) {
+    // getline's buffer, freed however this ends (a write below may throw).
+    struct LineBuffer {
+      char* data = nullptr;
+      size_t capacity = 0;
+      ~LineBuffer() { std::free(data); }
+    } line;
     ssize_t length;
-    while ((length = ::getline(&line, &capacity, journal)) > 0) {
-      if (line[length - 1] != '\n') break;  // a line cut by a crash is not a window
+    while ((length = ::getline(&line.data, &line.capacity, journal.get())) > 0) {
+      if (line.data[length - 1] != '\n') break;  // a line cut by a crash is not a window
       out.write(first ? "\n    " : ",\n    ");
-      out.write(std::string_view(line, static_cast<size_t>(length - 1)));
+      out.write(std::string_view(line.data, static_cast<size_t>(length - 1)));
       first = false;
     }
-    std::free(line);
-    std::fclose(journal);
   }
   out.write(first ? "]\n}\n" : "\n  ]\n}\n");
   out.commit();

@@ -263,6 +263,32 @@ TEST(Run, AServerThatDiesMidRunIsCountedNotTrusted) {
   EXPECT_GT(summary["outcomes"]["connect_error"].get<int64_t>(), 0) << summary.dump(2);
 }
 
+TEST(Run, OpenLoopCountsAnOutageAsConnectErrorsAndRecoversAfterIt) {
+  auto server = std::make_unique<ServeProcess>();
+  const int port = server->port();
+  std::string out = make_temp_dir("open-outage");
+  Process run({proofload_binary(), "run", server->url(), "--rate", "200", "-d", "6s", "-c", "2",
+               "--max-connections", "4", "--timeout", "1s", "--workers", "1", "--out", out});
+  ASSERT_TRUE(wait_for_first_window(run, out)) << run.err();
+  server.reset();  // the outage begins
+  auto until = std::chrono::steady_clock::now() + seconds(20);
+  while (count_lines(read_file(out + "/windows.csv")) < 4 && std::chrono::steady_clock::now() < until) {
+    ASSERT_FALSE(run.wait(std::chrono::milliseconds(50)).has_value()) << run.err();
+  }
+  // The same port again: the outage ends.
+  Process restarted({proofload_binary(), "serve", "--port", std::to_string(port)});
+  ASSERT_TRUE(restarted.read_stdout_line(seconds(10)).has_value()) << restarted.err();
+  auto code = run.wait(seconds(30));
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 0) << run.err();
+  json result = read_result(out);
+  expect_counts_add_up(result["summary"]);
+  EXPECT_GT(result["summary"]["outcomes"]["connect_error"].get<int64_t>(), 0) << result.dump(2);
+  const json& windows = result["windows"];
+  ASSERT_GE(windows.size(), 6u);
+  EXPECT_GT(windows[5]["requests"].get<int64_t>(), 150) << "no recovery after the outage";
+}
+
 TEST(Run, TooFewFileDescriptorsIsSaidClearly) {
   ServeProcess server;
   auto run = run_to_completion({"/usr/bin/prlimit", "--nofile=64:64", proofload_binary(), "run",
