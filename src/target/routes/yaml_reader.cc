@@ -1,0 +1,309 @@
+// Checked reading of YAML values with file:line:column errors (see yaml_reader.h). Stateless
+// apart from the file name; throws UsageError only.
+#include "target/routes/yaml_reader.h"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+
+#include "common/usage_error.h"
+#include "schedule/parse.h"
+
+namespace proofload::target::yaml_reader {
+namespace {
+
+char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
+
+// Optimal string alignment distance: a typo is usually one insertion, deletion, substitution
+// or swapped pair.
+size_t edit_distance(std::string_view a, std::string_view b) {
+  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
+  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
+  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    for (size_t j = 1; j <= b.size(); ++j) {
+      size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
+      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
+      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
+          lower(a[i - 2]) == lower(b[j - 1])) {
+        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
+      }
+    }
+  }
+  return d[a.size()][b.size()];
+}
+
+// Shows user text in a message: quoted, cut short, control characters replaced.
+std::string shown(std::string_view text) {
+  constexpr size_t kMaxShown = 40;
+  std::string out = "'";
+  for (size_t i = 0; i < text.size() && i < kMaxShown; ++i) {
+    char c = text[i];
+    out += (static_cast<unsigned char>(c) < 0x20 || c == 0x7f) ? '?' : c;
+  }
+  if (text.size() > kMaxShown) out += "...";
+  return out + "'";
+}
+
+std::string join(std::span<const std::string_view> names) {
+  std::string out;
+  for (std::string_view name : names) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+// The scalar text of `node`, failing with "WHAT: expected EXPECTED, got a map" otherwise.
+const std::string& scalar_of(const Source& source, const YAML::Node& node, std::string_view what,
+                             std::string_view expected) {
+  if (!node.IsScalar()) {
+    source.fail(node, std::string(what) + ": expected " + std::string(expected) + ", got " +
+                          std::string(node_kind(node)));
+  }
+  return node.Scalar();
+}
+
+[[noreturn]] void rethrow_with(const Source& source, const YAML::Node& node, std::string_view what,
+                               const UsageError& error) {
+  source.fail(node, std::string(what) + ": " + error.what());
+}
+
+}  // namespace
+
+std::string Source::location(const YAML::Mark& mark) const {
+  int line = mark.is_null() ? 1 : mark.line + 1;
+  int column = mark.is_null() ? 1 : mark.column + 1;
+  return file_name_ + ":" + std::to_string(line) + ":" + std::to_string(column);
+}
+
+void Source::fail(const YAML::Mark& mark, const std::string& message) const {
+  throw UsageError(location(mark) + ": " + message);
+}
+
+std::optional<std::string_view> nearest_key(std::string_view key,
+                                            std::span<const std::string_view> allowed) {
+  // Close enough to be a typo: one edit (one per four letters for long keys), and never a
+  // replacement of the whole word ("ab" is not a typo of "cd").
+  size_t limit = std::max<size_t>(1, key.size() / 4);
+  std::optional<std::string_view> best;
+  size_t best_distance = limit + 1;
+  for (std::string_view candidate : allowed) {
+    size_t distance = edit_distance(key, candidate);
+    if (distance < best_distance && distance < std::max(key.size(), candidate.size())) {
+      best = candidate;
+      best_distance = distance;
+    }
+  }
+  return best;
+}
+
+std::string_view node_kind(const YAML::Node& node) {
+  switch (node.Type()) {
+    case YAML::NodeType::Map:
+      return "a map";
+    case YAML::NodeType::Sequence:
+      return "a list";
+    case YAML::NodeType::Scalar:
+      return "a single value";
+    default:
+      return "nothing";
+  }
+}
+
+std::string read_string(const Source& source, const YAML::Node& node, std::string_view what) {
+  return scalar_of(source, node, what, "a string");
+}
+
+int64_t read_integer(const Source& source, const YAML::Node& node, std::string_view what,
+                     int64_t min, int64_t max) {
+  std::string expected = "an integer from " + std::to_string(min) + " to " + std::to_string(max);
+  const std::string& text = scalar_of(source, node, what, expected);
+  int64_t value = 0;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (error != std::errc() || end != text.data() + text.size() || value < min || value > max) {
+    source.fail(node, std::string(what) + ": expected " + expected + ", got " + shown(text));
+  }
+  return value;
+}
+
+bool read_bool(const Source& source, const YAML::Node& node, std::string_view what) {
+  const std::string& text = scalar_of(source, node, what, "true or false");
+  std::string folded;
+  for (char c : text) folded += lower(c);
+  if (folded == "true") return true;
+  if (folded == "false") return false;
+  source.fail(node, std::string(what) + ": expected true or false, got " + shown(text));
+}
+
+int64_t read_duration_ns(const Source& source, const YAML::Node& node, std::string_view what) {
+  const std::string& text = scalar_of(source, node, what, "a duration like 5ms");
+  try {
+    return schedule::parse_duration_ns(text);
+  } catch (const UsageError& error) {
+    rethrow_with(source, node, what, error);
+  }
+}
+
+double read_rate_per_s(const Source& source, const YAML::Node& node, std::string_view what) {
+  const std::string& text = scalar_of(source, node, what, "a rate like 100/s");
+  double rate_per_s = 0;
+  try {
+    rate_per_s = schedule::parse_rate_per_s(text);
+  } catch (const UsageError& error) {
+    rethrow_with(source, node, what, error);
+  }
+  if (!(rate_per_s > 0)) {
+    source.fail(node, std::string(what) + ": a rate must be above 0, got " + shown(text));
+  }
+  return rate_per_s;
+}
+
+double read_probability(const Source& source, const YAML::Node& node, std::string_view what) {
+  const std::string& text = scalar_of(source, node, what, "a probability like 0.01 or 1%");
+  std::string_view number = text;
+  bool percent = !number.empty() && number.back() == '%';
+  if (percent) number.remove_suffix(1);
+  double value = -1;
+  auto [end, error] = std::from_chars(number.data(), number.data() + number.size(), value);
+  bool parsed = error == std::errc() && end == number.data() + number.size() &&
+                std::isfinite(value) && !number.empty();
+  if (parsed && percent) value /= 100;
+  if (!parsed || value < 0 || value > 1) {
+    source.fail(node, std::string(what) + ": a probability must be from 0 to 1 (or 0% to " +
+                          "100%), got " + shown(text));
+  }
+  return value;
+}
+
+int64_t read_bytes(const Source& source, const YAML::Node& node, std::string_view what,
+                   int64_t max) {
+  const std::string& text = scalar_of(source, node, what, "a size like 512 or 4KiB");
+  struct Unit {
+    std::string_view name;
+    int64_t bytes;
+  };
+  constexpr std::array<Unit, 6> kUnits = {
+      {{"", 1}, {"B", 1}, {"kB", 1000}, {"KiB", 1024}, {"MB", 1000 * 1000}, {"MiB", 1 << 20}}};
+  int64_t count = -1;
+  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), count);
+  std::string_view unit(end, static_cast<size_t>(text.data() + text.size() - end));
+  auto found =
+      std::find_if(kUnits.begin(), kUnits.end(), [&](const Unit& u) { return u.name == unit; });
+  bool ok = error == std::errc() && count >= 0 && found != kUnits.end() &&
+            count <= max / found->bytes && count * found->bytes <= max;
+  if (!ok) {
+    source.fail(node, std::string(what) + ": expected a size from 0 to " + std::to_string(max) +
+                          " bytes (units B, kB, KiB, MB, MiB), got " + shown(text));
+  }
+  return count * found->bytes;
+}
+
+FieldMap::FieldMap(const Source& source, const YAML::Node& map, std::string where,
+                   std::span<const std::string_view> allowed)
+    : source_(source), node_(map), where_(std::move(where)) {
+  if (!map.IsMap()) {
+    source.fail(map, where_ + ": expected a map of keys (" + join(allowed) + "), got " +
+                         std::string(node_kind(map)));
+  }
+  for (const auto& pair : map) {
+    YAML::Node key_node = pair.first;
+    if (!key_node.IsScalar()) source.fail(key_node, where_ + ": a key must be a plain name");
+    const std::string& key = key_node.Scalar();
+    if (std::find(allowed.begin(), allowed.end(), key) == allowed.end()) {
+      std::string message = "unknown key " + shown(key) + " in " + where_;
+      if (auto near = nearest_key(key, allowed)) {
+        message += "; did you mean '" + std::string(*near) + "'?";
+      }
+      source.fail(key_node,
+                  message + (message.back() == '?' ? " " : "; ") + "allowed: " + join(allowed));
+    }
+    if (const Entry* first = find(key)) {
+      source.fail(key_node, "key '" + key + "' given twice in " + where_ + " (first at line " +
+                                std::to_string(first->key_node.Mark().line + 1) + ")");
+    }
+    entries_.push_back({key, key_node, pair.second});
+  }
+}
+
+const FieldMap::Entry* FieldMap::find(std::string_view key) const {
+  for (const Entry& entry : entries_) {
+    if (entry.key == key) return &entry;
+  }
+  return nullptr;
+}
+
+YAML::Mark FieldMap::key_mark(std::string_view key) const {
+  const Entry* entry = find(key);
+  return entry != nullptr ? entry->key_node.Mark() : node_.Mark();
+}
+
+std::string FieldMap::what(std::string_view key) const {
+  return "'" + std::string(key) + "' in " + where_;
+}
+
+void FieldMap::fail_at_value(std::string_view key, const std::string& message) const {
+  const Entry* entry = find(key);
+  source_.fail(entry != nullptr ? entry->value.Mark() : node_.Mark(), what(key) + ": " + message);
+}
+
+void FieldMap::fail_at_key(std::string_view key, const std::string& message) const {
+  source_.fail(key_mark(key), what(key) + ": " + message);
+}
+
+void FieldMap::fail_missing(std::string_view key) const {
+  source_.fail(node_, where_ + " needs '" + std::string(key) + "'");
+}
+
+// "key:" with nothing after it fails at the key: an empty value's own mark is the next line.
+const YAML::Node* FieldMap::present(std::string_view key) const {
+  const Entry* entry = find(key);
+  if (entry == nullptr) return nullptr;
+  if (entry->value.IsNull()) source_.fail(entry->key_node, what(key) + ": needs a value");
+  return &entry->value;
+}
+
+std::optional<std::string> FieldMap::get_string(std::string_view key) const {
+  const YAML::Node* node = present(key);
+  if (node == nullptr) return std::nullopt;
+  return read_string(source_, *node, what(key));
+}
+
+std::optional<int64_t> FieldMap::get_integer(std::string_view key, int64_t min, int64_t max) const {
+  const YAML::Node* node = present(key);
+  if (node == nullptr) return std::nullopt;
+  return read_integer(source_, *node, what(key), min, max);
+}
+
+std::optional<bool> FieldMap::get_bool(std::string_view key) const {
+  const YAML::Node* node = present(key);
+  if (node == nullptr) return std::nullopt;
+  return read_bool(source_, *node, what(key));
+}
+
+std::optional<int64_t> FieldMap::get_duration_ns(std::string_view key) const {
+  const YAML::Node* node = present(key);
+  if (node == nullptr) return std::nullopt;
+  return read_duration_ns(source_, *node, what(key));
+}
+
+std::optional<double> FieldMap::get_rate_per_s(std::string_view key) const {
+  const YAML::Node* node = present(key);
+  if (node == nullptr) return std::nullopt;
+  return read_rate_per_s(source_, *node, what(key));
+}
+
+std::optional<double> FieldMap::get_probability(std::string_view key) const {
+  const YAML::Node* node = present(key);
+  if (node == nullptr) return std::nullopt;
+  return read_probability(source_, *node, what(key));
+}
+
+std::optional<int64_t> FieldMap::get_bytes(std::string_view key, int64_t max) const {
+  const YAML::Node* node = present(key);
+  if (node == nullptr) return std::nullopt;
+  return read_bytes(source_, *node, what(key), max);
+}
+
+}  // namespace proofload::target::yaml_reader
