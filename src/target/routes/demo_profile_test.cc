@@ -3,6 +3,8 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "common/clock.h"
@@ -75,6 +77,16 @@ TEST(DemoProfile, RoutesCostWhatTheDocsSay) {
             (std::pair<std::string, std::string>{"Origin", "https://example.test"}));
   ASSERT_TRUE(stream->sse);
   EXPECT_EQ(stream->content_type, "text/event-stream");
+}
+
+// The docs show the profile verbatim, so what users read is what the server runs.
+TEST(DemoProfile, DocsShowTheProfileVerbatim) {
+  std::ifstream in(PROOFLOAD_DOCS_DIR "/serve-routes.md");
+  ASSERT_TRUE(in) << "docs/serve-routes.md is missing";
+  std::stringstream docs;
+  docs << in.rdbuf();
+  EXPECT_NE(docs.str().find("```yaml\n" + std::string(builtin_profile_yaml("demo")) + "```"),
+            std::string::npos);
 }
 
 TEST(DemoProfile, UnknownProfileIsAUsageError) {

@@ -81,9 +81,17 @@ std::vector<PathSegment> parse_path_template(std::string_view path) {
         }
       }
       segments.push_back({std::string(name), true});
+      size_t parameters = std::count_if(segments.begin(), segments.end(),
+                                        [](const PathSegment& s) { return s.is_parameter; });
+      if (parameters > kMaxPathParameters) {
+        bad_path(path, "more than " + std::to_string(kMaxPathParameters) + " parameters");
+      }
     } else {
       check_literal(path, segment);
       segments.push_back({std::string(segment), false});
+    }
+    if (segments.size() > kMaxPathSegments) {
+      bad_path(path, "more than " + std::to_string(kMaxPathSegments) + " segments");
     }
     if (slash == std::string_view::npos) break;
     rest.remove_prefix(slash + 1);

@@ -21,13 +21,16 @@ struct DelaySpec {
   int64_t min_ns = 0;    // kUniform: uniform on [min_ns, max_ns], 0 <= min_ns <= max_ns
   int64_t max_ns = 0;
   int64_t mean_ns = 0;    // kExponential: mean (> 0); the median is mean * ln 2
-  int64_t median_ns = 0;  // kLognormal: median = e^mu (> 0)
-  double sigma = 0;       // kLognormal: standard deviation of ln(delay) (> 0); a file may give
-                          // p99 instead: sigma = ln(p99 / median) / kLognormalZ99
+  int64_t median_ns = 0;  // kLognormal: ln(delay) ~ Normal(ln median, sigma), given by its
+  int64_t p99_ns = 0;     // median and p99 (median < p99): sigma = ln(p99 / median) / z_0.99.
+                          // A file may give sigma instead; p99 is then computed from it.
   bool operator==(const DelaySpec&) const = default;
 };
 
-// z such that P(Z <= z) = 0.99 for a standard normal Z: turns a lognormal's p99 into sigma.
+// The longest delay a route may ask for (the delay samplers cap there too).
+constexpr int64_t kMaxRouteDelayNs = int64_t{86'400} * 1'000'000'000;
+
+// z_0.99 = Phi^-1(0.99) for the standard normal: links a lognormal's sigma and p99.
 constexpr double kLognormalZ99 = 2.3263478740408408;
 
 // A token bucket per source address: `burst` tokens, refilled at `rate_per_s`; a request
@@ -72,6 +75,10 @@ inline constexpr std::array<std::string_view, 9> kBuiltinHandlers = {
 // Methods a route may name; "*" matches any method.
 inline constexpr std::array<std::string_view, 8> kRouteMethods = {
     "GET", "HEAD", "POST", "PUT", "DELETE", "PATCH", "OPTIONS", "*"};
+
+// Limits of a path template, those of the server's path matcher (target/behaviour).
+constexpr size_t kMaxPathParameters = 4;
+constexpr size_t kMaxPathSegments = 16;
 
 constexpr int64_t kMaxRouteBodyBytes = int64_t{64} * 1024 * 1024;  // as `serve --body-size`
 
@@ -133,7 +140,8 @@ struct PathSegment {
 // Splits "/items/{id}/assign" into segments ("/" has none). Throws UsageError (message without
 // location) for: no leading '/', empty segments ("//", trailing '/'), a query string or
 // fragment, '.' or '..' segments, characters outside RFC 3986 pchar, a '{' or '}' that is not
-// a whole "{name}" segment, a name that is not [A-Za-z_][A-Za-z0-9_]*, a name used twice.
+// a whole "{name}" segment, a name that is not [A-Za-z_][A-Za-z0-9_]*, a name used twice,
+// more than kMaxPathParameters parameters or kMaxPathSegments segments.
 std::vector<PathSegment> parse_path_template(std::string_view path);
 
 // The path with every parameter name erased ("/items/{}"): two routes with the same method and

@@ -62,6 +62,12 @@ TEST(PathTemplate, RefusesBadTemplatesWithTheReason) {
             "(escape it as %XX)");
   EXPECT_EQ(error_of("/a\"b"),
             "bad path template '/a\"b': '\"' is not allowed in a path (escape it as %XX)");
+  EXPECT_EQ(error_of("/{a}/{b}/{c}/{d}/{e}"),
+            "bad path template '/{a}/{b}/{c}/{d}/{e}': more than 4 parameters");
+  EXPECT_EQ(error_of("/1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17"),
+            "bad path template '/1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16/17': more than 16 "
+            "segments");
+  EXPECT_EQ(error_of("/1/2/3/4/5/6/7/8/9/10/11/12/13/14/15/16"), "");
   EXPECT_EQ(error_of("/a%2"), "bad path template '/a%2': '%' must start an escape like %20");
   EXPECT_EQ(error_of("/a%zz"), "bad path template '/a%zz': '%' must start an escape like %20");
 }

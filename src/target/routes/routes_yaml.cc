@@ -33,7 +33,7 @@ constexpr std::array<std::string_view, 4> kDistributions = {"fixed", "uniform", 
 constexpr std::array<std::string_view, 2> kFixedKeys = {"dist", "value"};
 constexpr std::array<std::string_view, 3> kUniformKeys = {"dist", "min", "max"};
 constexpr std::array<std::string_view, 2> kExponentialKeys = {"dist", "mean"};
-constexpr std::array<std::string_view, 4> kLognormalKeys = {"dist", "median", "sigma", "p99"};
+constexpr std::array<std::string_view, 4> kLognormalKeys = {"dist", "median", "p99", "sigma"};
 constexpr std::array<std::string_view, 3> kLimitKeys = {"rate", "burst", "trusted_header"};
 constexpr std::array<std::string_view, 6> kFailKeys = {"500",     "503",     "reset",
                                                        "garbage", "trickle", "oversized_header"};
@@ -83,12 +83,37 @@ std::optional<std::string> peek_scalar(const YAML::Node& map, std::string_view k
   return value->Scalar();
 }
 
+// A delay duration, at most kMaxRouteDelayNs (the samplers cap there).
+int64_t get_delay_ns(const FieldMap& map, std::string_view key) {
+  int64_t value_ns = *map.get_duration_ns(key);
+  if (value_ns > kMaxRouteDelayNs) map.fail_at_value(key, "must be at most 24h");
+  return value_ns;
+}
+
+// sigma = ln(p99 / median) / z_0.99, so p99 = median * e^(z_0.99 * sigma).
+int64_t lognormal_p99_ns(const FieldMap& map, int64_t median_ns) {
+  const YAML::Node& node = *map.present("sigma");
+  std::string text = yaml_reader::read_string(map.source(), node, map.what("sigma"));
+  char* end = nullptr;
+  double sigma = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !(sigma > 0) || !(sigma <= 10)) {
+    map.fail_at_value("sigma", "expected a number above 0 and at most 10, got '" + text + "'");
+  }
+  double p99_ns = static_cast<double>(median_ns) * std::exp(kLognormalZ99 * sigma);
+  if (!(p99_ns <= static_cast<double>(kMaxRouteDelayNs))) {
+    map.fail_at_value("sigma", "makes p99 longer than 24h");
+  }
+  // A sigma so small that p99 rounds to the median is a fixed delay, which needs no sigma.
+  return std::max(median_ns + 1, static_cast<int64_t>(std::llround(p99_ns)));
+}
+
 DelaySpec parse_delay(const FieldMap& route) {
   const YAML::Node& node = *route.present("delay");
   DelaySpec delay;
   if (!node.IsMap()) {
     // The short form "delay: 2ms" is a fixed delay.
     delay.fixed_ns = yaml_reader::read_duration_ns(route.source(), node, route.what("delay"));
+    if (delay.fixed_ns > kMaxRouteDelayNs) route.fail_at_value("delay", "must be at most 24h");
     delay.kind = delay.fixed_ns > 0 ? DelaySpec::Kind::kFixed : DelaySpec::Kind::kNone;
     return delay;
   }
@@ -98,53 +123,44 @@ DelaySpec parse_delay(const FieldMap& route) {
     route.source().fail(node, where + " needs 'dist' (" + join(kDistributions) + ")");
   }
   std::string what_dist = "'dist' in " + where;
-  std::string dist_text = yaml_reader::read_string(route.source(), *dist_node, what_dist);
-  const std::string* dist = &dist_text;
-  if (*dist == "fixed") {
+  std::string dist = yaml_reader::read_string(route.source(), *dist_node, what_dist);
+  if (dist == "fixed") {
     FieldMap map(route.source(), node, where, kFixedKeys);
     if (!map.has("value")) map.fail_missing("value");
-    delay.fixed_ns = *map.get_duration_ns("value");
+    delay.fixed_ns = get_delay_ns(map, "value");
     delay.kind = delay.fixed_ns > 0 ? DelaySpec::Kind::kFixed : DelaySpec::Kind::kNone;
-  } else if (*dist == "uniform") {
+  } else if (dist == "uniform") {
     FieldMap map(route.source(), node, where, kUniformKeys);
     if (!map.has("min")) map.fail_missing("min");
     if (!map.has("max")) map.fail_missing("max");
     delay.kind = DelaySpec::Kind::kUniform;
-    delay.min_ns = *map.get_duration_ns("min");
-    delay.max_ns = *map.get_duration_ns("max");
+    delay.min_ns = get_delay_ns(map, "min");
+    delay.max_ns = get_delay_ns(map, "max");
     if (delay.max_ns < delay.min_ns) map.fail_at_value("max", "must not be below 'min'");
-  } else if (*dist == "exponential") {
+  } else if (dist == "exponential") {
     FieldMap map(route.source(), node, where, kExponentialKeys);
     if (!map.has("mean")) map.fail_missing("mean");
     delay.kind = DelaySpec::Kind::kExponential;
-    delay.mean_ns = *map.get_duration_ns("mean");
+    delay.mean_ns = get_delay_ns(map, "mean");
     if (delay.mean_ns <= 0) map.fail_at_value("mean", "must be above 0");
-  } else if (*dist == "lognormal") {
+  } else if (dist == "lognormal") {
     FieldMap map(route.source(), node, where, kLognormalKeys);
     if (!map.has("median")) map.fail_missing("median");
     delay.kind = DelaySpec::Kind::kLognormal;
-    delay.median_ns = *map.get_duration_ns("median");
+    delay.median_ns = get_delay_ns(map, "median");
     if (delay.median_ns <= 0) map.fail_at_value("median", "must be above 0");
     if (map.has("sigma") == map.has("p99")) {
-      route.source().fail(node, where + " needs one of 'sigma' (spread of ln delay) or 'p99'");
+      route.source().fail(node, where + " needs one of 'p99' or 'sigma' (spread of ln delay)");
     }
     if (map.has("sigma")) {
-      const YAML::Node& sigma_node = *map.present("sigma");
-      std::string text = yaml_reader::read_string(route.source(), sigma_node, map.what("sigma"));
-      char* end = nullptr;
-      delay.sigma = std::strtod(text.c_str(), &end);
-      if (end != text.c_str() + text.size() || !(delay.sigma > 0) || !(delay.sigma <= 10)) {
-        map.fail_at_value("sigma", "expected a number above 0 and at most 10, got '" + text + "'");
-      }
+      delay.p99_ns = lognormal_p99_ns(map, delay.median_ns);
     } else {
-      int64_t p99_ns = *map.get_duration_ns("p99");
-      if (p99_ns <= delay.median_ns) map.fail_at_value("p99", "must be above 'median'");
-      delay.sigma = std::log(static_cast<double>(p99_ns) / static_cast<double>(delay.median_ns)) /
-                    kLognormalZ99;
+      delay.p99_ns = get_delay_ns(map, "p99");
+      if (delay.p99_ns <= delay.median_ns) map.fail_at_value("p99", "must be above 'median'");
     }
   } else {
     route.source().fail(*dist_node,
-                        what_dist + ": " + unknown_choice("distribution", *dist, kDistributions));
+                        what_dist + ": " + unknown_choice("distribution", dist, kDistributions));
   }
   return delay;
 }
@@ -386,6 +402,9 @@ RouteTable parse_routes_yaml(std::string_view text, std::string_view file_name) 
       hint =
           " (inside { } or [ ], quote values that contain { } [ ] or commas, like path: "
           "\"/items/{id}\")";
+    }
+    if (error.msg.find("alias") != std::string::npos) {
+      hint = " (a bare * starts a YAML alias: quote it, like method: \"*\")";
     }
     source.fail(error.mark, "invalid YAML: " + error.msg + hint);
   }

@@ -52,7 +52,7 @@ TEST(RoutesYaml, FullExampleGivesTheExpectedModel) {
   lookup.cpu_ns = 200 * kNsPerUs;
   lookup.delay.kind = DelaySpec::Kind::kLognormal;
   lookup.delay.median_ns = 2 * kNsPerMs;
-  lookup.delay.sigma = std::log(10.0) / kLognormalZ99;
+  lookup.delay.p99_ns = 20 * kNsPerMs;
   expected.routes.push_back(lookup);
 
   RouteSpec similarity;
@@ -98,7 +98,7 @@ TEST(RoutesYaml, FullExampleGivesTheExpectedModel) {
   short_limit.limit = LimitSpec{10, 10, std::nullopt};  // burst: one second's worth
   short_limit.delay.kind = DelaySpec::Kind::kLognormal;
   short_limit.delay.median_ns = 1 * kNsPerMs;
-  short_limit.delay.sigma = 0.5;
+  short_limit.delay.p99_ns = 3'200'074;  // 1 ms x e^(2.3263 x 0.5), from sigma: 0.5
   expected.routes.push_back(short_limit);
 
   RouteSpec stream;
@@ -171,6 +171,9 @@ TEST(RoutesYamlErrors, YamlSyntax) {
   EXPECT_EQ(error_of("routes: [{path: /a}\n"),
             "r.yaml:2:1: invalid YAML: end of sequence flow not found (inside { } or [ ], quote "
             "values that contain { } [ ] or commas, like path: \"/items/{id}\")");
+  EXPECT_EQ(error_of("routes:\n  - path: /\n    method: *\n"),
+            "r.yaml:3:14: invalid YAML: alias not found after * (a bare * starts a YAML alias: "
+            "quote it, like method: \"*\")");
   // The usual mistake, with the hint that fixes it.
   EXPECT_EQ(error_of("routes:\n  - {path: /items/{id}}\n"),
             "r.yaml:2:19: invalid YAML: end of map flow not found (inside { } or [ ], quote "
@@ -264,11 +267,16 @@ TEST(RoutesYamlErrors, Durations) {
   EXPECT_EQ(message.find('\n'), std::string::npos);
   EXPECT_EQ(error_of(one_route("    delay: {dist: uniform, min: 3ms, max: 1ms}\n")),
             "r.yaml:4:43: 'max' in 'delay' of route 'lookup': must not be below 'min'");
-  EXPECT_EQ(error_of(one_route("    delay: {dist: lognormal, median: 2ms}\n")),
-            "r.yaml:4:12: 'delay' of route 'lookup' needs one of 'sigma' (spread of ln delay) or "
-            "'p99'");
+  EXPECT_EQ(
+      error_of(one_route("    delay: {dist: lognormal, median: 2ms}\n")),
+      "r.yaml:4:12: 'delay' of route 'lookup' needs one of 'p99' or 'sigma' (spread of ln delay)");
   EXPECT_EQ(error_of(one_route("    delay: {dist: lognormal, median: 2ms, p99: 1ms}\n")),
             "r.yaml:4:48: 'p99' in 'delay' of route 'lookup': must be above 'median'");
+  EXPECT_EQ(error_of(one_route("    delay: 25h\n")),
+            "r.yaml:4:12: 'delay' in route 'lookup': must be at most 24h");
+  EXPECT_EQ(error_of(one_route("    delay: {dist: lognormal, median: 1ms, sigma: 0}\n")),
+            "r.yaml:4:50: 'sigma' in 'delay' of route 'lookup': expected a number above 0 and at "
+            "most 10, got '0'");
   EXPECT_EQ(error_of(one_route("    delay: {dist: normal, mean: 2ms}\n")),
             "r.yaml:4:19: 'dist' in 'delay' of route 'lookup': unknown distribution 'normal'; "
             "allowed: fixed, uniform, exponential, lognormal");
