@@ -2,10 +2,9 @@
 // store's views. Pure functions of their arguments; safe from any thread.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <string>
 #include <string_view>
-
-#include <nlohmann/json.hpp>
 
 #include "target/lifecycle/item_store.h"
 

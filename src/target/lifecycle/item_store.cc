@@ -18,14 +18,16 @@ namespace {
 constexpr size_t kSearchSliceItems = 1024;
 constexpr int kMaxCommitters = 256;
 constexpr int64_t kMaxQueueCapacity = 100'000'000;
+// Bounds the deadlines handed to condition variables, so now() + wait never overflows.
+constexpr int64_t kMaxWaitNs = int64_t{86'400} * 1'000'000'000;
 
 // Words of the generated titles: three per title gives 32^3 distinct titles, and a single word
 // matches about one title in eleven, so searches return something for simple queries.
 constexpr std::array<std::string_view, 32> kTitleWords = {
-    "amber",   "atlas",  "beacon",  "birch",   "cedar",  "cobalt",  "delta",   "ember",
-    "falcon",  "fjord",  "garnet",  "harbor",  "indigo", "juniper", "kestrel", "lumen",
-    "maple",   "meadow", "nimbus",  "onyx",    "orchid", "pioneer", "quartz",  "raven",
-    "sierra",  "summit", "tundra",  "umber",   "vertex", "willow",  "yonder",  "zephyr"};
+    "amber",  "atlas",  "beacon", "birch",  "cedar",  "cobalt",  "delta",   "ember",
+    "falcon", "fjord",  "garnet", "harbor", "indigo", "juniper", "kestrel", "lumen",
+    "maple",  "meadow", "nimbus", "onyx",   "orchid", "pioneer", "quartz",  "raven",
+    "sierra", "summit", "tundra", "umber",  "vertex", "willow",  "yonder",  "zephyr"};
 
 uint64_t splitmix64(uint64_t* state) {
   uint64_t z = (*state += 0x9e37'79b9'7f4a'7c15ULL);
@@ -70,13 +72,12 @@ void ItemStoreOptions::validate() const {
     throw UsageError("lifecycle committers must be between 1 and " +
                      std::to_string(kMaxCommitters) + ", got " + std::to_string(committers));
   }
-  if (commit_cost_ns < 0) {
-    throw UsageError("lifecycle commit cost must not be negative");
+  if (commit_cost_ns < 0 || commit_cost_ns > kMaxWaitNs) {
+    throw UsageError("lifecycle commit cost must be between 0 and one day");
   }
   if (queue_capacity < 1 || queue_capacity > kMaxQueueCapacity) {
     throw UsageError("lifecycle queue capacity must be between 1 and " +
-                     std::to_string(kMaxQueueCapacity) + ", got " +
-                     std::to_string(queue_capacity));
+                     std::to_string(kMaxQueueCapacity) + ", got " + std::to_string(queue_capacity));
   }
   if (initial_items < 0) {
     throw UsageError("lifecycle initial items must not be negative");
@@ -96,20 +97,28 @@ void ItemStoreOptions::validate() const {
 
 const char* status_reason(LifecycleStatus status) {
   switch (status) {
-    case LifecycleStatus::kOk: return "OK";
-    case LifecycleStatus::kNotFound: return "NOT FOUND";
-    case LifecycleStatus::kInvalidAction: return "INVALID ACTION";
-    case LifecycleStatus::kFull: return "FULL";
+    case LifecycleStatus::kOk:
+      return "OK";
+    case LifecycleStatus::kNotFound:
+      return "NOT FOUND";
+    case LifecycleStatus::kInvalidAction:
+      return "INVALID ACTION";
+    case LifecycleStatus::kFull:
+      return "FULL";
   }
   return "UNKNOWN";
 }
 
 const char* state_name(ItemState state) {
   switch (state) {
-    case ItemState::kPending: return "pending";
-    case ItemState::kOpen: return "open";
-    case ItemState::kAssigned: return "assigned";
-    case ItemState::kResolved: return "resolved";
+    case ItemState::kPending:
+      return "pending";
+    case ItemState::kOpen:
+      return "open";
+    case ItemState::kAssigned:
+      return "assigned";
+    case ItemState::kResolved:
+      return "resolved";
   }
   return "unknown";
 }
@@ -339,7 +348,8 @@ void ItemStore::reset() {
 
 bool ItemStore::wait_until_drained(int64_t timeout_ns) const {
   std::unique_lock lock(mutex_);
-  return drained_cv_.wait_for(lock, std::chrono::nanoseconds(timeout_ns),
+  const int64_t wait_ns = std::clamp<int64_t>(timeout_ns, 0, kMaxWaitNs);
+  return drained_cv_.wait_for(lock, std::chrono::nanoseconds(wait_ns),
                               [this] { return drained_locked(); });
 }
 
@@ -347,12 +357,16 @@ void ItemStore::apply_locked(PendingWrite& write) {
   Item& item = items_[write.id - 1];
   --item.pending_writes;
   switch (write.kind) {
-    case WriteKind::kCreate: item.create_committed = true; break;
+    case WriteKind::kCreate:
+      item.create_committed = true;
+      break;
     case WriteKind::kAssign:
       item.assignee.swap(write.assignee);
       item.assign_committed = true;
       break;
-    case WriteKind::kResolve: item.resolve_committed = true; break;
+    case WriteKind::kResolve:
+      item.resolve_committed = true;
+      break;
   }
 }
 
@@ -369,9 +383,8 @@ void ItemStore::committer_loop() {
       // The commit's cost is a timed wait, not a sleep, so stop and reset interrupt it.
       const auto deadline =
           std::chrono::steady_clock::now() + std::chrono::nanoseconds(options_.commit_cost_ns);
-      interrupt_cv_.wait_until(lock, deadline, [this, &write] {
-        return stopping_ || write.generation != generation_;
-      });
+      interrupt_cv_.wait_until(
+          lock, deadline, [this, &write] { return stopping_ || write.generation != generation_; });
     }
     --in_progress_;
     if (stopping_) return;

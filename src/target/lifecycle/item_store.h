@@ -17,14 +17,14 @@
 namespace proofload::target {
 
 struct ItemStoreOptions {
-  int committers = 2;                    // committer threads
-  int64_t commit_cost_ns = 1'000'000;    // wall time (sleeping, no CPU) each commit takes
-  int64_t queue_capacity = 10'000;       // writes waiting to commit; beyond: dropped
-  int64_t initial_items = 1'000;         // the dataset at start and after reset(), all committed
-  int64_t max_items = 1'000'000;         // the store refuses creates beyond (bounded memory)
-  int64_t search_cost_per_item_ns = 0;   // busy CPU a search spends per committed item scanned
-  int64_t max_search_results = 20;       // matches a search returns (all are counted)
-  uint64_t seed = 1;                     // picks the initial items' titles
+  int committers = 2;                   // committer threads
+  int64_t commit_cost_ns = 1'000'000;   // wall time (sleeping, no CPU) each commit; <= 1 day
+  int64_t queue_capacity = 10'000;      // writes waiting to commit; beyond: dropped
+  int64_t initial_items = 1'000;        // the dataset at start and after reset(), all committed
+  int64_t max_items = 1'000'000;        // the store refuses creates beyond (bounded memory)
+  int64_t search_cost_per_item_ns = 0;  // busy CPU a search spends per committed item scanned
+  int64_t max_search_results = 20;      // matches a search returns (all are counted)
+  uint64_t seed = 1;                    // picks the initial items' titles
 
   // Throws UsageError with a one-line message naming the option at fault.
   void validate() const;
@@ -51,8 +51,8 @@ struct ItemView {
   uint64_t id = 0;
   std::string title;
   ItemState state = ItemState::kPending;
-  std::string assignee;         // the last committed assign; empty if none
-  int64_t pending_writes = 0;   // accepted writes of this item not committed yet
+  std::string assignee;        // the last committed assign; empty if none
+  int64_t pending_writes = 0;  // accepted writes of this item not committed yet
 };
 
 struct CreateResult {
@@ -96,8 +96,8 @@ class ItemStore {
   // accepted before; kFull or kOk.
   LifecycleStatus resolve(uint64_t id);
 
-  // Reads see committed state only. get() fills `out` (reusing its strings) and returns kOk, or
-  // returns kNotFound.
+  // get() fills `out` (reusing its strings) with the item's committed state (kPending until its
+  // create commits) and its count of queued writes, and returns kOk; or returns kNotFound.
   LifecycleStatus get(uint64_t id, ItemView* out) const;
   // Committed items whose title contains `query` (ASCII case-insensitive; empty matches all).
   // Scans every committed item, so its cost grows with the dataset.
@@ -116,7 +116,7 @@ class ItemStore {
   void reset();
 
   // For tests and drain gates: waits until nothing is queued or being committed. Returns false
-  // when `timeout_ns` passed first.
+  // when `timeout_ns` (capped at a day) passed first.
   bool wait_until_drained(int64_t timeout_ns) const;
 
  private:
@@ -154,8 +154,8 @@ class ItemStore {
   const ItemStoreOptions options_;
 
   mutable std::mutex mutex_;
-  std::condition_variable work_cv_;              // idle committers: a write was queued
-  std::condition_variable interrupt_cv_;         // committing: stop or reset happened
+  std::condition_variable work_cv_;             // idle committers: a write was queued
+  std::condition_variable interrupt_cv_;        // committing: stop or reset happened
   mutable std::condition_variable drained_cv_;  // queue empty and nothing in progress
 
   std::deque<Item> items_;  // item with id i at index i - 1; ids are never reused in a generation

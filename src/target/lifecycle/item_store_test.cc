@@ -38,8 +38,8 @@ ItemView must_get(const ItemStore& store, uint64_t id) {
 
 void expect_balanced(const LifecycleCounters& c) {
   EXPECT_EQ(c.accepted, c.committed + c.discarded + c.backlog + c.in_progress)
-      << "accepted " << c.accepted << " committed " << c.committed << " discarded "
-      << c.discarded << " backlog " << c.backlog << " in progress " << c.in_progress;
+      << "accepted " << c.accepted << " committed " << c.committed << " discarded " << c.discarded
+      << " backlog " << c.backlog << " in progress " << c.in_progress;
 }
 
 int64_t thread_cpu_ns() {
@@ -74,6 +74,7 @@ TEST(ItemStoreTest, BadOptionsAreUsageErrors) {
   };
   rejects([](ItemStoreOptions& o) { o.committers = 0; });
   rejects([](ItemStoreOptions& o) { o.commit_cost_ns = -1; });
+  rejects([](ItemStoreOptions& o) { o.commit_cost_ns = 2 * 86'400 * kNsPerS; });
   rejects([](ItemStoreOptions& o) { o.queue_capacity = 0; });
   rejects([](ItemStoreOptions& o) { o.initial_items = -1; });
   rejects([](ItemStoreOptions& o) { o.max_items = o.initial_items - 1; });
@@ -135,15 +136,16 @@ TEST(ItemStoreTest, BurstBuildsBacklogAndCountersAlwaysBalance) {
   constexpr int kClients = 4;
   constexpr int kCreatesPerClient = 150;
   std::atomic<int64_t> client_ok{0};
-  std::atomic<bool> clients_done{false};
+  std::atomic<bool> stop_sampling{false};
   std::atomic<int64_t> unbalanced_samples{0};
   std::atomic<int64_t> samples{0};
+  // Samples through the burst and the drain that follows (do-while: at least once).
   std::thread sampler([&] {
-    while (!clients_done.load()) {
+    do {
       LifecycleCounters c = store.counters();
       if (c.accepted != c.committed + c.discarded + c.backlog + c.in_progress) ++unbalanced_samples;
       ++samples;
-    }
+    } while (!stop_sampling.load());
   });
   std::vector<std::thread> clients;
   for (int i = 0; i < kClients; ++i) {
@@ -159,17 +161,18 @@ TEST(ItemStoreTest, BurstBuildsBacklogAndCountersAlwaysBalance) {
   for (std::thread& client : clients) client.join();
   // 1200 writes at 1 ms each on 2 committers take 600 ms; the burst itself takes a few.
   LifecycleCounters after_burst = store.counters();
-  clients_done = true;
-  sampler.join();
   EXPECT_GT(after_burst.backlog, 100);
   expect_balanced(after_burst);
   EXPECT_EQ(after_burst.accepted, client_ok.load());
   EXPECT_EQ(after_burst.dropped, 0);
   EXPECT_EQ(client_ok.load(), 2 * kClients * kCreatesPerClient);
+
+  const bool drained_in_time = store.wait_until_drained(kDrainTimeoutNs);
+  stop_sampling = true;
+  sampler.join();
+  ASSERT_TRUE(drained_in_time);
   EXPECT_GT(samples.load(), 0);
   EXPECT_EQ(unbalanced_samples.load(), 0);
-
-  ASSERT_TRUE(store.wait_until_drained(kDrainTimeoutNs));
   LifecycleCounters drained = store.counters();
   EXPECT_EQ(drained.backlog, 0);
   EXPECT_EQ(drained.in_progress, 0);
@@ -267,9 +270,12 @@ TEST(ItemStoreTest, FullQueueDropsWritesAndSaysSo) {
   ItemStoreOptions options = options_with(1, kLongCommitNs, 3);
   options.queue_capacity = 4;
   ItemStore store(options);
-  int ok = 0;
+  // The one committer takes the first write and holds it for an hour; four more fit the queue.
+  ASSERT_EQ(store.create("first").status, LifecycleStatus::kOk);
+  ASSERT_TRUE(await_in_progress(store, 1));
+  int ok = 1;
   int full = 0;
-  for (int n = 0; n < 10; ++n) {
+  for (int n = 0; n < 9; ++n) {
     CreateResult created = store.create("overflow");
     if (created.status == LifecycleStatus::kOk) {
       ++ok;
@@ -279,11 +285,11 @@ TEST(ItemStoreTest, FullQueueDropsWritesAndSaysSo) {
       ++full;
     }
   }
-  // Four queued, plus one more if the committer had already taken the first.
-  EXPECT_GE(ok, 4);
-  EXPECT_LE(ok, 5);
+  EXPECT_EQ(ok, 5);
+  EXPECT_EQ(full, 5);
   EXPECT_EQ(store.accepted(), ok);
   EXPECT_EQ(store.dropped(), full);
+  EXPECT_EQ(store.backlog(), 4);
   EXPECT_EQ(store.item_count(), 3 + ok) << "a dropped create leaves no item behind";
   EXPECT_EQ(store.assign(1, "ana"), LifecycleStatus::kFull);
   EXPECT_EQ(store.dropped(), full + 1);
