@@ -45,7 +45,8 @@ class DelaySampler {
   // sequence of delays on every run.
   Rng rng_for_thread(uint64_t thread_index) const { return make_rng(seed_, thread_index); }
 
-  // One delay in ns, in [0, kMaxDelayNs]. No allocation, no lock; ~20-60 ns.
+  // One delay in ns, in [0, kMaxDelayNs]. No allocation, no lock; ~10 ns (fixed) to ~130 ns
+  // (lognormal) measured on the 2-core development machine.
   int64_t sample_ns(Rng& rng) const;
 
   // The exact q-quantile of the distribution (q clamped to [0, 1]), rounded to the nearest ns

@@ -239,10 +239,10 @@ double process_cpu_s() {
 }
 
 TEST(MetricsTest, ProcessCpuAndMemoryFollowTheKernel) {
-  // Burn some CPU so the /proc figure (in clock ticks, 10 ms) is well above its resolution.
+  // Burn CPU until the process has used 0.15 s, so the /proc figure (in clock ticks of
+  // 10 ms, rounded down) is well above its resolution.
   volatile uint64_t x = 1;
-  double start_s = process_cpu_s();
-  while (process_cpu_s() - start_s < 0.1) x = x * 3 + 1;
+  while (process_cpu_s() < 0.15) x = x * 3 + 1;
   double before_s = process_cpu_s();
   ProcessStats stats = read_process_stats();
   double after_s = process_cpu_s();
