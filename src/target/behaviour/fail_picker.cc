@@ -12,13 +12,20 @@ namespace proofload::target {
 
 std::string_view failure_name(Failure failure) {
   switch (failure) {
-    case Failure::kNone: return "none";
-    case Failure::kStatus500: return "500";
-    case Failure::kStatus503: return "503";
-    case Failure::kReset: return "reset";
-    case Failure::kGarbage: return "garbage";
-    case Failure::kTrickle: return "trickle";
-    case Failure::kOversizedHeader: return "oversized_header";
+    case Failure::kNone:
+      return "none";
+    case Failure::kStatus500:
+      return "500";
+    case Failure::kStatus503:
+      return "503";
+    case Failure::kReset:
+      return "reset";
+    case Failure::kGarbage:
+      return "garbage";
+    case Failure::kTrickle:
+      return "trickle";
+    case Failure::kOversizedHeader:
+      return "oversized_header";
   }
   return "none";
 }

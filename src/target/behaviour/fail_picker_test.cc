@@ -23,8 +23,7 @@ TEST(FailPickerTest, CountsMatchProbabilitiesWithinABinomialBound) {
   for (size_t kind = 0; kind <= kFailureKinds; ++kind) {
     double p = expected[kind];
     double sigma = std::sqrt(kPicks * p * (1 - p));
-    EXPECT_NEAR(counts[kind], kPicks * p, 4 * sigma)
-        << failure_name(static_cast<Failure>(kind));
+    EXPECT_NEAR(counts[kind], kPicks * p, 4 * sigma) << failure_name(static_cast<Failure>(kind));
   }
 }
 

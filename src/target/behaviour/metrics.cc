@@ -14,9 +14,9 @@ namespace proofload::target {
 namespace {
 
 // Statuses the server answers with on its own (routes, limits, failures, lifecycle, errors).
-constexpr int kCommonStatuses[] = {200, 201, 202, 204, 206, 301, 302, 303, 304, 307, 308,
-                                   400, 401, 403, 404, 405, 408, 409, 410, 413, 414, 415,
-                                   422, 429, 431, 500, 501, 502, 503, 504};
+constexpr int kCommonStatuses[] = {200, 201, 202, 204, 206, 301, 302, 303, 304, 307,
+                                   308, 400, 401, 403, 404, 405, 408, 409, 410, 413,
+                                   414, 415, 422, 429, 431, 500, 501, 502, 503, 504};
 
 // Reads a small /proc file whole; empty on failure.
 std::string read_proc_file(const char* path) {
@@ -194,8 +194,7 @@ std::string Metrics::render_prometheus() const {
                 "Writes accepted and queued for commit.",
                 accepted_.load(std::memory_order_relaxed));
   append_single(out, "proofload_writes_committed_total", "counter",
-                "Writes committed by the committers.",
-                committed_.load(std::memory_order_relaxed));
+                "Writes committed by the committers.", committed_.load(std::memory_order_relaxed));
   append_single(out, "proofload_writes_dropped_total", "counter",
                 "Writes accepted but dropped before commit (queue full or reset).",
                 dropped_.load(std::memory_order_relaxed));
@@ -207,8 +206,8 @@ std::string Metrics::render_prometheus() const {
   if (process.ok) {
     append_single(out, "process_cpu_seconds_total", "counter",
                   "Total user and system CPU time spent in seconds.", process.cpu_seconds);
-    append_single(out, "process_resident_memory_bytes", "gauge",
-                  "Resident memory size in bytes.", process.resident_bytes);
+    append_single(out, "process_resident_memory_bytes", "gauge", "Resident memory size in bytes.",
+                  process.resident_bytes);
   }
   return out;
 }

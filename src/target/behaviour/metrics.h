@@ -83,12 +83,12 @@ class Metrics {
   uint64_t sum(size_t index) const;
 
   std::vector<std::string> escaped_routes_;
-  std::vector<int> statuses_;               // the status of each slot but the last ("other")
-  std::vector<uint16_t> slot_of_status_;    // status - 100 -> slot
-  size_t status_slots_;                     // statuses_.size() + 1
+  std::vector<int> statuses_;             // the status of each slot but the last ("other")
+  std::vector<uint16_t> slot_of_status_;  // status - 100 -> slot
+  size_t status_slots_;                   // statuses_.size() + 1
   size_t other_slot_;
   size_t shard_count_;
-  size_t shard_stride_;  // counters per shard, a multiple of 8: shards never share a line
+  size_t shard_stride_;            // counters per shard, a multiple of 8: shards never share a line
   std::unique_ptr<Line[]> lines_;  // per shard: [0] in flight, then route-major counters
   std::atomic<uint64_t> accepted_{0};
   std::atomic<uint64_t> committed_{0};

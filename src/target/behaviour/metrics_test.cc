@@ -28,8 +28,8 @@ struct Exposition {
   std::map<std::string, std::string> types;
 
   // The value of the one sample with this name and these labels; NaN when absent.
-  double value(const std::string& name, const std::map<std::string, std::string>& labels = {})
-      const {
+  double value(const std::string& name,
+               const std::map<std::string, std::string>& labels = {}) const {
     for (const Sample& s : samples) {
       if (s.name == name && s.labels == labels) return s.value;
     }

@@ -31,7 +31,7 @@ struct PathMatch {
   int route = -1;  // when kFound: the index of the template as given to the PathMatcher
   uint8_t param_count = 0;
   std::array<std::string_view, kMaxParams> params{};  // in template order, not percent-decoded
-  std::string_view path;   // the target up to '?'
+  std::string_view path;                              // the target up to '?'
   std::string_view query;  // after the first '?', without it; empty when there is none
 };
 
@@ -71,7 +71,7 @@ class PathMatcher {
     int route = 0;
   };
 
-  std::vector<Compiled> compiled_;  // in order of precedence
+  std::vector<Compiled> compiled_;               // in order of precedence
   std::vector<std::vector<std::string>> names_;  // by route index
 };
 

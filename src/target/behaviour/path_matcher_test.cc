@@ -12,17 +12,17 @@ namespace proofload::target {
 namespace {
 
 const std::vector<RouteTemplate> kRoutes = {
-    {"GET", "/items/{id}"},                   // 0
-    {"GET", "/items/search"},                 // 1
-    {"POST", "/items/{id}/assign"},           // 2
-    {"GET", "/sic/description"},              // 3
-    {"*", "/health"},                         // 4
-    {"POST", "/items"},                       // 5
-    {"GET", "/a/{b}/c/{d}/e/{f}/{g}"},        // 6
-    {"GET", "/"},                             // 7
-    {"DELETE", "/items/{id}"},                // 8
-    {"GET", "/users/{user}/items/{item}"},    // 9
-    {"GET", "/users/me/items/{item}"},        // 10
+    {"GET", "/items/{id}"},                 // 0
+    {"GET", "/items/search"},               // 1
+    {"POST", "/items/{id}/assign"},         // 2
+    {"GET", "/sic/description"},            // 3
+    {"*", "/health"},                       // 4
+    {"POST", "/items"},                     // 5
+    {"GET", "/a/{b}/c/{d}/e/{f}/{g}"},      // 6
+    {"GET", "/"},                           // 7
+    {"DELETE", "/items/{id}"},              // 8
+    {"GET", "/users/{user}/items/{item}"},  // 9
+    {"GET", "/users/me/items/{item}"},      // 10
 };
 
 PathMatch match(std::string_view method, std::string_view target) {

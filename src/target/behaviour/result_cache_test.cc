@@ -17,7 +17,7 @@ TEST(ResultCacheTest, ColdThenWarmPerRouteAndQuery) {
   EXPECT_FALSE(cache.seen_or_insert(0, "q=acme"));
   EXPECT_TRUE(cache.seen_or_insert(0, "q=acme"));
   EXPECT_TRUE(cache.seen_or_insert(0, "q=acme"));
-  EXPECT_FALSE(cache.seen_or_insert(1, "q=acme"));  // another route
+  EXPECT_FALSE(cache.seen_or_insert(1, "q=acme"));   // another route
   EXPECT_FALSE(cache.seen_or_insert(0, "q=acme2"));  // another query
   EXPECT_FALSE(cache.seen_or_insert(0, ""));
   EXPECT_TRUE(cache.seen_or_insert(0, ""));

@@ -51,8 +51,8 @@ AddressKey AddressKey::ipv4(uint32_t address) {
 
 struct TokenBuckets::Slot {
   AddressKey key;
-  int64_t units = 0;          // tokens at last_ns, in units
-  int64_t last_ns = kEmpty;   // last take(); kEmpty for a free slot
+  int64_t units = 0;         // tokens at last_ns, in units
+  int64_t last_ns = kEmpty;  // last take(); kEmpty for a free slot
 };
 
 struct alignas(64) TokenBuckets::Shard {
@@ -60,8 +60,7 @@ struct alignas(64) TokenBuckets::Shard {
   std::vector<Slot> slots;  // sets_per_shard_ * kWays, allocated once
 };
 
-TokenBuckets::TokenBuckets(double rate_per_s, int64_t burst, size_t max_addresses,
-                           size_t shards) {
+TokenBuckets::TokenBuckets(double rate_per_s, int64_t burst, size_t max_addresses, size_t shards) {
   if (!(rate_per_s >= 0.001 && rate_per_s <= 1e9)) {
     throw UsageError("limit: rate must be between 0.001 and 1e9 per second");
   }

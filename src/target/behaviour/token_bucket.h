@@ -39,8 +39,7 @@ class TokenBuckets {
   // rate_per_s in [0.001, 1e9] (a resolution of 0.001/s), burst in [1, 1e6]; outside these,
   // UsageError. At most about `max_addresses` buckets are kept (rounded up to fill the
   // shards); see take() for what happens past that.
-  TokenBuckets(double rate_per_s, int64_t burst, size_t max_addresses = 65'536,
-               size_t shards = 16);
+  TokenBuckets(double rate_per_s, int64_t burst, size_t max_addresses = 65'536, size_t shards = 16);
   ~TokenBuckets();
 
   // Takes a token for `key` at `now_ns` (any monotonic clock; simulated in tests). A bucket

@@ -50,7 +50,7 @@ TEST(TokenBucketsTest, BurstPassesAtOnceThenRefuses) {
 
 TEST(TokenBucketsTest, ExactlyTheRateOverTenSeconds) {
   EXPECT_EQ(allowed_over_ten_seconds(5, 10), 50);
-  EXPECT_EQ(allowed_over_ten_seconds(3, 2), 30);       // 333.33 ms per token, no drift
+  EXPECT_EQ(allowed_over_ten_seconds(3, 2), 30);  // 333.33 ms per token, no drift
   EXPECT_EQ(allowed_over_ten_seconds(0.5, 2), 5);
   EXPECT_EQ(allowed_over_ten_seconds(1000, 50), 10'000);
   EXPECT_EQ(allowed_over_ten_seconds(2.5, 4), 25);
@@ -91,9 +91,9 @@ TEST(TokenBucketsTest, RetryAfterIsTheCeilingOfTheWaitForTheNextToken) {
   TokenBuckets buckets(0.25, 1);  // one token every 4 s
   EXPECT_TRUE(buckets.take(kClientA, kStartNs).allowed);
   EXPECT_EQ(buckets.take(kClientA, kStartNs).retry_after_s, 4);
-  EXPECT_EQ(buckets.take(kClientA, kStartNs + 1'500'000'000).retry_after_s, 3);  // 2.5 s
-  EXPECT_EQ(buckets.take(kClientA, kStartNs + 3 * kNsPerS).retry_after_s, 1);    // 1 s
-  EXPECT_EQ(buckets.take(kClientA, kStartNs + 3'900'000'000).retry_after_s, 1);  // 0.1 s
+  EXPECT_EQ(buckets.take(kClientA, kStartNs + 1'500'000'000).retry_after_s, 3);    // 2.5 s
+  EXPECT_EQ(buckets.take(kClientA, kStartNs + 3 * kNsPerS).retry_after_s, 1);      // 1 s
+  EXPECT_EQ(buckets.take(kClientA, kStartNs + 3'900'000'000).retry_after_s, 1);    // 0.1 s
   EXPECT_EQ(buckets.take(kClientA, kStartNs + 4 * kNsPerS - 1).retry_after_s, 1);  // 1 ns
   EXPECT_TRUE(buckets.take(kClientA, kStartNs + 4 * kNsPerS).allowed);
 }
