@@ -11,6 +11,7 @@
 #include "cli/subcommand.h"
 #include "common/usage_error.h"
 #include "schedule/parse.h"
+#include "target/routes/routes_yaml.h"
 #include "target/server.h"
 
 namespace proofload::cli {
@@ -27,6 +28,8 @@ struct ServeFlags {
   std::string stall_every;
   std::string stall_first;
   int threads = 1;
+  std::string routes_file;  // --routes FILE
+  std::string profile;      // --profile NAME
 };
 
 int64_t duration_flag_ns(const std::string& text, const char* flag) {
@@ -50,6 +53,8 @@ target::ServerOptions to_options(const ServeFlags& flags) {
     options.body = flags.body;
   }
   options.delay_ns = duration_flag_ns(flags.delay, "--delay");
+  if (!flags.routes_file.empty()) options.routes = target::load_routes_file(flags.routes_file);
+  if (!flags.profile.empty()) options.routes = target::builtin_profile(flags.profile);
   bool any_stall_flag =
       !flags.stall.empty() || !flags.stall_every.empty() || !flags.stall_first.empty();
   if (any_stall_flag) {
@@ -96,7 +101,7 @@ int serve(const ServeFlags& flags) {
 Subcommand add_serve_command(CLI::App& parent) {
   auto flags = std::make_shared<ServeFlags>();
   CLI::App* app = parent.add_subcommand(
-      "serve", "Run the built-in HTTP/1.1 target: every request gets 200 and a fixed body");
+      "serve", "Run the built-in HTTP/1.1 target: a fixed 200, or routes with known behaviours");
   app->add_option("--host", flags->host, "Address to listen on (loopback unless you say so)")
       ->capture_default_str();
   app->add_option("--port", flags->port, "Port to listen on; 0 picks a free one")
@@ -116,6 +121,12 @@ Subcommand add_serve_command(CLI::App& parent) {
                   "When the first stall begins after start (default: --stall-every)");
   app->add_option("--threads", flags->threads, "Event-loop threads, each with its own socket")
       ->capture_default_str();
+  CLI::Option* routes = app->add_option("--routes", flags->routes_file,
+                                        "Serve the routes of this YAML file (docs/serve-routes.md)")
+                            ->excludes(body);
+  app->add_option("--profile", flags->profile, "Serve a built-in set of routes: demo")
+      ->excludes(routes)
+      ->excludes(body);
   return Subcommand{app, [flags] { return serve(*flags); }};
 }
 

@@ -1,8 +1,11 @@
 // The per-request step of the built-in server: given what the parser learned about a request,
-// pick the response and when to send it. Responses are built once at start-up, so answering a
-// request is a pointer, a length and a delay. Immutable after construction; shared read-only
-// by all server threads. (Routes, latency distributions and failures grow here later.)
+// decide what to send and when. A handler fills a ReplyBuilder with one or more parts, each due
+// a delay after the request was read (several parts make a stream: SSE events, a trickled
+// body). Handlers are immutable after construction, or synchronise what they share; they are
+// called from every server thread.
 #pragma once
+
+#include <sys/socket.h>
 
 #include <cstdint>
 #include <string>
@@ -10,48 +13,86 @@
 
 namespace proofload::target {
 
-// What the connection's parser learned about one request.
+// What the connection's parser learned about one request. Views are valid during handle().
 struct RequestHead {
   bool is_head = false;    // HEAD: answered with the headers only
   bool keep_alive = true;  // HTTP/1.1 default; false for Connection: close or plain HTTP/1.0
   bool http_1_0 = false;   // an HTTP/1.0 request (keep-alive must then be said explicitly)
+  std::string_view method;   // "GET", "POST", ...
+  std::string_view target;   // the request-target as sent: "/items/7?x=1"
+  std::string_view body;     // the first kMaxCapturedBodyBytes of the body
+  std::string_view headers;  // "name:value\n" per header, names in lower case
+  const sockaddr_storage* peer = nullptr;  // the client's address
+  int thread_index = 0;      // the server thread handling it (for per-thread state)
+
+  // The value of the first header called `lower_case_name` ("" when absent).
+  std::string_view header(std::string_view lower_case_name) const;
 };
 
-// The bytes to send (owned by the Handler, valid for its lifetime) and when.
-struct Reply {
-  const char* data;
-  uint32_t size;
-  bool close_after;  // close the connection once these bytes are written
-  int64_t delay_ns;  // send this long after the request was read
+constexpr size_t kMaxCapturedBodyBytes = 64 * 1024;
+
+// Collects the parts of one reply. Implemented by the server's worker over the connection's
+// reply queue; a handler adds at most kMaxReplyParts parts.
+class ReplyBuilder {
+ public:
+  static constexpr int kMaxReplyParts = 24;
+  virtual ~ReplyBuilder() = default;
+  // Bytes the handler keeps alive for its own lifetime (prepared responses).
+  virtual void send(std::string_view prepared, int64_t delay_ns) = 0;
+  // Bytes made for this request: the returned string (empty, its capacity reused) is sent.
+  virtual std::string& send_built(int64_t delay_ns) = 0;
+  // Close the connection once the parts are written.
+  virtual void close_after() = 0;
+  // Close the connection after `delay_ns` with a reset, sending nothing more.
+  virtual void abort(int64_t delay_ns) = 0;
 };
 
 enum class RequestError { kBadRequest, kHeaderTooLarge, kBodyTooLarge };
 
-class Handler {
+class RequestHandler {
  public:
-  Handler(std::string_view body, int64_t delay_ns);
-
-  Reply handle(const RequestHead& request) const;
+  virtual ~RequestHandler() = default;
+  virtual void handle(const RequestHead& request, ReplyBuilder& reply) const = 0;
   // The answer to a request that cannot be served: sent at once, then the connection closes.
-  Reply reject(RequestError error) const;
+  virtual void reject(RequestError error, ReplyBuilder& reply) const = 0;
+};
+
+// Status line, headers and body in one buffer, built once; HEAD gets the first head_size bytes.
+struct PreparedResponse {
+  std::string bytes;
+  uint32_t head_size = 0;
+  std::string_view for_request(bool is_head) const {
+    return is_head ? std::string_view(bytes).substr(0, head_size) : std::string_view(bytes);
+  }
+};
+
+// Appends "HTTP/1.1 <status>", Server, Content-Type, Content-Length (unless content_length < 0),
+// Connection (unless empty) and `extra_headers` (each ending in CRLF), then the blank line.
+void append_response_head(std::string& out, std::string_view status, std::string_view content_type,
+                          int64_t content_length, std::string_view connection,
+                          std::string_view extra_headers = {});
+PreparedResponse prepare_response(std::string_view status, std::string_view connection,
+                                  std::string_view body,
+                                  std::string_view content_type = "text/plain");
+// The Connection header a reply to `request` carries: "" (HTTP/1.1 keep-alive), "keep-alive"
+// (HTTP/1.0 that asked for it) or "close".
+std::string_view connection_header(const RequestHead& request);
+
+// Every request gets 200 and the same body, after a fixed delay: `serve` without routes.
+class StaticHandler : public RequestHandler {
+ public:
+  StaticHandler(std::string_view body, int64_t delay_ns);
+  void handle(const RequestHead& request, ReplyBuilder& reply) const override;
+  void reject(RequestError error, ReplyBuilder& reply) const override;
 
  private:
-  // Status line, headers and body in one buffer; HEAD gets the first head_size bytes.
-  struct Prepared {
-    std::string bytes;
-    uint32_t head_size = 0;
-  };
-  static Prepared prepare(std::string_view status, std::string_view connection,
-                          std::string_view body);
-  static Reply reply(const Prepared& response, bool is_head, bool close_after, int64_t delay_ns);
-
   int64_t delay_ns_;
-  Prepared ok_keep_alive_;     // HTTP/1.1: persistent by default, no Connection header
-  Prepared ok_keep_alive_10_;  // HTTP/1.0 client that asked for keep-alive
-  Prepared ok_close_;
-  Prepared bad_request_;
-  Prepared header_too_large_;
-  Prepared body_too_large_;
+  PreparedResponse ok_keep_alive_;     // HTTP/1.1: persistent by default, no Connection header
+  PreparedResponse ok_keep_alive_10_;  // HTTP/1.0 client that asked for keep-alive
+  PreparedResponse ok_close_;
 };
+
+// The rejections every handler sends the same way.
+void reject_request(RequestError error, ReplyBuilder& reply);
 
 }  // namespace proofload::target

@@ -1,6 +1,8 @@
 // Sockets, threads and the stop signal of the built-in server; see server.h.
 #include "target/server.h"
 
+#include "target/route_handler.h"
+
 #include <netdb.h>
 #include <netinet/in.h>
 #include <sys/eventfd.h>
@@ -84,7 +86,17 @@ ServerOptions validated(ServerOptions options) {
 }  // namespace
 
 Server::Server(ServerOptions options)
-    : options_(validated(std::move(options))), handler_(options_.body, options_.delay_ns) {
+    : options_(validated(std::move(options))) {
+  if (options_.routes) {
+    if (options_.stall_ns == 0 && options_.routes->stalls) {
+      options_.stall_ns = options_.routes->stalls->stall_ns;
+      options_.stall_every_ns = options_.routes->stalls->every_ns;
+      options_.stall_first_ns = options_.routes->stalls->first_ns;
+    }
+    handler_ = std::make_unique<RouteHandler>(*options_.routes, options_.threads);
+  } else {
+    handler_ = std::make_unique<StaticHandler>(options_.body, options_.delay_ns);
+  }
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
@@ -143,8 +155,8 @@ void Server::run() {
   int per_thread = (options_.max_connections + threads - 1) / threads;
   std::vector<std::unique_ptr<Worker>> workers;
   for (int i = 0; i < threads; ++i) {
-    WorkerConfig config{&options_,  &handler_, listen_fds_[i], stop_fd_,
-                        &stopping_, stalls,    per_thread};
+    WorkerConfig config{&options_, handler_.get(), i,      listen_fds_[i],
+                        stop_fd_,  &stopping_,     stalls, per_thread};
     workers.push_back(std::make_unique<Worker>(config));
     listen_fds_[i] = -1;  // the worker owns it now
   }

@@ -12,7 +12,10 @@
 #include <vector>
 
 #include "common/clock.h"
+#include <optional>
+
 #include "target/handler.h"
+#include "target/routes/route_config.h"
 
 namespace proofload::target {
 
@@ -30,6 +33,9 @@ struct ServerOptions {
   int64_t max_header_bytes = 64 * 1024;     // request line + headers; beyond: 431 and close
   int64_t max_body_bytes = 1024 * 1024;     // request body, read and discarded; beyond: 413
   int64_t shutdown_grace_ns = 2 * kNsPerS;  // how long stop() lets responses in progress finish
+  // Routes (--routes FILE or --profile NAME); without them every request gets 200 and `body`
+  // after `delay_ns`. A route table's stalls apply unless stall_ns is set.
+  std::optional<RouteTable> routes;
 
   // Throws UsageError with a one-line message naming the flag at fault.
   void validate() const;
@@ -62,7 +68,7 @@ class Server {
 
  private:
   ServerOptions options_;
-  Handler handler_;
+  std::unique_ptr<RequestHandler> handler_;
   int port_ = 0;
   std::vector<int> listen_fds_;  // one per thread; owned until a worker takes it
   int stop_fd_ = -1;             // eventfd: readable once stop() was called; never drained

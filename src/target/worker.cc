@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <stdexcept>
 #include <vector>
 
 #include "common/clock.h"
@@ -22,9 +23,11 @@ namespace proofload::target {
 
 namespace {
 
-// Requests parsed but not yet answered, per connection. When full, parsing pauses and reading
-// stops until replies drain, so a client that pipelines without reading cannot grow memory.
-constexpr uint32_t kMaxQueuedReplies = 32;
+// Reply parts queued but not yet written, per connection. Parsing pauses while there is no room
+// for one more whole reply (ReplyBuilder::kMaxReplyParts), and reading with it, so a client
+// that pipelines without reading cannot grow memory.
+constexpr uint32_t kMaxQueuedReplies = 64;
+static_assert(kMaxQueuedReplies > ReplyBuilder::kMaxReplyParts);
 // How long a closing connection may keep sending before we stop reading it; reading until the
 // peer's FIN keeps the kernel from answering late bytes with a reset that could destroy the
 // final response (e.g. a 431) before the client read it.
@@ -34,10 +37,13 @@ constexpr uint64_t kSlotMask = 0xFFFF'FFFF;
 constexpr uint64_t kGenerationMask = 0x3FFF'FFFF;
 
 struct QueuedReply {
-  int64_t due_ns;  // when it may be written (read time + delay)
-  const char* data;
-  uint32_t size;
-  bool close_after;
+  int64_t due_ns = 0;  // when it may be written (read time + delay)
+  std::string_view prepared;  // bytes owned by the handler, or
+  std::string built;          // bytes made for this request (capacity reused across requests)
+  bool uses_built = false;
+  bool close_after = false;   // close once written
+  bool abort = false;         // reset the connection when due, sending nothing
+  std::string_view bytes() const { return uses_built ? std::string_view(built) : prepared; }
 };
 
 }  // namespace
@@ -54,6 +60,11 @@ struct Connection {
 
   llhttp_t parser;
   RequestHead request;
+  sockaddr_storage peer{};
+  // What the handler may look at, captured while parsing (capacity reused across requests).
+  std::string target;
+  std::string headers;  // "name:value\n", names lower-cased
+  std::string body;     // up to kMaxCapturedBodyBytes
   int64_t read_ns = 0;  // when the bytes being parsed were read from the socket
   int64_t header_bytes = 0;
   int64_t body_bytes = 0;
@@ -68,7 +79,9 @@ struct Connection {
   std::vector<char> held_input;  // unparsed bytes behind a full reply queue
   size_t held_offset = 0;
 
-  bool replies_full() const { return replies_size == kMaxQueuedReplies; }
+  bool replies_full() const {
+    return replies_size + ReplyBuilder::kMaxReplyParts > kMaxQueuedReplies;
+  }
   bool has_held_input() const { return held_offset < held_input.size(); }
 };
 
@@ -83,6 +96,9 @@ struct ParserHooks {
     c.request = RequestHead{};
     c.header_bytes = 0;
     c.body_bytes = 0;
+    c.target.clear();
+    c.headers.clear();
+    c.body.clear();
     return 0;
   }
   static int count_header(llhttp_t* p, size_t length) {
@@ -95,8 +111,31 @@ struct ParserHooks {
     return 0;
   }
   static int on_span(llhttp_t* p, const char*, size_t length) { return count_header(p, length); }
+  static int on_url(llhttp_t* p, const char* at, size_t length) {
+    conn(p).target.append(at, length);
+    return count_header(p, length);
+  }
+  static int on_header_field(llhttp_t* p, const char* at, size_t length) {
+    std::string& headers = conn(p).headers;
+    for (size_t i = 0; i < length; ++i) {
+      char ch = at[i];
+      headers.push_back(ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch - 'A' + 'a') : ch);
+    }
+    return count_header(p, length);
+  }
+  static int on_header_field_complete(llhttp_t* p) {
+    conn(p).headers.push_back(':');
+    return 0;
+  }
+  static int on_header_value(llhttp_t* p, const char* at, size_t length) {
+    conn(p).headers.append(at, length);
+    return count_header(p, length);
+  }
   // The separators and line ends the spans leave out.
-  static int on_header_value_complete(llhttp_t* p) { return count_header(p, 4); }
+  static int on_header_value_complete(llhttp_t* p) {
+    conn(p).headers.push_back('\n');
+    return count_header(p, 4);
+  }
   static int on_headers_complete(llhttp_t* p) {
     Connection& c = conn(p);
     c.request.is_head = p->method == HTTP_HEAD;
@@ -108,8 +147,11 @@ struct ParserHooks {
     }
     return 0;
   }
-  static int on_body(llhttp_t* p, const char*, size_t length) {
+  static int on_body(llhttp_t* p, const char* at, size_t length) {
     Connection& c = conn(p);
+    if (c.body.size() < kMaxCapturedBodyBytes) {
+      c.body.append(at, std::min(length, kMaxCapturedBodyBytes - c.body.size()));
+    }
     c.body_bytes += static_cast<int64_t>(length);
     if (c.body_bytes > options(p).max_body_bytes) {
       c.body_too_large = true;
@@ -120,6 +162,11 @@ struct ParserHooks {
   static int on_message_complete(llhttp_t* p) {
     Connection& c = conn(p);
     c.request.keep_alive = llhttp_should_keep_alive(p) != 0;
+    c.request.method = llhttp_method_name(static_cast<llhttp_method_t>(p->method));
+    c.request.target = c.target;
+    c.request.headers = c.headers;
+    c.request.body = c.body;
+    c.request.peer = &c.peer;
     c.worker->on_request(c);
     // Stop at a request that closes the connection (what follows is ignored) or when the
     // reply queue is full (what follows is held until it drains).
@@ -132,10 +179,11 @@ struct ParserHooks {
       llhttp_settings_init(&s);
       s.on_message_begin = on_message_begin;
       s.on_method = on_span;
-      s.on_url = on_span;
+      s.on_url = on_url;
       s.on_version = on_span;
-      s.on_header_field = on_span;
-      s.on_header_value = on_span;
+      s.on_header_field = on_header_field;
+      s.on_header_field_complete = on_header_field_complete;
+      s.on_header_value = on_header_value;
       s.on_header_value_complete = on_header_value_complete;
       s.on_headers_complete = on_headers_complete;
       s.on_body = on_body;
@@ -146,9 +194,59 @@ struct ParserHooks {
   }
 };
 
+// Appends parts to the connection's reply queue (room for kMaxReplyParts is guaranteed: the
+// parser only runs while there is).
+class ConnectionReplyBuilder : public ReplyBuilder {
+ public:
+  ConnectionReplyBuilder(Worker& worker, Connection& c) : worker_(worker), c_(c) {}
+
+  void send(std::string_view prepared, int64_t delay_ns) override {
+    QueuedReply& r = next(delay_ns);
+    r.prepared = prepared;
+  }
+  std::string& send_built(int64_t delay_ns) override {
+    QueuedReply& r = next(delay_ns);
+    r.uses_built = true;
+    return r.built;
+  }
+  void close_after() override {
+    if (c_.replies_size > 0) last().close_after = true;
+    c_.read_closed = true;
+  }
+  void abort(int64_t delay_ns) override {
+    next(delay_ns).abort = true;
+    c_.read_closed = true;
+  }
+
+ private:
+  QueuedReply& last() {
+    return c_.replies[(c_.replies_head + c_.replies_size - 1) % kMaxQueuedReplies];
+  }
+  QueuedReply& next(int64_t delay_ns) {
+    if (c_.replies_size == kMaxQueuedReplies) {
+      throw std::logic_error("a handler sent more than ReplyBuilder::kMaxReplyParts parts");
+    }
+    // Parts go out in order: a part is never due before the one ahead of it.
+    int64_t due_ns = c_.read_ns + delay_ns;
+    if (c_.replies_size > 0) due_ns = std::max(due_ns, last().due_ns);
+    ++c_.replies_size;
+    QueuedReply& r = last();
+    r.due_ns = due_ns;
+    r.prepared = {};
+    r.built.clear();
+    r.uses_built = r.close_after = r.abort = false;
+    if (delay_ns > 0) worker_.timers_.push(due_ns, Worker::token(Worker::Kind::kConnection, c_));
+    return r;
+  }
+
+  Worker& worker_;
+  Connection& c_;
+};
+
 Worker::Worker(const WorkerConfig& config)
     : options_(*config.options),
       handler_(*config.handler),
+      thread_index_(config.thread_index),
       listen_fd_(config.listen_fd),
       stop_fd_(config.stop_fd),
       stopping_(*config.stopping),
@@ -231,7 +329,10 @@ int64_t Worker::wait_out_stall(int64_t now_ns) {
 
 void Worker::accept_connections() {
   for (int i = 0; i < kMaxAcceptsPerWake; ++i) {
-    int fd = accept4(listen_fd_, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
+    sockaddr_storage peer{};
+    socklen_t peer_length = sizeof peer;
+    int fd = accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &peer_length,
+                     SOCK_NONBLOCK | SOCK_CLOEXEC);
     if (fd < 0) {
       if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
         // Level-triggered accept would spin; listen again once a connection closes.
@@ -258,6 +359,7 @@ void Worker::accept_connections() {
     Connection& c = *slots_[free_slots_.back()];
     free_slots_.pop_back();
     c.fd = fd;
+    c.peer = peer;
     c.interest = EPOLLIN;
     c.read_closed = c.write_blocked = c.lingering = false;
     c.header_too_large = c.body_too_large = false;
@@ -331,20 +433,18 @@ size_t Worker::parse(Connection& c, const char* data, size_t size) {
                                            : RequestError::kBadRequest;
   // Parsing only runs with room in the reply queue, and a request that fills it pauses the
   // parser before the next begins, so an error always finds room.
-  queue_reply(c, handler_.reject(reason));
+  ConnectionReplyBuilder reply(*this, c);
+  handler_.reject(reason, reply);
   return size;
 }
 
-void Worker::on_request(Connection& c) { queue_reply(c, handler_.handle(c.request)); }
-
-void Worker::queue_reply(Connection& c, const Reply& reply) {
-  int64_t due_ns = c.read_ns + reply.delay_ns;
-  uint32_t index = (c.replies_head + c.replies_size) % kMaxQueuedReplies;
-  c.replies[index] = QueuedReply{due_ns, reply.data, reply.size, reply.close_after};
-  ++c.replies_size;
-  if (reply.close_after) c.read_closed = true;
-  if (reply.delay_ns > 0) timers_.push(due_ns, token(Kind::kConnection, c));
+void Worker::on_request(Connection& c) {
+  c.request.thread_index = thread_index_;
+  ConnectionReplyBuilder reply(*this, c);
+  handler_.handle(c.request, reply);
 }
+
+
 
 void Worker::service(Connection& c, int64_t now_ns) {
   while (true) {
@@ -374,8 +474,18 @@ bool Worker::write_due(Connection& c, int64_t now_ns) {
   for (uint32_t i = 0; i < c.replies_size; ++i) {
     const QueuedReply& r = c.replies[(c.replies_head + i) % kMaxQueuedReplies];
     if (r.due_ns > now_ns) break;  // in order: a later reply waits for an earlier one
+    if (r.abort) {
+      if (count > 0) break;  // write what is before it first
+      // A reset, as a crashing server or a load balancer gives: SO_LINGER 0 makes close send
+      // RST instead of FIN.
+      linger reset{1, 0};
+      setsockopt(c.fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+      close_connection(c);
+      return false;
+    }
+    std::string_view bytes = r.bytes();
     uint32_t skip = i == 0 ? c.head_written : 0;
-    iov[count++] = iovec{const_cast<char*>(r.data + skip), r.size - skip};
+    iov[count++] = iovec{const_cast<char*>(bytes.data() + skip), bytes.size() - skip};
     if (r.close_after) break;
   }
   if (count == 0) return true;
@@ -395,7 +505,7 @@ bool Worker::write_due(Connection& c, int64_t now_ns) {
   bool closing = false;
   for (size_t i = 0; i < count; ++i) {
     QueuedReply& r = c.replies[c.replies_head];
-    size_t remaining = r.size - c.head_written;
+    size_t remaining = r.bytes().size() - c.head_written;
     if (left < remaining) {
       c.head_written += static_cast<uint32_t>(left);
       c.write_blocked = true;  // a short write means the socket buffer is full

@@ -20,7 +20,8 @@ struct Connection;
 
 struct WorkerConfig {
   const ServerOptions* options;
-  const Handler* handler;
+  const RequestHandler* handler;
+  int thread_index;                   // 0..threads-1, handed to the handler with each request
   int listen_fd;                      // taken over by the worker (closed when it stops accepting)
   int stop_fd;                        // eventfd, readable once the server is asked to stop
   const std::atomic<bool>* stopping;  // set before stop_fd is signalled
@@ -40,6 +41,7 @@ class Worker {
 
  private:
   friend struct ParserHooks;
+  friend class ConnectionReplyBuilder;
 
   // Each fd and timer carries a token: kind in the top bits, connection generation, slot.
   enum class Kind : uint64_t { kConnection = 0, kLinger = 1, kListen = 2, kStop = 3 };
@@ -56,7 +58,6 @@ class Worker {
   size_t parse(Connection& c, const char* data, size_t size);
   // The handler step: queues the reply to the request just parsed.
   void on_request(Connection& c);
-  void queue_reply(Connection& c, const Reply& reply);
   // Writes what is due, resumes held input, and closes when finished.
   void service(Connection& c, int64_t now_ns);
   // Returns false when the connection was closed.
@@ -67,7 +68,8 @@ class Worker {
   void begin_drain(int64_t now_ns);
 
   const ServerOptions& options_;
-  const Handler& handler_;
+  const RequestHandler& handler_;
+  int thread_index_;
   int listen_fd_;
   int stop_fd_;
   const std::atomic<bool>& stopping_;
