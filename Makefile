@@ -21,7 +21,7 @@ test: build
 test-sanitize: bootstrap
 	cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPROOFLOAD_SANITIZE=ON -DPROOFLOAD_BENCH=OFF
 	cmake --build $(SAN_BUILD) -j $(JOBS)
-	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE accuracy
+	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE "accuracy|timing"
 
 demo: build
 	./scripts/demo $(BUILD)/proofload
