@@ -408,6 +408,33 @@ TEST(ServeRoutesCache, FirstRequestOfAQueryPaysTheCpuRepeatsDoNot) {
 }
 
 // ---------------------------------------------------------------------------------------------
+// sse
+
+TEST(ServeRoutesSse, EventsAreSpreadOverTheStreamAndEndWithATerminator) {
+  ServeProcess server({"--routes", write_routes("sse", R"(routes:
+  - {name: stream, path: /stream, sse: {events: 10, over: 1s, event_bytes: 64, tokens_per_event: 3}}
+)")});
+  HttpClient client(server.port());
+  HttpAnswer answer = client.send("GET", "/stream");
+  ASSERT_EQ(answer.status, 200) << answer.head;
+  EXPECT_EQ(header_value(answer.head, "content-type"), "text/event-stream");
+  size_t events = 0;
+  for (size_t at = answer.body.find("event: tokens\n"); at != std::string::npos;
+       at = answer.body.find("event: tokens\n", at + 1)) {
+    ++events;
+  }
+  EXPECT_EQ(events, 10u);
+  EXPECT_NE(answer.body.find("\"tokens\":3"), std::string::npos);
+  EXPECT_EQ(answer.body.rfind("event: done\ndata: [DONE]\n\n"),
+            answer.body.size() - std::string("event: done\ndata: [DONE]\n\n").size());
+  // The last event leaves at 10/11 s and the terminator at 1 s: the stream lasts its duration.
+  EXPECT_GE(answer.elapsed_ms, 990.0);
+  EXPECT_LT(answer.elapsed_ms, 1500.0);
+  // The length was known up front: the connection carries the next request.
+  EXPECT_EQ(client.send("GET", "/stream").status, 200);
+}
+
+// ---------------------------------------------------------------------------------------------
 // lifecycle
 
 constexpr const char* kLifecycleRoutes = R"(lifecycle:
