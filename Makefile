@@ -24,7 +24,7 @@ test-sanitize: bootstrap
 	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE "accuracy|timing"
 
 demo: build
-	./scripts/demo $(BUILD)/proofload
+	$(BUILD)/proofload demo
 
 bench: build
 	./bench/compare_wrk.sh $(BUILD)/proofload

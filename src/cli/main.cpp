@@ -15,8 +15,8 @@ int main(int argc, char** argv) {
   cli::remember_command_line(argc, argv);
   app.require_subcommand(1);
   app.set_version_flag("--version", "proofload " PROOFLOAD_VERSION);
-  std::vector<cli::Subcommand> commands = {cli::add_run_command(app),
-                                           cli::add_serve_command(app)};
+  std::vector<cli::Subcommand> commands = {
+      cli::add_run_command(app), cli::add_serve_command(app), cli::add_demo_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

@@ -9,6 +9,7 @@
 #include <thread>
 
 #include "cli/command_line.h"
+#include "cli/run_flags.h"
 #include "cli/subcommand.h"
 #include "common/usage_error.h"
 #include "engine/tcp.h"
@@ -21,28 +22,6 @@
 namespace proofload::cli {
 namespace {
 
-struct RunFlags {
-  std::string url;
-  std::string method = "GET";
-  std::vector<std::string> headers;
-  std::optional<std::string> body;
-  std::optional<std::string> body_file;
-  int connections = 10;
-  std::optional<int> max_connections;
-  std::optional<std::string> rate;
-  std::optional<std::string> executor;
-  std::optional<std::string> duration;
-  std::optional<std::string> stages;
-  std::string warmup = "0s";
-  int64_t requests = 0;
-  int64_t queue = 10'000;
-  std::string timeout = "10s";
-  std::string connect_timeout = "5s";
-  std::string grace = "5s";
-  int workers = 0;
-  std::optional<std::string> out;
-  bool quiet = false;
-};
 
 // Header values that must not be recorded in result files.
 bool is_sensitive_header(std::string name) {
@@ -65,7 +44,9 @@ int64_t positive_duration(const std::string& flag, const std::string& text) {
   return ns;
 }
 
-experiments::RunOptions build_options(const RunFlags& f, const std::string& command_line) {
+}  // namespace
+
+experiments::RunOptions build_run_options(const RunFlags& f, const std::string& command_line) {
   experiments::RunOptions options;
   engine::LoadSpec& load = options.load;
   nlohmann::json& spec = options.spec_json;
@@ -185,8 +166,6 @@ experiments::RunOptions build_options(const RunFlags& f, const std::string& comm
   return options;
 }
 
-}  // namespace
-
 Subcommand add_run_command(CLI::App& parent) {
   auto flags = std::make_shared<RunFlags>();
   CLI::App* app = parent.add_subcommand("run", "Run one load test against a URL");
@@ -217,7 +196,7 @@ Subcommand add_run_command(CLI::App& parent) {
   app->add_flag("-q,--quiet", flags->quiet, "No live progress line");
 
   return {app, [flags] {
-            experiments::RunOptions options = build_options(*flags, command_line());
+            experiments::RunOptions options = build_run_options(*flags, command_line());
             report::RunResult result = experiments::run_load_test(options);
             return result.interrupted ? kExitInterrupted : kExitOk;
           }};

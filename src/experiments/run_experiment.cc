@@ -98,6 +98,8 @@ report::RunResult run_load_test(const RunOptions& options) {
     by_intent.connects = part->connects;
     *part = std::move(by_intent);
   }
+  // Connections are mostly opened before the first request: count all of them in the summary.
+  result.total.connects += result.warmup_total.connects;
   int stop_level = engine.stop_level();
   result.interrupted = stop_level > 0;
   int64_t intended = result.total.intended + result.warmup_total.intended;

@@ -300,3 +300,31 @@ TEST(Run, TooFewFileDescriptorsIsSaidClearly) {
 
 }  // namespace
 }  // namespace proofload::testing
+
+namespace proofload::testing {
+namespace {
+
+TEST(Demo, RunsALoadTestAgainstTheBuiltInServerAndStopsIt) {
+  std::string out = make_temp_dir("demo");
+  auto run = run_to_completion({proofload_binary(), "demo", "-d", "1s", "--rate", "200", "--out",
+                                out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_NE(run.out.find("built-in server (profile demo)"), std::string::npos) << run.out;
+  json summary = read_result(out)["summary"];
+  EXPECT_EQ(summary["intended"], 200);
+  EXPECT_EQ(summary["outcomes"]["success"], 200);
+}
+
+TEST(Demo, CtrlCEndsTheRunAndTheServer) {
+  std::string out = make_temp_dir("demo-interrupt");
+  Process demo({proofload_binary(), "demo", "-d", "60s", "--out", out});
+  ASSERT_TRUE(wait_for_first_window(demo, out)) << demo.err();
+  demo.signal(SIGINT);
+  auto code = demo.wait(seconds(15));
+  ASSERT_TRUE(code.has_value()) << "demo did not stop after SIGINT";
+  EXPECT_EQ(*code, 130);
+  EXPECT_EQ(read_result(out)["status"], "interrupted");
+}
+
+}  // namespace
+}  // namespace proofload::testing

@@ -1,0 +1,40 @@
+// The flags of `proofload run`, and how they become a RunOptions (every check on them happens
+// there, before anything is sent). Shared with `proofload demo`, which runs the same way.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "experiments/run_experiment.h"
+
+namespace proofload::cli {
+
+struct RunFlags {
+  std::string url;
+  std::string method = "GET";
+  std::vector<std::string> headers;
+  std::optional<std::string> body;
+  std::optional<std::string> body_file;
+  int connections = 10;
+  std::optional<int> max_connections;
+  std::optional<std::string> rate;
+  std::optional<std::string> executor;
+  std::optional<std::string> duration;
+  std::optional<std::string> stages;
+  std::string warmup = "0s";
+  int64_t requests = 0;
+  int64_t queue = 10'000;
+  std::string timeout = "10s";
+  std::string connect_timeout = "5s";
+  std::string grace = "5s";
+  int workers = 0;
+  std::optional<std::string> out;
+  bool quiet = false;
+};
+
+// Validates the flags, resolves and checks the target, and builds the run. Throws UsageError.
+experiments::RunOptions build_run_options(const RunFlags& flags, const std::string& command_line);
+
+}  // namespace proofload::cli
