@@ -74,6 +74,15 @@ int RouteHandler::serve_builtin(const Route& route, const RequestHead& request,
   };
   if (name == "health") return answer("200 OK", "text/plain", "ok\n");
   if (name == "metrics") {
+    if (items_) {
+      // The store keeps its own counters; bring the exported ones up to them (monotonic).
+      std::lock_guard lock(write_counters_mutex_);
+      LifecycleCounters now = items_->counters();
+      metrics_->add_accepted(static_cast<uint64_t>(now.accepted - exported_writes_.accepted));
+      metrics_->add_committed(static_cast<uint64_t>(now.committed - exported_writes_.committed));
+      metrics_->add_dropped(static_cast<uint64_t>(now.dropped - exported_writes_.dropped));
+      exported_writes_ = now;
+    }
     return answer("200 OK", kPrometheusContentType, metrics_->render_prometheus());
   }
   if (!items_) return answer("503 Service Unavailable", "text/plain", "no lifecycle store\n");

@@ -70,6 +70,8 @@ class RouteHandler : public RequestHandler {
   std::unique_ptr<ResultCache> cache_;
   std::unique_ptr<ItemStore> items_;
   std::unique_ptr<Metrics> metrics_;
+  mutable std::mutex write_counters_mutex_;  // guards exported_writes_
+  mutable LifecycleCounters exported_writes_{};  // the store's counters last added to metrics_
   size_t unmatched_route_;  // metrics index for requests no route took (404, 405)
 };
 

@@ -520,6 +520,29 @@ TEST(ServeRoutesMetrics, RequestsTotalCountsEveryAnswerByRouteAndStatus) {
       << metrics.body;
 }
 
+TEST(ServeRoutesMetrics, WriteCountersAddUpToWhatTheClientSaw) {
+  ServeProcess server({"--routes", write_routes("metrics-writes", R"(lifecycle:
+  committers: 2
+  commit_cost: 1ms
+  initial_items: 10
+routes:
+  - {name: create, method: POST, path: /items, builtin: lifecycle.create}
+  - {name: backlog, method: GET, path: /admin/backlog, builtin: admin.backlog}
+  - {name: metrics, path: /metrics, builtin: metrics}
+)")});
+  json summary = run_load("metrics-writes", {server.url("/items"), "-m", "POST", "--body",
+                                             "ticket", "-c", "4", "-n", "300"});
+  ASSERT_EQ(count_of(summary, "status", "201"), 300) << summary.dump(2);
+  HttpClient client(server.port());
+  ASSERT_TRUE(wait_until_drained(client));
+  HttpAnswer metrics = client.send("GET", "/metrics");
+  ASSERT_EQ(metrics.status, 200);
+  EXPECT_EQ(metric_value(metrics.body, "proofload_writes_accepted_total"), 300) << metrics.body;
+  EXPECT_EQ(metric_value(metrics.body, "proofload_writes_committed_total"), 300) << metrics.body;
+  EXPECT_EQ(metric_value(metrics.body, "proofload_writes_dropped_total"), 0) << metrics.body;
+  EXPECT_EQ(metric_value(metrics.body, "proofload_commit_backlog"), 0) << metrics.body;
+}
+
 TEST(ServeRoutesMatching, PathsWithParametersStatusBodies404And405) {
   ServeProcess server({"--routes", write_routes("matching", R"(routes:
   - name: item
