@@ -30,6 +30,7 @@ struct ServeFlags {
   int threads = 1;
   std::string routes_file;  // --routes FILE
   std::string profile;      // --profile NAME
+  std::string request_timeout = "30s";
 };
 
 int64_t duration_flag_ns(const std::string& text, const char* flag) {
@@ -53,6 +54,7 @@ target::ServerOptions to_options(const ServeFlags& flags) {
     options.body = flags.body;
   }
   options.delay_ns = duration_flag_ns(flags.delay, "--delay");
+  options.request_timeout_ns = duration_flag_ns(flags.request_timeout, "--request-timeout");
   if (!flags.routes_file.empty()) options.routes = target::load_routes_file(flags.routes_file);
   if (!flags.profile.empty()) options.routes = target::builtin_profile(flags.profile);
   bool any_stall_flag =
@@ -124,6 +126,9 @@ Subcommand add_serve_command(CLI::App& parent) {
   CLI::Option* routes = app->add_option("--routes", flags->routes_file,
                                         "Serve the routes of this YAML file (docs/serve-routes.md)")
                             ->excludes(body);
+  app->add_option("--request-timeout", flags->request_timeout,
+                  "A request begun but not complete this long gets 408 and a close")
+      ->capture_default_str();
   app->add_option("--profile", flags->profile, "Serve a built-in set of routes: demo")
       ->excludes(routes)
       ->excludes(body);

@@ -58,9 +58,12 @@ void reject_request(RequestError error, ReplyBuilder& reply) {
       prepare_response("431 Request Header Fields Too Large", "close", "header too large\n");
   static const PreparedResponse kBodyTooLarge =
       prepare_response("413 Content Too Large", "close", "body too large\n");
-  const PreparedResponse& response = error == RequestError::kHeaderTooLarge ? kHeaderTooLarge
-                                     : error == RequestError::kBodyTooLarge ? kBodyTooLarge
-                                                                            : kBadRequest;
+  static const PreparedResponse kRequestTimeout =
+      prepare_response("408 Request Timeout", "close", "request not completed in time\n");
+  const PreparedResponse& response = error == RequestError::kHeaderTooLarge   ? kHeaderTooLarge
+                                     : error == RequestError::kBodyTooLarge   ? kBodyTooLarge
+                                     : error == RequestError::kRequestTimeout ? kRequestTimeout
+                                                                              : kBadRequest;
   reply.send(response.bytes, 0);
   reply.close_after();
 }

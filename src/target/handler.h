@@ -47,7 +47,7 @@ class ReplyBuilder {
   virtual void abort(int64_t delay_ns) = 0;
 };
 
-enum class RequestError { kBadRequest, kHeaderTooLarge, kBodyTooLarge };
+enum class RequestError { kBadRequest, kHeaderTooLarge, kBodyTooLarge, kRequestTimeout };
 
 class RequestHandler {
  public:

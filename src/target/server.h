@@ -33,6 +33,9 @@ struct ServerOptions {
   int64_t max_header_bytes = 64 * 1024;     // request line + headers; beyond: 431 and close
   int64_t max_body_bytes = 1024 * 1024;     // request body, read and discarded; beyond: 413
   int64_t shutdown_grace_ns = 2 * kNsPerS;  // how long stop() lets responses in progress finish
+  // A request begun but not complete after this long gets 408 and the connection closes, so a
+  // client that never finishes cannot hold a connection for ever.
+  int64_t request_timeout_ns = 30 * kNsPerS;
   // Routes (--routes FILE or --profile NAME); without them every request gets 200 and `body`
   // after `delay_ns`. A route table's stalls apply unless stall_ns is set.
   std::optional<RouteTable> routes;

@@ -259,6 +259,23 @@ TEST(ServerTest, GarbageGets400AndClose) {
   EXPECT_TRUE(c.closed_within());
 }
 
+TEST(ServerTest, ARequestNeverFinishedGets408WhileOthersAreServed) {
+  ServerOptions options;
+  options.request_timeout_ns = 200 * kNsPerMs;
+  RunningServer s(options);
+  Client slow(s.port());
+  slow.send("GET / HTTP/1.1\r\nHost: t\r\nX-Never-Ends: ");  // and nothing more
+  Client other(s.port());
+  other.send("GET / HTTP/1.1\r\nHost: t\r\n\r\n");
+  std::optional<Response> served = other.next();
+  ASSERT_TRUE(served);
+  EXPECT_EQ(served->status, 200);
+  std::optional<Response> r = slow.next();  // waits for the timeout to fire
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 408);
+  EXPECT_TRUE(slow.closed_within());
+}
+
 TEST(ServerTest, OversizedHeaderGets431AndClose) {
   RunningServer s({});
   Client c(s.port());

@@ -67,6 +67,8 @@ struct Connection {
   std::string body;     // up to kMaxCapturedBodyBytes
   int64_t read_ns = 0;  // when the bytes being parsed were read from the socket
   int64_t header_bytes = 0;
+  bool in_request = false;        // a request has begun and is not complete
+  int64_t request_began_ns = 0;   // when its first bytes were read
   int64_t body_bytes = 0;
   bool header_too_large = false;
   bool body_too_large = false;
@@ -99,6 +101,8 @@ struct ParserHooks {
     c.target.clear();
     c.headers.clear();
     c.body.clear();
+    c.in_request = true;
+    c.request_began_ns = c.read_ns;
     return 0;
   }
   static int count_header(llhttp_t* p, size_t length) {
@@ -161,6 +165,7 @@ struct ParserHooks {
   }
   static int on_message_complete(llhttp_t* p) {
     Connection& c = conn(p);
+    c.in_request = false;
     c.request.keep_alive = llhttp_should_keep_alive(p) != 0;
     c.request.method = llhttp_method_name(static_cast<llhttp_method_t>(p->method));
     c.request.target = c.target;
@@ -281,8 +286,9 @@ void Worker::run() {
   engine::use_precise_timers_on_this_thread();
   loop_.add(listen_fd_, EPOLLIN, static_cast<uint64_t>(Kind::kListen) << 62);
   loop_.add(stop_fd_, EPOLLIN, static_cast<uint64_t>(Kind::kStop) << 62);
+  next_sweep_ns_ = monotonic_ns() + sweep_interval_ns();
   while (true) {
-    int64_t deadline_ns = timers_.next_deadline();
+    int64_t deadline_ns = std::min(timers_.next_deadline(), next_sweep_ns_);
     if (draining_) deadline_ns = std::min(deadline_ns, drain_deadline_ns_);
     std::span<const epoll_event> events = loop_.wait(deadline_ns);
     int64_t now_ns = wait_out_stall(monotonic_ns());
@@ -306,6 +312,7 @@ void Worker::run() {
         service(*c, now_ns);
       }
     }
+    if (now_ns >= next_sweep_ns_) time_out_slow_requests(now_ns);
     if (draining_ && (open_connections_ == 0 || now_ns >= drain_deadline_ns_)) break;
   }
   for (auto& c : slots_) {
@@ -325,6 +332,28 @@ int64_t Worker::wait_out_stall(int64_t now_ns) {
     now_ns = monotonic_ns();
   }
   return now_ns;
+}
+
+int64_t Worker::sweep_interval_ns() const {
+  return std::clamp<int64_t>(options_.request_timeout_ns / 4, 10 * kNsPerMs, kNsPerS);
+}
+
+// A client that began a request and stopped sending (slowloris) gets 408 and a close; everyone
+// else is served meanwhile, since nothing here blocks.
+void Worker::time_out_slow_requests(int64_t now_ns) {
+  next_sweep_ns_ = now_ns + sweep_interval_ns();
+  for (auto& slot : slots_) {
+    Connection& c = *slot;
+    // While replies are owed, a paused parse is the server's doing, not the client's.
+    if (c.fd < 0 || c.lingering || c.read_closed || !c.in_request || c.replies_size > 0) continue;
+    if (now_ns - c.request_began_ns <= options_.request_timeout_ns) continue;
+    c.in_request = false;
+    c.held_input.clear();
+    c.held_offset = 0;
+    ConnectionReplyBuilder reply(*this, c);
+    handler_.reject(RequestError::kRequestTimeout, reply);
+    service(c, now_ns);
+  }
 }
 
 void Worker::accept_connections() {
@@ -363,6 +392,7 @@ void Worker::accept_connections() {
     c.interest = EPOLLIN;
     c.read_closed = c.write_blocked = c.lingering = false;
     c.header_too_large = c.body_too_large = false;
+    c.in_request = false;
     c.replies_head = c.replies_size = c.head_written = 0;
     c.held_input.clear();
     c.held_offset = 0;

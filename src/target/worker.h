@@ -66,6 +66,8 @@ class Worker {
   void begin_linger(Connection& c, int64_t now_ns);
   void close_connection(Connection& c);
   void begin_drain(int64_t now_ns);
+  int64_t sweep_interval_ns() const;
+  void time_out_slow_requests(int64_t now_ns);
 
   const ServerOptions& options_;
   const RequestHandler& handler_;
@@ -84,6 +86,7 @@ class Worker {
   bool accept_paused_ = false;  // out of file descriptors: resume when a connection closes
   bool draining_ = false;
   int64_t drain_deadline_ns_ = 0;
+  int64_t next_sweep_ns_ = 0;  // when to look for requests that began too long ago
   // Read scratch shared by this thread's connections: the parser streams, so no request is
   // kept; only bytes left unparsed behind a full reply queue are copied to the connection.
   static constexpr size_t kReadBytes = 16 * 1024;
