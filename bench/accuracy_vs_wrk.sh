@@ -10,27 +10,18 @@
 #   bench/accuracy_vs_wrk.sh [path/to/proofload]
 set -euo pipefail
 proofload=$(realpath "${1:-build/proofload}")
-work=$(mktemp -d)
-server_pid=""
-cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
-
-start_server() {
-  taskset -c 1 "$proofload" serve --port 0 --delay 1ms --stall 1s --stall-every 5s \
-    --stall-first 2s >"$work/serve.out" &
-  server_pid=$!
-  for _ in $(seq 100); do grep -q '^listening' "$work/serve.out" 2>/dev/null && break; sleep 0.05; done
-  port=$(grep -m1 -o '[0-9]*$' "$work/serve.out")
-}
-stop_server() { kill "$server_pid"; wait "$server_pid" 2>/dev/null || true; server_pid=""; }
+source "$(dirname "$0")/lib.sh"
+work=$bench_work
+stall_flags=(--delay 1ms --stall 1s --stall-every 5s --stall-first 2s)
 
 printf '%-34s %9s %9s %9s %9s %9s\n' generator p50_ms p90_ms p99_ms p99.9_ms mean_ms
 printf '%-34s %9s %9s %9s %9s %9s\n' "truth (by construction)" 1 501 951 996 101
 
-start_server
+start_serve 1 "$proofload" "${stall_flags[@]}"
+port=$SERVE_PORT
 taskset -c 0 "$proofload" run "http://127.0.0.1:$port/" --rate 1000 -d 15s -c 100 --workers 1 \
   -q --out "$work/pl" >/dev/null
-stop_server
+stop_serve
 python3 - "$work/pl/result.json" <<'PY'
 import json, sys
 l = json.load(open(sys.argv[1]))["summary"]["latency_ms"]
@@ -38,9 +29,10 @@ print("%-34s %9.1f %9.1f %9.1f %9.1f %9.1f" % ("proofload (open loop 1000/s, c10
       l["p50"], l["p90"], l["p99"], l["p99_9"], l["mean"]))
 PY
 
-start_server
+start_serve 1 "$proofload" "${stall_flags[@]}"
+port=$SERVE_PORT
 taskset -c 0 wrk -t1 -c100 -d15s --latency "http://127.0.0.1:$port/" >"$work/wrk.out"
-stop_server
+stop_serve
 python3 - "$work/wrk.out" <<'PY'
 import re, sys
 text = open(sys.argv[1]).read()

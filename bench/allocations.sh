@@ -7,14 +7,9 @@
 set -euo pipefail
 proofload=$(realpath "${1:-build/proofload}")
 command -v valgrind >/dev/null || { echo "needs valgrind"; exit 1; }
-work=$(mktemp -d)
-server_pid=""
-cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
-"$proofload" serve --port 0 >"$work/serve.out" &
-server_pid=$!
-for _ in $(seq 100); do grep -q '^listening' "$work/serve.out" 2>/dev/null && break; sleep 0.05; done
-url="http://127.0.0.1:$(grep -m1 -o '[0-9]*$' "$work/serve.out")/"
+source "$(dirname "$0")/lib.sh"
+start_serve - "$proofload"
+url="http://127.0.0.1:$SERVE_PORT/"
 
 printf '%-28s %10s %12s\n' run requests heap_allocs
 for mode in "closed loop:-c 4" "open loop 5000/s:--rate 5000 -c 4"; do

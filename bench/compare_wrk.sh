@@ -11,42 +11,10 @@ proofload=$(realpath "${1:-build/proofload}")
 duration=${2:-10}
 rounds=${3:-3}
 port=${PORT:-18080}
-work=$(mktemp -d)
-nginx_pid=""
-cleanup() { [ -n "$nginx_pid" ] && kill "$nginx_pid" 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
-
-command -v nginx >/dev/null || { echo "needs nginx (scripts/bootstrap installs nginx-light)"; exit 1; }
+source "$(dirname "$0")/lib.sh"
 command -v wrk >/dev/null || { echo "needs wrk (scripts/bootstrap installs it)"; exit 1; }
-
-mkdir -p "$work/html" "$work/logs"
-printf 'hello from nginx, a small static file\n' >"$work/html/index.html"
-run_as=""
-[ "$(id -u)" -eq 0 ] && run_as="user root;"
-cat >"$work/nginx.conf" <<CONF
-$run_as
-worker_processes 1;
-daemon off;
-pid $work/nginx.pid;
-error_log $work/logs/error.log;
-events { worker_connections 4096; }
-http {
-  access_log off;
-  keepalive_requests 100000000;
-  keepalive_timeout 300s;
-  server {
-    listen 127.0.0.1:$port;
-    root $work/html;
-    location / { }
-  }
-}
-CONF
-taskset -c 1 nginx -c "$work/nginx.conf" -p "$work" &
-nginx_pid=$!
-for _ in $(seq 100); do
-  (exec 3<>/dev/tcp/127.0.0.1/$port) 2>/dev/null && break
-  sleep 0.05
-done
+start_nginx 1 "$port" $'hello from nginx, a small static file\n'
+work=$bench_work
 url="http://127.0.0.1:$port/index.html"
 
 # Runs one generator under /usr/bin/time; prints "user sys maxrss_kb requests".
@@ -78,7 +46,6 @@ for round in $(seq "$rounds"); do
     if [ "$tool" = wrk ]; then wrk_cost+=("$cost"); else pl_cost+=("$cost"); fi
   done
 done
-median() { printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'; }
 wm=$(median "${wrk_cost[@]}")
 pm=$(median "${pl_cost[@]}")
 echo

@@ -7,15 +7,10 @@
 set -euo pipefail
 proofload=$(realpath "${1:-build/proofload}")
 duration=${2:-300}
-work=$(mktemp -d)
-server_pid=""
-cleanup() { [ -n "$server_pid" ] && kill "$server_pid" 2>/dev/null; rm -rf "$work"; }
-trap cleanup EXIT
-
-taskset -c 1 "$proofload" serve --port 0 >"$work/serve.out" &
-server_pid=$!
-for _ in $(seq 100); do grep -q '^listening' "$work/serve.out" 2>/dev/null && break; sleep 0.05; done
-port=$(grep -m1 -o '[0-9]*$' "$work/serve.out")
+source "$(dirname "$0")/lib.sh"
+work=$bench_work
+start_serve 1 "$proofload"
+port=$SERVE_PORT
 
 taskset -c 0 "$proofload" run "http://127.0.0.1:$port/" -c 64 --workers 1 -d "${duration}s" -q \
   --out "$work/out" >/dev/null &

@@ -1,0 +1,72 @@
+# Shared by the bench/ scripts (source it): a scratch directory cleaned up on exit, the built-in
+# server and nginx started pinned to a CPU, and waits for them to listen. Every server listens on
+# 127.0.0.1 only and is stopped when the script exits.
+
+bench_work=$(mktemp -d)
+bench_pids=()
+bench_cleanup() {
+  for pid in "${bench_pids[@]}"; do kill "$pid" 2>/dev/null || true; done
+  wait 2>/dev/null || true
+  rm -rf "$bench_work"
+}
+trap bench_cleanup EXIT
+
+# start_serve CPU PROOFLOAD [serve flags...]: starts `proofload serve --port 0` pinned to CPU
+# (or unpinned when CPU is "-"); sets SERVE_PID and SERVE_PORT.
+start_serve() {
+  local cpu=$1 proofload=$2
+  shift 2
+  local pin=() out="$bench_work/serve.${#bench_pids[@]}.out"
+  [ "$cpu" != "-" ] && pin=(taskset -c "$cpu")
+  "${pin[@]}" "$proofload" serve --port 0 "$@" >"$out" &
+  SERVE_PID=$!
+  bench_pids+=("$SERVE_PID")
+  for _ in $(seq 200); do
+    grep -q '^listening' "$out" 2>/dev/null && break
+    sleep 0.05
+  done
+  SERVE_PORT=$(grep -m1 -o '[0-9]*$' "$out")
+  [ -n "$SERVE_PORT" ] || { echo "the built-in server did not start" >&2; exit 1; }
+}
+
+stop_serve() {
+  kill "$SERVE_PID" 2>/dev/null || true
+  wait "$SERVE_PID" 2>/dev/null || true
+}
+
+# start_nginx CPU PORT BODY: nginx with one worker pinned to CPU, serving BODY as /index.html.
+start_nginx() {
+  local cpu=$1 port=$2 body=$3
+  command -v nginx >/dev/null || { echo "needs nginx (scripts/bootstrap installs nginx-light)"; exit 1; }
+  mkdir -p "$bench_work/html" "$bench_work/logs"
+  printf '%s' "$body" >"$bench_work/html/index.html"
+  local run_as=""
+  [ "$(id -u)" -eq 0 ] && run_as="user root;"
+  cat >"$bench_work/nginx.conf" <<CONF
+$run_as
+worker_processes 1;
+daemon off;
+pid $bench_work/nginx.pid;
+error_log $bench_work/logs/error.log;
+events { worker_connections 4096; }
+http {
+  access_log off;
+  keepalive_requests 100000000;
+  keepalive_timeout 300s;
+  server { listen 127.0.0.1:$port; root $bench_work/html; location / { } }
+}
+CONF
+  taskset -c "$cpu" nginx -c "$bench_work/nginx.conf" -p "$bench_work" &
+  bench_pids+=($!)
+  for _ in $(seq 200); do
+    (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null && return
+    sleep 0.05
+  done
+  echo "nginx did not start on 127.0.0.1:$port" >&2
+  exit 1
+}
+
+# median VALUES...
+median() {
+  printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'
+}
