@@ -10,6 +10,7 @@
 #include <string>
 
 #include "common/usage_error.h"
+#include "target/behaviour/cpu_burner.h"
 
 namespace proofload::target {
 namespace {
@@ -34,21 +35,6 @@ uint64_t splitmix64(uint64_t* state) {
   z = (z ^ (z >> 30)) * 0xbf58'476d'1ce4'e5b9ULL;
   z = (z ^ (z >> 27)) * 0x94d0'49bb'1331'11ebULL;
   return z ^ (z >> 31);
-}
-
-int64_t thread_cpu_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return int64_t{ts.tv_sec} * 1'000'000'000 + ts.tv_nsec;
-}
-
-// Real CPU work (not sleep), so a CPU limit on the server throttles searches as it would a real
-// one.
-void burn_thread_cpu_ns(int64_t cpu_ns) {
-  if (cpu_ns <= 0) return;
-  const int64_t end_ns = thread_cpu_ns() + cpu_ns;
-  while (thread_cpu_ns() < end_ns) {
-  }
 }
 
 char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
@@ -282,7 +268,9 @@ SearchResult ItemStore::search(std::string_view query) const {
       done = next_index >= scan_end;
     }
     // Outside the lock: the extra cost must not hold writers up.
-    burn_thread_cpu_ns(committed_in_slice * options_.search_cost_per_item_ns);
+    // Real CPU work (not sleep), so a CPU limit on the server throttles searches as it would
+    // a real one.
+    burn_cpu(committed_in_slice * options_.search_cost_per_item_ns);
   }
   return result;
 }

@@ -15,6 +15,7 @@
 
 #include "common/clock.h"
 #include "common/usage_error.h"
+#include "target/behaviour/cpu_burner.h"
 
 namespace proofload::target {
 namespace {
@@ -40,12 +41,6 @@ void expect_balanced(const LifecycleCounters& c) {
   EXPECT_EQ(c.accepted, c.committed + c.discarded + c.backlog + c.in_progress)
       << "accepted " << c.accepted << " committed " << c.committed << " discarded " << c.discarded
       << " backlog " << c.backlog << " in progress " << c.in_progress;
-}
-
-int64_t thread_cpu_ns() {
-  timespec ts;
-  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
-  return int64_t{ts.tv_sec} * kNsPerS + ts.tv_nsec;
 }
 
 int64_t search_cpu_ns(const ItemStore& store, std::string_view query, int64_t* scanned) {
