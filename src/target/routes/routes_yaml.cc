@@ -16,10 +16,12 @@
 #include <map>
 
 #include "common/usage_error.h"
-#include "target/routes/yaml_reader.h"
+#include "config/yaml_reader.h"
 
 namespace proofload::target {
 namespace {
+
+namespace yaml_reader = config::yaml_reader;
 
 using yaml_reader::FieldMap;
 using yaml_reader::Source;

@@ -11,10 +11,12 @@
 
 #include "common/clock.h"
 #include "common/usage_error.h"
-#include "target/routes/yaml_reader.h"
+#include "config/yaml_reader.h"
 
 namespace proofload::target {
 namespace {
+
+namespace yaml_reader = config::yaml_reader;
 
 // The message of the UsageError that parsing `yaml` as "r.yaml" throws, or "" if none.
 std::string error_of(std::string_view yaml) {

@@ -1,5 +1,5 @@
 // Checked reading of values out of a yaml-cpp tree, every error one line
-// "FILE:LINE:COLUMN: message" (1-based, from yaml-cpp's marks). Used by the routes parser only.
+// "FILE:LINE:COLUMN: message" (1-based, from yaml-cpp's marks). Used by the routes and scenario parsers.
 // Stateless apart from the file name it reports; each object belongs to one parse (one thread).
 #pragma once
 
@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-namespace proofload::target::yaml_reader {
+namespace proofload::config::yaml_reader {
 
 // Where the text came from, for messages.
 class Source {
@@ -102,4 +102,4 @@ class FieldMap {
   std::vector<Entry> entries_;
 };
 
-}  // namespace proofload::target::yaml_reader
+}  // namespace proofload::config::yaml_reader

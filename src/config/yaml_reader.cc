@@ -1,6 +1,6 @@
 // Checked reading of YAML values with file:line:column errors (see yaml_reader.h). Stateless
 // apart from the file name; throws UsageError only.
-#include "target/routes/yaml_reader.h"
+#include "config/yaml_reader.h"
 
 #include <algorithm>
 #include <array>
@@ -10,7 +10,7 @@
 #include "common/usage_error.h"
 #include "schedule/parse.h"
 
-namespace proofload::target::yaml_reader {
+namespace proofload::config::yaml_reader {
 namespace {
 
 char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
@@ -306,4 +306,4 @@ std::optional<int64_t> FieldMap::get_bytes(std::string_view key, int64_t max) co
   return read_bytes(source_, *node, what(key), max);
 }
 
-}  // namespace proofload::target::yaml_reader
+}  // namespace proofload::config::yaml_reader
