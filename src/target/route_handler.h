@@ -17,7 +17,7 @@
 #include "target/behaviour/metrics.h"
 #include "target/behaviour/path_matcher.h"
 #include "target/behaviour/result_cache.h"
-#include "target/behaviour/rng.h"
+#include "common/rng.h"
 #include "target/behaviour/token_bucket.h"
 #include "target/handler.h"
 #include "target/lifecycle/item_store.h"

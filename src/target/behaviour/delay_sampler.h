@@ -5,7 +5,7 @@
 
 #include <cstdint>
 
-#include "target/behaviour/rng.h"
+#include "common/rng.h"
 
 namespace proofload::target {
 

@@ -7,7 +7,7 @@
 #include <cstdint>
 #include <string_view>
 
-#include "target/behaviour/rng.h"
+#include "common/rng.h"
 
 namespace proofload::target {
 

@@ -8,7 +8,7 @@
 #include <mutex>
 #include <vector>
 
-#include "target/behaviour/rng.h"
+#include "common/rng.h"
 
 namespace proofload::target {
 namespace {

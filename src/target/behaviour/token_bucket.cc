@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "common/usage_error.h"
-#include "target/behaviour/rng.h"
+#include "common/rng.h"
 
 namespace proofload::target {
 namespace {

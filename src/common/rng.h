@@ -1,11 +1,12 @@
-// The random generator the per-request behaviours draw from: one per server thread (never
-// shared, so no lock), seeded from a route's seed and the thread's index so runs repeat.
+// The random generator of per-thread random choices (the server's behaviours, the workload's
+// data and mixes): one per thread (never shared, so no lock), seeded from a configured seed and
+// the thread's index so runs repeat.
 #pragma once
 
 #include <cstdint>
 #include <random>
 
-namespace proofload::target {
+namespace proofload {
 
 using Rng = std::mt19937_64;
 
@@ -27,4 +28,4 @@ inline Rng make_rng(uint64_t seed, uint64_t thread_index) {
 // std::uniform_real_distribution), so a seed gives the same delays everywhere.
 inline double unit_double(Rng& rng) { return static_cast<double>(rng() >> 11) * 0x1.0p-53; }
 
-}  // namespace proofload::target
+}  // namespace proofload
