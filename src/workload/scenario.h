@@ -1,0 +1,160 @@
+// A scenario file as parsed: plain data, validated for form (types, ranges, known keys, defined
+// variables) but not yet compiled for the engine. The YAML parser (scenario_yaml.h) produces it;
+// compile_workload (workload.h) turns it into what the engine runs; the CLI merges its executor
+// settings under the command-line flags (flags win). Secrets are kept as references
+// (${env:NAME}, ${file:PATH}) here, never as values. Thread-safe to read.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace proofload::workload {
+
+// Where something was written, for messages: "FILE:LINE:COLUMN" (1-based; 0 when unknown).
+struct SourceLocation {
+  std::string file;
+  int line = 0;
+  int column = 0;
+  std::string text() const;  // "FILE:LINE:COLUMN", or "FILE" when line is 0
+};
+
+// One named variable fed by data (the YAML `data:` map). A value is drawn once per iteration
+// (one pick of the mix: a single request, or a whole flow), so every ${name} in that iteration
+// sees the same value.
+struct DataSpec {
+  enum class Kind {
+    kList,       // `values: [a, b]`, inline
+    kFileLines,  // `file: PATH`, one value a line (blank lines skipped)
+    kCsvColumn,  // `csv: PATH, column: NAME` (first row is the header)
+    kWord,       // `word: {}` or `word: {file: PATH}`: a random word (default list ships along)
+    kIntRange,   // `int: {min: A, max: B}`: uniform, both ends included
+    kSequence,   // `sequence: {start: A, step: B}`: A, A+B, ... (unique across workers)
+    kUuid,       // `uuid: {}`: a random version-4 UUID
+    kPool,       // `pool: {size: N, of: {...}}`: N values drawn once from `of`, then reused
+  };
+  std::string name;
+  Kind kind = Kind::kList;
+  // kList, kFileLines, kCsvColumn: loaded at parse time (files are read then, so an unreadable
+  // file is a parse error with its location). kWord: the words (the default list if no file).
+  std::vector<std::string> values;
+  std::string path;          // kFileLines, kCsvColumn, kWord with a file: as written
+  std::string column;        // kCsvColumn
+  bool sequential = false;   // kList, kFileLines, kCsvColumn: `order: sequential` (else random)
+  int64_t min = 0;           // kIntRange
+  int64_t max = 0;           // kIntRange
+  int64_t start = 0;         // kSequence
+  int64_t step = 1;          // kSequence
+  int64_t pool_size = 0;     // kPool
+  std::vector<DataSpec> pool_of;  // kPool: exactly one element, the generator drawn from
+  SourceLocation where;
+};
+
+// A check on a response. A failed check makes the request's outcome `check_failed`.
+struct CheckSpec {
+  enum class Kind {
+    kStatusIn,      // status is one of `statuses`
+    kStatusRange,   // status in [status_min, status_max]
+    kBodyContains,  // the body contains `text`
+    kBodyMatches,   // the body matches the regular expression `text` (ECMAScript, search)
+    kJsonEquals,    // the JSON value at pointer `path` equals `json_value` (JSON text)
+  };
+  Kind kind = Kind::kStatusIn;
+  std::vector<int> statuses;
+  int status_min = 0;
+  int status_max = 0;
+  std::string text;        // kBodyContains, kBodyMatches
+  std::string path;        // kJsonEquals: a JSON pointer ("/id", "/items/0/name")
+  std::string json_value;  // kJsonEquals: the expected value as JSON text ("42", "\"open\"")
+  std::string description;  // as written, for reports: "status 200-299", "body contains 'ok'"
+  SourceLocation where;
+};
+
+// Extraction of one variable from a response, for later steps of a flow. A step whose
+// extraction finds nothing fails its check (the flow cannot go on meaningfully).
+struct ExtractSpec {
+  enum class Kind {
+    kJsonPointer,  // `json: /id`: the value at the pointer (strings unquoted, others as JSON)
+    kRegex,        // `regex: 'id=(\d+)'`: capture group `group` of the first match in the body
+    kHeader,       // `header: Location`: the first header of that name (case-insensitive)
+  };
+  std::string variable;
+  Kind kind = Kind::kJsonPointer;
+  std::string expression;
+  int group = 1;  // kRegex
+  SourceLocation where;
+};
+
+// One named request. Templates hold ${name} references to data and extracted variables, and
+// ${env:NAME} / ${file:PATH} secret references; they are compiled once.
+struct RequestSpec {
+  std::string name;
+  std::string method = "GET";
+  std::string path_template;  // path and query: "/sic/description?q=${word}"
+  std::vector<std::pair<std::string, std::string>> header_templates;  // name, value template
+  std::optional<std::string> body_template;  // `body:` text, or `json:` re-serialized
+  bool json_body = false;  // body came from `json:` (sets Content-Type: application/json)
+  std::vector<CheckSpec> checks;
+  std::vector<ExtractSpec> extracts;
+  SourceLocation where;
+};
+
+// One step of a flow: a request (by name), then a pause before the next step.
+struct StepSpec {
+  std::string request;
+  int64_t think_ns = 0;  // pause after this step, before the next one (none after the last)
+  SourceLocation where;
+};
+
+// Ordered steps sharing variables. Its outcome (every step answered and passed its checks) is
+// counted apart from the requests' outcomes.
+struct FlowSpec {
+  std::string name;
+  std::vector<StepSpec> steps;
+  SourceLocation where;
+};
+
+// One entry of the weighted mix: the name of a request or of a flow, and its weight.
+struct MixEntry {
+  std::string name;
+  double weight = 1;
+  SourceLocation where;
+};
+
+// A threshold, kept as written; parsed and checked by analyze/threshold.h.
+struct ThresholdSpec {
+  std::string expression;  // "p95(lookup) < 200ms"
+  SourceLocation where;
+};
+
+// Settings that the command line can also give (flags override them). Kept as the text the
+// user wrote, already checked by the same parsers the flags use, so the CLI can merge and
+// re-parse them in one place.
+struct ExecutorSettings {
+  std::optional<std::string> executor;  // "closed" or "open"
+  std::optional<int> connections;
+  std::optional<int> max_connections;
+  std::optional<std::string> rate;
+  std::optional<std::string> stages;    // "10s:100,30s:1000" (a YAML list is joined to this)
+  std::optional<std::string> duration;
+  std::optional<std::string> warmup;
+  std::optional<int64_t> requests;
+  std::optional<std::string> timeout;   // request timeout (defaults.timeout)
+};
+
+struct Scenario {
+  std::string file;  // where it was read from
+  std::optional<std::string> target;  // base URL: scheme, host, port and an optional base path
+  std::vector<std::pair<std::string, std::string>> default_headers;  // sent on every request
+  ExecutorSettings executor;
+  std::vector<DataSpec> data;
+  std::vector<RequestSpec> requests;
+  std::vector<FlowSpec> flows;
+  // Empty: every request and flow with weight 1 (a scenario with one request needs no mix).
+  std::vector<MixEntry> mix;
+  std::vector<ThresholdSpec> thresholds;
+};
+
+}  // namespace proofload::workload
