@@ -14,6 +14,7 @@ enum class Outcome : uint8_t {
   kStatus503,      // Service Unavailable (counted apart: overload shedding)
   kOther4xx,       // any other 4xx
   kOther5xx,       // any other 5xx (and statuses outside 100-599)
+  kCheckFailed,    // a complete response that failed a scenario check (or an extraction)
   kConnectError,   // the connection could not be opened (refused, unreachable, connect timeout)
   kTimeout,        // no complete response within the request timeout (or the end-of-run grace)
   kReset,          // the server closed or reset the connection before the response was complete
@@ -25,8 +26,8 @@ enum class Outcome : uint8_t {
 constexpr int kOutcomeCount = static_cast<int>(Outcome::kCount);
 
 constexpr std::array<std::string_view, kOutcomeCount> kOutcomeNames = {
-    "success", "status_429", "status_503",     "other_4xx",    "other_5xx",
-    "connect_error", "timeout", "reset", "protocol_error", "never_started"};
+    "success",       "status_429", "status_503", "other_4xx",      "other_5xx",
+    "check_failed",  "connect_error", "timeout", "reset", "protocol_error", "never_started"};
 
 constexpr std::string_view outcome_name(Outcome o) { return kOutcomeNames[static_cast<int>(o)]; }
 
@@ -41,7 +42,7 @@ constexpr Outcome outcome_for_status(int status) {
 // True for outcomes that had an HTTP response (whatever its status).
 constexpr bool outcome_has_response(Outcome o) {
   return o == Outcome::kSuccess || o == Outcome::kStatus429 || o == Outcome::kStatus503 ||
-         o == Outcome::kOther4xx || o == Outcome::kOther5xx;
+         o == Outcome::kOther4xx || o == Outcome::kOther5xx || o == Outcome::kCheckFailed;
 }
 
 // True for failures: everything but success and never-started (which is reported apart, as a
