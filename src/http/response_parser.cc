@@ -19,8 +19,10 @@ const llhttp_settings_t& ResponseParser::settings() {
     llhttp_settings_t s;
     llhttp_settings_init(&s);
     s.on_status_complete = &ResponseParser::on_status_complete;
-    s.on_header_field = &ResponseParser::on_header_bytes;
-    s.on_header_value = &ResponseParser::on_header_bytes;
+    s.on_header_field = &ResponseParser::on_header_field;
+    s.on_header_value = &ResponseParser::on_header_value;
+    s.on_header_field_complete = &ResponseParser::on_header_field_complete;
+    s.on_header_value_complete = &ResponseParser::on_header_value_complete;
     s.on_headers_complete = &ResponseParser::on_headers_complete;
     s.on_body = &ResponseParser::on_body;
     s.on_message_complete = &ResponseParser::on_message_complete;
@@ -55,11 +57,16 @@ ResponseParser& ResponseParser::operator=(ResponseParser&& other) noexcept {
   keep_alive_ = other.keep_alive_;
   body_bytes_ = other.body_bytes_;
   std::memcpy(error_text_, other.error_text_, sizeof(error_text_));
+  capture_ = other.capture_;
+  headers_ = std::move(other.headers_);
+  body_ = std::move(other.body_);
+  body_truncated_ = other.body_truncated_;
   return *this;
 }
 
-void ResponseParser::start(bool head_request) {
+void ResponseParser::start(bool head_request, Capture capture) {
   head_request_ = head_request;
+  capture_ = capture;
   state_ = State::kNeedMore;
   received_any_ = false;
   error_text_[0] = '\0';
@@ -78,6 +85,9 @@ void ResponseParser::begin_message() {
   status_ = 0;
   keep_alive_ = false;
   body_bytes_ = 0;
+  headers_.clear();  // keeps the capacity: no allocation once the buffers have grown
+  body_.clear();
+  body_truncated_ = false;
 }
 
 ResponseParser::Result ResponseParser::feed(const char* data, size_t size) {
@@ -141,15 +151,41 @@ int ResponseParser::on_status_complete(llhttp_t* parser) {
   return HPE_OK;
 }
 
-int ResponseParser::on_header_bytes(llhttp_t* parser, const char* /*at*/, size_t length) {
-  ResponseParser& p = self(parser);
-  // The head is bounded in feed(); only trailers (after the headers) are counted here.
-  if (!p.headers_complete_) return HPE_OK;
-  p.trailer_bytes_ += length;
-  if (p.trailer_bytes_ > p.max_header_bytes_) {
-    llhttp_set_error_reason(parser, "response trailers too large");
+// The head is bounded in feed(); only trailers (after the headers) are counted here.
+int ResponseParser::count_trailer_bytes(size_t length) {
+  trailer_bytes_ += length;
+  if (trailer_bytes_ > max_header_bytes_) {
+    llhttp_set_error_reason(&parser_, "response trailers too large");
     return HPE_USER;
   }
+  return HPE_OK;
+}
+
+// Field and value bytes may arrive in several pieces (split across reads); the *_complete
+// callbacks add the separators. Trailers are counted but never captured.
+int ResponseParser::on_header_field(llhttp_t* parser, const char* at, size_t length) {
+  ResponseParser& p = self(parser);
+  if (p.headers_complete_) return p.count_trailer_bytes(length);
+  if (p.capture_.headers) p.headers_.append(at, length);
+  return HPE_OK;
+}
+
+int ResponseParser::on_header_value(llhttp_t* parser, const char* at, size_t length) {
+  ResponseParser& p = self(parser);
+  if (p.headers_complete_) return p.count_trailer_bytes(length);
+  if (p.capture_.headers) p.headers_.append(at, length);
+  return HPE_OK;
+}
+
+int ResponseParser::on_header_field_complete(llhttp_t* parser) {
+  ResponseParser& p = self(parser);
+  if (p.capture_.headers && !p.headers_complete_) p.headers_.append(": ");
+  return HPE_OK;
+}
+
+int ResponseParser::on_header_value_complete(llhttp_t* parser) {
+  ResponseParser& p = self(parser);
+  if (p.capture_.headers && !p.headers_complete_) p.headers_.append("\r\n");
   return HPE_OK;
 }
 
@@ -162,11 +198,14 @@ int ResponseParser::on_headers_complete(llhttp_t* parser) {
   return p.head_request_ ? 1 : 0;
 }
 
-int ResponseParser::on_body(llhttp_t* parser, const char* /*at*/, size_t length) {
+int ResponseParser::on_body(llhttp_t* parser, const char* at, size_t length) {
   ResponseParser& p = self(parser);
   p.body_bytes_ += static_cast<int64_t>(length);
-  // Body capture for checks (a later issue) goes here: copy up to N bytes of [at, at + length)
-  // into a buffer reserved at construction, so the hot path still never allocates.
+  if (p.capture_.max_body_bytes > 0) {
+    size_t room = p.capture_.max_body_bytes - p.body_.size();
+    p.body_.append(at, std::min(room, length));
+    if (length > room) p.body_truncated_ = true;
+  }
   return HPE_OK;
 }
 

@@ -1,14 +1,23 @@
 // HTTP/1.1 response parsing over llhttp, one parser per connection, reused for every response
-// on it. Not thread-safe (owned by the connection's worker). Never allocates after construction;
-// body bytes are counted, not kept.
+// on it. Not thread-safe (owned by the connection's worker). Body bytes are counted, not kept,
+// unless a capture is asked for (scenario checks and extraction): then the header lines and the
+// first bytes of the body are kept in buffers that, once grown, are reused for every response.
 #pragma once
 
 #include <llhttp.h>
 
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <string_view>
 
 namespace proofload::http {
+
+// What to keep of a response besides its status (off by default: the static-request hot path).
+struct ResponseCapture {
+  bool headers = false;       // the final response's header lines
+  size_t max_body_bytes = 0;  // keep up to this many body bytes (after de-chunking)
+};
 
 class ResponseParser {
  public:
@@ -22,9 +31,11 @@ class ResponseParser {
   ResponseParser(ResponseParser&& other) noexcept;
   ResponseParser& operator=(ResponseParser&& other) noexcept;
 
+  using Capture = ResponseCapture;
+
   // Expects a new response; call before each request. `head_request`: the request was HEAD, so
   // no body follows whatever Content-Length says.
-  void start(bool head_request = false);
+  void start(bool head_request = false, Capture capture = {});
 
   enum class State { kNeedMore, kComplete, kError };
   struct Result {
@@ -49,12 +60,22 @@ class ResponseParser {
   bool keep_alive() const { return keep_alive_; }
   int64_t body_bytes() const { return body_bytes_; }  // body of this response, after de-chunking
   const char* error_reason() const { return error_text_; }  // after kError; "" otherwise
+  // With Capture::headers: the final response's header lines as "Name: value\r\n" each
+  // (names and values as received; obs-fold continuations joined by llhttp). Else empty.
+  std::string_view captured_headers() const { return headers_; }
+  // With Capture::max_body_bytes: the first bytes of the body, up to the cap. Else empty.
+  std::string_view captured_body() const { return body_; }
+  bool body_truncated() const { return body_truncated_; }  // the body was longer than the cap
 
  private:
   static const llhttp_settings_t& settings();
   static ResponseParser& self(llhttp_t* parser);
   static int on_status_complete(llhttp_t* parser);
-  static int on_header_bytes(llhttp_t* parser, const char* at, size_t length);
+  static int on_header_field(llhttp_t* parser, const char* at, size_t length);
+  static int on_header_value(llhttp_t* parser, const char* at, size_t length);
+  static int on_header_field_complete(llhttp_t* parser);
+  static int on_header_value_complete(llhttp_t* parser);
+  int count_trailer_bytes(size_t length);
   static int on_headers_complete(llhttp_t* parser);
   static int on_body(llhttp_t* parser, const char* at, size_t length);
   static int on_message_complete(llhttp_t* parser);
@@ -78,6 +99,10 @@ class ResponseParser {
   bool keep_alive_ = false;
   int64_t body_bytes_ = 0;
   char error_text_[112] = {};
+  Capture capture_;
+  std::string headers_;  // per message, with capture_.headers
+  std::string body_;     // per message, up to capture_.max_body_bytes
+  bool body_truncated_ = false;
 };
 
 }  // namespace proofload::http

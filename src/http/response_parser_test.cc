@@ -356,5 +356,77 @@ TEST(ResponseParser, MoveMidResponseKeepsParsing) {
   EXPECT_EQ(parsers[0].body_bytes(), 4);
 }
 
+// ---- capture (scenario checks and extraction) ----
+
+ResponseParser::Capture capture_all(size_t max_body_bytes) { return {true, max_body_bytes}; }
+
+TEST(ResponseParserCapture, HeadersAndBodyAreKeptHoweverTheResponseIsSplit) {
+  const std::string response =
+      "HTTP/1.1 201 Created\r\nLocation: /items/7\r\nX-Empty:\r\nContent-Length: 9\r\n\r\n"
+      "{\"id\": 7}";
+  for (size_t split = 1; split < response.size(); ++split) {
+    ResponseParser parser;
+    parser.start(false, capture_all(1024));
+    ASSERT_EQ(parser.feed(response.data(), split).state, State::kNeedMore) << split;
+    ASSERT_EQ(parser.feed(response.data() + split, response.size() - split).state,
+              State::kComplete) << split;
+    EXPECT_EQ(parser.captured_headers(),
+              "Location: /items/7\r\nX-Empty: \r\nContent-Length: 9\r\n") << split;
+    EXPECT_EQ(parser.captured_body(), "{\"id\": 7}") << split;
+    EXPECT_FALSE(parser.body_truncated());
+  }
+}
+
+TEST(ResponseParserCapture, ChunkedBodyIsKeptDechunkedAndTrailersAreNotHeaders) {
+  const std::string response =
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "3\r\nabc\r\n2\r\nde\r\n0\r\nX-Trailer: t\r\n\r\n";
+  ResponseParser parser;
+  parser.start(false, capture_all(1024));
+  ASSERT_EQ(parser.feed(response.data(), response.size()).state, State::kComplete);
+  EXPECT_EQ(parser.captured_body(), "abcde");
+  EXPECT_EQ(parser.captured_headers(), "Transfer-Encoding: chunked\r\n");
+}
+
+TEST(ResponseParserCapture, BodyBeyondTheCapIsCountedNotKept) {
+  const std::string response = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789";
+  ResponseParser parser;
+  parser.start(false, capture_all(4));
+  ASSERT_EQ(parser.feed(response.data(), response.size()).state, State::kComplete);
+  EXPECT_EQ(parser.captured_body(), "0123");
+  EXPECT_TRUE(parser.body_truncated());
+  EXPECT_EQ(parser.body_bytes(), 10);
+}
+
+TEST(ResponseParserCapture, InterimResponseHeadersAreDropped) {
+  const std::string response =
+      "HTTP/1.1 103 Early Hints\r\nLink: </a.css>\r\n\r\n"
+      "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n";
+  ResponseParser parser;
+  parser.start(false, capture_all(16));
+  ASSERT_EQ(parser.feed(response.data(), response.size()).state, State::kComplete);
+  EXPECT_EQ(parser.captured_headers(), "Content-Length: 0\r\n");
+}
+
+TEST(ResponseParserCapture, OffByDefaultAndBuffersAreReusedWithoutGrowing) {
+  const std::string response = "HTTP/1.1 200 OK\r\nA: b\r\nContent-Length: 2\r\n\r\nok";
+  ResponseParser parser;
+  parser.start();
+  ASSERT_EQ(parser.feed(response.data(), response.size()).state, State::kComplete);
+  EXPECT_TRUE(parser.captured_headers().empty());
+  EXPECT_TRUE(parser.captured_body().empty());
+
+  parser.start(false, capture_all(64));
+  ASSERT_EQ(parser.feed(response.data(), response.size()).state, State::kComplete);
+  const char* headers_storage = parser.captured_headers().data();
+  const char* body_storage = parser.captured_body().data();
+  for (int i = 0; i < 100; ++i) {
+    parser.start(false, capture_all(64));
+    ASSERT_EQ(parser.feed(response.data(), response.size()).state, State::kComplete);
+    EXPECT_EQ(parser.captured_headers().data(), headers_storage);
+    EXPECT_EQ(parser.captured_body().data(), body_storage);
+  }
+}
+
 }  // namespace
 }  // namespace proofload::http
