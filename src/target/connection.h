@@ -26,12 +26,18 @@ constexpr uint32_t kMaxQueuedReplies = 64;
 static_assert(kMaxQueuedReplies > ReplyBuilder::kMaxReplyParts);
 
 struct QueuedReply {
-  int64_t due_ns = 0;  // when it may be written (read time + delay)
+  int64_t due_ns = 0;         // when it may be written (read time + delay; a stream: its next part)
   std::string_view prepared;  // bytes owned by the handler, or
   std::string built;          // bytes made for this request (capacity reused across requests)
   bool uses_built = false;
-  bool close_after = false;   // close once written
-  bool abort = false;         // reset the connection when due, sending nothing
+  bool close_after = false;  // close once written (a stream: once its last part is)
+  bool abort = false;        // reset the connection when due, sending nothing
+  // A stream stays at its place in the queue until its last part is written; `built` holds
+  // the batch of parts being written ([next_part, next_part + batched_parts)), or nothing.
+  const ReplyStream* stream = nullptr;
+  int64_t stream_start_ns = 0;  // part i is due at stream_start_ns + part_offset_ns(i)
+  int64_t next_part = 0;        // the first part not yet written whole
+  int64_t batched_parts = 0;    // parts in `built`; 0: the next batch is not made yet
   std::string_view bytes() const { return uses_built ? std::string_view(built) : prepared; }
 };
 
@@ -89,6 +95,13 @@ class ConnectionReplyBuilder : public ReplyBuilder {
     r.uses_built = true;
     return r.built;
   }
+  void stream(const ReplyStream& stream, int64_t delay_ns) override {
+    if (stream.part_count() <= 0) return;
+    QueuedReply& r = next(delay_ns + stream.part_offset_ns(0));
+    r.uses_built = true;
+    r.stream = &stream;
+    r.stream_start_ns = c_.read_ns + delay_ns;
+  }
   void close_after() override {
     if (c_.replies_size > 0) last().close_after = true;
     c_.read_closed = true;
@@ -115,6 +128,8 @@ class ConnectionReplyBuilder : public ReplyBuilder {
     r.prepared = {};
     r.built.clear();
     r.uses_built = r.close_after = r.abort = false;
+    r.stream = nullptr;
+    r.next_part = r.batched_parts = 0;
     if (delay_ns > 0) worker_.timers_.push(due_ns, Worker::token(Worker::Kind::kConnection, c_));
     return r;
   }

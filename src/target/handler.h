@@ -1,8 +1,9 @@
 // The per-request step of the built-in server: given what the parser learned about a request,
 // decide what to send and when. A handler fills a ReplyBuilder with one or more parts, each due
-// a delay after the request was read (several parts make a stream: SSE events, a trickled
-// body). Handlers are immutable after construction, or synchronise what they share; they are
-// called from every server thread.
+// a delay after the request was read (a trickled body is a few such parts), or with a
+// ReplyStream whose parts are made as they fall due (SSE events, any number of them). Handlers
+// are immutable after construction, or synchronise what they share; they are called from every
+// server thread.
 #pragma once
 
 #include <sys/socket.h>
@@ -31,8 +32,22 @@ struct RequestHead {
 
 constexpr size_t kMaxCapturedBodyBytes = 64 * 1024;
 
+// A body made part by part as each part falls due (an SSE stream's events): the connection
+// keeps only the stream's position and the bytes of the parts being written, so a stream of any
+// length costs one reply part and bounded memory. Immutable once built and shared by every
+// connection and thread; must outlive the handler's replies (the handler owns it).
+class ReplyStream {
+ public:
+  virtual ~ReplyStream() = default;
+  virtual int64_t part_count() const = 0;
+  // When part `index` falls due, from the stream's start; never decreasing with `index`.
+  virtual int64_t part_offset_ns(int64_t index) const = 0;
+  // Appends the bytes of part `index` (never empty) to `out`.
+  virtual void append_part(int64_t index, std::string& out) const = 0;
+};
+
 // Collects the parts of one reply. Implemented by the server's worker over the connection's
-// reply queue; a handler adds at most kMaxReplyParts parts.
+// reply queue; a handler adds at most kMaxReplyParts parts (a stream counts as one).
 class ReplyBuilder {
  public:
   static constexpr int kMaxReplyParts = 24;
@@ -41,6 +56,9 @@ class ReplyBuilder {
   virtual void send(std::string_view prepared, int64_t delay_ns) = 0;
   // Bytes made for this request: the returned string (empty, its capacity reused) is sent.
   virtual std::string& send_built(int64_t delay_ns) = 0;
+  // The parts of `stream`, part i due `delay_ns + stream.part_offset_ns(i)` after the request
+  // was read (or as soon as the parts ahead of it are written, if later).
+  virtual void stream(const ReplyStream& stream, int64_t delay_ns) = 0;
   // Close the connection once the parts are written.
   virtual void close_after() = 0;
   // Close the connection after `delay_ns` with a reset, sending nothing more.

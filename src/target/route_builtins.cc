@@ -171,32 +171,14 @@ int RouteHandler::serve_failure(Failure failure, const Route& route, const Reque
   return route.spec.status;
 }
 
-// `events` events spread evenly over `over`, then a terminator; every event has the same size,
-// so the whole length is known and sent as Content-Length (the connection stays reusable).
+// The stream's length is known up front and sent as Content-Length (the connection stays
+// reusable); its events are made by the worker as they fall due.
 void RouteHandler::serve_sse(const Route& route, const RequestHead& request, int64_t delay_ns,
                              ReplyBuilder& reply) const {
-  const SseSpec& sse = *route.spec.sse;
-  auto event = [&](int i) {
-    std::string data = "{\"i\":" + std::to_string(i) +
-                       ",\"tokens\":" + std::to_string(sse.tokens_per_event) + ",\"text\":\"";
-    size_t target = static_cast<size_t>(sse.event_bytes);
-    if (data.size() + 2 < target) data.append(target - data.size() - 2, 'x');
-    data += "\"}";
-    return "event: tokens\ndata: " + data + "\n\n";
-  };
-  const std::string terminator = "event: done\ndata: [DONE]\n\n";
-  int64_t length = static_cast<int64_t>(terminator.size());
-  for (int i = 0; i < sse.events; ++i) length += static_cast<int64_t>(event(i).size());
   std::string& head = reply.send_built(delay_ns);
-  append_response_head(head, route.status_line, route.spec.content_type, length,
+  append_response_head(head, route.status_line, route.spec.content_type, route.sse->body_bytes(),
                        connection_header(request), "Cache-Control: no-cache\r\n");
-  if (!request.is_head) {
-    for (int i = 0; i < sse.events; ++i) {
-      int64_t at_ns = delay_ns + sse.over_ns * (i + 1) / (sse.events + 1);
-      reply.send_built(at_ns) = event(i);
-    }
-    reply.send_built(delay_ns + sse.over_ns) = terminator;
-  }
+  if (!request.is_head) reply.stream(*route.sse, delay_ns);
   if (!request.keep_alive) reply.close_after();
 }
 

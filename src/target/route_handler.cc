@@ -5,7 +5,6 @@
 #include <cctype>
 
 #include "common/clock.h"
-#include "common/usage_error.h"
 #include "target/behaviour/cpu_burner.h"
 
 namespace proofload::target {
@@ -39,9 +38,6 @@ std::optional<DelaySampler> make_delay(const DelaySpec& d, uint64_t seed) {
   }
   return std::nullopt;
 }
-
-// An SSE stream is sent as a head and one part per event plus a terminator.
-constexpr int kMaxSseEvents = ReplyBuilder::kMaxReplyParts - 2;
 
 }  // namespace
 
@@ -81,10 +77,7 @@ RouteHandler::RouteHandler(const RouteTable& table, int threads)
           FailProbabilities{f.p500, f.p503, f.reset, f.garbage, f.trickle, f.oversized_header});
     }
     if (spec.serial) route.serial = std::make_unique<std::mutex>();
-    if (spec.sse && spec.sse->events > kMaxSseEvents) {
-      throw UsageError("route '" + spec.name + "': sse events above " +
-                       std::to_string(kMaxSseEvents) + " are not served yet");
-    }
+    if (spec.sse) route.sse = std::make_unique<SseStream>(*spec.sse);
     any_cache = any_cache || spec.cache;
     names.push_back(spec.name);
     statuses.push_back(spec.status);

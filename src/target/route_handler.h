@@ -22,6 +22,7 @@
 #include "target/handler.h"
 #include "target/lifecycle/item_store.h"
 #include "target/routes/route_config.h"
+#include "target/sse_stream.h"
 
 namespace proofload::target {
 
@@ -46,6 +47,7 @@ class RouteHandler : public RequestHandler {
     std::string trusted_header_name;       // lower case, as RequestHead::header wants it
     FailPicker fail;
     std::unique_ptr<std::mutex> serial;    // held while the cpu work runs
+    std::unique_ptr<SseStream> sse;        // the events of an sse route, made as they fall due
   };
   struct alignas(64) ThreadState {
     Rng rng;

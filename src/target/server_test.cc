@@ -496,5 +496,78 @@ TEST(ServerTest, RejectsBadOptionsWithAUsageError) {
   EXPECT_THROW(Server{options}, UsageError);
 }
 
+// An sse route of `events` events over 0 s (all due at once) of `event_bytes` bytes, and /plain.
+ServerOptions stream_routes(int events, int64_t event_bytes) {
+  RouteSpec stream;
+  stream.name = "stream";
+  stream.method = "GET";
+  stream.path = "/stream";
+  stream.content_type = "text/event-stream";
+  stream.sse = SseSpec{events, 0, event_bytes, 2};
+  RouteSpec plain;
+  plain.name = "plain";
+  plain.method = "*";
+  plain.path = "/plain";
+  plain.body = "plain\n";
+  ServerOptions options;
+  options.routes = RouteTable{{stream, plain}, std::nullopt, std::nullopt, 1};
+  return options;
+}
+
+size_t count_of(const std::string& text, const std::string& what) {
+  size_t n = 0;
+  for (size_t at = text.find(what); at != std::string::npos; at = text.find(what, at + 1)) ++n;
+  return n;
+}
+
+const std::string kTerminator = "event: done\ndata: [DONE]\n\n";
+
+TEST(ServerTest, AStreamOfAnyLengthIsWrittenWholeAndTheConnectionIsReused) {
+  // 200,000 events (once refused: the reply queue held 22) come out whole, in order, with the
+  // announced Content-Length, and the connection then carries another request.
+  RunningServer s(stream_routes(200'000, 32));
+  Client c(s.port());
+  c.send("GET /stream HTTP/1.1\r\nHost: t\r\n\r\n");
+  std::optional<Response> r = c.next(30'000);
+  ASSERT_TRUE(r);
+  EXPECT_EQ(r->status, 200);
+  EXPECT_EQ(count_of(r->body, "event: tokens\n"), 200'000u);
+  EXPECT_NE(r->body.find("{\"i\":199999,"), std::string::npos);
+  EXPECT_EQ(r->body.rfind(kTerminator), r->body.size() - kTerminator.size());
+  c.send("GET /plain HTTP/1.1\r\nHost: t\r\n\r\n");
+  std::optional<Response> after = c.next();
+  ASSERT_TRUE(after);
+  EXPECT_EQ(after->body, "plain\n");
+}
+
+TEST(ServerTest, PipelinedStreamsAreAnsweredInOrder) {
+  RunningServer s(stream_routes(1000, 64));
+  Client c(s.port());
+  const std::string get_stream = "GET /stream HTTP/1.1\r\nHost: t\r\n\r\n";
+  c.send(get_stream + "GET /plain HTTP/1.1\r\nHost: t\r\n\r\n" +
+         "HEAD /stream HTTP/1.1\r\nHost: t\r\n\r\n" + get_stream +
+         "GET /stream HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n");
+  std::optional<Response> first = c.next();
+  ASSERT_TRUE(first);
+  EXPECT_EQ(count_of(first->body, "event: tokens\n"), 1000u);
+  std::optional<Response> plain = c.next();
+  ASSERT_TRUE(plain);
+  EXPECT_EQ(plain->body, "plain\n");
+  c.expect_head_only_ = true;
+  std::optional<Response> head = c.next();
+  ASSERT_TRUE(head);
+  EXPECT_EQ(head->head.find("Content-Length: " + std::to_string(first->body.size()) + "\r\n") !=
+                std::string::npos,
+            true)
+      << head->head;
+  c.expect_head_only_ = false;
+  for (int i = 0; i < 2; ++i) {
+    std::optional<Response> again = c.next();
+    ASSERT_TRUE(again) << i;
+    EXPECT_EQ(again->body, first->body) << i;
+  }
+  EXPECT_TRUE(c.closed_within());
+}
+
 }  // namespace
 }  // namespace proofload::target

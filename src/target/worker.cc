@@ -1,6 +1,6 @@
 // One server thread's event loop and connections; see worker.h. Steady state allocates nothing:
-// connections are reused slots, replies point at prepared responses, and the timer heap and
-// held-input buffers keep their capacity.
+// connections are reused slots, replies point at prepared responses, stream parts are made into
+// the reply's reused buffer, and the timer heap and held-input buffers keep their capacity.
 #include "target/worker.h"
 
 #include <errno.h>
@@ -31,6 +31,8 @@ constexpr int64_t kLingerNs = 1 * kNsPerS;
 constexpr int kMaxAcceptsPerWake = 64;
 constexpr uint64_t kSlotMask = 0xFFFF'FFFF;
 constexpr uint64_t kGenerationMask = 0x3FFF'FFFF;
+// Bytes of a stream's parts made ahead and written with one sendmsg, when several are due.
+constexpr size_t kStreamBatchBytes = 64 * 1024;
 
 }  // namespace
 
@@ -397,63 +399,94 @@ void Worker::service(Connection& c, int64_t now_ns) {
 }
 
 bool Worker::write_due(Connection& c, int64_t now_ns) {
-  if (c.write_blocked) return true;
-  std::array<iovec, kMaxQueuedReplies> iov;
-  size_t count = 0;
-  for (uint32_t i = 0; i < c.replies_size; ++i) {
-    const QueuedReply& r = c.replies[(c.replies_head + i) % kMaxQueuedReplies];
-    if (r.due_ns > now_ns) break;  // in order: a later reply waits for an earlier one
-    if (r.abort) {
-      if (count > 0) break;  // write what is before it first
-      // A reset, as a crashing server or a load balancer gives: SO_LINGER 0 makes close send
-      // RST instead of FIN.
-      linger reset{1, 0};
-      setsockopt(c.fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+  // One pass writes every due reply up to the first stream; passes repeat while a stream has
+  // more parts due (an SSE stream over 0 s is all due at once) and the socket takes them.
+  bool more_due = true;
+  while (more_due && !c.write_blocked) {
+    more_due = false;
+    std::array<iovec, kMaxQueuedReplies> iov;
+    size_t count = 0;
+    for (uint32_t i = 0; i < c.replies_size; ++i) {
+      QueuedReply& r = c.replies[(c.replies_head + i) % kMaxQueuedReplies];
+      if (r.due_ns > now_ns) break;  // in order: a later reply waits for an earlier one
+      if (r.abort) {
+        if (count > 0) break;  // write what is before it first
+        // A reset, as a crashing server or a load balancer gives: SO_LINGER 0 makes close send
+        // RST instead of FIN.
+        linger reset{1, 0};
+        setsockopt(c.fd, SOL_SOCKET, SO_LINGER, &reset, sizeof reset);
+        close_connection(c);
+        return false;
+      }
+      if (r.stream != nullptr && r.batched_parts == 0) batch_stream_parts(r, now_ns);
+      std::string_view bytes = r.bytes();
+      uint32_t skip = i == 0 ? c.head_written : 0;
+      iov[count++] = iovec{const_cast<char*>(bytes.data() + skip), bytes.size() - skip};
+      // Nothing goes out behind a stream's batch: the stream stays at the head until it ends.
+      if (r.close_after || r.stream != nullptr) break;
+    }
+    if (count == 0) return true;
+    msghdr message{};
+    message.msg_iov = iov.data();
+    message.msg_iovlen = count;
+    ssize_t sent = sendmsg(c.fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
+    if (sent < 0) {
+      if (errno == EAGAIN || errno == EINTR) {
+        c.write_blocked = true;
+        return true;
+      }
       close_connection(c);
       return false;
     }
-    std::string_view bytes = r.bytes();
-    uint32_t skip = i == 0 ? c.head_written : 0;
-    iov[count++] = iovec{const_cast<char*>(bytes.data() + skip), bytes.size() - skip};
-    if (r.close_after) break;
-  }
-  if (count == 0) return true;
-  msghdr message{};
-  message.msg_iov = iov.data();
-  message.msg_iovlen = count;
-  ssize_t sent = sendmsg(c.fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
-  if (sent < 0) {
-    if (errno == EAGAIN || errno == EINTR) {
-      c.write_blocked = true;
+    auto left = static_cast<size_t>(sent);
+    bool closing = false;
+    for (size_t i = 0; i < count; ++i) {
+      QueuedReply& r = c.replies[c.replies_head];
+      size_t remaining = r.bytes().size() - c.head_written;
+      if (left < remaining) {
+        c.head_written += static_cast<uint32_t>(left);
+        c.write_blocked = true;  // a short write means the socket buffer is full
+        break;
+      }
+      left -= remaining;
+      c.head_written = 0;
+      if (r.stream != nullptr) {
+        r.next_part += r.batched_parts;
+        r.batched_parts = 0;
+        if (r.next_part < r.stream->part_count()) {
+          r.due_ns = r.stream_start_ns + r.stream->part_offset_ns(r.next_part);
+          more_due = r.due_ns <= now_ns;
+          if (!more_due) timers_.push(r.due_ns, token(Kind::kConnection, c));
+          break;
+        }
+        more_due = true;  // the stream ended: what waited behind it may be due
+      }
+      closing = r.close_after;
+      c.replies_head = (c.replies_head + 1) % kMaxQueuedReplies;
+      --c.replies_size;
+    }
+    if (closing) {
+      if (draining_) {
+        close_connection(c);
+        return false;
+      }
+      begin_linger(c, now_ns);
       return true;
     }
-    close_connection(c);
-    return false;
-  }
-  auto left = static_cast<size_t>(sent);
-  bool closing = false;
-  for (size_t i = 0; i < count; ++i) {
-    QueuedReply& r = c.replies[c.replies_head];
-    size_t remaining = r.bytes().size() - c.head_written;
-    if (left < remaining) {
-      c.head_written += static_cast<uint32_t>(left);
-      c.write_blocked = true;  // a short write means the socket buffer is full
-      break;
-    }
-    left -= remaining;
-    closing = r.close_after;
-    c.head_written = 0;
-    c.replies_head = (c.replies_head + 1) % kMaxQueuedReplies;
-    --c.replies_size;
-  }
-  if (closing) {
-    if (draining_) {
-      close_connection(c);
-      return false;
-    }
-    begin_linger(c, now_ns);
   }
   return true;
+}
+
+// Makes the stream's next batch: its next part, and those after it that are due too, up to
+// about kStreamBatchBytes (one sendmsg for many small events, bounded memory for large ones).
+void Worker::batch_stream_parts(QueuedReply& r, int64_t now_ns) {
+  const int64_t parts = r.stream->part_count();
+  r.built.clear();
+  do {
+    r.stream->append_part(r.next_part + r.batched_parts, r.built);
+    ++r.batched_parts;
+  } while (r.next_part + r.batched_parts < parts && r.built.size() < kStreamBatchBytes &&
+           r.stream_start_ns + r.stream->part_offset_ns(r.next_part + r.batched_parts) <= now_ns);
 }
 
 void Worker::update_interest(Connection& c) {

@@ -17,6 +17,7 @@ namespace proofload::target {
 
 struct ServerOptions;
 struct Connection;
+struct QueuedReply;
 
 struct WorkerConfig {
   const ServerOptions* options;
@@ -62,6 +63,7 @@ class Worker {
   void service(Connection& c, int64_t now_ns);
   // Returns false when the connection was closed.
   bool write_due(Connection& c, int64_t now_ns);
+  void batch_stream_parts(QueuedReply& r, int64_t now_ns);
   void update_interest(Connection& c);
   void begin_linger(Connection& c, int64_t now_ns);
   void close_connection(Connection& c);
