@@ -39,12 +39,17 @@ void* operator new[](size_t size) {
 }
 void* operator new(size_t size, const std::nothrow_t&) noexcept { return counted_malloc(size); }
 void* operator new[](size_t size, const std::nothrow_t&) noexcept { return counted_malloc(size); }
+// GCC 12 at -O3 inlines these into std::allocator and then sees free() on memory it believes came
+// from the builtin operator new; both sides here are malloc/free, so the warning is wrong.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
 void operator delete(void* memory) noexcept { std::free(memory); }
 void operator delete[](void* memory) noexcept { std::free(memory); }
 void operator delete(void* memory, size_t) noexcept { std::free(memory); }
 void operator delete[](void* memory, size_t) noexcept { std::free(memory); }
 void operator delete(void* memory, const std::nothrow_t&) noexcept { std::free(memory); }
 void operator delete[](void* memory, const std::nothrow_t&) noexcept { std::free(memory); }
+#pragma GCC diagnostic pop
 
 namespace proofload::workload {
 namespace {
