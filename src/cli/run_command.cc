@@ -58,8 +58,7 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
   if (f.body && f.body_file) throw UsageError("--body and --body-file both set the body: use one");
   if (f.body) request.body = *f.body;
   if (f.body_file) request.body = read_body_file(*f.body_file);
-  load.request_bytes = http::build_request(request);
-  load.head_request = request.method == "HEAD";
+  load.workload = workload::Workload::fixed(http::build_request(request), request.method == "HEAD");
 
   if (f.connections < 1) throw UsageError("-c must be at least 1, got " + std::to_string(f.connections));
   if (f.requests < 0) throw UsageError("-n must not be negative");

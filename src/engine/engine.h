@@ -41,6 +41,9 @@ class Engine {
   // status codes, intended counts and histograms only. Valid after next_window() ended.
   measure::WindowStats measured_total() const { return mailbox_.measured_total(); }
   measure::WindowStats warmup_total() const { return mailbox_.warmup_total(); }
+  // The same totals by named request and flow (empty unless the workload is a scenario).
+  measure::NamedTotals measured_named() const { return mailbox_.measured_named(); }
+  measure::NamedTotals warmup_named() const { return mailbox_.warmup_named(); }
 
   // First call: stop starting requests and drain in-flight ones within the grace period.
   // Second call: end now. Async-signal-safe.

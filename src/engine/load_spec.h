@@ -1,12 +1,14 @@
-// What the engine is asked to do: the target, the request, the executor and its limits.
-// Plain data, filled in by the CLI (or later a scenario file); the engine only reads it.
+// What the engine is asked to do: the target, the workload, the executor and its limits.
+// Plain data, filled in by the CLI (from flags and a scenario file); the engine only reads it.
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <string>
 
 #include "engine/tcp.h"
 #include "schedule/rate_profile.h"
+#include "workload/workload.h"
 
 namespace proofload::engine {
 
@@ -17,8 +19,8 @@ enum class Executor {
 
 struct LoadSpec {
   Address address;              // resolved once, before anything is sent
-  std::string request_bytes;    // the request, built once
-  bool head_request = false;    // responses carry no body
+  // What to send: one fixed request (Workload::fixed) or a compiled scenario. Shared, immutable.
+  std::shared_ptr<const workload::Workload> workload;
 
   Executor executor = Executor::kClosedLoop;
   // Closed loop: number of connections over time. Open loop: arrival rate (requests/s).

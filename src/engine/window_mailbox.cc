@@ -25,11 +25,15 @@ void WindowMailbox::post(int worker, const measure::WindowStats& stats) {
 
 void WindowMailbox::post_done(int worker, int64_t last_index, int64_t end_ns,
                               const measure::WindowStats& measured_total,
-                              const measure::WindowStats& warmup_total) {
+                              const measure::WindowStats& warmup_total,
+                              const measure::NamedTotals& measured_named,
+                              const measure::NamedTotals& warmup_named) {
   {
     std::lock_guard lock(mutex_);
     measured_total_.merge(measured_total);
     warmup_total_.merge(warmup_total);
+    measured_named_.merge(measured_named);
+    warmup_named_.merge(warmup_named);
     workers_[worker].posted_up_to = last_index;
     workers_[worker].done = true;
     end_ns_ = std::max(end_ns_, end_ns);
@@ -76,6 +80,16 @@ measure::WindowStats WindowMailbox::measured_total() const {
 measure::WindowStats WindowMailbox::warmup_total() const {
   std::lock_guard lock(mutex_);
   return warmup_total_;
+}
+
+measure::NamedTotals WindowMailbox::measured_named() const {
+  std::lock_guard lock(mutex_);
+  return measured_named_;
+}
+
+measure::NamedTotals WindowMailbox::warmup_named() const {
+  std::lock_guard lock(mutex_);
+  return warmup_named_;
 }
 
 }  // namespace proofload::engine

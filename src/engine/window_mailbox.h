@@ -11,6 +11,7 @@
 #include <optional>
 #include <vector>
 
+#include "measure/named_stats.h"
 #include "measure/window_stats.h"
 
 namespace proofload::engine {
@@ -22,10 +23,13 @@ class WindowMailbox {
   // Worker side: window `stats.index` of `worker` is complete.
   void post(int worker, const measure::WindowStats& stats);
   // Worker side: `worker` has ended; it posted windows up to `last_index`, its last request
-  // ended at `end_ns` (ns since the run's start), and these are its totals by part of the run.
+  // ended at `end_ns` (ns since the run's start), and these are its totals by part of the run
+  // (and, for a scenario, by named request and flow).
   void post_done(int worker, int64_t last_index, int64_t end_ns,
                  const measure::WindowStats& measured_total,
-                 const measure::WindowStats& warmup_total);
+                 const measure::WindowStats& warmup_total,
+                 const measure::NamedTotals& measured_named = {},
+                 const measure::NamedTotals& warmup_named = {});
 
   // Coordinator side: blocks until the next window (in index order) has been posted by every
   // worker still running at that index, and returns it merged; nullopt when every worker has
@@ -37,6 +41,8 @@ class WindowMailbox {
   int64_t end_ns() const;
   measure::WindowStats measured_total() const;
   measure::WindowStats warmup_total() const;
+  measure::NamedTotals measured_named() const;
+  measure::NamedTotals warmup_named() const;
 
  private:
   bool ready_locked(int64_t index) const;
@@ -53,6 +59,8 @@ class WindowMailbox {
   int64_t end_ns_ = 0;
   measure::WindowStats measured_total_;
   measure::WindowStats warmup_total_;
+  measure::NamedTotals measured_named_;
+  measure::NamedTotals warmup_named_;
 };
 
 }  // namespace proofload::engine

@@ -26,11 +26,14 @@ constexpr int64_t kSweepIntervalNs = 10 * kNsPerMs;  // timeouts, ramps, reconne
 Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& control,
                WindowMailbox& mailbox)
     : spec_(spec),
+      workload_(*spec.workload),
       index_(index),
       start_ns_(start_ns),
       control_(control),
       mailbox_(mailbox),
       wake_fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
+      context_(*spec.workload, index, spec.workers),
+      named_(!spec.workload->is_fixed()),
       read_buffer_(kReadBufferBytes) {
   if (wake_fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
   loop_.add(wake_fd_, EPOLLIN, kWakeToken);
@@ -49,7 +52,11 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
     connections_.resize(schedule::share_of(spec.connections, index, shards));
     if (spec.max_requests > 0) request_budget_ = schedule::share_of(spec.max_requests, index, shards);
   }
-  for (Connection& c : connections_) c.parser.start(spec.head_request);
+  for (Connection& c : connections_) c.session.bind(workload_);
+  if (named_) {
+    measured_named_.resize(workload_.requests().size(), workload_.flow_names().size());
+    warmup_named_.resize(workload_.requests().size(), workload_.flow_names().size());
+  }
 }
 
 Worker::~Worker() {
@@ -92,7 +99,7 @@ void Worker::finish_windows() {
   // A last window that holds nothing and starts after the end adds only an empty row.
   if (!(empty && end_ns <= window_start_ns)) flush_window(std::max(end_ns, window_start_ns));
   mailbox_.post_done(index_, window_index_ - 1, end_ns - start_ns_, measured_total_,
-                     warmup_total_);
+                     warmup_total_, measured_named_, warmup_named_);
 }
 
 void Worker::run_loop() {
@@ -131,13 +138,14 @@ void Worker::run_loop() {
       // and each registered socket appears at most once in a batch, so no event is stale.
       on_event(connections_[e.data.u64], e.events);
     }
+    fire_think_timers(monotonic_ns());
   }
   roll_windows(monotonic_ns());
   finish_windows();
 }
 
 int64_t Worker::next_deadline() const {
-  int64_t deadline = std::min(window_end_ns_, next_sweep_ns_);
+  int64_t deadline = std::min({window_end_ns_, next_sweep_ns_, think_timers_.next_deadline()});
   if (draining_) return std::min(deadline, drain_deadline_ns_);
   if (open_loop()) {
     if (auto t = arrivals_->peek()) deadline = std::min(deadline, start_ns_ + *t);
@@ -244,11 +252,15 @@ void Worker::adjust_closed_loop_users(int64_t now) {
       c.ready_ns = std::max(now, start_ns_);
     } else if (!active && c.active) {
       c.active = false;
-      if (c.state == ConnState::kIdle || c.state == ConnState::kConnecting) close_connection(c);
+      if (c.waiting_think) abandon_iteration(c);
+      if (c.state == ConnState::kIdle || c.state == ConnState::kConnecting ||
+          c.state == ConnState::kThinking) {
+        close_connection(c);
+      }
       continue;
     }
     if (!c.active) continue;
-    if (c.state == ConnState::kClosed && now >= c.retry_at_ns) {
+    if (c.state == ConnState::kClosed && now >= c.retry_at_ns && !c.waiting_think) {
       open_connection(c, now);
     } else if (c.state == ConnState::kIdle) {
       on_ready(c, now);
@@ -280,10 +292,17 @@ void Worker::sweep(int64_t now) {
   }
 }
 
+// No new work starts: flows waiting out a think time end here, abandoned (a connection that
+// was thinking becomes idle, and in open loop may still carry queued requests).
 void Worker::begin_drain(int64_t now) {
   draining_ = true;
   drain_deadline_ns_ = now + spec_.grace_ns;
   drain_started_ns_ = now;
+  for (Connection& c : connections_) {
+    if (!c.waiting_think) continue;
+    abandon_iteration(c);
+    if (c.state == ConnState::kThinking) on_ready(c, now);
+  }
 }
 
 bool Worker::drained() const {

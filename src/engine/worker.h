@@ -13,9 +13,11 @@
 #include "engine/load_spec.h"
 #include "engine/window_mailbox.h"
 #include "http/response_parser.h"
+#include "measure/named_stats.h"
 #include "measure/window_stats.h"
 #include "schedule/arrivals.h"
 #include "schedule/open_loop_dispatcher.h"
+#include "workload/session.h"
 
 namespace proofload::engine {
 
@@ -42,8 +44,11 @@ class Worker {
   void wake() const;
 
  private:
-  enum class ConnState : uint8_t { kClosed, kConnecting, kIdle, kBusy };
-  // One TCP connection and the request on it. In closed loop it is also the virtual user.
+  // kThinking: a flow's next step waits out its think time on this connection (not idle: the
+  // open loop's pool cannot hand it out).
+  enum class ConnState : uint8_t { kClosed, kConnecting, kIdle, kBusy, kThinking };
+  // One TCP connection and the request on it. In closed loop it is also the virtual user; in
+  // both executors it carries one iteration of the mix (a request, or every step of a flow).
   struct Connection {
     int fd = -1;
     ConnState state = ConnState::kClosed;
@@ -59,7 +64,10 @@ class Worker {
     int64_t intended_ns = 0;      // the current request's intended start
     int64_t write_start_ns = 0;
     int64_t first_byte_ns = 0;
+    bool waiting_think = false;   // a think timer is due for this connection's next step
+    std::string_view request;     // the bytes of the request in flight
     http::ResponseParser parser;
+    workload::Session session;
   };
 
   void run_loop();
@@ -90,6 +98,19 @@ class Worker {
   void read_response(Connection& c);
   void complete_request(Connection& c, int64_t now, bool reusable);
   void fail_request(Connection& c, measure::Outcome outcome, int64_t now);
+  void fail_unsent_step(Connection& c, measure::Outcome outcome, int64_t intended_ns);
+  // Flows: what follows a step, the next step, and the end of an iteration.
+  void after_step(Connection& c, const workload::Session::StepEnd& end, int64_t now, bool reusable);
+  bool continue_iteration(Connection& c, int64_t now);
+  bool may_continue_iteration(const Connection& c) const;
+  void reopen_mid_iteration(Connection& c, int64_t now);
+  void end_iteration(Connection& c, const workload::Session::StepEnd& end, int64_t now);
+  void abandon_iteration(Connection& c);
+  void fire_think_timers(int64_t now);
+  void record_named(const Connection& c, measure::Outcome outcome, int64_t now, bool responded);
+  measure::NamedTotals& named_part_of(int64_t intended_ns) {
+    return intended_ns < start_ns_ + spec_.warmup_ns ? warmup_named_ : measured_named_;
+  }
   void lose_idle_connection(Connection& c, int64_t now, bool orderly_close);
   void back_off(Connection& c, int64_t now);
   void reopen_after_loss(Connection& c, int64_t now);
@@ -107,6 +128,7 @@ class Worker {
   bool may_start_request() const;
 
   const LoadSpec& spec_;
+  const workload::Workload& workload_;
   const int index_;
   const int64_t start_ns_;
   RunControl& control_;
@@ -114,6 +136,9 @@ class Worker {
   EventLoop loop_;
   int wake_fd_;
 
+  workload::WorkerContext context_;  // random stream and data cursors of this worker
+  bool named_ = false;               // a scenario: record by request name and flow
+  TimerHeap think_timers_;           // flows' think times; token: the connection's slot
   std::vector<Connection> connections_;
   std::vector<int> idle_;          // open loop: indexes of idle connections
   int busy_ = 0;                   // connections with a request in flight
@@ -134,6 +159,8 @@ class Worker {
   // Totals by the part of the run a request was intended in; bytes and gauges are not kept here.
   measure::WindowStats measured_total_;
   measure::WindowStats warmup_total_;
+  measure::NamedTotals measured_named_;  // by request and flow, same split as the totals
+  measure::NamedTotals warmup_named_;
   int64_t window_index_ = 0;
   int64_t window_end_ns_ = 0;      // absolute monotonic ns
 

@@ -1,6 +1,6 @@
 // The worker's connection and request lifecycle: connect, write the request, read and parse the
-// response, record the outcome, reuse or reopen. See worker.h. Hot path: no allocation, no
-// locks; one send and (usually) one recv per request.
+// response, record the outcome, go on with the flow or end the iteration, reuse or reopen. See
+// worker.h. Hot path: no allocation, no locks; one send and (usually) one recv per request.
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -63,7 +63,7 @@ void Worker::on_event(Connection& c, uint32_t events) {
       }
       return;
     case ConnState::kBusy:
-      if ((events & EPOLLOUT) && c.written < spec_.request_bytes.size()) write_request(c);
+      if ((events & EPOLLOUT) && c.written < c.request.size()) write_request(c);
       if (c.state == ConnState::kBusy && (events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
         read_response(c);
       }
@@ -76,6 +76,16 @@ void Worker::on_event(Connection& c, uint32_t events) {
       ssize_t n = recv(c.fd, &byte, 1, MSG_DONTWAIT);
       if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
       lose_idle_connection(c, now, n == 0);
+      return;
+    }
+    case ConnState::kThinking: {
+      // As for an idle connection; the flow's next step reconnects when its think time is over.
+      char byte;
+      ssize_t n = recv(c.fd, &byte, 1, MSG_DONTWAIT);
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
+      close_connection(c);
+      if (n != 0) back_off(c, now);
+      if (open_loop()) dispatcher_->on_connection_lost(false);
       return;
     }
     case ConnState::kClosed:
@@ -104,22 +114,49 @@ void Worker::on_connect_failed(Connection& c, int64_t now) {
   back_off(c, now);
   if (open_loop()) {
     dispatcher_->on_connection_lost(false);
-    if (auto intended = dispatcher_->fail_oldest_queued()) {
+    if (c.session.in_iteration()) {
+      // Reopened for a flow's next step: that step fails (the queue's work was not waiting on it).
+      fail_unsent_step(c, Outcome::kConnectError, c.session.next_step_due_ns);
+    } else if (auto intended = dispatcher_->fail_oldest_queued()) {
       count_outcome(Outcome::kConnectError, *intended);
     }
     c.reopen_pending = true;
     return;
   }
+  if (c.session.in_iteration() && !may_continue_iteration(c)) abandon_iteration(c);
   if (c.active && may_start_request()) {
-    count_intended(c.ready_ns);
-    count_outcome(Outcome::kConnectError, c.ready_ns);
     if (request_budget_ > 0) --request_budget_;
+    fail_unsent_step(c, Outcome::kConnectError,
+                     c.session.in_iteration() ? c.session.next_step_due_ns : c.ready_ns);
     c.ready_ns = c.retry_at_ns;  // the backoff is the user's pause, not the next one's latency
   }
 }
 
+// The request the connection was to carry (a flow's next step, or the user's next pick) fails
+// before a byte was sent: one intended request, one outcome, and the iteration ends.
+void Worker::fail_unsent_step(Connection& c, Outcome outcome, int64_t intended_ns) {
+  if (!c.session.in_iteration()) {
+    c.session.begin_step(context_);
+    c.session.iteration_start_ns = intended_ns;
+    if (named_ && c.session.flow() >= 0) ++named_part_of(intended_ns).flows[c.session.flow()].started;
+  }
+  c.intended_ns = intended_ns;
+  count_intended(intended_ns);
+  count_outcome(outcome, intended_ns);
+  record_named(c, outcome, 0, false);
+  end_iteration(c, c.session.on_failure(outcome), 0);
+}
+
 void Worker::on_ready(Connection& c, int64_t now) {
   c.state = ConnState::kIdle;
+  if (c.session.in_iteration()) {
+    // The connection belongs to its flow until the flow ends: the next step goes here.
+    if (c.waiting_think) {
+      c.state = ConnState::kThinking;
+      return;
+    }
+    if (continue_iteration(c, now)) return;
+  }
   if (open_loop()) {
     if (auto intended = dispatcher_->on_connection_ready(now)) {
       sync_never_started();
@@ -146,12 +183,19 @@ void Worker::start_request(Connection& c, int64_t intended_ns, int64_t now) {
   c.write_start_ns = now;
   c.written = 0;
   c.got_first_byte = false;
-  c.parser.start(spec_.head_request);
+  bool first_step = !c.session.in_iteration();
+  const workload::CompiledRequest& request = c.session.begin_step(context_);
+  if (first_step) {
+    c.session.iteration_start_ns = intended_ns;
+    if (named_ && c.session.flow() >= 0) ++named_part_of(intended_ns).flows[c.session.flow()].started;
+  }
+  c.request = c.session.request_bytes();
+  c.parser.start(request.is_head, request.capture);
   write_request(c);
 }
 
 void Worker::write_request(Connection& c) {
-  const std::string& request = spec_.request_bytes;
+  std::string_view request = c.request;
   while (c.written < request.size()) {
     ssize_t n = send(c.fd, request.data() + c.written, request.size() - c.written, MSG_NOSIGNAL);
     if (n > 0) {
@@ -189,7 +233,7 @@ void Worker::read_response(Connection& c) {
         } else {
           // An answer that came before the whole request was written (a 413, say) leaves the
           // server reading the rest: the connection cannot carry another request.
-          bool request_sent = c.written == spec_.request_bytes.size();
+          bool request_sent = c.written == c.request.size();
           complete_request(c, now, c.parser.keep_alive() && request_sent);
         }
         return;
@@ -219,29 +263,29 @@ void Worker::read_response(Connection& c) {
 
 void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
   int status = c.parser.status();
+  // The status, and for a scenario the checks: its outcome.
+  const workload::Session::StepEnd end = c.session.on_response(c.parser);
   // The window it ended in (streamed per second) and the part of the run it was intended in
   // (warm-up or measured: what the summary reports).
   for (measure::WindowStats* stats : {&current_, &part_of(c.intended_ns)}) {
     stats->add_status(status);
-    ++stats->outcomes[static_cast<int>(measure::outcome_for_status(status))];
+    ++stats->outcomes[static_cast<int>(end.outcome)];
     stats->latency_us.record(micros(now - c.intended_ns));
     stats->service_us.record(micros(now - c.write_start_ns));
     stats->ttfb_us.record(micros(c.first_byte_ns - c.write_start_ns));
   }
+  record_named(c, end.outcome, now, true);
   --busy_;
   last_end_ns_ = now;
   c.ready_ns = now;
   c.backoff_ns = 0;  // the server answers on this connection again
-  if (reusable) {
-    on_ready(c, now);
-    return;
-  }
-  close_connection(c);
-  reopen_after_loss(c, now);
+  after_step(c, end, now, reusable);
 }
 
 void Worker::fail_request(Connection& c, Outcome outcome, int64_t now) {
   count_outcome(outcome, c.intended_ns);
+  record_named(c, outcome, now, false);
+  end_iteration(c, c.session.on_failure(outcome), now);
   --busy_;
   c.ready_ns = now;
   close_connection(c);
@@ -281,6 +325,115 @@ void Worker::reopen_after_loss_open_loop(Connection& c, int64_t now) {
   if (!dispatcher_->should_open_connection()) return;
   dispatcher_->on_connection_opening();
   open_connection(c, now);
+}
+
+// ---- flows --------------------------------------------------------------------------------
+
+// After a step that got a response: the iteration ends (the connection goes back to work or is
+// reopened as usual), or the flow's next step follows on this connection, after its think time.
+void Worker::after_step(Connection& c, const workload::Session::StepEnd& end, int64_t now,
+                        bool reusable) {
+  if (end.iteration_over) {
+    end_iteration(c, end, now);
+    if (reusable) {
+      on_ready(c, now);
+      return;
+    }
+    close_connection(c);
+    reopen_after_loss(c, now);
+    return;
+  }
+  c.session.next_step_due_ns = now + end.think_ns;
+  if (end.think_ns > 0) {
+    c.waiting_think = true;
+    think_timers_.push(c.session.next_step_due_ns, token_of(c));
+  }
+  if (reusable) {
+    on_ready(c, now);  // thinks, or sends the next step now
+    return;
+  }
+  close_connection(c);
+  if (open_loop()) dispatcher_->on_connection_lost(false);
+  if (!c.waiting_think) reopen_mid_iteration(c, now);  // else the think timer reopens it
+}
+
+bool Worker::may_continue_iteration(const Connection& c) const {
+  return !draining_ && request_budget_ != 0 && (open_loop() || c.active);
+}
+
+// Sends the flow's next step on this (connected, idle) connection, due when the previous step
+// ended plus the think time: its latency counts from then. False (and the iteration abandoned)
+// when the run no longer starts work.
+bool Worker::continue_iteration(Connection& c, int64_t now) {
+  if (!may_continue_iteration(c)) {
+    abandon_iteration(c);
+    return false;
+  }
+  int64_t due = c.session.next_step_due_ns;
+  count_intended(due);
+  if (request_budget_ > 0) --request_budget_;
+  start_request(c, due, now);
+  return true;
+}
+
+// A flow's connection was closed between steps: open it again for the next step (which starts
+// once it is connected, in on_ready).
+void Worker::reopen_mid_iteration(Connection& c, int64_t now) {
+  if (!may_continue_iteration(c)) {
+    abandon_iteration(c);
+    if (open_loop()) {
+      reopen_after_loss_open_loop(c, now);
+    } else if (c.active && may_start_request()) {
+      open_connection(c, now);
+    }
+    return;
+  }
+  if (open_loop()) dispatcher_->on_connection_opening();
+  open_connection(c, now);
+}
+
+void Worker::end_iteration(Connection& c, const workload::Session::StepEnd& end, int64_t now) {
+  c.waiting_think = false;
+  int flow = c.session.flow();
+  if (!named_ || flow < 0 || !end.iteration_over) return;
+  measure::FlowStats& stats = named_part_of(c.session.iteration_start_ns).flows[flow];
+  if (end.flow_succeeded) {
+    ++stats.succeeded;
+    stats.duration_us.record(micros(now - c.session.iteration_start_ns));
+  } else {
+    ++stats.failed;
+  }
+}
+
+void Worker::abandon_iteration(Connection& c) {
+  c.waiting_think = false;
+  if (!c.session.in_iteration()) return;
+  if (named_ && c.session.flow() >= 0) {
+    ++named_part_of(c.session.iteration_start_ns).flows[c.session.flow()].abandoned;
+  }
+  c.session.abandon();
+}
+
+void Worker::fire_think_timers(int64_t now) {
+  while (!think_timers_.empty() && think_timers_.next_deadline() <= now) {
+    TimerHeap::Timer timer = think_timers_.pop();
+    Connection& c = connections_[timer.token];
+    // A timer whose flow was abandoned (drain, ramp-down) or already moved on is stale.
+    if (!c.waiting_think || c.session.next_step_due_ns > now) continue;
+    c.waiting_think = false;
+    if (c.state == ConnState::kThinking) {
+      on_ready(c, now);
+    } else if (c.state == ConnState::kClosed) {
+      reopen_mid_iteration(c, now);
+    }
+  }
+}
+
+void Worker::record_named(const Connection& c, Outcome outcome, int64_t now, bool responded) {
+  if (!named_) return;
+  measure::RequestStats& stats = named_part_of(c.intended_ns).requests[c.session.request()];
+  ++stats.outcomes[static_cast<int>(outcome)];
+  if (responded) stats.latency_us.record(micros(now - c.intended_ns));
 }
 
 }  // namespace proofload::engine
