@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "engine/engine.h"
+#include "experiments/thresholds.h"
 #include "report/result_directory.h"
 #include "report/summary_text.h"
 
@@ -112,6 +113,12 @@ report::RunResult run_load_test(const RunOptions& options) {
   if (std::string failure = engine.failure(); !failure.empty()) {
     result.end_reason = "a worker failed: " + failure;
   }
+  if (const workload::Workload& w = *options.load.workload; !w.is_fixed()) {
+    for (const workload::CompiledRequest& r : w.requests()) result.request_names.push_back(r.name);
+    result.flow_names = w.flow_names();
+    result.named_total = engine.measured_named();
+  }
+  result.thresholds = evaluate_thresholds(result, options.thresholds);
   if (directory) directory->finish(result);
   if (options.print_summary) std::fputs(report::format_summary(result).c_str(), stdout);
   if (std::string failure = engine.failure(); !failure.empty()) {

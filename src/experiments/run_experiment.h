@@ -8,7 +8,9 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <vector>
 
+#include "analyze/threshold.h"
 #include "engine/load_spec.h"
 #include "report/run_result.h"
 
@@ -21,6 +23,8 @@ struct RunOptions {
   std::optional<std::filesystem::path> out_dir;
   bool live_progress = false;    // one refreshed line on stderr (only on a terminal)
   bool print_summary = true;     // the human summary on stdout at the end
+  // Checked once the run ended; their verdicts go into the result (and decide the exit code).
+  std::vector<analyze::Threshold> thresholds;
 };
 
 // Runs the load test; returns the result (also written to out_dir when set). Throws

@@ -74,6 +74,60 @@ json summary_json(const RunResult& result) {
           {"connects", t.connects}};
 }
 
+// By named request: what each `requests:` entry of a scenario got (measured part).
+json requests_by_name_json(const RunResult& result) {
+  json out = json::object();
+  for (size_t i = 0; i < result.request_names.size() && i < result.named_total.requests.size(); ++i) {
+    const measure::RequestStats& r = result.named_total.requests[i];
+    int64_t ended = r.ended();
+    int64_t errors = 0;
+    int64_t responses = 0;
+    for (int o = 0; o < measure::kOutcomeCount; ++o) {
+      if (measure::outcome_is_error(static_cast<Outcome>(o))) errors += r.outcomes[o];
+      if (measure::outcome_has_response(static_cast<Outcome>(o))) responses += r.outcomes[o];
+    }
+    json throughput = result.measured_duration_s > 0
+                          ? json(static_cast<double>(responses) / result.measured_duration_s)
+                          : json(nullptr);
+    out[result.request_names[i]] = {{"requests", ended},
+                                    {"responses", responses},
+                                    {"errors", errors},
+                                    {"error_rate", number_or_null(share(errors, ended))},
+                                    {"throughput_rps", throughput},
+                                    {"latency_ms", latency_json(summarize_latency(r.latency_us), true)},
+                                    {"outcomes", outcomes_json(r.outcomes, false)}};
+  }
+  return out;
+}
+
+// By flow: its own denominator (flows, not requests). The success rate is over flows that
+// finished; flows the end of the run cut short are counted apart as abandoned.
+json flows_json(const RunResult& result) {
+  json out = json::object();
+  for (size_t i = 0; i < result.flow_names.size() && i < result.named_total.flows.size(); ++i) {
+    const measure::FlowStats& f = result.named_total.flows[i];
+    out[result.flow_names[i]] = {
+        {"started", f.started},
+        {"succeeded", f.succeeded},
+        {"failed", f.failed},
+        {"abandoned", f.abandoned},
+        {"success_rate", number_or_null(share(f.succeeded, f.succeeded + f.failed))},
+        {"duration_ms", latency_json(summarize_latency(f.duration_us), true)}};
+  }
+  return out;
+}
+
+json thresholds_json(const RunResult& result) {
+  json out = json::array();
+  for (const ThresholdVerdict& t : result.thresholds) {
+    out.push_back({{"expression", t.expression},
+                   {"observed", number_or_null(t.observed)},
+                   {"observed_text", t.observed_text},
+                   {"passed", t.passed}});
+  }
+  return out;
+}
+
 }  // namespace
 
 json window_to_json(const WindowSummary& w) {
@@ -113,6 +167,12 @@ json result_to_json(const RunResult& result) {
   json out = header_json(result, result.interrupted ? "interrupted" : "complete");
   out["end_reason"] = result.end_reason;
   out["summary"] = summary_json(result);
+  if (!result.request_names.empty()) out["requests"] = requests_by_name_json(result);
+  if (!result.flow_names.empty()) out["flows"] = flows_json(result);
+  if (!result.thresholds.empty()) {
+    out["thresholds"] = thresholds_json(result);
+    out["thresholds_passed"] = result.thresholds_passed();
+  }
   out["warmup"] = {{"duration_s", result.warmup_duration_s},
                    {"requests", result.warmup_total.responses()},
                    {"outcomes", outcomes_json(result.warmup_total.outcomes, false)}};

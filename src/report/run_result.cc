@@ -48,4 +48,11 @@ WindowSummary summarize_window(const measure::WindowStats& w) {
           .queued_end = w.queued_end};
 }
 
+bool RunResult::thresholds_passed() const {
+  for (const ThresholdVerdict& t : thresholds) {
+    if (!t.passed) return false;
+  }
+  return true;
+}
+
 }  // namespace proofload::report

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "measure/hdr_histogram.h"
+#include "measure/named_stats.h"
 #include "measure/outcome.h"
 #include "measure/window_stats.h"
 
@@ -55,6 +56,14 @@ struct WindowSummary {
   int64_t errors() const;     // failures (every outcome but success and never-started)
 };
 
+// A threshold as evaluated at the end of the run (see analyze/threshold.h).
+struct ThresholdVerdict {
+  std::string expression;          // as written: "p95(lookup) < 200ms"
+  std::optional<double> observed;  // in the metric's unit (ms, share 0..1, count, req/s); none: no data
+  std::string observed_text;       // "p95(lookup) = 183.2 ms", "no data"
+  bool passed = false;             // no data never passes
+};
+
 struct RunResult {
   // The run as configured, normalized (every default filled in), as JSON so the report layer
   // knows nothing of the engine's types. Secrets never reach it.
@@ -77,6 +86,16 @@ struct RunResult {
   double measured_duration_s = 0;
   // Total length of the warm-up windows, s.
   double warmup_duration_s = 0;
+
+  // A scenario's totals by named request and by flow (indexes match the names), measured part
+  // only; all empty for a plain run.
+  std::vector<std::string> request_names;
+  std::vector<std::string> flow_names;
+  measure::NamedTotals named_total;
+
+  // Thresholds, evaluated once the run ended; empty when none were set.
+  std::vector<ThresholdVerdict> thresholds;
+  bool thresholds_passed() const;
 
   bool interrupted = false;  // Ctrl-C / SIGTERM ended the run early
   std::string end_reason;    // "duration reached", "request count reached", ...

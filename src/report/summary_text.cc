@@ -120,6 +120,60 @@ void append_status_codes(std::string& out, const WindowStats& t) {
   if (!any) out += "status codes    none received\n";
 }
 
+// One row per named request: how much of the mix it was, how it ended, how fast.
+void append_requests_by_name(std::string& out, const RunResult& result) {
+  if (result.request_names.empty()) return;
+  int64_t all = 0;
+  for (const measure::RequestStats& r : result.named_total.requests) all += r.ended();
+  out += fmt::format("by request      {:>10}{:>8}{:>9}{:>12}{:>12}{:>12}\n", "requests", "share",
+                     "errors", "p50 ms", "p95 ms", "p99 ms");
+  for (size_t i = 0; i < result.request_names.size() && i < result.named_total.requests.size(); ++i) {
+    const measure::RequestStats& r = result.named_total.requests[i];
+    int64_t errors = 0;
+    for (int o = 0; o < measure::kOutcomeCount; ++o) {
+      if (measure::outcome_is_error(static_cast<Outcome>(o))) errors += r.outcomes[o];
+    }
+    auto ms = [&](double p) {
+      auto v = percentile_ms(r.latency_us, p);
+      return v ? fixed_with_thousands(*v, 3) : std::string("-");
+    };
+    const std::optional<double> mix_share = share(r.ended(), all);
+    out += fmt::format("  {:<14}{:>10}{:>8}{:>9}{:>12}{:>12}{:>12}\n", result.request_names[i],
+                       with_thousands(r.ended()), mix_share ? percent(*mix_share) : "-",
+                       with_thousands(errors), ms(50), ms(95), ms(99));
+  }
+}
+
+// Flows have their own denominator: flows, not requests.
+void append_flows(std::string& out, const RunResult& result) {
+  if (result.flow_names.empty()) return;
+  out += fmt::format("flows           {:>10}{:>11}{:>9}{:>11}{:>10}{:>12}\n", "started",
+                     "succeeded", "failed", "abandoned", "success", "p50 ms");
+  for (size_t i = 0; i < result.flow_names.size() && i < result.named_total.flows.size(); ++i) {
+    const measure::FlowStats& f = result.named_total.flows[i];
+    const std::optional<double> rate = share(f.succeeded, f.succeeded + f.failed);
+    const std::optional<double> p50 = percentile_ms(f.duration_us, 50);
+    out += fmt::format("  {:<14}{:>10}{:>11}{:>9}{:>11}{:>10}{:>12}\n", result.flow_names[i],
+                       with_thousands(f.started), with_thousands(f.succeeded),
+                       with_thousands(f.failed), with_thousands(f.abandoned),
+                       rate ? percent(*rate) : "-", p50 ? fixed_with_thousands(*p50, 3) : "-");
+  }
+  out +=
+      "  success: flows whose every step answered and passed its checks, of the flows that\n"
+      "  finished (abandoned: cut short by the end of the run); p50: whole-flow duration\n";
+}
+
+void append_thresholds(std::string& out, const RunResult& result) {
+  if (result.thresholds.empty()) return;
+  int passed = 0;
+  for (const ThresholdVerdict& t : result.thresholds) passed += t.passed ? 1 : 0;
+  out += fmt::format("thresholds      {} of {} passed\n", passed, result.thresholds.size());
+  for (const ThresholdVerdict& t : result.thresholds) {
+    out += fmt::format("  {}  {:<32} {}\n", t.passed ? "PASS" : "FAIL", t.expression,
+                       t.observed_text);
+  }
+}
+
 }  // namespace
 
 std::string format_summary(const RunResult& result) {
@@ -168,7 +222,13 @@ std::string format_summary(const RunResult& result) {
         with_thousands(never_started), with_thousands(t.intended),
         fraction ? percent(*fraction) : "-");
   }
-  if (errors > 0 || never_started > 0) out += "\n";
+  if (!result.thresholds_passed()) {
+    int failed = 0;
+    for (const ThresholdVerdict& v : result.thresholds) failed += v.passed ? 0 : 1;
+    out += fmt::format("THRESHOLDS FAILED: {} of {} (listed at the end).\n", failed,
+                       result.thresholds.size());
+  }
+  if (errors > 0 || never_started > 0 || !result.thresholds_passed()) out += "\n";
 
   append_latency_table(out, t);
   out += "\n";
@@ -181,6 +241,18 @@ std::string format_summary(const RunResult& result) {
   out += fmt::format("bytes           {} in, {} out\n", with_thousands(t.bytes_in),
                      with_thousands(t.bytes_out));
   out += fmt::format("connections     {} opened\n", with_thousands(t.connects));
+  if (!result.request_names.empty()) {
+    out += "\n";
+    append_requests_by_name(out, result);
+  }
+  if (!result.flow_names.empty()) {
+    out += "\n";
+    append_flows(out, result);
+  }
+  if (!result.thresholds.empty()) {
+    out += "\n";
+    append_thresholds(out, result);
+  }
   return out;
 }
 
