@@ -1,5 +1,6 @@
-// `proofload run URL [flags]`: turns flags into a LoadSpec and a recorded spec, then runs it.
-// Every check on the flags happens here, before anything is sent (exit 2 on bad input).
+// `proofload run URL [flags]` and `proofload run SCENARIO.yaml [URL] [flags]`: turns flags (and a
+// scenario file) into a LoadSpec and a recorded spec, then runs it. Every check happens here,
+// before anything is sent (exit 2 on bad input; exit 99 when a threshold fails).
 #include <unistd.h>
 
 #include <algorithm>
@@ -10,7 +11,9 @@
 
 #include "cli/command_line.h"
 #include "cli/run_flags.h"
+#include "cli/scenario_options.h"
 #include "cli/subcommand.h"
+#include "common/clock.h"
 #include "common/usage_error.h"
 #include "engine/tcp.h"
 #include "experiments/run_experiment.h"
@@ -18,17 +21,12 @@
 #include "http/url.h"
 #include "schedule/open_loop_dispatcher.h"
 #include "schedule/parse.h"
+#include "workload/scenario_yaml.h"
+#include "workload/secrets.h"
 
 namespace proofload::cli {
 namespace {
 
-
-// Header values that must not be recorded in result files.
-bool is_sensitive_header(std::string name) {
-  std::transform(name.begin(), name.end(), name.begin(), ::tolower);
-  return name == "authorization" || name == "proxy-authorization" || name == "cookie" ||
-         name == "x-api-key";
-}
 
 std::string read_body_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
@@ -38,6 +36,16 @@ std::string read_body_file(const std::string& path) {
 
 double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
+// A scenario file: a YAML name, or anything that is not a URL and exists as a file.
+bool looks_like_scenario_file(const std::string& target) {
+  auto ends_with = [&](std::string_view suffix) {
+    return target.size() >= suffix.size() &&
+           target.compare(target.size() - suffix.size(), suffix.size(), suffix) == 0;
+  };
+  if (ends_with(".yaml") || ends_with(".yml")) return true;
+  return target.find("://") == std::string::npos && access(target.c_str(), R_OK) == 0;
+}
+
 int64_t positive_duration(const std::string& flag, const std::string& text) {
   int64_t ns = schedule::parse_duration_ns(text);
   if (ns <= 0) throw UsageError(flag + " must be longer than 0, got '" + text + "'");
@@ -46,19 +54,44 @@ int64_t positive_duration(const std::string& flag, const std::string& text) {
 
 }  // namespace
 
-experiments::RunOptions build_run_options(const RunFlags& f, const std::string& command_line) {
+experiments::RunOptions build_run_options(const RunFlags& f, const std::string& command_line,
+                                          const workload::Scenario* scenario) {
   experiments::RunOptions options;
   engine::LoadSpec& load = options.load;
   nlohmann::json& spec = options.spec_json;
 
+  std::string target = f.url;
+  if (target.empty() && scenario) {
+    if (!scenario->target) {
+      throw UsageError(scenario->file + ": no target: set 'target:' in the file or give a URL "
+                       "after it");
+    }
+    target = *scenario->target;
+  }
+  if (target.empty()) throw UsageError("run needs a URL or a scenario file");
   http::RequestSpec request;
-  request.url = http::parse_url(f.url);
+  request.url = http::parse_url(target);
   request.method = f.method;
   for (const std::string& h : f.headers) request.headers.push_back(http::parse_header_flag(h));
   if (f.body && f.body_file) throw UsageError("--body and --body-file both set the body: use one");
   if (f.body) request.body = *f.body;
   if (f.body_file) request.body = read_body_file(*f.body_file);
-  load.workload = workload::Workload::fixed(http::build_request(request), request.method == "HEAD");
+  // Data and mix draws repeat with the same seed; without one, the clock picks it (recorded).
+  const uint64_t seed = f.seed.value_or(static_cast<uint64_t>(wall_clock_ns()));
+  workload::Scenario merged;
+  if (scenario) {
+    if (f.method != "GET" || f.body || f.body_file) {
+      throw UsageError("-m, --body and --body-file set the request of a plain run; a scenario "
+                       "file sets each request's method and body");
+    }
+    merged = with_flag_headers(*scenario, request.headers);
+    workload::SecretStore secrets;
+    load.workload = workload::Workload::compile(merged, request.url, secrets, seed);
+  } else {
+    load.workload =
+        workload::Workload::fixed(http::build_request(request), request.method == "HEAD");
+  }
+  options.thresholds = collect_thresholds(scenario, f.thresholds);
 
   if (f.connections < 1) throw UsageError("-c must be at least 1, got " + std::to_string(f.connections));
   if (f.requests < 0) throw UsageError("-n must not be negative");
@@ -135,7 +168,7 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
     headers.push_back({{"name", name}, {"value", is_sensitive_header(name) ? "[redacted]" : value}});
   }
   spec = {
-      {"target", f.url},
+      {"target", target},
       {"address", load.address.text},
       {"method", request.method},
       {"headers", headers},
@@ -159,6 +192,16 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
       {"workers", load.workers},
       {"window_s", seconds(load.window_ns)},
   };
+  if (scenario) {
+    // A scenario's requests are described under "scenario"; the plain-run request fields go.
+    for (const char* key : {"method", "headers", "body_bytes"}) spec.erase(key);
+    spec["scenario"] = scenario_spec_json(merged, *load.workload);
+  }
+  if (!options.thresholds.empty()) {
+    nlohmann::json thresholds = nlohmann::json::array();
+    for (const analyze::Threshold& t : options.thresholds) thresholds.push_back(t.expression);
+    spec["thresholds"] = thresholds;
+  }
   options.command_line = command_line;
   if (f.out) options.out_dir = *f.out;
   options.live_progress = !f.quiet && isatty(STDERR_FILENO);
@@ -167,8 +210,14 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
 
 Subcommand add_run_command(CLI::App& parent) {
   auto flags = std::make_shared<RunFlags>();
-  CLI::App* app = parent.add_subcommand("run", "Run one load test against a URL");
-  app->add_option("url", flags->url, "Target URL (http://host:port/path)")->required();
+  auto targets = std::make_shared<std::vector<std::string>>();
+  CLI::App* app = parent.add_subcommand(
+      "run", "Run one load test against a URL, or a scenario file (with an optional URL)");
+  app->add_option("target", *targets,
+                  "Target URL (http://host:port/path), or a scenario file (.yaml) and optionally "
+                  "the URL that replaces its target")
+      ->required()
+      ->expected(1, 2);
   app->add_option("-c,--connections", flags->connections,
                   "Closed loop: connections (virtual users). Open loop: initial pool (default 10)");
   app->add_option("-d,--duration", flags->duration, "How long to run, e.g. 30s, 5m (default 10s)");
@@ -193,11 +242,31 @@ Subcommand add_run_command(CLI::App& parent) {
   app->add_option("--workers", flags->workers, "Worker threads (default: one per core)");
   app->add_option("-o,--out", flags->out, "Write result.json, windows.csv, latency.hlog here");
   app->add_flag("-q,--quiet", flags->quiet, "No live progress line");
+  app->add_option("--threshold", flags->thresholds,
+                  "Pass/fail bar checked at the end, e.g. 'p95 < 200ms', 'errors < 1%' "
+                  "(repeatable; exit 99 when one fails)");
+  app->add_option("--seed", flags->seed, "Seed of the data and mix draws (default: from the clock)");
 
-  return {app, [flags] {
-            experiments::RunOptions options = build_run_options(*flags, command_line());
+  return {app, [flags, targets, app] {
+            std::optional<workload::Scenario> scenario;
+            const std::string& first = (*targets)[0];
+            if (looks_like_scenario_file(first)) {
+              scenario = workload::load_scenario_file(first);
+              flags->url = targets->size() > 1 ? (*targets)[1] : "";
+              merge_scenario_settings(*flags, *scenario,
+                                      [app](const std::string& flag) { return app->count(flag) > 0; });
+            } else {
+              if (targets->size() > 1) {
+                throw UsageError("run takes one URL; a second one ('" + (*targets)[1] +
+                                 "') only follows a scenario file");
+              }
+              flags->url = first;
+            }
+            experiments::RunOptions options =
+                build_run_options(*flags, command_line(), scenario ? &*scenario : nullptr);
             report::RunResult result = experiments::run_load_test(options);
-            return result.interrupted ? kExitInterrupted : kExitOk;
+            if (result.interrupted) return kExitInterrupted;
+            return result.thresholds_passed() ? kExitOk : kExitThresholds;
           }};
 }
 

@@ -8,11 +8,13 @@
 #include <vector>
 
 #include "experiments/run_experiment.h"
+#include "workload/scenario.h"
 
 namespace proofload::cli {
 
 struct RunFlags {
-  std::string url;
+  std::string url;                            // "" when a scenario file names its target
+  std::optional<std::string> scenario_file;   // `proofload run FILE.yaml [URL]`
   std::string method = "GET";
   std::vector<std::string> headers;
   std::optional<std::string> body;
@@ -32,9 +34,13 @@ struct RunFlags {
   int workers = 0;
   std::optional<std::string> out;
   bool quiet = false;
+  std::vector<std::string> thresholds;  // --threshold, added to the scenario's
+  std::optional<uint64_t> seed;         // data and mix draws (default: from the clock, recorded)
 };
 
-// Validates the flags, resolves and checks the target, and builds the run. Throws UsageError.
-experiments::RunOptions build_run_options(const RunFlags& flags, const std::string& command_line);
+// Validates the flags (merged with `scenario` beforehand, see scenario_options.h), resolves and
+// checks the target, compiles the workload, and builds the run. Throws UsageError.
+experiments::RunOptions build_run_options(const RunFlags& flags, const std::string& command_line,
+                                          const workload::Scenario* scenario = nullptr);
 
 }  // namespace proofload::cli

@@ -1,0 +1,148 @@
+// See scenario_options.h.
+#include "cli/scenario_options.h"
+
+#include <algorithm>
+
+#include "common/usage_error.h"
+#include "schedule/parse.h"
+
+namespace proofload::cli {
+namespace {
+
+bool iequals(std::string_view a, std::string_view b) {
+  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
+           return std::tolower(static_cast<unsigned char>(x)) ==
+                  std::tolower(static_cast<unsigned char>(y));
+         });
+}
+
+std::string_view data_kind_name(workload::DataSpec::Kind kind) {
+  using Kind = workload::DataSpec::Kind;
+  switch (kind) {
+    case Kind::kList: return "values";
+    case Kind::kFileLines: return "file";
+    case Kind::kCsvColumn: return "csv";
+    case Kind::kWord: return "word";
+    case Kind::kIntRange: return "int";
+    case Kind::kSequence: return "sequence";
+    case Kind::kUuid: return "uuid";
+    case Kind::kPool: return "pool";
+  }
+  return "";
+}
+
+nlohmann::json headers_json(const std::vector<std::pair<std::string, std::string>>& headers) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const auto& [name, value] : headers) {
+    out.push_back({{"name", name}, {"value", is_sensitive_header(name) ? "[redacted]" : value}});
+  }
+  return out;
+}
+
+}  // namespace
+
+bool is_sensitive_header(std::string name) {
+  std::transform(name.begin(), name.end(), name.begin(), ::tolower);
+  return name == "authorization" || name == "proxy-authorization" || name == "cookie" ||
+         name == "x-api-key";
+}
+
+void merge_scenario_settings(RunFlags& flags, const workload::Scenario& scenario,
+                             const FlagGiven& given) {
+  const workload::ExecutorSettings& e = scenario.executor;
+  if (e.executor && !given("--executor")) flags.executor = e.executor;
+  if (e.connections && !given("--connections")) flags.connections = *e.connections;
+  if (e.max_connections && !given("--max-connections")) flags.max_connections = e.max_connections;
+  // A rate or stages on the command line replace the file's load shape as a whole; -d replaces
+  // the file's duration, and its stages (which carry their own durations).
+  bool shape_given = given("--rate") || given("--stages");
+  if (e.rate && !shape_given) flags.rate = e.rate;
+  if (e.stages && !shape_given && !given("--duration")) flags.stages = e.stages;
+  if (e.duration && !given("--duration") && !given("--stages")) flags.duration = e.duration;
+  if (e.warmup && !given("--warmup")) flags.warmup = *e.warmup;
+  if (e.requests && !given("--requests")) flags.requests = *e.requests;
+  if (e.timeout && !given("--timeout")) flags.timeout = *e.timeout;
+}
+
+workload::Scenario with_flag_headers(
+    workload::Scenario scenario, const std::vector<std::pair<std::string, std::string>>& headers) {
+  for (const auto& header : headers) {
+    auto& defaults = scenario.default_headers;
+    defaults.erase(std::remove_if(defaults.begin(), defaults.end(),
+                                  [&](const auto& h) { return iequals(h.first, header.first); }),
+                   defaults.end());
+    defaults.push_back(header);
+  }
+  return scenario;
+}
+
+std::vector<analyze::Threshold> collect_thresholds(const workload::Scenario* scenario,
+                                                   const std::vector<std::string>& flags) {
+  std::vector<analyze::Threshold> out;
+  if (scenario) {
+    for (const workload::ThresholdSpec& t : scenario->thresholds) {
+      try {
+        out.push_back(analyze::parse_threshold(t.expression));
+      } catch (const UsageError& e) {
+        throw UsageError(t.where.text() + ": " + e.what());
+      }
+    }
+  }
+  for (const std::string& text : flags) {
+    try {
+      out.push_back(analyze::parse_threshold(text));
+    } catch (const UsageError& e) {
+      throw UsageError(std::string("--threshold: ") + e.what());
+    }
+  }
+  return out;
+}
+
+nlohmann::json scenario_spec_json(const workload::Scenario& scenario,
+                                  const workload::Workload& workload) {
+  nlohmann::json requests = nlohmann::json::array();
+  for (const workload::RequestSpec& r : scenario.requests) {
+    nlohmann::json checks = nlohmann::json::array();
+    for (const workload::CheckSpec& c : r.checks) checks.push_back(c.description);
+    nlohmann::json extracts = nlohmann::json::array();
+    for (const workload::ExtractSpec& x : r.extracts) extracts.push_back(x.variable);
+    requests.push_back({{"name", r.name},
+                        {"method", r.method},
+                        {"path", r.path_template},
+                        {"headers", headers_json(r.header_templates)},
+                        {"body_template_bytes", r.body_template ? r.body_template->size() : 0},
+                        {"checks", checks},
+                        {"extracts", extracts}});
+  }
+  nlohmann::json flows = nlohmann::json::array();
+  for (const workload::FlowSpec& f : scenario.flows) {
+    nlohmann::json steps = nlohmann::json::array();
+    for (const workload::StepSpec& s : f.steps) {
+      steps.push_back({{"request", s.request}, {"think_s", static_cast<double>(s.think_ns) / 1e9}});
+    }
+    flows.push_back({{"name", f.name}, {"steps", steps}});
+  }
+  nlohmann::json mix = nlohmann::json::array();
+  for (size_t i = 0; i < workload.entries().size(); ++i) {
+    const workload::MixEntryPlan& entry = workload.entries()[i];
+    mix.push_back({{"name", entry.name},
+                   {"kind", entry.flow >= 0 ? "flow" : "request"},
+                   {"share", workload.entry_share(static_cast<int>(i))}});
+  }
+  nlohmann::json data = nlohmann::json::array();
+  for (const workload::DataSpec& d : scenario.data) {
+    data.push_back({{"name", d.name}, {"kind", data_kind_name(d.kind)}});
+  }
+  nlohmann::json thresholds = nlohmann::json::array();
+  for (const workload::ThresholdSpec& t : scenario.thresholds) thresholds.push_back(t.expression);
+  return {{"file", scenario.file},
+          {"default_headers", headers_json(scenario.default_headers)},
+          {"requests", requests},
+          {"flows", flows},
+          {"mix", mix},
+          {"data", data},
+          {"thresholds", thresholds},
+          {"seed", workload.seed()}};
+}
+
+}  // namespace proofload::cli
