@@ -1,7 +1,8 @@
 // `proofload demo`: proofload with nothing else installed. Starts the built-in server with the
 // demo profile on a free loopback port (on its own core where there are two or more), runs a
-// short open-loop load test against its lookup route, prints the summary and stops the server,
-// also on Ctrl-C (which ends the run gracefully first).
+// short open-loop load test against it (a weighted mix of its routes and the lifecycle flow,
+// from a built-in scenario), prints the summary and stops the server, also on Ctrl-C (which ends
+// the run gracefully first).
 #include <sched.h>
 
 #include <cstdio>
@@ -13,15 +14,38 @@
 #include "common/usage_error.h"
 #include "target/routes/routes_yaml.h"
 #include "target/server.h"
+#include "workload/scenario_yaml.h"
 
 namespace proofload::cli {
 namespace {
 
 struct DemoFlags {
   std::string duration = "10s";
-  std::string rate = "1000";
+  std::string rate = "500";
   std::optional<std::string> out;
 };
+
+// The demo's load: the demo profile's routes in a production-like ratio, cheap lookups most,
+// the CPU-heavy serial similarity search least, a cached route hit with repeated queries (a pool
+// of words), a flaky dependency, and the lifecycle flow whose resolve can race its assign.
+constexpr std::string_view kDemoScenario = R"(
+data:
+  code: {values: [62012, 62020, 47110, 56101, 86210]}
+  topic: {pool: {size: 50, of: {word: {}}}}
+  title: {word: {}}
+requests:
+  lookup: {path: "/sic/${code}", checks: [{status: 200}]}
+  hybrid: {path: /sic/hybrid, checks: [{status: 200}]}
+  description: {path: "/sic/description?q=${topic}", checks: [{status: 200}]}
+  similarity: {method: POST, path: /sic/similarity, body: "${title}", checks: [{status: 200}]}
+  flaky: {path: /flaky}
+  create: {method: POST, path: /items, body: "${title}", extract: {id: {json: /id}}}
+  assign: {method: POST, path: "/items/${id}/assign", body: ana}
+  resolve: {method: POST, path: "/items/${id}/resolve"}
+flows:
+  lifecycle: {steps: [create, {request: assign, think: 20ms}, resolve]}
+mix: {lookup: 55, hybrid: 20, description: 10, similarity: 2, flaky: 10, lifecycle: 3}
+)";
 
 // Pins the calling thread (and the threads it starts later) to one CPU; false if it cannot.
 bool pin_to_cpu(int cpu) {
@@ -53,7 +77,7 @@ int run_demo(const DemoFlags& flags) {
   if (apart) pin_to_cpu(0);
 
   RunFlags run;
-  run.url = "http://" + server.address() + "/sic/62012";
+  run.url = "http://" + server.address();
   run.rate = flags.rate;
   run.duration = flags.duration;
   run.warmup = "1s";
@@ -63,10 +87,15 @@ int run_demo(const DemoFlags& flags) {
   run.out = flags.out;
   std::printf("demo: built-in server (profile demo) on %s%s\n", server.address().c_str(),
               apart ? ", on CPU 1; the generator on CPU 0" : "");
-  std::printf("demo: open loop, %s requests/s for %s after a 1 s warm-up, GET /sic/62012\n\n",
-              flags.rate.c_str(), flags.duration.c_str());
+  std::printf(
+      "demo: open loop, %s arrivals/s for %s after a 1 s warm-up; each arrival one pick of the mix\n"
+      "      lookup 55%%, hybrid 20%%, description 10%%, similarity 2%%, flaky 10%%, lifecycle flow "
+      "3%%\n\n",
+      flags.rate.c_str(), flags.duration.c_str());
   std::fflush(stdout);
-  experiments::RunOptions run_options = build_run_options(run, command_line());
+  const workload::Scenario scenario =
+      workload::parse_scenario_yaml(kDemoScenario, "<demo scenario>", ".");
+  experiments::RunOptions run_options = build_run_options(run, command_line(), &scenario);
   report::RunResult result = experiments::run_load_test(run_options);
   return result.interrupted ? kExitInterrupted : kExitOk;
 }
@@ -78,7 +107,8 @@ Subcommand add_demo_command(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
       "demo", "Start the built-in server with the demo profile and run a short load test on it");
   app->add_option("-d,--duration", flags->duration, "How long to measure (default 10s)");
-  app->add_option("--rate", flags->rate, "Requests per second (default 1000)");
+  app->add_option("--rate", flags->rate,
+                  "Arrivals per second, each a request or a flow of the mix (default 500)");
   app->add_option("-o,--out", flags->out, "Write result.json, windows.csv, latency.hlog here");
   return Subcommand{app, [flags] { return run_demo(*flags); }};
 }

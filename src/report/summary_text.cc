@@ -36,7 +36,10 @@ std::string mode_text(const json& spec) {
     if (rate != spec.end() && rate->is_number()) {
       const double rate_per_s = rate->get<double>();
       const bool whole = rate_per_s == std::floor(rate_per_s);
-      return "open loop, " + fixed_with_thousands(rate_per_s, whole ? 0 : 2) + " req/s";
+      // A scenario's arrivals are picks of its mix: a request, or a whole flow of several.
+      const bool scenario = spec.contains("scenario");
+      return "open loop, " + fixed_with_thousands(rate_per_s, whole ? 0 : 2) +
+             (scenario ? " arrivals/s (each one pick of the mix)" : " req/s");
     }
     return "open loop";
   }
