@@ -19,9 +19,9 @@ std::string cell(std::optional<double> value, int decimals) {
 
 std::string windows_csv_header() {
   return "index,start_s,duration_s,warmup,requests,intended,throughput_rps,errors,never_started,"
-         "status_429,status_503,other_4xx,other_5xx,check_failed,connect_error,timeout,reset,protocol_error,"
+         "status_429,status_503,other_4xx,other_5xx,connect_error,timeout,reset,protocol_error,"
          "p50_ms,p90_ms,p99_ms,max_ms,mean_ms,service_p50_ms,service_p99_ms,bytes_in,bytes_out,"
-         "in_flight,queued\n";
+         "in_flight,queued,check_failed\n";
 }
 
 std::string windows_csv_row(const WindowSummary& w) {
@@ -34,11 +34,11 @@ std::string windows_csv_row(const WindowSummary& w) {
       w.index, static_cast<double>(w.start_ns) / 1e9, duration_s, w.warmup ? 1 : 0, w.responses(),
       w.intended, cell(throughput, 1), w.errors(), w.count(Outcome::kNeverStarted),
       w.count(Outcome::kStatus429), w.count(Outcome::kStatus503), w.count(Outcome::kOther4xx),
-      w.count(Outcome::kOther5xx), w.count(Outcome::kCheckFailed), w.count(Outcome::kConnectError), w.count(Outcome::kTimeout),
+      w.count(Outcome::kOther5xx), w.count(Outcome::kConnectError), w.count(Outcome::kTimeout),
       w.count(Outcome::kReset), w.count(Outcome::kProtocolError), cell(w.latency.p50_ms, 3),
       cell(w.latency.p90_ms, 3), cell(w.latency.p99_ms, 3), cell(w.latency.max_ms, 3),
       cell(w.latency.mean_ms, 3), cell(w.service.p50_ms, 3), cell(w.service.p99_ms, 3), w.bytes_in,
-      w.bytes_out, w.in_flight_end, w.queued_end);
+      w.bytes_out, w.in_flight_end, w.queued_end, w.count(Outcome::kCheckFailed));
 }
 
 std::string windows_csv(const RunResult& result) {
