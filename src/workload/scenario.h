@@ -152,7 +152,8 @@ struct Scenario {
   std::vector<DataSpec> data;
   std::vector<RequestSpec> requests;
   std::vector<FlowSpec> flows;
-  // Empty: every request and flow with weight 1 (a scenario with one request needs no mix).
+  // Empty: every flow, and every request that is not a step of a flow, with weight 1. The parser
+  // fills it in by that rule when the file has no `mix`, so it is empty only when built by hand.
   std::vector<MixEntry> mix;
   std::vector<ThresholdSpec> thresholds;
 };
