@@ -10,7 +10,8 @@ target_link_libraries(pl_workload_scenario PUBLIC pl_common pl_config pl_schedul
                       pl_workload_text pl_workload_checks pl_analyze_threshold
                       nlohmann_json::nlohmann_json yaml-cpp)
 
-add_executable(workload_scenario_test ${CMAKE_CURRENT_LIST_DIR}/scenario_yaml_test.cc)
+add_executable(workload_scenario_test ${CMAKE_CURRENT_LIST_DIR}/scenario_yaml_test.cc
+               ${CMAKE_CURRENT_LIST_DIR}/scenario_yaml_errors_test.cc)
 target_link_libraries(workload_scenario_test PRIVATE pl_workload_scenario GTest::gtest_main)
 target_compile_definitions(workload_scenario_test PRIVATE
   PROOFLOAD_SCENARIO_TESTDATA="${CMAKE_CURRENT_LIST_DIR}/testdata"
