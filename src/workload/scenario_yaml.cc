@@ -37,7 +37,7 @@ constexpr std::array<std::string_view, 2> kStepKeys = {"request", "think"};
 constexpr int64_t kMaxConnections = 1'000'000;
 constexpr int64_t kMaxRequests = 1'000'000'000'000;
 
-// A request as the checks across sections see it.
+// What a name of the mix, a flow step or a threshold refers to: a request or a flow.
 struct Item {
   const ParsedRequest* request = nullptr;  // null for a flow
   const FlowSpec* flow = nullptr;
