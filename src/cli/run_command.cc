@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <filesystem>
 #include <fstream>
 #include <iterator>
 #include <sstream>
@@ -86,6 +87,8 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
     }
     merged = with_flag_headers(*scenario, request.headers);
     workload::SecretStore secrets;
+    // ${file:PATH} is taken from the scenario's directory, as data files are.
+    secrets.set_base_dir(std::filesystem::path(scenario->file).parent_path());
     load.workload = workload::Workload::compile(merged, request.url, secrets, seed);
   } else {
     load.workload =

@@ -34,7 +34,10 @@ const std::string& SecretStore::env(const std::string& name) {
 const std::string& SecretStore::file(const std::string& path) {
   if (auto found = file_values_.find(path); found != file_values_.end()) return found->second;
   // The reason read_text_file gives comes from errno, never from the content.
-  std::string content = read_text_file(path, "secret file");
+  std::string content = read_text_file(
+      base_dir_.empty() || std::filesystem::path(path).is_absolute() ? path
+                                                                     : (base_dir_ / path).string(),
+      "secret file");
   if (content.ends_with("\r\n")) {
     content.resize(content.size() - 2);
   } else if (content.ends_with('\n')) {

@@ -4,6 +4,7 @@
 // once configuration is over the store is read-only and redact() may be called from any thread.
 #pragma once
 
+#include <filesystem>
 #include <functional>
 #include <map>
 #include <optional>
@@ -25,7 +26,10 @@ class SecretStore {
   const std::string& env(const std::string& name);
   // The content of the file at `path`, with ONE trailing "\n" or "\r\n" removed (editors add
   // one; a token never ends with it). Throws UsageError "cannot read secret file 'PATH': reason".
+  // A relative PATH is taken from `base_dir` when one was set (the scenario file's directory,
+  // as for data files), else from the current directory.
   const std::string& file(const std::string& path);
+  void set_base_dir(std::filesystem::path base_dir) { base_dir_ = std::move(base_dir); }
 
   // `text` with every occurrence of every resolved secret value replaced by "[redacted]".
   // Overlapping or adjacent occurrences become a single "[redacted]", so no fragment of a secret
@@ -40,6 +44,7 @@ class SecretStore {
   void remember(const std::string& value);
 
   GetenvFn getenv_fn_;
+  std::filesystem::path base_dir_;
   // std::map: references handed out stay valid as entries are added.
   std::map<std::string, std::string, std::less<>> env_values_;
   std::map<std::string, std::string, std::less<>> file_values_;

@@ -75,6 +75,13 @@ TEST(SecretStore, FileLosesOneTrailingNewline) {
   EXPECT_EQ(secrets.file(write_file("inner", "line1\nline2\n")), "line1\nline2");
 }
 
+TEST(SecretStore, RelativeFileIsTakenFromTheBaseDirectory) {
+  write_file("relative", "tok-relative\n");
+  SecretStore secrets;
+  secrets.set_base_dir(testing::TempDir());
+  EXPECT_EQ(secrets.file("secrets_test_relative"), "tok-relative");
+}
+
 TEST(SecretStore, UnreadableFileErrorGivesPathAndReason) {
   SecretStore secrets = store_with({});
   const std::string missing = testing::TempDir() + "secrets_test_does_not_exist";
