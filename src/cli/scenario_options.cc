@@ -89,11 +89,26 @@ std::vector<analyze::Threshold> collect_thresholds(const workload::Scenario* sce
     }
   }
   for (const std::string& text : flags) {
+    analyze::Threshold threshold;
     try {
-      out.push_back(analyze::parse_threshold(text));
+      threshold = analyze::parse_threshold(text);
     } catch (const UsageError& e) {
       throw UsageError(std::string("--threshold: ") + e.what());
     }
+    // A name that is no request or flow would only show as "no data" after the whole run.
+    const std::string& scope = threshold.metric.scope;
+    if (!scope.empty()) {
+      bool known = false;
+      if (scenario) {
+        for (const auto& r : scenario->requests) known |= r.name == scope;
+        for (const auto& f : scenario->flows) known |= f.name == scope;
+      }
+      if (!known) {
+        throw UsageError("--threshold '" + text + "': '" + scope + "' is no request or flow" +
+                         (scenario ? " of " + scenario->file : " (names come from a scenario file)"));
+      }
+    }
+    out.push_back(std::move(threshold));
   }
   return out;
 }

@@ -292,21 +292,16 @@ void Worker::sweep(int64_t now) {
   }
 }
 
-// No new work starts: flows waiting out a think time end here, abandoned (a connection that
-// was thinking becomes idle, and in open loop may still carry queued requests).
+// No new work starts; work in progress (requests in flight, queued arrivals, the remaining steps
+// of flows that have begun) may finish until the grace period ends.
 void Worker::begin_drain(int64_t now) {
   draining_ = true;
   drain_deadline_ns_ = now + spec_.grace_ns;
   drain_started_ns_ = now;
-  for (Connection& c : connections_) {
-    if (!c.waiting_think) continue;
-    abandon_iteration(c);
-    if (c.state == ConnState::kThinking) on_ready(c, now);
-  }
 }
 
 bool Worker::drained() const {
-  return busy_ == 0 && (!open_loop() || dispatcher_->queued() == 0);
+  return busy_ == 0 && iterations_in_progress_ == 0 && (!open_loop() || dispatcher_->queued() == 0);
 }
 
 // Whatever is still unanswered when the grace period ends is a timeout; whatever still waits
@@ -315,6 +310,8 @@ void Worker::end_drain(int64_t now) {
   for (Connection& c : connections_) {
     if (c.state == ConnState::kBusy) fail_request(c, Outcome::kTimeout, now);
   }
+  // Flows still between steps (thinking, or reconnecting) when the grace period is over.
+  for (Connection& c : connections_) abandon_iteration(c);
   if (open_loop()) {
     dispatcher_->abandon_queue();
     sync_never_started();

@@ -138,6 +138,7 @@ class Worker {
 
   workload::WorkerContext context_;  // random stream and data cursors of this worker
   bool named_ = false;               // a scenario: record by request name and flow
+  int iterations_in_progress_ = 0;   // begun and not ended or abandoned (flows between steps)
   TimerHeap think_timers_;           // flows' think times; token: the connection's slot
   std::vector<Connection> connections_;
   std::vector<int> idle_;          // open loop: indexes of idle connections

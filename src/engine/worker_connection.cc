@@ -124,12 +124,15 @@ void Worker::on_connect_failed(Connection& c, int64_t now) {
     return;
   }
   if (c.session.in_iteration() && !may_continue_iteration(c)) abandon_iteration(c);
-  if (c.active && may_start_request()) {
+  if (c.session.in_iteration()) {
+    fail_unsent_step(c, Outcome::kConnectError, c.session.next_step_due_ns);
+  } else if (c.active && may_start_request()) {
     if (request_budget_ > 0) --request_budget_;
-    fail_unsent_step(c, Outcome::kConnectError,
-                     c.session.in_iteration() ? c.session.next_step_due_ns : c.ready_ns);
-    c.ready_ns = c.retry_at_ns;  // the backoff is the user's pause, not the next one's latency
+    fail_unsent_step(c, Outcome::kConnectError, c.ready_ns);
+  } else {
+    return;
   }
+  c.ready_ns = c.retry_at_ns;  // the backoff is the user's pause, not the next one's latency
 }
 
 // The request the connection was to carry (a flow's next step, or the user's next pick) fails
@@ -137,6 +140,7 @@ void Worker::on_connect_failed(Connection& c, int64_t now) {
 void Worker::fail_unsent_step(Connection& c, Outcome outcome, int64_t intended_ns) {
   if (!c.session.in_iteration()) {
     c.session.begin_step(context_);
+    ++iterations_in_progress_;
     c.session.iteration_start_ns = intended_ns;
     if (named_ && c.session.flow() >= 0) ++named_part_of(intended_ns).flows[c.session.flow()].started;
   }
@@ -186,6 +190,7 @@ void Worker::start_request(Connection& c, int64_t intended_ns, int64_t now) {
   bool first_step = !c.session.in_iteration();
   const workload::CompiledRequest& request = c.session.begin_step(context_);
   if (first_step) {
+    ++iterations_in_progress_;
     c.session.iteration_start_ns = intended_ns;
     if (named_ && c.session.flow() >= 0) ++named_part_of(intended_ns).flows[c.session.flow()].started;
   }
@@ -333,8 +338,14 @@ void Worker::reopen_after_loss_open_loop(Connection& c, int64_t now) {
 // reopened as usual), or the flow's next step follows on this connection, after its think time.
 void Worker::after_step(Connection& c, const workload::Session::StepEnd& end, int64_t now,
                         bool reusable) {
-  if (end.iteration_over) {
+  bool over = end.iteration_over;
+  if (over) {
     end_iteration(c, end, now);
+  } else if (!may_continue_iteration(c)) {
+    abandon_iteration(c);  // the user was ramped down, or the run ends now
+    over = true;
+  }
+  if (over) {
     if (reusable) {
       on_ready(c, now);
       return;
@@ -357,8 +368,12 @@ void Worker::after_step(Connection& c, const workload::Session::StepEnd& end, in
   if (!c.waiting_think) reopen_mid_iteration(c, now);  // else the think timer reopens it
 }
 
+// A flow that has begun may finish within the grace period after the schedule ends (or after
+// Ctrl-C): its steps are in-flight work, not new work. It stops when its user is ramped down or
+// the run must end now.
 bool Worker::may_continue_iteration(const Connection& c) const {
-  return !draining_ && request_budget_ != 0 && (open_loop() || c.active);
+  return (open_loop() || c.active) && control_.stop_level.load(std::memory_order_relaxed) < 2 &&
+         !(draining_ && monotonic_ns() >= drain_deadline_ns_);
 }
 
 // Sends the flow's next step on this (connected, idle) connection, due when the previous step
@@ -370,8 +385,7 @@ bool Worker::continue_iteration(Connection& c, int64_t now) {
     return false;
   }
   int64_t due = c.session.next_step_due_ns;
-  count_intended(due);
-  if (request_budget_ > 0) --request_budget_;
+  count_intended(due);  // -n counts picks of the mix: a flow's later steps are not new work
   start_request(c, due, now);
   return true;
 }
@@ -394,6 +408,7 @@ void Worker::reopen_mid_iteration(Connection& c, int64_t now) {
 
 void Worker::end_iteration(Connection& c, const workload::Session::StepEnd& end, int64_t now) {
   c.waiting_think = false;
+  if (end.iteration_over) --iterations_in_progress_;
   int flow = c.session.flow();
   if (!named_ || flow < 0 || !end.iteration_over) return;
   measure::FlowStats& stats = named_part_of(c.session.iteration_start_ns).flows[flow];
@@ -408,6 +423,7 @@ void Worker::end_iteration(Connection& c, const workload::Session::StepEnd& end,
 void Worker::abandon_iteration(Connection& c) {
   c.waiting_think = false;
   if (!c.session.in_iteration()) return;
+  --iterations_in_progress_;
   if (named_ && c.session.flow() >= 0) {
     ++named_part_of(c.session.iteration_start_ns).flows[c.session.flow()].abandoned;
   }
