@@ -1,6 +1,7 @@
 // `proofload serve --routes`/`--profile` end to end on 127.0.0.1: each route behaviour held to
 // docs/serve-routes.md, numbers through `proofload run`, single exchanges through a blocking
-// client. Single-threaded tests; the timing ones (delay, serial, cache) need free cores.
+// client, arrival times (SSE events, trickled parts) through a client that timestamps each read.
+// The timing ones (delay, serial, cache, sse, trickle, search cost) need free cores.
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
 #include <netinet/in.h>
