@@ -46,14 +46,6 @@ std::string shown(std::string_view text) {
   return out + "'";
 }
 
-std::string join(std::span<const std::string_view> names) {
-  std::string out;
-  for (std::string_view name : names) {
-    if (!out.empty()) out += ", ";
-    out += name;
-  }
-  return out;
-}
 
 // The scalar text of `node`, failing with "WHAT: expected EXPECTED, got a map" otherwise.
 const std::string& scalar_of(const Source& source, const YAML::Node& node, std::string_view what,
@@ -204,7 +196,7 @@ FieldMap::FieldMap(const Source& source, const YAML::Node& map, std::string wher
                    std::span<const std::string_view> allowed)
     : source_(source), node_(map), where_(std::move(where)) {
   if (!map.IsMap()) {
-    source.fail(map, where_ + ": expected a map of keys (" + join(allowed) + "), got " +
+    source.fail(map, where_ + ": expected a map of keys (" + join_names(allowed) + "), got " +
                          std::string(node_kind(map)));
   }
   for (const auto& pair : map) {
@@ -217,7 +209,7 @@ FieldMap::FieldMap(const Source& source, const YAML::Node& map, std::string wher
         message += "; did you mean '" + std::string(*near) + "'?";
       }
       source.fail(key_node,
-                  message + (message.back() == '?' ? " " : "; ") + "allowed: " + join(allowed));
+                  message + (message.back() == '?' ? " " : "; ") + "allowed: " + join_names(allowed));
     }
     if (const Entry* first = find(key)) {
       source.fail(key_node, "key '" + key + "' given twice in " + where_ + " (first at line " +
@@ -304,6 +296,24 @@ std::optional<int64_t> FieldMap::get_bytes(std::string_view key, int64_t max) co
   const YAML::Node* node = present(key);
   if (node == nullptr) return std::nullopt;
   return read_bytes(source_, *node, what(key), max);
+}
+
+std::string join_names(std::span<const std::string_view> names) {
+  std::string out;
+  for (std::string_view name : names) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+std::string unknown_choice(std::string_view kind, const std::string& value,
+                           std::span<const std::string_view> allowed) {
+  std::string message = "unknown " + std::string(kind) + " '" + value + "'";
+  if (auto near = nearest_key(value, allowed)) {
+    message += "; did you mean '" + std::string(*near) + "'?";
+  }
+  return message + (message.back() == '?' ? " " : "; ") + "allowed: " + join_names(allowed);
 }
 
 }  // namespace proofload::config::yaml_reader

@@ -35,6 +35,12 @@ class Source {
 std::optional<std::string_view> nearest_key(std::string_view key,
                                             std::span<const std::string_view> allowed);
 
+// "a, b, c": allowed names in messages.
+std::string join_names(std::span<const std::string_view> names);
+// "unknown KIND 'x'; did you mean 'y'? allowed: a, b" (the hint only for a likely typo).
+std::string unknown_choice(std::string_view kind, const std::string& value,
+                           std::span<const std::string_view> allowed);
+
 // "a map", "a list", "nothing": for "expected X, got Y" messages.
 std::string_view node_kind(const YAML::Node& node);
 

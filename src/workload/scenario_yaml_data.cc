@@ -79,7 +79,7 @@ DataSpec parse_data_entry(const Context& context, const YAML::Node& key, const Y
     return spec;
   }
   if (value.IsNull()) {
-    context.source.fail(key, where + " needs a kind: one of " + join_views(kDataKinds));
+    context.source.fail(key, where + " needs a kind: one of " + join_names(kDataKinds));
   }
   FieldMap map(context.source, value, where, kDataKeys);
   std::string_view kind;
@@ -97,7 +97,7 @@ DataSpec parse_data_entry(const Context& context, const YAML::Node& key, const Y
     kind = candidate;
   }
   if (kind.empty()) {
-    context.source.fail(value, where + " needs a kind: one of " + join_views(kDataKinds));
+    context.source.fail(value, where + " needs a kind: one of " + join_names(kDataKinds));
   }
   if (map.has("column") && kind != "csv") map.fail_at_key("column", "goes with 'csv' only");
   if (map.has("order")) {

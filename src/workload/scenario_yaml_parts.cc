@@ -162,7 +162,7 @@ CheckSpec parse_check(const Context& context, const YAML::Node& node, const std:
     kind = key;
   }
   if (kind.empty()) {
-    context.source.fail(node, where + " needs one of " + join_views(kCheckKeys));
+    context.source.fail(node, where + " needs one of " + join_names(kCheckKeys));
   }
   if (kind == "status") {
     auto text = read_status_text(context, *map.present("status"), map.what("status"), spec);
@@ -357,20 +357,6 @@ YAML::Mark Context::mark_in_scalar(const YAML::Node& node, size_t offset, bool* 
   return mark;
 }
 
-std::string join_views(std::span<const std::string_view> names) {
-  std::string out;
-  for (std::string_view name : names) out += (out.empty() ? "" : ", ") + std::string(name);
-  return out;
-}
-
-std::string unknown_choice(std::string_view kind, const std::string& value,
-                           std::span<const std::string_view> allowed) {
-  std::string message = "unknown " + std::string(kind) + " '" + value + "'";
-  if (auto near = yaml_reader::nearest_key(value, allowed)) {
-    message += "; did you mean '" + std::string(*near) + "'?";
-  }
-  return message + (message.back() == '?' ? " " : "; ") + "allowed: " + join_views(allowed);
-}
 
 void for_each_named(const Context& context, const YAML::Node& map, const std::string& what,
                     std::string_view kind, const NamedEntry& on_entry) {

@@ -53,10 +53,8 @@ struct ParsedRequest {
 bool is_item_name(std::string_view name);
 
 std::string join(std::span<const std::string> names);
-std::string join_views(std::span<const std::string_view> names);
-// "unknown KIND 'x'; did you mean 'y'? allowed: a, b".
-std::string unknown_choice(std::string_view kind, const std::string& value,
-                           std::span<const std::string_view> allowed);
+using yaml_reader::unknown_choice;
+using yaml_reader::join_names;
 
 // Calls `on_entry(key, value)` for each entry of a map whose keys the user names (data,
 // requests, extractions): each key a plain name, at most once ("KIND 'x' given twice in WHAT").

@@ -54,21 +54,7 @@ constexpr size_t kMaxNameBytes = 100;
 // A routes file is a few kilobytes; anything this large is the wrong file.
 constexpr off_t kMaxFileBytes = 16 * 1024 * 1024;
 
-std::string join(std::span<const std::string_view> names) {
-  std::string out;
-  for (std::string_view name : names) out += (out.empty() ? "" : ", ") + std::string(name);
-  return out;
-}
-
-// "unknown X 'y'; did you mean 'z'? allowed: ..."
-std::string unknown_choice(std::string_view kind, const std::string& value,
-                           std::span<const std::string_view> allowed) {
-  std::string message = "unknown " + std::string(kind) + " '" + value + "'";
-  if (auto near = yaml_reader::nearest_key(value, allowed)) {
-    message += "; did you mean '" + std::string(*near) + "'?";
-  }
-  return message + (message.back() == '?' ? " " : "; ") + "allowed: " + join(allowed);
-}
+using yaml_reader::unknown_choice;
 
 // The value under `key` in a map, read before the map is checked (to name it in messages).
 std::optional<YAML::Node> peek(const YAML::Node& map, std::string_view key) {
@@ -122,7 +108,7 @@ DelaySpec parse_delay(const FieldMap& route) {
   std::string where = "'delay' of " + route.where();
   std::optional<YAML::Node> dist_node = peek(node, "dist");
   if (!dist_node) {
-    route.source().fail(node, where + " needs 'dist' (" + join(kDistributions) + ")");
+    route.source().fail(node, where + " needs 'dist' (" + yaml_reader::join_names(kDistributions) + ")");
   }
   std::string what_dist = "'dist' in " + where;
   std::string dist = yaml_reader::read_string(route.source(), *dist_node, what_dist);
