@@ -316,4 +316,28 @@ std::string unknown_choice(std::string_view kind, const std::string& value,
   return message + (message.back() == '?' ? " " : "; ") + "allowed: " + join_names(allowed);
 }
 
+YAML::Node load_single_document(const Source& source, std::string_view text, std::string_view kind,
+                                std::string_view needs, std::string_view flow_example) {
+  std::vector<YAML::Node> documents;
+  try {
+    documents = YAML::LoadAll(std::string(text));
+  } catch (const YAML::Exception& error) {
+    std::string hint;
+    if (error.msg.find("flow") != std::string::npos) {
+      hint = " (inside { } or [ ], quote values that contain { } [ ] or commas, like " +
+             std::string(flow_example) + ")";
+    }
+    if (error.msg.find("alias") != std::string::npos) {
+      hint = " (a bare * starts a YAML alias: quote it, like method: \"*\")";
+    }
+    source.fail(error.mark, "invalid YAML: " + error.msg + hint);
+  }
+  if (documents.empty() || documents.front().IsNull()) {
+    source.fail(YAML::Mark::null_mark(),
+                "the " + std::string(kind) + " is empty: it needs " + std::string(needs));
+  }
+  if (documents.size() > 1) source.fail(documents[1], "one YAML document per " + std::string(kind));
+  return documents.front();
+}
+
 }  // namespace proofload::config::yaml_reader

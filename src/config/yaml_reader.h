@@ -35,6 +35,12 @@ class Source {
 std::optional<std::string_view> nearest_key(std::string_view key,
                                             std::span<const std::string_view> allowed);
 
+// The one YAML document of a configuration file. Fails on a syntax error (with a hint for the
+// usual causes: an unquoted { } inside a flow map, like `flow_example`; a bare * alias), an empty
+// file ("the KIND is empty: it needs NEEDS"), or several documents.
+YAML::Node load_single_document(const Source& source, std::string_view text, std::string_view kind,
+                                std::string_view needs, std::string_view flow_example);
+
 // "a, b, c": allowed names in messages.
 std::string join_names(std::span<const std::string_view> names);
 // "unknown KIND 'x'; did you mean 'y'? allowed: a, b" (the hint only for a likely typo).

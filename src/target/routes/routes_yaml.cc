@@ -380,27 +380,10 @@ void check_unique(const Source& source, const YAML::Node& routes,
 
 RouteTable parse_routes_yaml(std::string_view text, std::string_view file_name) {
   Source source(file_name);
-  std::vector<YAML::Node> documents;
-  try {
-    documents = YAML::LoadAll(std::string(text));
-  } catch (const YAML::Exception& error) {
-    std::string hint;
-    // The usual cause: a path template in a flow map, "{path: /items/{id}}".
-    if (error.msg.find("flow") != std::string::npos) {
-      hint =
-          " (inside { } or [ ], quote values that contain { } [ ] or commas, like path: "
-          "\"/items/{id}\")";
-    }
-    if (error.msg.find("alias") != std::string::npos) {
-      hint = " (a bare * starts a YAML alias: quote it, like method: \"*\")";
-    }
-    source.fail(error.mark, "invalid YAML: " + error.msg + hint);
-  }
-  if (documents.empty() || documents.front().IsNull()) {
-    source.fail(YAML::Mark::null_mark(), "the routes file is empty: it needs a 'routes:' list");
-  }
-  if (documents.size() > 1) source.fail(documents[1], "one YAML document per routes file");
-  FieldMap top(source, documents.front(), "the routes file", kTopKeys);
+  // The usual syntax slip: a path template in a flow map, "{path: /items/{id}}".
+  YAML::Node document = yaml_reader::load_single_document(source, text, "routes file",
+                                                          "a 'routes:' list", "path: \"/items/{id}\"");
+  FieldMap top(source, document, "the routes file", kTopKeys);
 
   RouteTable table;
   if (top.has("seed")) {
