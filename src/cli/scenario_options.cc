@@ -5,16 +5,10 @@
 
 #include "common/usage_error.h"
 #include "schedule/parse.h"
+#include "workload/response_view.h"
 
 namespace proofload::cli {
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return std::tolower(static_cast<unsigned char>(x)) ==
-                  std::tolower(static_cast<unsigned char>(y));
-         });
-}
 
 std::string_view data_kind_name(workload::DataSpec::Kind kind) {
   using Kind = workload::DataSpec::Kind;
@@ -69,7 +63,10 @@ workload::Scenario with_flag_headers(
   for (const auto& header : headers) {
     auto& defaults = scenario.default_headers;
     defaults.erase(std::remove_if(defaults.begin(), defaults.end(),
-                                  [&](const auto& h) { return iequals(h.first, header.first); }),
+                                  [&](const auto& h) {
+                                    return workload::header_text::ascii_iequals(h.first,
+                                                                                header.first);
+                                  }),
                    defaults.end());
     defaults.push_back(header);
   }

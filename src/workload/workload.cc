@@ -16,17 +16,12 @@ namespace {
 // longer body fails as "body truncated" rather than judge a prefix.
 constexpr size_t kMaxCapturedBodyBytes = 256 * 1024;
 
-bool iequals(std::string_view a, std::string_view b) {
-  return a.size() == b.size() &&
-         std::equal(a.begin(), a.end(), b.begin(), [](char x, char y) {
-           return header_text::ascii_lower(x) == header_text::ascii_lower(y);
-         });
-}
+using header_text::ascii_iequals;
 
 bool has_header(const std::vector<std::pair<std::string, std::string>>& headers,
                 std::string_view name) {
   return std::any_of(headers.begin(), headers.end(),
-                     [&](const auto& h) { return iequals(h.first, name); });
+                     [&](const auto& h) { return ascii_iequals(h.first, name); });
 }
 
 // Runs `compile` and prefixes any UsageError with the place it was written.
@@ -63,7 +58,7 @@ std::string head_template_text(const RequestSpec& spec, const Scenario& scenario
   probe.method = spec.method;
   probe.url = target;
   for (const auto& [name, value] : headers) {
-    if (iequals(name, "Content-Length") || iequals(name, "Transfer-Encoding")) {
+    if (ascii_iequals(name, "Content-Length") || ascii_iequals(name, "Transfer-Encoding")) {
       throw UsageError("header '" + name + "' is set by proofload from the body");
     }
     probe.headers.emplace_back(name, "x");
