@@ -1,0 +1,101 @@
+// See window_figures.h. A window's counters run from the last good sample at its start to the
+// last good sample at its end; samples are matched to a boundary within a small slack, because a
+// sampler aligned to the window grid takes its sample a little after the boundary.
+#include "observe/window_figures.h"
+
+#include <algorithm>
+
+#include "common/clock.h"
+
+namespace proofload::observe {
+namespace {
+
+constexpr int64_t kMaxSlackNs = 100 * kNsPerMs;
+
+const Reading* find_reading(const Sample& sample, const std::string& name) {
+  for (const Reading& r : sample.readings) {
+    if (r.name == name) return &r;
+  }
+  return nullptr;
+}
+
+// Counters counted as events (their increase), not as rates.
+bool is_event_counter(const std::string& name) { return name == "restarts" || name == "oom_kills"; }
+
+}  // namespace
+
+std::optional<double> WindowFigures::value(const std::string& name) const {
+  for (const Figure& f : figures) {
+    if (f.name == name) return f.value;
+  }
+  return std::nullopt;
+}
+
+void SampleSeries::add(Sample sample) { samples_.push_back(std::move(sample)); }
+
+WindowFigures SampleSeries::figures(int64_t start_ns, int64_t end_ns) {
+  WindowFigures out;
+  out.start_ns = start_ns;
+  out.end_ns = end_ns;
+  const int64_t slack = std::min(kMaxSlackNs, (end_ns - start_ns) / 5);
+  const int64_t low = start_ns + slack;
+  const int64_t high = end_ns + slack;
+  while (!samples_.empty() && samples_.front().at_ns <= low) {
+    if (samples_.front().ok) base_ = std::move(samples_.front());
+    samples_.pop_front();
+  }
+  const Sample* first = nullptr;
+  const Sample* top = nullptr;
+  for (const Sample& s : samples_) {
+    if (s.at_ns > high) break;
+    if (!s.ok) {
+      ++out.gaps;
+      out.last_error = s.error;
+      continue;
+    }
+    ++out.samples;
+    if (first == nullptr) first = &s;
+    top = &s;
+  }
+  if (top == nullptr) return out;
+  const Sample* base = base_ ? &*base_ : first;
+
+  // Counters: increase from the base to the top sample.
+  if (base != top) {
+    const double elapsed_s = static_cast<double>(top->at_ns - base->at_ns) / kNsPerS;
+    std::optional<double> periods;
+    std::optional<double> throttled;
+    for (const Reading& r : top->readings) {
+      if (r.kind != MetricKind::kCounter) continue;
+      const Reading* before = find_reading(*base, r.name);
+      if (before == nullptr || r.value < before->value) continue;  // new, or reset: unknown
+      const double increase = r.value - before->value;
+      if (r.name == "cpu_periods") periods = increase;
+      if (r.name == "cpu_throttled_periods") throttled = increase;
+      if (is_event_counter(r.name)) {
+        out.figures.push_back({r.name, increase});
+      } else if (elapsed_s > 0) {
+        out.figures.push_back(
+            {r.name == "cpu_seconds" ? "cpu_cores" : r.name + "_per_s", increase / elapsed_s});
+      }
+    }
+    if (periods && throttled && *periods > 0) {
+      out.figures.push_back({"cpu_throttled_share", *throttled / *periods});
+    }
+  }
+  // Gauges: the value at the end, and the peak over the window's samples.
+  for (const Reading& r : top->readings) {
+    if (r.kind != MetricKind::kGauge) continue;
+    double peak = r.value;
+    for (const Sample& s : samples_) {
+      if (s.at_ns > high) break;
+      if (!s.ok) continue;
+      if (const Reading* v = find_reading(s, r.name)) peak = std::max(peak, v->value);
+    }
+    out.figures.push_back({r.name, r.value});
+    out.figures.push_back({r.name + "_peak", peak});
+  }
+  return out;
+}
+
+}  // namespace proofload::observe
