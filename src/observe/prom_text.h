@@ -1,0 +1,60 @@
+// A parser of the Prometheus text exposition format 0.0.4 (what /metrics endpoints, node
+// exporters and cAdvisor serve): HELP and TYPE lines, samples with labels and escapes, the
+// series of histograms and summaries attributed to their family. A malformed line is counted
+// and skipped, never thrown: an endpoint is input from outside. Stateless; thread-safe.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "observe/sampler.h"
+
+namespace proofload::observe {
+
+// One sample line of the exposition.
+struct PromSeries {
+  // The metric family: `http_request_duration_seconds` for its `_bucket`, `_sum` and `_count`
+  // series when a TYPE line declares it a histogram (or summary); else the sample's own name.
+  std::string family;
+  // The series as a stable key: `name{a="b",c="d"}`, labels in the order received, values
+  // escaped again (\\, \", \n) so that the key reads as the exposition does; just `name`
+  // without labels. Two scrapes of one endpoint give the same key to the same series.
+  std::string key;
+  // counter: a counter family, and a histogram's _bucket/_sum/_count and a summary's
+  // _sum/_count; gauge: gauges, untyped families, families without a TYPE line, and a
+  // summary's quantiles.
+  MetricKind kind = MetricKind::kGauge;
+  double value = 0;                     // NaN and +-Inf as exposed
+  std::optional<int64_t> timestamp_ms;  // the optional timestamp (ms since the Unix epoch)
+};
+
+struct PromParseOptions {
+  size_t max_bytes = 16u << 20;  // input past this is not read (cut at the last whole line)
+  size_t max_series = 100'000;   // series kept; parsing stops at this many
+  // Keep only series whose family name starts with one of these; empty keeps all. Lines of
+  // other families are still checked (and counted when malformed).
+  std::vector<std::string> family_prefixes;
+};
+
+struct PromParseResult {
+  std::vector<PromSeries> series;  // in the order exposed, each key once
+  size_t valid_samples = 0;        // well-formed sample lines, kept or filtered out
+  size_t bad_lines = 0;            // malformed lines, skipped
+  std::string first_bad;           // "line 12: <why>" for the first of them; "" if none
+  // Parsing stopped at a limit: "input over 16 MiB read up to its last whole line" or
+  // "stopped at 100000 series"; "" when the whole input was read.
+  std::string truncated;
+};
+
+// Parses an exposition. Malformed lines (bad names, labels, escapes, values or timestamps;
+// HELP/TYPE lines without a name, unknown types, a second TYPE for a family; a histogram
+// _bucket without `le`, a summary sample without `quantile`; a series seen twice) are counted
+// and skipped; every other line still counts. Blank lines and other comments are ignored; line
+// ends may be LF or CRLF.
+PromParseResult parse_prom_text(std::string_view text, const PromParseOptions& options = {});
+
+}  // namespace proofload::observe
