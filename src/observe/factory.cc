@@ -1,0 +1,23 @@
+// See factory.h.
+#include "observe/factory.h"
+
+#include <string>
+
+#include "common/usage_error.h"
+#include "observe/cgroup_sampler.h"
+#include "observe/process_sampler.h"
+#include "observe/prom_sampler.h"
+
+namespace proofload::observe {
+
+std::unique_ptr<Sampler> make_sampler(std::string_view spec, int64_t period_ns) {
+  if (auto sampler = make_proc_sampler(spec)) return sampler;
+  if (auto sampler = make_cgroup_sampler(spec)) return sampler;
+  if (auto sampler = make_prom_sampler(spec, prom_timeout_ns(period_ns))) return sampler;
+  throw UsageError("unknown observer '" + std::string(spec) +
+                   "': one of self, pid:N, pidfile:PATH, host, cgroup:PATH, prom:URL");
+}
+
+std::string_view sampler_kind(std::string_view spec) { return spec.substr(0, spec.find(':')); }
+
+}  // namespace proofload::observe
