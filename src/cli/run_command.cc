@@ -95,6 +95,12 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
         workload::Workload::fixed(http::build_request(request), request.method == "HEAD");
   }
   options.thresholds = collect_thresholds(scenario, f.thresholds);
+  options.observe = f.observe;
+  options.observe_every_ns = schedule::parse_duration_ns(f.observe_every);
+  if (options.observe_every_ns < 10'000'000 || options.observe_every_ns > load.window_ns) {
+    throw UsageError("--observe-every must be between 10ms and the window (1s), got '" +
+                     f.observe_every + "'");
+  }
 
   if (f.connections < 1) throw UsageError("-c must be at least 1, got " + std::to_string(f.connections));
   if (f.requests < 0) throw UsageError("-n must not be negative");
@@ -200,6 +206,8 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
     for (const char* key : {"method", "headers", "body_bytes"}) spec.erase(key);
     spec["scenario"] = scenario_spec_json(merged, *load.workload);
   }
+  spec["observe"] = f.observe;
+  spec["observe_every_s"] = seconds(options.observe_every_ns);
   if (!options.thresholds.empty()) {
     nlohmann::json thresholds = nlohmann::json::array();
     for (const analyze::Threshold& t : options.thresholds) thresholds.push_back(t.expression);
@@ -249,6 +257,11 @@ Subcommand add_run_command(CLI::App& parent) {
                   "Pass/fail bar checked at the end, e.g. 'p95 < 200ms', 'errors < 1%' "
                   "(repeatable; exit 99 when one fails)");
   app->add_option("--seed", flags->seed, "Seed of the data and mix draws (default: from the clock)");
+  app->add_option("--observe", flags->observe,
+                  "Watch a source while the load runs (repeatable): pid:N, pidfile:PATH, "
+                  "cgroup:PATH, prom:URL[?match=a,b], host (the generator itself always)");
+  app->add_option("--observe-every", flags->observe_every,
+                  "How often observers sample, 10ms to 1s (default 1s)");
 
   return {app, [flags, targets, app] {
             std::optional<workload::Scenario> scenario;

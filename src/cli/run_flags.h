@@ -36,6 +36,8 @@ struct RunFlags {
   bool quiet = false;
   std::vector<std::string> thresholds;  // --threshold, added to the scenario's
   std::optional<uint64_t> seed;         // data and mix draws (default: from the clock, recorded)
+  std::vector<std::string> observe;     // --observe SPEC (the generator itself is always observed)
+  std::string observe_every = "1s";
 };
 
 // Validates the flags (merged with `scenario` beforehand, see scenario_options.h), resolves and

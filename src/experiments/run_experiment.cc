@@ -9,7 +9,10 @@
 
 #include "common/clock.h"
 #include "engine/engine.h"
+#include "experiments/observation.h"
 #include "experiments/thresholds.h"
+#include "observe/factory.h"
+#include "observe/observer.h"
 #include "report/result_directory.h"
 #include "report/summary_text.h"
 
@@ -61,11 +64,34 @@ report::RunResult run_load_test(const RunOptions& options) {
   std::optional<report::ResultDirectory> directory;
   if (options.out_dir) directory.emplace(*options.out_dir);  // fails before anything is sent
 
+  // Observers: the generator itself, then every --observe source; a bad one fails here, before
+  // anything is sent. They sample on their own thread, on the run's window grid.
+  const std::vector<ObservedSource> sources = label_sources(options.observe);
+  std::vector<std::unique_ptr<observe::Sampler>> samplers;
+  for (const ObservedSource& source : sources) {
+    samplers.push_back(observe::make_sampler(source.spec, options.observe_every_ns));
+  }
+  result.observed_columns = observed_columns(sources);
+  ObservationTotals observation_totals(sources, options.load.workers);
+  observe::Observer observer(std::move(samplers), options.observe_every_ns);
+
   engine::Engine engine(options.load);
   engine.start();
+  observer.start(engine.start_ns());
   StopSignals signals(engine);  // after start: a handler must not see the workers half made
   result.start_wall_ns = wall_ns_of(engine.start_ns());
   if (directory) directory->open(result);
+
+  // A window is written once the observers have sampled past its end, so each window is held
+  // until the next one arrives (and the last until the observers have stopped).
+  std::optional<measure::WindowStats> held;
+  auto write_window = [&](const measure::WindowStats& w, int64_t wait_ns) {
+    const int64_t start = engine.start_ns() + w.start_ns;
+    auto figures = observer.window(start, start + w.duration_ns, wait_ns);
+    auto observed = observation_totals.add_window(
+        w.index, static_cast<double>(w.duration_ns) / kNsPerS, w.warmup, figures);
+    if (directory) directory->append_window(w, result.start_wall_ns + w.start_ns, observed);
+  };
 
   bool any_measured = false;
   int64_t measured_start_ns = 0;
@@ -82,14 +108,17 @@ report::RunResult run_load_test(const RunOptions& options) {
       measured_start_ns = window->start_ns;
       any_measured = true;
     }
-    if (directory) directory->append_window(*window, result.start_wall_ns + window->start_ns);
     if (options.live_progress) {
       double elapsed_s = static_cast<double>(window->start_ns + window->duration_ns) / kNsPerS;
       std::fprintf(stderr, "\r%s\033[K",
                    report::format_live_line(*window, elapsed_s, window->in_flight_end).c_str());
       std::fflush(stderr);
     }
+    if (held) write_window(*held, options.observe_every_ns + 200 * kNsPerMs);
+    held = std::move(*window);
   }
+  observer.stop();  // takes the closing sample of the last window
+  if (held) write_window(*held, 0);
   if (options.live_progress) std::fputs("\r\033[K", stderr);
 
   for (auto [part, by_intent] : {std::pair{&result.total, engine.measured_total()},
@@ -118,6 +147,8 @@ report::RunResult run_load_test(const RunOptions& options) {
     result.flow_names = w.flow_names();
     result.named_total = engine.measured_named();
   }
+  result.observed = observation_totals.summaries(result.total.responses());
+  result.generator_busy_windows = observation_totals.generator_busy_windows();
   result.thresholds = evaluate_thresholds(result, options.thresholds);
   if (directory) directory->finish(result);
   if (options.print_summary) std::fputs(report::format_summary(result).c_str(), stdout);

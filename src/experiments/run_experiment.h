@@ -25,10 +25,14 @@ struct RunOptions {
   bool print_summary = true;     // the human summary on stdout at the end
   // Checked once the run ended; their verdicts go into the result (and decide the exit code).
   std::vector<analyze::Threshold> thresholds;
+  // --observe specs (the generator itself is always observed) and how often they are sampled.
+  std::vector<std::string> observe;
+  int64_t observe_every_ns = 1'000'000'000;
 };
 
-// Runs the load test; returns the result (also written to out_dir when set). Throws
-// std::runtime_error, after writing what was recorded, if a load worker failed.
+// Runs the load test; returns the result (also written to out_dir when set). Throws UsageError
+// for an observer that cannot be set up (before anything is sent), and std::runtime_error, after
+// writing what was recorded, if a load worker failed.
 report::RunResult run_load_test(const RunOptions& options);
 
 }  // namespace proofload::experiments

@@ -78,7 +78,8 @@ void ResultDirectory::open(const RunResult& initial) {
 
   const std::filesystem::path csv_path = directory_ / kWindowsCsv;
   csv_ = open_stream(csv_path);
-  const std::string header = windows_csv_header();
+  observed_columns_ = initial.observed_columns;
+  const std::string header = windows_csv_header(observed_columns_);
   std::fwrite(header.data(), 1, header.size(), csv_);
   flush_stream(csv_, csv_path);
 
@@ -91,12 +92,14 @@ void ResultDirectory::open(const RunResult& initial) {
   journal_ = open_stream(directory_ / kWindowsJournal);
 }
 
-void ResultDirectory::append_window(const measure::WindowStats& w, int64_t window_start_wall_ns) {
+void ResultDirectory::append_window(const measure::WindowStats& w, int64_t window_start_wall_ns,
+                                    const std::vector<ObservedFigures>& observed) {
   if (csv_ == nullptr || !hlog_) {
     throw std::logic_error("ResultDirectory::append_window before open()");
   }
-  const WindowSummary summary = summarize_window(w);
-  const std::string row = windows_csv_row(summary);
+  WindowSummary summary = summarize_window(w);
+  summary.observed = observed;
+  const std::string row = windows_csv_row(summary, observed_columns_);
   std::fwrite(row.data(), 1, row.size(), csv_);
   flush_stream(csv_, directory_ / kWindowsCsv);
 

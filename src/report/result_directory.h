@@ -45,7 +45,9 @@ class ResultDirectory {
   // the wall-clock time (ns since the Unix epoch) at which the window began: hlog intervals are
   // stamped with it, relative to the run's start. Throws std::runtime_error on I/O failure
   // (disk full, ...), and std::logic_error if open() was not called.
-  void append_window(const measure::WindowStats& w, int64_t window_start_wall_ns);
+  // `observed`: what the observers saw in the window (extra CSV columns, JSON "observed").
+  void append_window(const measure::WindowStats& w, int64_t window_start_wall_ns,
+                     const std::vector<ObservedFigures>& observed = {});
 
   // Closes the streams (fsynced) and rewrites result.json atomically with the final result
   // (status "complete" or "interrupted") and, as its `windows`, every window appended
@@ -64,6 +66,7 @@ class ResultDirectory {
   std::FILE* journal_ = nullptr;
   std::unique_ptr<measure::HlogWriter> hlog_;
   int64_t start_wall_ns_ = 0;
+  std::vector<std::string> observed_columns_;
 };
 
 }  // namespace proofload::report

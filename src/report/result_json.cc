@@ -130,11 +130,29 @@ json thresholds_json(const RunResult& result) {
 
 }  // namespace
 
+json figures_json(const std::vector<std::pair<std::string, double>>& figures) {
+  json out = json::object();
+  for (const auto& [name, value] : figures) out[name] = value;
+  return out;
+}
+
+json observed_window_json(const std::vector<ObservedFigures>& observed) {
+  json out = json::object();
+  for (const ObservedFigures& o : observed) {
+    json entry = figures_json(o.figures);
+    entry["samples"] = o.samples;
+    entry["gaps"] = o.gaps;
+    if (!o.last_error.empty()) entry["error"] = o.last_error;
+    out[o.label] = std::move(entry);
+  }
+  return out;
+}
+
 json window_to_json(const WindowSummary& w) {
   const double duration_s = seconds(w.duration_ns);
   json throughput =
       duration_s > 0 ? json(static_cast<double>(w.responses()) / duration_s) : json(nullptr);
-  return {{"index", w.index},
+  json out = {{"index", w.index},
           {"start_s", seconds(w.start_ns)},
           {"duration_s", duration_s},
           {"warmup", w.warmup},
@@ -147,6 +165,8 @@ json window_to_json(const WindowSummary& w) {
           {"outcomes", outcomes_json(w.outcomes, true)},
           {"in_flight", w.in_flight_end},
           {"queued", w.queued_end}};
+  if (!w.observed.empty()) out["observed"] = observed_window_json(w.observed);
+  return out;
 }
 
 namespace {
@@ -169,6 +189,19 @@ json result_to_json(const RunResult& result) {
   out["summary"] = summary_json(result);
   if (!result.request_names.empty()) out["requests"] = requests_by_name_json(result);
   if (!result.flow_names.empty()) out["flows"] = flows_json(result);
+  if (!result.observed.empty()) {
+    json observed = json::object();
+    for (const ObservedSummary& o : result.observed) {
+      json entry = figures_json(o.figures);
+      entry["source"] = o.source;
+      entry["samples"] = o.samples;
+      entry["gaps"] = o.gaps;
+      if (!o.last_error.empty()) entry["error"] = o.last_error;
+      observed[o.label] = std::move(entry);
+    }
+    out["observed"] = std::move(observed);
+    out["generator_busy_windows"] = result.generator_busy_windows;
+  }
   if (!result.thresholds.empty()) {
     out["thresholds"] = thresholds_json(result);
     out["thresholds_passed"] = result.thresholds_passed();

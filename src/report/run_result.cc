@@ -45,7 +45,8 @@ WindowSummary summarize_window(const measure::WindowStats& w) {
           .bytes_out = w.bytes_out,
           .connects = w.connects,
           .in_flight_end = w.in_flight_end,
-          .queued_end = w.queued_end};
+          .queued_end = w.queued_end,
+          .observed = {}};
 }
 
 bool RunResult::thresholds_passed() const {
@@ -53,6 +54,24 @@ bool RunResult::thresholds_passed() const {
     if (!t.passed) return false;
   }
   return true;
+}
+
+namespace {
+std::optional<double> find_figure(const std::vector<std::pair<std::string, double>>& figures,
+                                  const std::string& name) {
+  for (const auto& [key, value] : figures) {
+    if (key == name) return value;
+  }
+  return std::nullopt;
+}
+}  // namespace
+
+std::optional<double> ObservedFigures::value(const std::string& name) const {
+  return find_figure(figures, name);
+}
+
+std::optional<double> ObservedSummary::value(const std::string& name) const {
+  return find_figure(figures, name);
 }
 
 }  // namespace proofload::report

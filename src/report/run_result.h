@@ -31,6 +31,36 @@ struct LatencySummary {
   std::optional<double> mean_ms;  // exact mean, rounded to the microsecond
 };
 
+// What one observed source (an `--observe` sampler, or the generator itself) showed in one
+// window: figures named as in observe/window_figures.h ("cpu_cores", "rss_bytes",
+// "cpu_throttled_share", ...). Plain data, so the report layer knows nothing of samplers.
+struct ObservedFigures {
+  std::string label;       // stable prefix of its columns: "self", "pid", "cgroup", "cgroup2", ...
+  std::string source;      // the spec as given: "self", "pid:42", "cgroup:/sys/fs/cgroup/cpu/x"
+  int samples = 0;         // good samples in the window
+  int gaps = 0;            // samples that failed (process gone, endpoint down, ...)
+  std::string last_error;  // why the last one failed ("" when none)
+  std::vector<std::pair<std::string, double>> figures;
+
+  std::optional<double> value(const std::string& name) const;
+};
+
+// One observed source over the measured part of the run.
+struct ObservedSummary {
+  std::string label;
+  std::string source;
+  int64_t samples = 0;
+  int64_t gaps = 0;        // a gap is stated in the summary: the figures have holes
+  std::string last_error;
+  // "cpu_cores_mean", "cpu_cores_max", "cpu_seconds" (used in the measured part),
+  // "cpu_ms_per_request" (per completed request), "rss_bytes_end", "rss_bytes_peak",
+  // "memory_bytes_end", "memory_peak_bytes_peak", "cpu_throttled_share_mean", "restarts",
+  // "oom_kills", "load1_max", "cpu_busy_share_mean": only those its readings allow.
+  std::vector<std::pair<std::string, double>> figures;
+
+  std::optional<double> value(const std::string& name) const;
+};
+
 // One window as the run keeps it once it has been streamed to disk: counts and percentiles but
 // no histograms (a WindowStats holds ~0.5 MB of counters; a soak has thousands of windows).
 struct WindowSummary {
@@ -50,6 +80,7 @@ struct WindowSummary {
   int64_t connects = 0;       // TCP connections opened successfully
   int64_t in_flight_end = 0;  // requests started but not ended at the window's end (gauge)
   int64_t queued_end = 0;     // open loop: requests waiting for a connection at the end (gauge)
+  std::vector<ObservedFigures> observed;  // by observed source, in the order they were given
 
   int64_t count(measure::Outcome o) const { return outcomes[static_cast<int>(o)]; }
   int64_t responses() const;  // requests that got an HTTP response, whatever its status
@@ -92,6 +123,14 @@ struct RunResult {
   std::vector<std::string> request_names;
   std::vector<std::string> flow_names;
   measure::NamedTotals named_total;
+
+  // Observed sources (the generator itself first): windows.csv's extra columns ("label.figure",
+  // fixed at the start), and each source over the measured part.
+  std::vector<std::string> observed_columns;
+  std::vector<ObservedSummary> observed;
+  // Measured windows in which the generator's workers used 80% or more of their cores: there the
+  // generator, not the server, may have been the limit.
+  std::vector<int64_t> generator_busy_windows;
 
   // Thresholds, evaluated once the run ended; empty when none were set.
   std::vector<ThresholdVerdict> thresholds;

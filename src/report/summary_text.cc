@@ -166,6 +166,49 @@ void append_flows(std::string& out, const RunResult& result) {
       "  finished (abandoned: cut short by the end of the run); p50: whole-flow duration\n";
 }
 
+std::string mib(double bytes) { return fixed_with_thousands(bytes / (1024.0 * 1024.0), 1) + " MiB"; }
+
+// One line per observed source: what it shows of CPU, memory, throttling and restarts, and any
+// gap in its samples (a figure with holes must say so).
+void append_observed(std::string& out, const RunResult& result) {
+  if (result.observed.empty()) return;
+  out += "observed (measured part)\n";
+  for (const ObservedSummary& o : result.observed) {
+    std::vector<std::string> parts;
+    if (auto mean = o.value("cpu_cores_mean")) {
+      std::string cpu = fmt::format("CPU {:.2f} cores mean, {:.2f} max", *mean,
+                                    o.value("cpu_cores_max").value_or(*mean));
+      if (auto per = o.value("cpu_ms_per_request")) cpu += fmt::format(", {:.3f} ms per request", *per);
+      parts.push_back(cpu);
+    }
+    if (auto share = o.value("cpu_throttled_share_mean")) {
+      parts.push_back("throttled " + percent(*share) + " of periods");
+    }
+    for (const char* gauge : {"rss_bytes", "memory_bytes"}) {
+      auto end = o.value(std::string(gauge) + "_end");
+      auto peak = o.value(std::string(gauge) + "_peak");
+      if (gauge == std::string("memory_bytes") && !peak) peak = o.value("memory_peak_bytes_peak");
+      if (end) {
+        parts.push_back(std::string(gauge == std::string("rss_bytes") ? "RSS " : "memory ") +
+                        mib(*end) + " at the end" + (peak ? ", " + mib(*peak) + " peak" : ""));
+      }
+    }
+    if (auto restarts = o.value("restarts")) parts.push_back(fmt::format("{:.0f} restarts", *restarts));
+    if (auto kills = o.value("oom_kills")) parts.push_back(fmt::format("{:.0f} OOM kills", *kills));
+    if (auto load = o.value("load1_max")) parts.push_back(fmt::format("load {:.2f} max", *load));
+    if (auto busy = o.value("cpu_busy_share_mean")) parts.push_back("CPUs " + percent(*busy) + " busy");
+    std::string name = o.label == o.source ? o.label : o.label + " (" + o.source + ")";
+    if (o.label == "self") name = "self (the generator)";
+    std::string line = parts.empty() ? std::string("no figures") : parts[0];
+    for (size_t i = 1; i < parts.size(); ++i) line += "; " + parts[i];
+    out += fmt::format("  {}: {}\n", name, line);
+    if (o.gaps > 0) {
+      out += fmt::format("    GAPS: {} of {} samples failed (last: {})\n", with_thousands(o.gaps),
+                         with_thousands(o.gaps + o.samples), o.last_error);
+    }
+  }
+}
+
 void append_thresholds(std::string& out, const RunResult& result) {
   if (result.thresholds.empty()) return;
   int passed = 0;
@@ -231,7 +274,16 @@ std::string format_summary(const RunResult& result) {
     out += fmt::format("THRESHOLDS FAILED: {} of {} (listed at the end).\n", failed,
                        result.thresholds.size());
   }
-  if (errors > 0 || never_started > 0 || !result.thresholds_passed()) out += "\n";
+  if (!result.generator_busy_windows.empty()) {
+    out += fmt::format(
+        "GENERATOR BUSY: in {} measured window(s) the generator used 80% or more of its workers' "
+        "cores;\n  there the generator, not the server, may have been the limit.\n",
+        result.generator_busy_windows.size());
+  }
+  if (errors > 0 || never_started > 0 || !result.thresholds_passed() ||
+      !result.generator_busy_windows.empty()) {
+    out += "\n";
+  }
 
   append_latency_table(out, t);
   out += "\n";
@@ -244,6 +296,10 @@ std::string format_summary(const RunResult& result) {
   out += fmt::format("bytes           {} in, {} out\n", with_thousands(t.bytes_in),
                      with_thousands(t.bytes_out));
   out += fmt::format("connections     {} opened\n", with_thousands(t.connects));
+  if (!result.observed.empty()) {
+    out += "\n";
+    append_observed(out, result);
+  }
   if (!result.request_names.empty()) {
     out += "\n";
     append_requests_by_name(out, result);

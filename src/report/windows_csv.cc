@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <cmath>
+
 #include <optional>
 
 namespace proofload::report {
@@ -17,18 +19,41 @@ std::string cell(std::optional<double> value, int decimals) {
 
 }  // namespace
 
-std::string windows_csv_header() {
+std::string windows_csv_header(const std::vector<std::string>& observed_columns) {
+  std::string observed;
+  for (const std::string& column : observed_columns) observed += "," + column;
   return "index,start_s,duration_s,warmup,requests,intended,throughput_rps,errors,never_started,"
          "status_429,status_503,other_4xx,other_5xx,connect_error,timeout,reset,protocol_error,"
          "p50_ms,p90_ms,p99_ms,max_ms,mean_ms,service_p50_ms,service_p99_ms,bytes_in,bytes_out,"
-         "in_flight,queued,check_failed\n";
+         "in_flight,queued,check_failed" +
+         observed + "\n";
 }
 
-std::string windows_csv_row(const WindowSummary& w) {
+namespace {
+
+// "label.figure" -> that figure of that source in the window, if it has one.
+std::optional<double> observed_cell(const WindowSummary& w, const std::string& column) {
+  const size_t dot = column.find('.');
+  if (dot == std::string::npos) return std::nullopt;
+  for (const ObservedFigures& o : w.observed) {
+    if (o.label == std::string_view(column).substr(0, dot)) return o.value(column.substr(dot + 1));
+  }
+  return std::nullopt;
+}
+
+// Whole numbers (bytes, counts) as they are; shares and cores with 4 decimals.
+std::string observed_text(double value) {
+  return value == std::floor(value) ? fmt::format("{:.0f}", value) : fmt::format("{:.4f}", value);
+}
+
+}  // namespace
+
+std::string windows_csv_row(const WindowSummary& w,
+                            const std::vector<std::string>& observed_columns) {
   const double duration_s = static_cast<double>(w.duration_ns) / 1e9;
   std::optional<double> throughput;
   if (duration_s > 0) throughput = static_cast<double>(w.responses()) / duration_s;
-  return fmt::format(
+  std::string row = fmt::format(
       "{},{:.3f},{:.3f},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}"
       "\n",
       w.index, static_cast<double>(w.start_ns) / 1e9, duration_s, w.warmup ? 1 : 0, w.responses(),
@@ -39,11 +64,18 @@ std::string windows_csv_row(const WindowSummary& w) {
       cell(w.latency.p90_ms, 3), cell(w.latency.p99_ms, 3), cell(w.latency.max_ms, 3),
       cell(w.latency.mean_ms, 3), cell(w.service.p50_ms, 3), cell(w.service.p99_ms, 3), w.bytes_in,
       w.bytes_out, w.in_flight_end, w.queued_end, w.count(Outcome::kCheckFailed));
+  if (observed_columns.empty()) return row;
+  row.pop_back();  // the newline: the observed cells follow
+  for (const std::string& column : observed_columns) {
+    const std::optional<double> value = observed_cell(w, column);
+    row += "," + (value ? observed_text(*value) : std::string());
+  }
+  return row + "\n";
 }
 
 std::string windows_csv(const RunResult& result) {
-  std::string out = windows_csv_header();
-  for (const WindowSummary& w : result.windows) out += windows_csv_row(w);
+  std::string out = windows_csv_header(result.observed_columns);
+  for (const WindowSummary& w : result.windows) out += windows_csv_row(w, result.observed_columns);
   return out;
 }
 

@@ -1,0 +1,138 @@
+// See observation.h.
+#include "experiments/observation.h"
+
+#include <algorithm>
+
+#include "observe/factory.h"
+
+namespace proofload::experiments {
+namespace {
+
+// The columns each kind contributes to windows.csv, in order.
+std::vector<std::string_view> columns_of_kind(std::string_view kind) {
+  if (kind == "self") return {"cpu_cores", "rss_bytes", "threads"};
+  if (kind == "pid" || kind == "pidfile") {
+    return {"cpu_cores", "rss_bytes", "rss_bytes_peak", "threads", "open_files", "restarts"};
+  }
+  if (kind == "cgroup") {
+    return {"cpu_cores", "cpu_throttled_share", "cpu_quota_cores", "memory_bytes",
+            "memory_peak_bytes", "oom_kills"};
+  }
+  if (kind == "host") return {"load1", "cpu_busy_share"};
+  return {};
+}
+
+// How a figure is totalled over the measured windows.
+enum class Total { kMeanAndMax, kMean, kMax, kSum, kEnd };
+
+Total total_of(const std::string& name) {
+  if (name == "cpu_cores") return Total::kMeanAndMax;
+  if (name == "restarts" || name == "oom_kills") return Total::kSum;
+  if (name == "load1" || name.ends_with("_peak")) return Total::kMax;
+  if (name.ends_with("_share") || name.ends_with("_per_s")) return Total::kMean;
+  return Total::kEnd;  // gauges: memory, threads, open files, quota
+}
+
+}  // namespace
+
+std::vector<ObservedSource> label_sources(const std::vector<std::string>& specs) {
+  std::vector<ObservedSource> out = {{"self", "self"}};
+  std::map<std::string, int> seen = {{"self", 1}};
+  for (const std::string& spec : specs) {
+    if (spec == "self") continue;  // always observed, once
+    std::string kind(observe::sampler_kind(spec));
+    int n = ++seen[kind];
+    out.push_back({n == 1 ? kind : kind + std::to_string(n), spec});
+  }
+  return out;
+}
+
+std::vector<std::string> observed_columns(const std::vector<ObservedSource>& sources) {
+  std::vector<std::string> out;
+  for (const ObservedSource& s : sources) {
+    for (std::string_view column : columns_of_kind(observe::sampler_kind(s.spec))) {
+      out.push_back(s.label + "." + std::string(column));
+    }
+  }
+  return out;
+}
+
+ObservationTotals::ObservationTotals(std::vector<ObservedSource> sources, int generator_cores)
+    : sources_(std::move(sources)), generator_cores_(generator_cores), totals_(sources_.size()) {}
+
+std::vector<report::ObservedFigures> ObservationTotals::add_window(
+    int64_t index, double duration_s, bool warmup,
+    const std::vector<observe::SamplerFigures>& figures) {
+  std::vector<report::ObservedFigures> out;
+  for (size_t i = 0; i < figures.size() && i < sources_.size(); ++i) {
+    const observe::WindowFigures& f = figures[i].figures;
+    report::ObservedFigures o{sources_[i].label, sources_[i].spec, f.samples, f.gaps,
+                              f.last_error, {}};
+    for (const observe::Figure& figure : f.figures) o.figures.emplace_back(figure.name, figure.value);
+    if (!warmup) {
+      SourceTotals& t = totals_[i];
+      t.samples += f.samples;
+      t.gaps += f.gaps;
+      if (!f.last_error.empty()) t.last_error = f.last_error;
+      for (const observe::Figure& figure : f.figures) {
+        Accumulated& a = t.figures[figure.name];
+        a.weighted_sum += figure.value * duration_s;
+        a.seconds += duration_s;
+        a.max = a.any ? std::max(a.max, figure.value) : figure.value;
+        a.last = figure.value;
+        a.sum += figure.value;
+        a.any = true;
+      }
+      // The generator's own CPU against the cores its workers may use.
+      if (sources_[i].label == "self" && generator_cores_ > 0) {
+        if (auto cores = o.value("cpu_cores"); cores && *cores >= 0.8 * generator_cores_) {
+          generator_busy_windows_.push_back(index);
+        }
+      }
+    }
+    out.push_back(std::move(o));
+  }
+  return out;
+}
+
+std::vector<report::ObservedSummary> ObservationTotals::summaries(int64_t completed_requests) const {
+  std::vector<report::ObservedSummary> out;
+  for (size_t i = 0; i < sources_.size(); ++i) {
+    const SourceTotals& t = totals_[i];
+    report::ObservedSummary s{sources_[i].label, sources_[i].spec, t.samples, t.gaps,
+                              t.last_error, {}};
+    for (const auto& [name, a] : t.figures) {
+      const double mean = a.seconds > 0 ? a.weighted_sum / a.seconds : a.last;
+      switch (total_of(name)) {
+        case Total::kMeanAndMax:
+          s.figures.emplace_back(name + "_mean", mean);
+          s.figures.emplace_back(name + "_max", a.max);
+          break;
+        case Total::kMean:
+          s.figures.emplace_back(name + "_mean", mean);
+          break;
+        case Total::kMax:
+          s.figures.emplace_back(name + (name.ends_with("_peak") ? "" : "_max"), a.max);
+          break;
+        case Total::kSum:
+          s.figures.emplace_back(name, a.sum);
+          break;
+        case Total::kEnd:
+          s.figures.emplace_back(name + "_end", a.last);
+          break;
+      }
+      if (name == "cpu_cores") {
+        const double cpu_seconds = a.weighted_sum;
+        s.figures.emplace_back("cpu_seconds", cpu_seconds);
+        if (completed_requests > 0) {
+          s.figures.emplace_back("cpu_ms_per_request",
+                                 cpu_seconds * 1000.0 / static_cast<double>(completed_requests));
+        }
+      }
+    }
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace proofload::experiments
