@@ -15,5 +15,6 @@ struct Subcommand {
 Subcommand add_run_command(CLI::App& parent);
 Subcommand add_serve_command(CLI::App& parent);
 Subcommand add_demo_command(CLI::App& parent);
+Subcommand add_observe_command(CLI::App& parent);
 
 }  // namespace proofload::cli

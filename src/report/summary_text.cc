@@ -315,6 +315,12 @@ std::string format_summary(const RunResult& result) {
   return out;
 }
 
+std::string format_observed_summary(const RunResult& result) {
+  std::string out;
+  append_observed(out, result);
+  return out;
+}
+
 std::string format_live_line(const WindowStats& last_window, double elapsed_s, int64_t in_flight) {
   const WindowStats& w = last_window;
   const double duration_s = static_cast<double>(w.duration_ns) / 1e9;

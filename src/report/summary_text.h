@@ -15,6 +15,9 @@ namespace proofload::report {
 // keys, each optional: "target" (URL string), "executor" ("closed_loop" | "open_loop"),
 // "connections" (closed loop), "rate_per_s" (open loop, constant rate).
 std::string format_summary(const RunResult& result);
+// Only the observers' part of the summary ("observed (measured part)" and its lines), for
+// `proofload observe`, which sends no load.
+std::string format_observed_summary(const RunResult& result);
 
 // One progress line for the window that just ended, without a newline, e.g.
 // "  12s  9,981 req/s  p50 1.02ms  p99 3.40ms  errors 0  in flight 12".
