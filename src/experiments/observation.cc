@@ -11,7 +11,8 @@ namespace {
 // The columns each kind contributes to windows.csv, in order.
 std::vector<std::string_view> columns_of_kind(std::string_view kind) {
   if (kind == "self") return {"cpu_cores", "rss_bytes", "threads"};
-  if (kind == "pid" || kind == "pidfile") {
+  if (kind == "pid") return {"cpu_cores", "rss_bytes", "rss_bytes_peak", "threads", "open_files"};
+  if (kind == "pidfile") {
     return {"cpu_cores", "rss_bytes", "rss_bytes_peak", "threads", "open_files", "restarts"};
   }
   if (kind == "cgroup") {

@@ -66,7 +66,8 @@ void Observer::run(int64_t start_ns) {
 
 std::vector<SamplerFigures> Observer::window(int64_t start_ns, int64_t end_ns, int64_t wait_ns) {
   std::unique_lock lock(mutex_);
-  const int64_t slack = std::min<int64_t>(100 * kNsPerMs, (end_ns - start_ns) / 5);
+  // A sample belongs to the boundary it follows by at most half a period.
+  const int64_t slack = period_ns_ / 2;
   auto deadline = std::chrono::steady_clock::time_point(std::chrono::nanoseconds(monotonic_ns() + wait_ns));
   changed_.wait_until(lock, deadline, [&] {
     if (stopped_) return true;
@@ -77,7 +78,7 @@ std::vector<SamplerFigures> Observer::window(int64_t start_ns, int64_t end_ns, i
   });
   std::vector<SamplerFigures> out;
   for (size_t i = 0; i < samplers_.size(); ++i) {
-    out.push_back({samplers_[i]->spec(), series_[i].figures(start_ns, end_ns)});
+    out.push_back({samplers_[i]->spec(), series_[i].figures(start_ns, end_ns, slack)});
   }
   return out;
 }

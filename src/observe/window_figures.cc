@@ -33,11 +33,11 @@ std::optional<double> WindowFigures::value(const std::string& name) const {
 
 void SampleSeries::add(Sample sample) { samples_.push_back(std::move(sample)); }
 
-WindowFigures SampleSeries::figures(int64_t start_ns, int64_t end_ns) {
+WindowFigures SampleSeries::figures(int64_t start_ns, int64_t end_ns, int64_t slack_ns) {
   WindowFigures out;
   out.start_ns = start_ns;
   out.end_ns = end_ns;
-  const int64_t slack = std::min(kMaxSlackNs, (end_ns - start_ns) / 5);
+  const int64_t slack = std::min(kMaxSlackNs, slack_ns);
   const int64_t low = start_ns + slack;
   const int64_t high = end_ns + slack;
   while (!samples_.empty() && samples_.front().at_ns <= low) {
@@ -87,10 +87,20 @@ WindowFigures SampleSeries::figures(int64_t start_ns, int64_t end_ns) {
   for (const Reading& r : top->readings) {
     if (r.kind != MetricKind::kGauge) continue;
     double peak = r.value;
+    double sum = 0;
+    int count = 0;
     for (const Sample& s : samples_) {
       if (s.at_ns > high) break;
       if (!s.ok) continue;
-      if (const Reading* v = find_reading(s, r.name)) peak = std::max(peak, v->value);
+      if (const Reading* v = find_reading(s, r.name)) {
+        peak = std::max(peak, v->value);
+        sum += v->value;
+        ++count;
+      }
+    }
+    if (r.name.ends_with("_share")) {
+      out.figures.push_back({r.name, sum / count});  // count >= 1: top is among them
+      continue;
     }
     out.figures.push_back({r.name, r.value});
     out.figures.push_back({r.name + "_peak", peak});

@@ -17,7 +17,9 @@ namespace proofload::observe {
 // One figure of one window. Names derive from the readings': a counter "x" gives "x_per_s"
 // (except "cpu_seconds", which gives "cpu_cores", and the event counters "restarts" and
 // "oom_kills", which give their increase in the window); "cpu_throttled_periods" over
-// "cpu_periods" gives "cpu_throttled_share"; a gauge "x" gives "x" (at the end) and "x_peak".
+// "cpu_periods" gives "cpu_throttled_share"; a gauge "x" gives "x" (at the end) and "x_peak",
+// except a share (a gauge named "*_share", e.g. the host's busy share since the previous sample),
+// which gives its mean over the window's samples.
 struct Figure {
   std::string name;
   double value = 0;
@@ -38,9 +40,12 @@ class SampleSeries {
  public:
   // Samples must arrive in time order.
   void add(Sample sample);
-  // The figures of [start_ns, end_ns). Samples before start_ns that no later window needs are
-  // dropped, so memory stays bounded however long the run.
-  WindowFigures figures(int64_t start_ns, int64_t end_ns);
+  // The figures of [start_ns, end_ns). A sample belongs to the window whose boundary it follows
+  // by at most `slack_ns` (a sampler on the window grid samples just after each boundary); half
+  // a sampling period is right. A window shorter than the slack (the last few milliseconds of a
+  // run) gets no figures rather than a repeat of the window before. Samples before start_ns
+  // that no later window needs are dropped, so memory stays bounded however long the run.
+  WindowFigures figures(int64_t start_ns, int64_t end_ns, int64_t slack_ns);
 
  private:
   std::deque<Sample> samples_;

@@ -199,7 +199,11 @@ void append_observed(std::string& out, const RunResult& result) {
     if (auto busy = o.value("cpu_busy_share_mean")) parts.push_back("CPUs " + percent(*busy) + " busy");
     std::string name = o.label == o.source ? o.label : o.label + " (" + o.source + ")";
     if (o.label == "self") name = "self (the generator)";
-    std::string line = parts.empty() ? std::string("no figures") : parts[0];
+    // A Prometheus endpoint's series are too many for a line: they are in result.json.
+    std::string line = !parts.empty()    ? parts[0]
+                       : o.figures.empty() ? std::string("no figures")
+                                           : fmt::format("{} figures (in result.json)",
+                                                         with_thousands(static_cast<int64_t>(o.figures.size())));
     for (size_t i = 1; i < parts.size(); ++i) line += "; " + parts[i];
     out += fmt::format("  {}: {}\n", name, line);
     if (o.gaps > 0) {

@@ -209,7 +209,8 @@ TEST(Observe, ServerProcessCpuAndMemoryInTheSummaryAndInEveryWindow) {
   EXPECT_GE(observed["rss_bytes_peak"].get<double>(), observed["rss_bytes_end"].get<double>());
 
   // windows.csv: the pid's columns after the generator's, a value in every whole window.
-  // (pid.restarts is a pidfile figure: a pid cannot restart, its cell stays empty.)
+  // (restarts is a pidfile column only: a pid cannot restart.)
+  EXPECT_FALSE(has_column(r.csv, "pid.restarts"));
   const std::vector<std::string> columns = {"pid.cpu_cores", "pid.rss_bytes", "pid.rss_bytes_peak",
                                             "pid.threads", "pid.open_files"};
   for (const std::string& column : columns) EXPECT_TRUE(has_column(r.csv, column)) << column;
