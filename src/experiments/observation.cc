@@ -11,13 +11,17 @@ namespace {
 // The columns each kind contributes to windows.csv, in order.
 std::vector<std::string_view> columns_of_kind(std::string_view kind) {
   if (kind == "self") return {"cpu_cores", "rss_bytes", "threads"};
-  if (kind == "pid") return {"cpu_cores", "rss_bytes", "rss_bytes_peak", "threads", "open_files"};
+  if (kind == "pid") {
+    return {"cpu_cores", "cpu_ms_per_request", "rss_bytes", "rss_bytes_peak", "threads",
+            "open_files"};
+  }
   if (kind == "pidfile") {
-    return {"cpu_cores", "rss_bytes", "rss_bytes_peak", "threads", "open_files", "restarts"};
+    return {"cpu_cores", "cpu_ms_per_request", "rss_bytes", "rss_bytes_peak", "threads",
+            "open_files", "restarts"};
   }
   if (kind == "cgroup") {
-    return {"cpu_cores", "cpu_throttled_share", "cpu_quota_cores", "memory_bytes",
-            "memory_peak_bytes", "oom_kills"};
+    return {"cpu_cores", "cpu_ms_per_request", "cpu_throttled_share", "cpu_quota_cores",
+            "memory_bytes", "memory_peak_bytes", "oom_kills"};
   }
   if (kind == "host") return {"load1", "cpu_busy_share"};
   return {};
@@ -62,7 +66,7 @@ ObservationTotals::ObservationTotals(std::vector<ObservedSource> sources, int ge
     : sources_(std::move(sources)), generator_cores_(generator_cores), totals_(sources_.size()) {}
 
 std::vector<report::ObservedFigures> ObservationTotals::add_window(
-    int64_t index, double duration_s, bool warmup,
+    int64_t index, double duration_s, bool warmup, int64_t responses,
     const std::vector<observe::SamplerFigures>& figures) {
   std::vector<report::ObservedFigures> out;
   for (size_t i = 0; i < figures.size() && i < sources_.size(); ++i) {
@@ -70,6 +74,10 @@ std::vector<report::ObservedFigures> ObservationTotals::add_window(
     report::ObservedFigures o{sources_[i].label, sources_[i].spec, f.samples, f.gaps,
                               f.last_error, {}};
     for (const observe::Figure& figure : f.figures) o.figures.emplace_back(figure.name, figure.value);
+    if (auto cores = o.value("cpu_cores"); cores && responses > 0) {
+      o.figures.emplace_back("cpu_ms_per_request",
+                             *cores * duration_s * 1000.0 / static_cast<double>(responses));
+    }
     if (!warmup) {
       SourceTotals& t = totals_[i];
       t.samples += f.samples;
@@ -77,6 +85,7 @@ std::vector<report::ObservedFigures> ObservationTotals::add_window(
       if (!f.last_error.empty()) t.last_error = f.last_error;
       for (const observe::Figure& figure : f.figures) {
         Accumulated& a = t.figures[figure.name];
+        if (!a.any) a.first = figure.value;
         a.weighted_sum += figure.value * duration_s;
         a.seconds += duration_s;
         a.max = a.any ? std::max(a.max, figure.value) : figure.value;
@@ -121,6 +130,11 @@ std::vector<report::ObservedSummary> ObservationTotals::summaries(int64_t comple
         case Total::kEnd:
           s.figures.emplace_back(name + "_end", a.last);
           break;
+      }
+      // The host's load and busy share at the start and the end too: a noisy host shows.
+      if (name == "load1" || name == "cpu_busy_share") {
+        s.figures.emplace_back(name + "_start", a.first);
+        s.figures.emplace_back(name + "_end", a.last);
       }
       if (name == "cpu_cores") {
         const double cpu_seconds = a.weighted_sum;

@@ -33,9 +33,11 @@ class ObservationTotals {
   // `generator_cores`: cores the load workers may use (the generator's 80% bar is of these).
   ObservationTotals(std::vector<ObservedSource> sources, int generator_cores);
 
-  // One window's figures, in the sources' order, converted for the report; measured windows
-  // (not warm-up) also go into the totals.
+  // One window's figures, in the sources' order, converted for the report, with each source's
+  // CPU per completed request of the window (`responses`) added; measured windows (not
+  // warm-up) also go into the totals.
   std::vector<report::ObservedFigures> add_window(int64_t index, double duration_s, bool warmup,
+                                                  int64_t responses,
                                                   const std::vector<observe::SamplerFigures>& figures);
 
   // Totals of the measured part; `completed_requests` is the denominator of CPU per request.
@@ -47,6 +49,7 @@ class ObservationTotals {
     double weighted_sum = 0;  // value x window seconds
     double seconds = 0;
     double max = 0;
+    double first = 0;
     double last = 0;
     double sum = 0;
     bool any = false;

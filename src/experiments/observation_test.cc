@@ -36,17 +36,19 @@ TEST(Observation, SelfComesFirstAndRepeatedKindsAreNumbered) {
 TEST(Observation, TotalsCoverMeasuredWindowsOnlyWithCpuPerRequest) {
   ObservationTotals totals(label_sources({"pid:42"}), 1);
   // Warm-up: ignored in the totals, still converted for the window's row.
-  auto warm = totals.add_window(0, 1.0, true,
+  auto warm = totals.add_window(0, 1.0, true, 100,
                                 {figures("self", {{"cpu_cores", 0.9}}),
                                  figures("pid:42", {{"cpu_cores", 5.0}, {"rss_bytes", 1e9}})});
   ASSERT_EQ(warm.size(), 2u);
   EXPECT_EQ(warm[1].label, "pid");
   EXPECT_EQ(*warm[1].value("cpu_cores"), 5.0);
-  totals.add_window(1, 1.0, false,
+  auto first = totals.add_window(1, 1.0, false, 500,
                     {figures("self", {{"cpu_cores", 0.2}}),
                      figures("pid:42", {{"cpu_cores", 1.0}, {"rss_bytes", 100},
                                         {"rss_bytes_peak", 150}, {"restarts", 1}})});
-  totals.add_window(2, 0.5, false,
+  // The window's own CPU per request: 1 core for 1 s over 500 requests.
+  EXPECT_DOUBLE_EQ(*first[1].value("cpu_ms_per_request"), 2.0);
+  totals.add_window(2, 0.5, false, 0,
                     {figures("self", {{"cpu_cores", 0.85}}),
                      figures("pid:42", {{"cpu_cores", 2.5}, {"rss_bytes", 120},
                                         {"rss_bytes_peak", 130}, {"restarts", 0}}, 1)});

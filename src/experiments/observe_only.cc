@@ -84,7 +84,7 @@ report::RunResult run_observers(const ObserveOptions& options) {
     auto figures = observer.window(start_ns + w.start_ns, until,
                                    last ? 0 : options.every_ns + 200 * kNsPerMs);
     auto observed = totals.add_window(index, static_cast<double>(w.duration_ns) / kNsPerS,
-                                      false, figures);
+                                      false, 0, figures);
     result.measured_duration_s += static_cast<double>(w.duration_ns) / kNsPerS;
     if (directory) directory->append_window(w, result.start_wall_ns + w.start_ns, observed);
     if (last) break;

@@ -89,7 +89,7 @@ report::RunResult run_load_test(const RunOptions& options) {
     const int64_t start = engine.start_ns() + w.start_ns;
     auto figures = observer.window(start, start + w.duration_ns, wait_ns);
     auto observed = observation_totals.add_window(
-        w.index, static_cast<double>(w.duration_ns) / kNsPerS, w.warmup, figures);
+        w.index, static_cast<double>(w.duration_ns) / kNsPerS, w.warmup, w.responses(), figures);
     if (directory) directory->append_window(w, result.start_wall_ns + w.start_ns, observed);
   };
 
