@@ -10,21 +10,8 @@ HostSampler::HostSampler(const std::filesystem::path& root)
     : stat_path_(root / "proc" / "stat"), loadavg_path_(root / "proc" / "loadavg") {}
 
 Sample HostSampler::sample(int64_t now_ns) {
-  Sample sample;
-  sample.at_ns = now_ns;
-  std::string error;
-  bool ok = false;
-  try {
-    ok = sample_into(sample, error);
-  } catch (const std::exception& e) {  // only allocation can throw here; still never throw out
-    error = e.what();
-  }
-  if (!ok) {
-    sample.ok = false;
-    sample.error = std::move(error);
-    sample.readings.clear();
-  }
-  return sample;
+  return sample_or_gap(now_ns,
+                       [this](Sample& s, std::string& error) { return sample_into(s, error); });
 }
 
 bool HostSampler::sample_into(Sample& sample, std::string& error) {

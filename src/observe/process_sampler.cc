@@ -111,21 +111,8 @@ void ProcessSampler::point_at(const std::string& process) {
 }
 
 Sample ProcessSampler::sample(int64_t now_ns) {
-  Sample sample;
-  sample.at_ns = now_ns;
-  std::string error;
-  bool ok = false;
-  try {
-    ok = sample_into(sample, error);
-  } catch (const std::exception& e) {  // only allocation can throw here; still never throw out
-    error = e.what();
-  }
-  if (!ok) {
-    sample.ok = false;
-    sample.error = std::move(error);
-    sample.readings.clear();
-  }
-  return sample;
+  return sample_or_gap(now_ns,
+                       [this](Sample& s, std::string& error) { return sample_into(s, error); });
 }
 
 bool ProcessSampler::sample_into(Sample& sample, std::string& error) {

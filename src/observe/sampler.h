@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <exception>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -43,5 +44,27 @@ class Sampler {
   // Takes one sample at `now_ns`. Never throws; returns within the sampler's own timeout.
   virtual Sample sample(int64_t now_ns) = 0;
 };
+
+// The shape of a sampler's sample(): runs `fill(sample, error)`; a false return or an exception
+// (only allocation can throw while reading small files) becomes a gap with the error, never an
+// exception out of the sampler thread.
+template <typename Fill>
+Sample sample_or_gap(int64_t now_ns, Fill&& fill) {
+  Sample sample;
+  sample.at_ns = now_ns;
+  std::string error;
+  bool ok = false;
+  try {
+    ok = fill(sample, error);
+  } catch (const std::exception& e) {
+    error = e.what();
+  }
+  if (!ok) {
+    sample.ok = false;
+    sample.error = std::move(error);
+    sample.readings.clear();
+  }
+  return sample;
+}
 
 }  // namespace proofload::observe
