@@ -7,28 +7,11 @@
 
 #include "common/usage_error.h"
 #include "workload/scenario_yaml.h"
+#include "workload/scenario_yaml_test_support.h"
 
 namespace proofload::workload {
 namespace {
 
-const std::filesystem::path kTestdata = PROOFLOAD_SCENARIO_TESTDATA;
-
-Scenario parse(std::string_view yaml) { return parse_scenario_yaml(yaml, "s.yaml", kTestdata); }
-
-// The message of the UsageError that parsing `yaml` as "s.yaml" throws, or "" if none.
-std::string error_of(std::string_view yaml) {
-  try {
-    parse(yaml);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-// A scenario with one request `r` to `/` and `extra` after it (whole top-level sections).
-std::string with(std::string_view extra) {
-  return "requests:\n  r: {path: /}\n" + std::string(extra);
-}
 
 TEST(ScenarioYamlErrors, YamlSyntaxAndShape) {
   EXPECT_EQ(error_of("requests:\n  r: {path: /\n"),

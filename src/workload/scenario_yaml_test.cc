@@ -2,6 +2,7 @@
 // as documented, every example parses, and each kind of mistake gives one line with the file,
 // line and column a user fixing the file needs.
 #include "workload/scenario_yaml.h"
+#include "workload/scenario_yaml_test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -15,24 +16,6 @@
 namespace proofload::workload {
 namespace {
 
-const std::filesystem::path kTestdata = PROOFLOAD_SCENARIO_TESTDATA;
-
-Scenario parse(std::string_view yaml) { return parse_scenario_yaml(yaml, "s.yaml", kTestdata); }
-
-// The message of the UsageError that parsing `yaml` as "s.yaml" throws, or "" if none.
-std::string error_of(std::string_view yaml) {
-  try {
-    parse(yaml);
-  } catch (const UsageError& e) {
-    return e.what();
-  }
-  return "";
-}
-
-// A scenario with one request `r` to `/` and `extra` after it (whole top-level sections).
-std::string with(std::string_view extra) {
-  return "requests:\n  r: {path: /}\n" + std::string(extra);
-}
 
 TEST(ScenarioYaml, SourceLocationText) {
   EXPECT_EQ((SourceLocation{"s.yaml", 3, 7}).text(), "s.yaml:3:7");

@@ -31,27 +31,6 @@ using std::chrono::seconds;
 // server's CPU is well above what a sampler can miss.
 constexpr const char* kLookupPath = "/sic/62012";
 
-// GET http://127.0.0.1:port/path with a plain socket (no proofload involved); "" on failure.
-std::string http_get(int port, const std::string& path) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::string response;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
-    std::string request =
-        "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-    if (write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
-      char buffer[4096];
-      ssize_t got;
-      while ((got = read(fd, buffer, sizeof buffer)) > 0)
-        response.append(buffer, static_cast<size_t>(got));
-    }
-  }
-  close(fd);
-  return response;
-}
 
 // The sum of every series of the family `name` on the server's /metrics page whose line contains
 // `label` ("" for all), read with a raw GET; nullopt when the page could not be read.

@@ -65,6 +65,10 @@ class ServeProcess {
   int port_ = 0;
 };
 
+// GET http://127.0.0.1:port/path with a plain socket (no proofload involved): the whole
+// response, head and body; "" on failure.
+std::string http_get(int port, const std::string& path);
+
 // Reads a whole file ("" if missing).
 std::string read_file(const std::string& path);
 // A fresh empty directory under the test's temporary directory.

@@ -99,27 +99,6 @@ void expect_flow_accounting(const json& result, const std::string& flow,
   EXPECT_EQ(failed_requests, n(f["failed"])) << requests.dump(2);
 }
 
-// GET http://127.0.0.1:port/path with a plain socket (no proofload involved); "" on failure.
-std::string http_get(int port, const std::string& path) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  std::string response;
-  if (connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) == 0) {
-    std::string request =
-        "GET " + path + " HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n";
-    if (write(fd, request.data(), request.size()) == static_cast<ssize_t>(request.size())) {
-      char buffer[4096];
-      ssize_t got;
-      while ((got = read(fd, buffer, sizeof buffer)) > 0)
-        response.append(buffer, static_cast<size_t>(got));
-    }
-  }
-  close(fd);
-  return response;
-}
 
 // Requests the server answered on every route but /metrics itself (from its /metrics page).
 int64_t requests_served(int port) {
