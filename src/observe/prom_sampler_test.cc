@@ -44,19 +44,6 @@ std::string ok_response(const std::string& body, const std::string& extra_header
          "Content-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
 }
 
-// A port nothing listens on (bound, then released).
-int free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  socklen_t length = sizeof address;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  close(fd);
-  return ntohs(address.sin_port);
-}
-
 // An endpoint on 127.0.0.1 serving one connection at a time on its own thread, recording each
 // request. kReply writes `reply` and closes; kHold writes `reply` (maybe nothing, maybe part of
 // a response) and then holds the connection until the client closes it or the endpoint stops.
@@ -349,7 +336,7 @@ TEST(PromSampler, AConnectionClosedAtAcceptIsAGap) {
 }
 
 TEST(PromSampler, ARefusedConnectionIsAGapAtOnce) {
-  int port = free_port();
+  int port = testing::unused_loopback_port();
   auto sampler = make_prom_sampler("prom:http://127.0.0.1:" + std::to_string(port) + "/m", 0);
   int64_t elapsed_ns = 0;
   Sample sample = timed_sample(*sampler, elapsed_ns);
@@ -486,7 +473,7 @@ TEST(PromSamplerNodeExporter, ItsCountersGaugesAndSummariesAreReadAsExposed) {
     GTEST_SKIP() << kNodeExporter << " is not installed (scripts/bootstrap installs Debian's "
                  << "prometheus-node-exporter)";
   }
-  const std::string address = "127.0.0.1:" + std::to_string(free_port());
+  const std::string address = "127.0.0.1:" + std::to_string(testing::unused_loopback_port());
   // Its log goes to stderr; joined to stdout so that its "Listening on" line says it is ready.
   testing::Process exporter(
       {"/bin/sh", "-c",

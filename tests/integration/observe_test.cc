@@ -49,20 +49,6 @@ std::optional<double> scrape(int port, const std::string& name, const std::strin
   return total;
 }
 
-// A port on 127.0.0.1 where nothing listens (bound then released; nothing else takes it in the
-// moment the test needs it).
-int closed_port() {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address);
-  socklen_t length = sizeof address;
-  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
-  close(fd);
-  return ntohs(address.sin_port);
-}
-
 int online_cpus() { return static_cast<int>(sysconf(_SC_NPROCESSORS_ONLN)); }
 
 // windows.csv as rows of column -> cell ("" for an empty cell).
@@ -277,7 +263,7 @@ TEST(Observe, PrometheusCountersBecomeRatesThatAddUpToTheRequestsSent) {
 TEST(Observe, FailingEndpointsRecordGapsAndTheRunGoesOn) {
   ServeProcess server;
   RawServer garbage("HTTP/1.1 200 OK\r\nContent-Length: 21\r\n\r\nthis is not a metric\n", true);
-  const std::string refused = "http://127.0.0.1:" + std::to_string(closed_port()) + "/metrics";
+  const std::string refused = "http://127.0.0.1:" + std::to_string(unused_loopback_port()) + "/metrics";
   const std::string out = make_temp_dir("observe-gaps");
   Observed r = run_observed(server.url(),
                             {"-d", "1s", "--rate", "100", "--workers", "1", "--observe",

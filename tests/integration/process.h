@@ -69,6 +69,9 @@ class ServeProcess {
 // response, head and body; "" on failure.
 std::string http_get(int port, const std::string& path);
 
+// A port on 127.0.0.1 where nothing listens (bound, then released).
+int unused_loopback_port();
+
 // Reads a whole file ("" if missing).
 std::string read_file(const std::string& path);
 // A fresh empty directory under the test's temporary directory.
