@@ -1,0 +1,136 @@
+// The analysis of a ladder: levels in ascending order, each with one verdict (`clean`, `highest
+// within SLO`, `knee`, `saturated`), the knee and why, best sustained throughput within the SLO,
+// the peak, the plateau against the noise floor, per-core figures, a recommended operating target
+// and daily capacity. Pure functions over recorded rows (analyze/level_row.h): a ladder run, a
+// rate search and `proofload analyze FILE.csv` all end here. Thread-safe.
+//
+// The rules (docs/ladder.md states them for users):
+// - Rows with the same `level` are repeats of it. A level's figures are the mean over its repeats
+//   (requests: the sum; generator_busy: any; host_load1: the highest).
+// - SLO: each bound is evaluated on every repeat; a level meets the SLO only when every repeat
+//   meets every bound (a repeat that failed is never averaged into a pass). The level's shown
+//   value per bound is the worst repeat's. No data never passes.
+// - A percentile is untrusted ("marked, not trusted") when the smallest repeat has fewer than
+//   kTailSamplesForTrust requests at or beyond it: pNN needs requests * (1 - NN/100) >= 10, so
+//   p99 needs 1,000 requests, p95 200, p50 20. Unknown request counts mark nothing.
+// - Noise floor: stated (options.noise_floor), else measured from repeats (the median, over
+//   levels with 2 or more repeats, of the spread (max - min) / mean of achieved throughput, at
+//   least kMinimumMeasuredNoiseFloor), else kDefaultNoiseFloor, stated as a default.
+// - Gain of a level: achieved / previous level's achieved - 1. Inside the noise floor
+//   (|gain| < floor) it is flat; else it grows or falls.
+// - The knee is the first level that (a) breaks the SLO, or (b) has a target (open loop) and
+//   achieves less than target * (1 - floor), or (c) closed loop only, is the saturation point:
+//   the next level gains less than the floor while latency climbs (the next level's p95, or p50
+//   when p95 is missing, is more than (1 + floor) times this level's).
+// - Verdicts: before the knee `clean`, the level just before it `highest within SLO`, the knee
+//   `knee`, after it `saturated`. No knee: all `clean`, the last `highest within SLO`.
+// - Best sustained: the level with the most achieved throughput among those that meet the SLO;
+//   none when no level does ("none: the lowest level was already past it").
+// - Plateau: the first level from which every later step is flat or falling (gain < floor),
+//   with at least one such step; none otherwise.
+// - Operating target: options.operating_fraction of the knee's achieved throughput (headroom
+//   1 / fraction). No knee: the fraction of the last level's, a lower bound since the knee was
+//   not reached. None when the knee is the lowest level and breaks the SLO.
+// - Daily capacity: requests per day (86,400 s) at the operating target and at best sustained.
+#pragma once
+
+#include <cstddef>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "analyze/level_row.h"
+#include "analyze/slo.h"
+#include "analyze/threshold.h"
+
+namespace proofload::analyze {
+
+constexpr double kDefaultNoiseFloor = 0.05;
+constexpr double kMinimumMeasuredNoiseFloor = 0.01;
+constexpr double kTailSamplesForTrust = 10;
+constexpr double kDefaultOperatingFraction = 0.5;
+constexpr double kSecondsPerDay = 86'400;
+
+enum class Loop { kClosed, kOpen };
+std::string_view loop_text(Loop loop);  // "closed", "open"
+
+enum class Verdict { kClean, kHighestWithinSlo, kKnee, kSaturated };
+std::string_view verdict_text(Verdict verdict);  // "clean", "highest within SLO", "knee", "saturated"
+
+struct AnalysisOptions {
+  Loop loop = Loop::kClosed;
+  std::optional<double> noise_floor;  // stated by the user (0..1); else measured or the default
+  double operating_fraction = kDefaultOperatingFraction;  // (0, 1]
+};
+
+struct NoiseFloor {
+  enum class Source { kStated, kMeasured, kDefault };
+  double value = kDefaultNoiseFloor;
+  Source source = Source::kDefault;
+  // "6.7% (measured: median spread of throughput between repeats of 4 levels)",
+  // "5.0% (default: no repeats to measure it from; set --repeat or --noise-floor)",
+  // "6.7% (stated with --noise-floor)".
+  std::string text;
+};
+
+struct LevelAnalysis {
+  double level = 0;
+  int repeats = 0;
+  std::optional<double> target_rps;
+  double achieved_rps = 0;
+  std::optional<double> p50_ms, p95_ms, p99_ms;
+  std::optional<int64_t> requests;  // sum over repeats
+  std::optional<double> error_rate, rate_429, never_started;
+  std::optional<double> server_cores, server_throttled_share, generator_cores, host_load1;
+  bool generator_busy = false;
+
+  bool meets_slo = false;
+  std::vector<ThresholdResult> slo;  // per bound, the worst repeat
+  std::vector<std::string> untrusted;  // percentiles with too few samples: "p99", "p95"
+  std::optional<double> gain;          // from the previous level; none for the first
+  std::string gain_text;  // "+1.3%: flat, inside the 6.7% noise floor"; "" for the first
+  bool short_of_target = false;  // has a target and achieved < target * (1 - floor)
+  std::optional<double> rps_per_server_core;
+  std::optional<double> server_cpu_ms_per_request;
+  std::optional<double> achieved_cv;  // run-to-run variation (sample stddev / mean), 2+ repeats
+  std::optional<double> p95_cv;
+  Verdict verdict = Verdict::kClean;
+};
+
+struct LadderAnalysis {
+  Loop loop = Loop::kClosed;
+  Slo slo;
+  NoiseFloor noise_floor;
+  std::vector<LevelAnalysis> levels;  // ascending by level
+  std::optional<size_t> knee;         // index into levels
+  // "breaks the SLO: p95 = 1,140 ms (bound p95 <= 1s)"; "achieved 2,066/s falls short of the
+  // 2,500/s target by 17.4% (beyond the 5.0% noise floor)"; "saturation point: the next level
+  // gains +1.3% (inside the 5.0% noise floor) while p95 climbs from 184 ms to 317 ms". "" if none.
+  std::string knee_reason;
+  std::optional<size_t> best_sustained;
+  std::string best_sustained_text;  // "1,930/s at level 512" or "none: the lowest level was already past it"
+  size_t peak = 0;                  // most achieved throughput (levels is never empty)
+  std::optional<size_t> plateau_from;
+  double operating_fraction = kDefaultOperatingFraction;
+  std::optional<double> operating_target_rps;
+  // "50% of the knee (2,066/s at level 6): 2.0x headroom"; "50% of the highest level tested
+  // (no knee reached: the true headroom is larger)"; "none: the lowest level already broke the SLO".
+  std::string operating_basis;
+  std::optional<double> daily_requests_at_operating_target;
+  std::optional<double> daily_requests_at_best_sustained;
+};
+
+// Throws UsageError when `rows` is empty, when a row has a negative or non-finite level or
+// achieved_rps, or when operating_fraction or noise_floor is outside (0, 1].
+LadderAnalysis analyze_ladder(const std::vector<LevelRow>& rows, const Slo& slo,
+                              const AnalysisOptions& options);
+
+// result.json's `analysis` (docs/result-schema.md, "ladder"): see ladder_analysis.cc. Scripts
+// read levels[].level, levels[].verdict, best_sustained {level, achieved_rps} or null, peak
+// {level, achieved_rps}, knee {level, achieved_rps, reason} or null, plateau {from_level} (null
+// inside when none), operating_target_rps (null when none).
+nlohmann::json analysis_to_json(const LadderAnalysis& analysis);
+
+}  // namespace proofload::analyze

@@ -1,0 +1,51 @@
+// One level of a ladder (one repeat of it) as recorded: what the load asked for, what it got, and
+// what the observers saw. The analysis reads only these rows, whether a ladder recorded them or a
+// table from another tool (k6, wrk) supplied them, so it is tested on recorded data. Plain data.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace proofload::analyze {
+
+struct LevelRow {
+  double level = 0;                  // concurrency (closed loop) or target rate (open loop), as given
+  int repeat = 1;                    // 1..K when a level is repeated
+  std::optional<double> target_rps;  // open loop: the schedule's rate
+  double achieved_rps = 0;           // requests that ended with a response, per second measured
+
+  std::optional<double> p50_ms;  // latency from the intended start (nearest rank)
+  std::optional<double> p95_ms;
+  std::optional<double> p99_ms;
+  // Requests that ended (started and finished, any outcome): the denominator of the error rate
+  // and the latency sample count (a percentile needs enough of them to be trusted). nullopt when
+  // the table did not say.
+  std::optional<int64_t> requests;
+
+  std::optional<double> error_rate;     // share of ended requests that failed, 429 included (0..1)
+  std::optional<double> rate_429;       // share of ended requests answered 429 (0..1)
+  std::optional<double> never_started;  // share of intended requests never started (0..1)
+
+  std::optional<double> server_cores;            // the server's mean CPU use, in cores
+  std::optional<double> server_throttled_share;  // share of CFS periods throttled (0..1)
+  std::optional<double> generator_cores;         // the generator's mean CPU use, in cores
+  bool generator_busy = false;  // the generator used 80% or more of its cores in a window here
+  std::optional<double> host_load1;  // the host's highest 1-minute load average during the level
+  std::optional<double> duration_s;  // measured length (warm-up excluded)
+
+  // SLO metrics beyond the fields above (p99.9, scoped ones such as "p95(lookup)"), keyed by
+  // analyze::MetricRef::text(); a ladder fills in every metric its SLO names.
+  std::vector<std::pair<std::string, double>> extra_metrics;
+};
+
+// JSON form (the `rows` of a ladder's result.json): every field under its own name above;
+// nullopt is null; extra_metrics is an object {"p99.9": 12.5}. from_json throws
+// std::runtime_error naming the field when one has the wrong type.
+nlohmann::json row_to_json(const LevelRow& row);
+LevelRow row_from_json(const nlohmann::json& json);
+
+}  // namespace proofload::analyze
