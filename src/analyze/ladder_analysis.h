@@ -81,7 +81,7 @@ struct LevelAnalysis {
   std::optional<double> target_rps;
   double achieved_rps = 0;
   std::optional<double> p50_ms, p95_ms, p99_ms;
-  std::optional<int64_t> requests;  // sum over repeats
+  std::optional<int64_t> requests;  // sum over repeats; none when a repeat did not say
   std::optional<double> error_rate, rate_429, never_started;
   std::optional<double> server_cores, server_throttled_share, generator_cores, host_load1;
   bool generator_busy = false;
@@ -131,6 +131,8 @@ LadderAnalysis analyze_ladder(const std::vector<LevelRow>& rows, const Slo& slo,
 // read levels[].level, levels[].verdict, best_sustained {level, achieved_rps} or null, peak
 // {level, achieved_rps}, knee {level, achieved_rps, reason} or null, plateau {from_level} (null
 // inside when none), operating_target_rps (null when none).
+// Whole levels are written as integers (100, not 100.0), daily capacity as whole requests, and
+// operating.headroom is null when there is no operating target.
 nlohmann::json analysis_to_json(const LadderAnalysis& analysis);
 
 }  // namespace proofload::analyze

@@ -20,7 +20,7 @@ struct Slo {
   std::string text;                // as given, whitespace trimmed: "p95<1s, errors<=1%"
   std::vector<Threshold> bounds;   // in order
   bool count_429_as_error = true;  // false: `errors` excludes 429s, which are reported apart
-  bool is_default = false;
+  bool is_default = false;         // set by the caller that fell back to kDefaultSlo
 };
 
 // Splits `text` at commas outside parentheses ("rate(status_429, lookup) < 1%" stays whole) and

@@ -1,0 +1,610 @@
+// The analysis of a ladder over recorded rows (see ladder_analysis.h for the rules). Stateless;
+// analyze_ladder throws UsageError only, for bad input.
+#include "analyze/ladder_analysis.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+#include "common/usage_error.h"
+
+namespace proofload::analyze {
+namespace {
+
+// ---- Numbers in texts ----
+
+// "1234567.5" -> "1,234,567.5"; a leading "-" is kept.
+std::string with_separators(std::string text) {
+  const size_t start = !text.empty() && text[0] == '-' ? 1 : 0;
+  size_t end = text.find('.');
+  if (end == std::string::npos) end = text.size();
+  for (size_t i = end; i > start + 3; i -= 3) text.insert(i - 3, ",");
+  return text;
+}
+
+std::string fixed(double value, int decimals) {
+  return with_separators(fmt::format("{:.{}f}", value, decimals));
+}
+
+// Throughput: "2,066/s", "99.8/s".
+std::string rate_text(double rps) { return fixed(rps, std::abs(rps) >= 100 ? 0 : 1) + "/s"; }
+
+// A share as a percentage with one decimal, widened so a non-zero share never prints as 0.0%.
+std::string percent_text(double share) {
+  int decimals = 1;
+  while (decimals < 4 && share != 0 && std::abs(share) * 100 < 0.5 * std::pow(10, -decimals)) {
+    ++decimals;
+  }
+  return fixed(share * 100, decimals) + "%";
+}
+
+// A level as given: "512", "1,000", "2.5".
+std::string level_text(double level) {
+  if (level == std::floor(level) && std::abs(level) < 1e15) return fixed(level, 0);
+  return fmt::format("{}", level);
+}
+
+// Latency: "0.250 ms", "18.4 ms", "1,140 ms".
+std::string ms_text(double ms) { return fixed(ms, ms < 1 ? 3 : ms < 100 ? 1 : 0) + " ms"; }
+
+// "+1.3%", "-7.0%": one decimal, more when one would put the gain on the other side of the
+// floor than its verdict (4.96% is flat inside 5%, so it is not printed as 5.0%).
+std::string signed_gain_text(double gain, double floor) {
+  const bool flat = std::abs(gain) < floor;
+  std::string digits;
+  for (int decimals = 1; decimals <= 4; ++decimals) {
+    digits = fmt::format("{:.{}f}", std::abs(gain) * 100, decimals);
+    if ((std::strtod(digits.c_str(), nullptr) / 100 < floor) == flat) break;
+  }
+  return (gain < 0 ? "-" : "+") + with_separators(digits) + "%";
+}
+
+// "50%", "33.3%": a stated fraction.
+std::string fraction_text(double fraction) {
+  std::string text = fmt::format("{:.1f}", fraction * 100);
+  if (text.ends_with(".0")) text.resize(text.size() - 2);
+  return text + "%";
+}
+
+// ---- Aggregation over repeats ----
+
+struct LevelGroup {
+  double level = 0;
+  std::vector<const LevelRow*> rows;  // in the order recorded
+};
+
+std::optional<double> finite(std::optional<double> value) {
+  if (value && !std::isfinite(*value)) return std::nullopt;
+  return value;
+}
+
+using OptionalField = std::optional<double> LevelRow::*;
+
+// The mean over the repeats that recorded the field; none when no repeat did.
+std::optional<double> mean_of(const LevelGroup& group, OptionalField field) {
+  double sum = 0;
+  int count = 0;
+  for (const LevelRow* row : group.rows) {
+    if (auto value = finite(row->*field)) {
+      sum += *value;
+      ++count;
+    }
+  }
+  if (count == 0) return std::nullopt;
+  return sum / count;
+}
+
+std::optional<double> max_of(const LevelGroup& group, OptionalField field) {
+  std::optional<double> highest;
+  for (const LevelRow* row : group.rows) {
+    if (auto value = finite(row->*field); value && (!highest || *value > *highest)) highest = value;
+  }
+  return highest;
+}
+
+// Sample standard deviation over the mean: run-to-run variation. Needs two values and a non-zero
+// mean.
+std::optional<double> cv_of(const std::vector<double>& values) {
+  if (values.size() < 2) return std::nullopt;
+  double mean = 0;
+  for (double v : values) mean += v;
+  mean /= static_cast<double>(values.size());
+  if (mean == 0) return std::nullopt;
+  double squares = 0;
+  for (double v : values) squares += (v - mean) * (v - mean);
+  return std::sqrt(squares / static_cast<double>(values.size() - 1)) / mean;
+}
+
+// Of one bound's results over the repeats, the one to show: no data first (it never passes), else
+// the value furthest on the failing side of the bound.
+ThresholdResult worst_of(const std::vector<ThresholdResult>& per_repeat, Comparison comparison) {
+  size_t worst = 0;
+  for (size_t i = 0; i < per_repeat.size(); ++i) {
+    const ThresholdResult& r = per_repeat[i];
+    const ThresholdResult& w = per_repeat[worst];
+    if (!r.observed) return r;
+    bool worse = false;
+    switch (comparison) {
+      case Comparison::kLess:
+      case Comparison::kLessEqual:
+        worse = *r.observed > *w.observed;
+        break;
+      case Comparison::kGreater:
+      case Comparison::kGreaterEqual:
+        worse = *r.observed < *w.observed;
+        break;
+      case Comparison::kEqual:
+        worse = !r.passed && w.passed;
+        break;
+    }
+    if (worse) worst = i;
+  }
+  return per_repeat[worst];
+}
+
+// "pNN" needs requests * (1 - NN/100) samples at or beyond it; the smallest repeat decides, since
+// each repeat's percentile stands on its own samples.
+void mark_untrusted(const LevelGroup& group, const Slo& slo, LevelAnalysis& level) {
+  std::optional<int64_t> fewest;
+  for (const LevelRow* row : group.rows) {
+    if (row->requests && (!fewest || *row->requests < *fewest)) fewest = row->requests;
+  }
+  if (!fewest) return;
+  std::vector<std::pair<double, std::string>> percentiles;
+  if (level.p50_ms) percentiles.emplace_back(50, "p50");
+  if (level.p95_ms) percentiles.emplace_back(95, "p95");
+  if (level.p99_ms) percentiles.emplace_back(99, "p99");
+  // Other whole-run percentiles the SLO judges (p99.9) count on the same samples.
+  for (const Threshold& t : slo.bounds) {
+    const MetricRef& m = t.metric;
+    if (m.kind != MetricRef::Kind::kPercentile || !m.scope.empty()) continue;
+    const std::string name = m.text();
+    if (std::none_of(percentiles.begin(), percentiles.end(),
+                     [&](const auto& p) { return p.second == name; })) {
+      percentiles.emplace_back(m.percentile, name);
+    }
+  }
+  // The tolerance keeps p99 at exactly 1,000 requests trusted despite 1 - 0.99 in binary.
+  for (const auto& [percentile, name] : percentiles) {
+    if (static_cast<double>(*fewest) * (1 - percentile / 100) + 1e-9 < kTailSamplesForTrust) {
+      level.untrusted.push_back(name);
+    }
+  }
+}
+
+// One level's figures over its repeats; `failed_repeats` counts the repeats that broke the SLO.
+LevelAnalysis aggregate(const LevelGroup& group, const Slo& slo, int& failed_repeats) {
+  LevelAnalysis level;
+  level.level = group.level;
+  level.repeats = static_cast<int>(group.rows.size());
+  std::vector<double> achieved;
+  std::vector<double> p95s;
+  bool all_requests_known = true;
+  int64_t requests = 0;
+  for (const LevelRow* row : group.rows) {
+    achieved.push_back(row->achieved_rps);
+    if (auto p95 = finite(row->p95_ms)) p95s.push_back(*p95);
+    if (row->requests) {
+      requests += *row->requests;
+    } else {
+      all_requests_known = false;  // a partial sum would undercount the level
+    }
+    level.generator_busy = level.generator_busy || row->generator_busy;
+  }
+  for (double a : achieved) level.achieved_rps += a;
+  level.achieved_rps /= static_cast<double>(achieved.size());
+  if (all_requests_known) level.requests = requests;
+  level.target_rps = mean_of(group, &LevelRow::target_rps);
+  level.p50_ms = mean_of(group, &LevelRow::p50_ms);
+  level.p95_ms = mean_of(group, &LevelRow::p95_ms);
+  level.p99_ms = mean_of(group, &LevelRow::p99_ms);
+  level.error_rate = mean_of(group, &LevelRow::error_rate);
+  level.rate_429 = mean_of(group, &LevelRow::rate_429);
+  level.never_started = mean_of(group, &LevelRow::never_started);
+  level.server_cores = mean_of(group, &LevelRow::server_cores);
+  level.server_throttled_share = mean_of(group, &LevelRow::server_throttled_share);
+  level.generator_cores = mean_of(group, &LevelRow::generator_cores);
+  level.host_load1 = max_of(group, &LevelRow::host_load1);
+  level.achieved_cv = cv_of(achieved);
+  level.p95_cv = cv_of(p95s);
+  if (level.server_cores && *level.server_cores > 0) {
+    level.rps_per_server_core = level.achieved_rps / *level.server_cores;
+  }
+  if (level.server_cores && level.achieved_rps > 0) {
+    level.server_cpu_ms_per_request = *level.server_cores * 1000 / level.achieved_rps;
+  }
+
+  // Every repeat is judged on its own: a level passes only when each one did.
+  std::vector<std::vector<ThresholdResult>> per_bound(slo.bounds.size());
+  failed_repeats = 0;
+  for (const LevelRow* row : group.rows) {
+    const std::vector<ThresholdResult> results = evaluate_thresholds(
+        slo.bounds,
+        [&](const MetricRef& metric) { return row_metric(*row, metric, slo.count_429_as_error); });
+    if (!all_passed(results)) ++failed_repeats;
+    for (size_t b = 0; b < results.size(); ++b) per_bound[b].push_back(results[b]);
+  }
+  for (size_t b = 0; b < per_bound.size(); ++b) {
+    level.slo.push_back(worst_of(per_bound[b], slo.bounds[b].comparison));
+  }
+  level.meets_slo = failed_repeats == 0;
+  mark_untrusted(group, slo, level);
+  return level;
+}
+
+std::vector<LevelGroup> group_by_level(const std::vector<LevelRow>& rows) {
+  std::map<double, LevelGroup> by_level;
+  for (const LevelRow& row : rows) {
+    LevelGroup& group = by_level[row.level];
+    group.level = row.level;
+    group.rows.push_back(&row);
+  }
+  std::vector<LevelGroup> groups;
+  for (auto& [level, group] : by_level) groups.push_back(std::move(group));
+  return groups;
+}
+
+void validate(const std::vector<LevelRow>& rows, const AnalysisOptions& options) {
+  if (rows.empty()) throw UsageError("no levels to analyse: the ladder recorded no rows");
+  for (const LevelRow& row : rows) {
+    if (!std::isfinite(row.level) || row.level < 0) {
+      throw UsageError(
+          fmt::format("level {} is not a level (a finite number, 0 or more)", row.level));
+    }
+    if (!std::isfinite(row.achieved_rps) || row.achieved_rps < 0) {
+      throw UsageError(fmt::format(
+          "achieved throughput {} at level {} is not a rate (a finite number, 0 or more)",
+          row.achieved_rps, row.level));
+    }
+  }
+  const double fraction = options.operating_fraction;
+  if (!(fraction > 0 && fraction <= 1)) {
+    throw UsageError(fmt::format(
+        "operating fraction {} is outside (0, 1] (write 0.5 to operate at half the knee)",
+        fraction));
+  }
+  if (options.noise_floor && !(*options.noise_floor > 0 && *options.noise_floor <= 1)) {
+    throw UsageError(
+        fmt::format("noise floor {} is outside (0, 1] (write 0.05 for 5%)", *options.noise_floor));
+  }
+}
+
+NoiseFloor noise_floor_of(const std::vector<LevelGroup>& groups, const AnalysisOptions& options) {
+  NoiseFloor floor;
+  if (options.noise_floor) {
+    floor.value = *options.noise_floor;
+    floor.source = NoiseFloor::Source::kStated;
+    floor.text = percent_text(floor.value) + " (stated with --noise-floor)";
+    return floor;
+  }
+  std::vector<double> spreads;
+  for (const LevelGroup& group : groups) {
+    if (group.rows.size() < 2) continue;
+    double low = group.rows[0]->achieved_rps;
+    double high = low;
+    double sum = 0;
+    for (const LevelRow* row : group.rows) {
+      low = std::min(low, row->achieved_rps);
+      high = std::max(high, row->achieved_rps);
+      sum += row->achieved_rps;
+    }
+    // A level that achieved nothing in every repeat says nothing about relative noise.
+    if (sum > 0) spreads.push_back((high - low) / (sum / static_cast<double>(group.rows.size())));
+  }
+  if (spreads.empty()) {
+    floor.text = percent_text(floor.value) +
+                 " (default: no repeats to measure it from; set --repeat or --noise-floor)";
+    return floor;
+  }
+  std::sort(spreads.begin(), spreads.end());
+  const size_t n = spreads.size();
+  const double median = n % 2 == 1 ? spreads[n / 2] : (spreads[n / 2 - 1] + spreads[n / 2]) / 2;
+  floor.source = NoiseFloor::Source::kMeasured;
+  floor.value = std::max(median, kMinimumMeasuredNoiseFloor);
+  floor.text = fmt::format("{} (measured: median spread of throughput between repeats of {} {}",
+                           percent_text(floor.value), n, n == 1 ? "level" : "levels");
+  if (median < kMinimumMeasuredNoiseFloor) {
+    floor.text += ", " + percent_text(median) + ", raised to the " +
+                  percent_text(kMinimumMeasuredNoiseFloor) + " minimum";
+  }
+  floor.text += ")";
+  return floor;
+}
+
+// ---- Per-step rules ----
+
+std::string gain_text_of(double gain, double floor) {
+  const std::string shown = signed_gain_text(gain, floor);
+  const std::string floor_text = percent_text(floor);
+  if (std::abs(gain) < floor) return shown + ": flat, inside the " + floor_text + " noise floor";
+  return shown + (gain < 0 ? ": falls" : ": grows") + ", beyond the " + floor_text + " noise floor";
+}
+
+// A step "gains less than the floor" when it is flat or falling. A level after one that achieved
+// nothing has no gain and counts as growing.
+bool stops_growing(const LevelAnalysis& level, double floor) {
+  return level.gain && *level.gain < floor;
+}
+
+// Why level `i` is the knee, or "" when it is not.
+std::string knee_reason_of(const std::vector<LevelAnalysis>& levels, size_t i, int failed_repeats,
+                           const Slo& slo, Loop loop, double floor) {
+  const LevelAnalysis& level = levels[i];
+  if (!level.meets_slo) {
+    std::string reason = "breaks the SLO";
+    if (level.repeats > 1) {
+      reason += fmt::format(" in {} of {} repeats", failed_repeats, level.repeats);
+    }
+    std::string failures;
+    for (size_t b = 0; b < level.slo.size(); ++b) {
+      if (level.slo[b].passed) continue;
+      if (!failures.empty()) failures += ", ";
+      failures += level.slo[b].observed_text + " (bound " + slo.bounds[b].expression + ")";
+    }
+    return reason + ": " + failures;
+  }
+  if (level.short_of_target) {
+    return "achieved " + rate_text(level.achieved_rps) + " falls short of the " +
+           rate_text(*level.target_rps) + " target by " +
+           percent_text(1 - level.achieved_rps / *level.target_rps) + " (beyond the " +
+           percent_text(floor) + " noise floor)";
+  }
+  if (loop != Loop::kClosed || i + 1 >= levels.size()) return "";
+  const LevelAnalysis& next = levels[i + 1];
+  if (!stops_growing(next, floor)) return "";
+  std::string name = "p95";
+  std::optional<double> here = level.p95_ms;
+  std::optional<double> there = next.p95_ms;
+  if (!here || !there) {
+    name = "p50";
+    here = level.p50_ms;
+    there = next.p50_ms;
+  }
+  if (!here || !there || !(*there > (1 + floor) * *here)) return "";
+  const std::string step = std::abs(*next.gain) < floor
+                               ? "gains " + signed_gain_text(*next.gain, floor) + " (inside the "
+                               : "falls by " + percent_text(-*next.gain) + " (beyond the ";
+  return "saturation point: the next level " + step + percent_text(floor) + " noise floor) while " +
+         name + " climbs from " + ms_text(*here) + " to " + ms_text(*there);
+}
+
+// ---- JSON ----
+
+template <typename T>
+nlohmann::json optional_json(const std::optional<T>& value) {
+  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
+}
+
+// Levels are written as given: 100, not 100.0.
+nlohmann::json level_json(double level) {
+  if (level == std::floor(level) && std::abs(level) < 9e15) {
+    return nlohmann::json(static_cast<int64_t>(level));
+  }
+  return nlohmann::json(level);
+}
+
+std::string_view source_text(NoiseFloor::Source source) {
+  switch (source) {
+    case NoiseFloor::Source::kStated:
+      return "stated";
+    case NoiseFloor::Source::kMeasured:
+      return "measured";
+    case NoiseFloor::Source::kDefault:
+      return "default";
+  }
+  return "default";
+}
+
+nlohmann::json level_to_json(const LevelAnalysis& level) {
+  nlohmann::json slo = nlohmann::json::array();
+  for (const ThresholdResult& r : level.slo) {
+    slo.push_back({{"expression", r.expression},
+                   {"observed", optional_json(r.observed)},
+                   {"observed_text", r.observed_text},
+                   {"passed", r.passed}});
+  }
+  return {
+      {"level", level_json(level.level)},
+      {"repeats", level.repeats},
+      {"target_rps", optional_json(level.target_rps)},
+      {"achieved_rps", level.achieved_rps},
+      {"p50_ms", optional_json(level.p50_ms)},
+      {"p95_ms", optional_json(level.p95_ms)},
+      {"p99_ms", optional_json(level.p99_ms)},
+      {"requests", optional_json(level.requests)},
+      {"error_rate", optional_json(level.error_rate)},
+      {"rate_429", optional_json(level.rate_429)},
+      {"never_started", optional_json(level.never_started)},
+      {"server_cores", optional_json(level.server_cores)},
+      {"server_throttled_share", optional_json(level.server_throttled_share)},
+      {"generator_cores", optional_json(level.generator_cores)},
+      {"host_load1", optional_json(level.host_load1)},
+      {"generator_busy", level.generator_busy},
+      {"meets_slo", level.meets_slo},
+      {"slo", slo},
+      {"untrusted", level.untrusted},
+      {"gain", optional_json(level.gain)},
+      {"gain_text", level.gain_text},
+      {"short_of_target", level.short_of_target},
+      {"rps_per_server_core", optional_json(level.rps_per_server_core)},
+      {"server_cpu_ms_per_request", optional_json(level.server_cpu_ms_per_request)},
+      {"achieved_cv", optional_json(level.achieved_cv)},
+      {"p95_cv", optional_json(level.p95_cv)},
+      {"verdict", verdict_text(level.verdict)},
+  };
+}
+
+nlohmann::json level_ref_json(const LevelAnalysis& level) {
+  return {{"level", level_json(level.level)}, {"achieved_rps", level.achieved_rps}};
+}
+
+}  // namespace
+
+std::string_view loop_text(Loop loop) { return loop == Loop::kOpen ? "open" : "closed"; }
+
+std::string_view verdict_text(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kClean:
+      return "clean";
+    case Verdict::kHighestWithinSlo:
+      return "highest within SLO";
+    case Verdict::kKnee:
+      return "knee";
+    case Verdict::kSaturated:
+      return "saturated";
+  }
+  return "clean";
+}
+
+LadderAnalysis analyze_ladder(const std::vector<LevelRow>& rows, const Slo& slo,
+                              const AnalysisOptions& options) {
+  validate(rows, options);
+  const std::vector<LevelGroup> groups = group_by_level(rows);
+  LadderAnalysis a;
+  a.loop = options.loop;
+  a.slo = slo;
+  a.operating_fraction = options.operating_fraction;
+  a.noise_floor = noise_floor_of(groups, options);
+  const double floor = a.noise_floor.value;
+
+  std::vector<int> failed_repeats(groups.size(), 0);
+  for (size_t i = 0; i < groups.size(); ++i) {
+    a.levels.push_back(aggregate(groups[i], slo, failed_repeats[i]));
+  }
+  for (size_t i = 0; i < a.levels.size(); ++i) {
+    LevelAnalysis& level = a.levels[i];
+    if (level.target_rps)
+      level.short_of_target = level.achieved_rps < *level.target_rps * (1 - floor);
+    if (i == 0) continue;
+    const double previous = a.levels[i - 1].achieved_rps;
+    if (previous > 0) {
+      level.gain = level.achieved_rps / previous - 1;
+    } else if (level.achieved_rps == 0) {
+      level.gain = 0;  // nothing, then nothing: flat
+    }
+    level.gain_text = level.gain ? gain_text_of(*level.gain, floor)
+                                 : "grows from nothing (the level before achieved 0/s)";
+  }
+
+  for (size_t i = 0; i < a.levels.size() && !a.knee; ++i) {
+    std::string reason = knee_reason_of(a.levels, i, failed_repeats[i], slo, a.loop, floor);
+    if (!reason.empty()) {
+      a.knee = i;
+      a.knee_reason = std::move(reason);
+    }
+  }
+  const size_t last_clean = a.knee ? *a.knee : a.levels.size();  // one past the highest in SLO
+  for (size_t i = 0; i < a.levels.size(); ++i) {
+    Verdict& v = a.levels[i].verdict;
+    if (a.knee && i == *a.knee) {
+      v = Verdict::kKnee;
+    } else if (a.knee && i > *a.knee) {
+      v = Verdict::kSaturated;
+    } else {
+      v = i + 1 == last_clean ? Verdict::kHighestWithinSlo : Verdict::kClean;
+    }
+  }
+
+  for (size_t i = 0; i < a.levels.size(); ++i) {
+    const LevelAnalysis& level = a.levels[i];
+    if (level.achieved_rps > a.levels[a.peak].achieved_rps) a.peak = i;
+    if (level.meets_slo &&
+        (!a.best_sustained || level.achieved_rps > a.levels[*a.best_sustained].achieved_rps)) {
+      a.best_sustained = i;
+    }
+  }
+  if (a.best_sustained) {
+    const LevelAnalysis& best = a.levels[*a.best_sustained];
+    a.best_sustained_text = rate_text(best.achieved_rps) + " at level " + level_text(best.level);
+    a.daily_requests_at_best_sustained = std::round(best.achieved_rps * kSecondsPerDay);
+  } else {
+    a.best_sustained_text = "none: the lowest level was already past it";
+  }
+
+  // The plateau starts where every later step stops growing: scan back from the last step.
+  for (size_t i = a.levels.size(); i-- > 1;) {
+    if (!stops_growing(a.levels[i], floor)) break;
+    a.plateau_from = i - 1;
+  }
+
+  const std::string fraction = fraction_text(a.operating_fraction);
+  const std::string headroom = fmt::format("{:.1f}x headroom", 1 / a.operating_fraction);
+  if (a.knee && *a.knee == 0 && !a.levels[0].meets_slo) {
+    a.operating_basis = "none: the lowest level already broke the SLO";
+  } else if (a.knee) {
+    const LevelAnalysis& knee = a.levels[*a.knee];
+    a.operating_target_rps = a.operating_fraction * knee.achieved_rps;
+    a.operating_basis = fraction + " of the knee (" + rate_text(knee.achieved_rps) + " at level " +
+                        level_text(knee.level) + "): " + headroom;
+  } else {
+    const LevelAnalysis& last = a.levels.back();
+    a.operating_target_rps = a.operating_fraction * last.achieved_rps;
+    a.operating_basis = fraction + " of the highest level tested (" + rate_text(last.achieved_rps) +
+                        " at level " + level_text(last.level) +
+                        "; no knee reached: the true headroom is larger)";
+  }
+  if (a.operating_target_rps) {
+    a.daily_requests_at_operating_target = std::round(*a.operating_target_rps * kSecondsPerDay);
+  }
+  return a;
+}
+
+nlohmann::json analysis_to_json(const LadderAnalysis& analysis) {
+  const auto& levels = analysis.levels;
+  nlohmann::json bounds = nlohmann::json::array();
+  for (const Threshold& t : analysis.slo.bounds) bounds.push_back(t.expression);
+  nlohmann::json level_list = nlohmann::json::array();
+  for (const LevelAnalysis& level : levels) level_list.push_back(level_to_json(level));
+
+  nlohmann::json knee = nullptr;
+  if (analysis.knee) {
+    knee = level_ref_json(levels[*analysis.knee]);
+    knee["reason"] = analysis.knee_reason;
+  }
+  nlohmann::json best = nullptr;
+  if (analysis.best_sustained) best = level_ref_json(levels[*analysis.best_sustained]);
+  nlohmann::json peak = nullptr;  // only for an analysis that was never filled in
+  if (analysis.peak < levels.size()) peak = level_ref_json(levels[analysis.peak]);
+  nlohmann::json plateau_from = nullptr;
+  if (analysis.plateau_from) plateau_from = level_json(levels[*analysis.plateau_from].level);
+
+  // Whole requests per day: a fraction of one says nothing a reader can use.
+  auto daily = [](const std::optional<double>& value) {
+    return value ? nlohmann::json(std::llround(*value)) : nlohmann::json(nullptr);
+  };
+  nlohmann::json headroom = nullptr;
+  if (analysis.operating_target_rps) headroom = 1 / analysis.operating_fraction;
+
+  return {
+      {"loop", loop_text(analysis.loop)},
+      {"slo",
+       {{"text", analysis.slo.text},
+        {"description", describe_slo(analysis.slo)},
+        {"bounds", bounds},
+        {"count_429_as_error", analysis.slo.count_429_as_error},
+        {"is_default", analysis.slo.is_default}}},
+      {"noise_floor",
+       {{"value", analysis.noise_floor.value},
+        {"source", source_text(analysis.noise_floor.source)},
+        {"text", analysis.noise_floor.text}}},
+      {"levels", level_list},
+      {"knee", knee},
+      {"best_sustained", best},
+      {"best_sustained_text", analysis.best_sustained_text},
+      {"peak", peak},
+      {"plateau", {{"from_level", plateau_from}}},
+      {"operating_target_rps", optional_json(analysis.operating_target_rps)},
+      {"operating",
+       {{"fraction", analysis.operating_fraction},
+        {"headroom", headroom},
+        {"basis", analysis.operating_basis}}},
+      {"daily_capacity",
+       {{"at_operating_target", daily(analysis.daily_requests_at_operating_target)},
+        {"at_best_sustained", daily(analysis.daily_requests_at_best_sustained)}}},
+  };
+}
+
+}  // namespace proofload::analyze

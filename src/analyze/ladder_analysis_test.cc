@@ -1,0 +1,401 @@
+// The ladder analysis on synthetic tables whose answers are known by construction: verdicts, the
+// knee and why, best sustained, peak, plateau, noise floor, operating target, and the JSON that
+// scripts read.
+#include "analyze/ladder_analysis.h"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+
+#include "common/usage_error.h"
+
+namespace proofload::analyze {
+namespace {
+
+// One repeat of a level with everything a ladder records; the latency shape is p50 = p95 / 2,
+// p99 = 1.5 x p95.
+LevelRow row(double level, double achieved_rps, double p95_ms, int repeat = 1) {
+  LevelRow r;
+  r.level = level;
+  r.repeat = repeat;
+  r.achieved_rps = achieved_rps;
+  r.p50_ms = p95_ms / 2;
+  r.p95_ms = p95_ms;
+  r.p99_ms = p95_ms * 1.5;
+  r.requests = 100'000;
+  r.error_rate = 0;
+  r.rate_429 = 0;
+  r.never_started = 0;
+  return r;
+}
+
+LevelRow open_row(double target_rps, double achieved_rps, double p95_ms) {
+  LevelRow r = row(target_rps, achieved_rps, p95_ms);
+  r.target_rps = target_rps;
+  return r;
+}
+
+std::vector<std::string> verdicts(const LadderAnalysis& a) {
+  std::vector<std::string> out;
+  for (const LevelAnalysis& level : a.levels) out.emplace_back(verdict_text(level.verdict));
+  return out;
+}
+
+LadderAnalysis analyze(const std::vector<LevelRow>& rows, AnalysisOptions options = {},
+                       std::string_view slo = kDefaultSlo) {
+  return analyze_ladder(rows, parse_slo(slo), options);
+}
+
+AnalysisOptions open_loop() {
+  AnalysisOptions options;
+  options.loop = Loop::kOpen;
+  return options;
+}
+
+TEST(LadderAnalysis, CleanLinearRiseHasNoKneeAndALowerBoundTarget) {
+  // Given highest first: the analysis orders levels itself.
+  const LadderAnalysis a =
+      analyze({row(80, 800, 13), row(40, 400, 12), row(20, 200, 11), row(10, 100, 10)});
+  ASSERT_EQ(a.levels.size(), 4u);
+  EXPECT_EQ(a.levels[0].level, 10);
+  EXPECT_EQ(a.levels[3].level, 80);
+  EXPECT_EQ(verdicts(a),
+            (std::vector<std::string>{"clean", "clean", "clean", "highest within SLO"}));
+  EXPECT_FALSE(a.knee);
+  EXPECT_EQ(a.knee_reason, "");
+  EXPECT_EQ(a.best_sustained, 3u);
+  EXPECT_EQ(a.best_sustained_text, "800/s at level 80");
+  EXPECT_EQ(a.peak, 3u);
+  EXPECT_FALSE(a.plateau_from);
+  EXPECT_EQ(a.operating_target_rps, 400);
+  EXPECT_EQ(a.operating_basis,
+            "50% of the highest level tested (800/s at level 80; no knee reached: the true "
+            "headroom is larger)");
+  EXPECT_EQ(a.daily_requests_at_operating_target, 400 * 86'400);
+  EXPECT_EQ(a.daily_requests_at_best_sustained, 800 * 86'400);
+  EXPECT_EQ(a.noise_floor.source, NoiseFloor::Source::kDefault);
+  EXPECT_EQ(a.noise_floor.value, kDefaultNoiseFloor);
+  EXPECT_EQ(a.noise_floor.text,
+            "5.0% (default: no repeats to measure it from; set --repeat or --noise-floor)");
+  EXPECT_FALSE(a.levels[0].gain);
+  EXPECT_EQ(a.levels[0].gain_text, "");
+  EXPECT_DOUBLE_EQ(*a.levels[1].gain, 1.0);
+  EXPECT_EQ(a.levels[1].gain_text, "+100.0%: grows, beyond the 5.0% noise floor");
+  EXPECT_TRUE(a.levels[3].meets_slo);
+  ASSERT_EQ(a.levels[3].slo.size(), 2u);
+  EXPECT_EQ(a.levels[3].slo[0].observed_text, "p95 = 13.0 ms");
+}
+
+// Closed loop: throughput stops growing at concurrency 32 while p95 keeps climbing.
+std::vector<LevelRow> saturating_table() {
+  return {row(8, 1000, 20), row(16, 1900, 22), row(32, 2040, 30), row(64, 2066.52, 60),
+          row(128, 2070, 120)};
+}
+
+TEST(LadderAnalysis, FlatThroughputWithClimbingLatencyIsTheKneeInClosedLoop) {
+  const LadderAnalysis a = analyze(saturating_table());
+  EXPECT_EQ(verdicts(a), (std::vector<std::string>{"clean", "highest within SLO", "knee",
+                                                   "saturated", "saturated"}));
+  ASSERT_EQ(a.knee, 2u);
+  EXPECT_EQ(a.knee_reason,
+            "saturation point: the next level gains +1.3% (inside the 5.0% noise floor) while "
+            "p95 climbs from 30.0 ms to 60.0 ms");
+  EXPECT_EQ(a.levels[3].gain_text, "+1.3%: flat, inside the 5.0% noise floor");
+  EXPECT_EQ(a.levels[2].gain_text, "+7.4%: grows, beyond the 5.0% noise floor");
+  EXPECT_EQ(a.plateau_from, 2u);
+  // Every level met the SLO, so the most throughput within it is the last, saturated or not.
+  EXPECT_EQ(a.best_sustained, 4u);
+  EXPECT_EQ(a.peak, 4u);
+  EXPECT_DOUBLE_EQ(*a.operating_target_rps, 1020);
+  EXPECT_EQ(a.operating_basis, "50% of the knee (2,040/s at level 32): 2.0x headroom");
+}
+
+TEST(LadderAnalysis, FlatThroughputWithSteadyLatencyIsAPlateauButNoKnee) {
+  const LadderAnalysis a =
+      analyze({row(8, 1000, 20), row(16, 1900, 22), row(32, 1920, 22.5), row(64, 1925, 23)});
+  EXPECT_FALSE(a.knee);
+  EXPECT_EQ(a.plateau_from, 1u);
+  EXPECT_EQ(a.levels.back().verdict, Verdict::kHighestWithinSlo);
+}
+
+TEST(LadderAnalysis, StatedOperatingFractionSetsTargetAndHeadroom) {
+  AnalysisOptions options;
+  options.operating_fraction = 0.25;
+  const LadderAnalysis a = analyze(saturating_table(), options);
+  EXPECT_DOUBLE_EQ(*a.operating_target_rps, 510);
+  EXPECT_EQ(a.operating_basis, "25% of the knee (2,040/s at level 32): 4.0x headroom");
+}
+
+TEST(LadderAnalysis, SloBreachIsTheKneeAndBestSustainedIsBelowIt) {
+  const LadderAnalysis a = analyze(
+      {row(1, 100, 10), row(2, 200, 12), row(3, 300, 14), row(4, 400, 1140), row(5, 500, 1500)});
+  EXPECT_EQ(verdicts(a), (std::vector<std::string>{"clean", "clean", "highest within SLO", "knee",
+                                                   "saturated"}));
+  ASSERT_EQ(a.knee, 3u);
+  EXPECT_EQ(a.levels[3].level, 4);
+  EXPECT_EQ(a.knee_reason, "breaks the SLO: p95 = 1140.0 ms (bound p95<=1s)");
+  EXPECT_FALSE(a.levels[3].meets_slo);
+  EXPECT_FALSE(a.levels[3].slo[0].passed);
+  EXPECT_TRUE(a.levels[3].slo[1].passed);
+  EXPECT_EQ(a.best_sustained, 2u);
+  EXPECT_EQ(a.best_sustained_text, "300/s at level 3");
+  EXPECT_EQ(a.peak, 4u);
+  EXPECT_FALSE(a.plateau_from);
+  EXPECT_DOUBLE_EQ(*a.operating_target_rps, 200);
+}
+
+TEST(LadderAnalysis, NoLevelWithinSloHasNoBestSustainedNorOperatingTarget) {
+  const LadderAnalysis a = analyze({row(10, 100, 2000), row(20, 150, 3000)});
+  EXPECT_EQ(verdicts(a), (std::vector<std::string>{"knee", "saturated"}));
+  EXPECT_EQ(a.knee, 0u);
+  EXPECT_FALSE(a.best_sustained);
+  EXPECT_EQ(a.best_sustained_text, "none: the lowest level was already past it");
+  EXPECT_FALSE(a.operating_target_rps);
+  EXPECT_EQ(a.operating_basis, "none: the lowest level already broke the SLO");
+  EXPECT_FALSE(a.daily_requests_at_operating_target);
+  EXPECT_FALSE(a.daily_requests_at_best_sustained);
+  EXPECT_EQ(a.peak, 1u);
+}
+
+TEST(LadderAnalysis, OpenLoopShortOfTargetIsTheKnee) {
+  const LadderAnalysis a = analyze({open_row(100, 99.8, 3), open_row(200, 199.5, 4),
+                                    open_row(400, 396, 6), open_row(800, 600, 80)},
+                                   open_loop());
+  EXPECT_EQ(verdicts(a),
+            (std::vector<std::string>{"clean", "clean", "highest within SLO", "knee"}));
+  ASSERT_EQ(a.knee, 3u);
+  EXPECT_EQ(a.knee_reason,
+            "achieved 600/s falls short of the 800/s target by 25.0% (beyond the 5.0% noise "
+            "floor)");
+  // 396 of 400 is inside the noise floor: on target.
+  EXPECT_FALSE(a.levels[2].short_of_target);
+  EXPECT_TRUE(a.levels[3].short_of_target);
+  EXPECT_EQ(a.best_sustained, 3u);
+  EXPECT_DOUBLE_EQ(*a.operating_target_rps, 300);
+  EXPECT_EQ(analyze({open_row(100, 99.8, 3)}, open_loop()).best_sustained_text,
+            "99.8/s at level 100");
+}
+
+TEST(LadderAnalysis, OpenLoopOnTargetIsNoKneeEvenWhenLatencyClimbs) {
+  // The saturation-point rule reads a closed loop, where throughput is the outcome; in open loop
+  // the schedule sets it, so a small step with climbing latency says nothing.
+  const LadderAnalysis a = analyze({open_row(100, 100, 10), open_row(102, 102, 50)}, open_loop());
+  EXPECT_FALSE(a.knee);
+  EXPECT_EQ(verdicts(a), (std::vector<std::string>{"clean", "highest within SLO"}));
+}
+
+TEST(LadderAnalysis, GeneratorBusyIsCarriedWithoutChangingVerdicts) {
+  std::vector<LevelRow> rows = saturating_table();
+  const LadderAnalysis plain = analyze(rows);
+  rows[3].generator_busy = true;
+  const LadderAnalysis busy = analyze(rows);
+  EXPECT_TRUE(busy.levels[3].generator_busy);
+  EXPECT_FALSE(busy.levels[2].generator_busy);
+  EXPECT_EQ(verdicts(busy), verdicts(plain));
+  EXPECT_EQ(busy.knee, plain.knee);
+  EXPECT_EQ(busy.best_sustained, plain.best_sustained);
+  // One busy repeat marks the whole level.
+  rows = {row(10, 100, 5, 1), row(10, 100, 5, 2)};
+  rows[1].generator_busy = true;
+  EXPECT_TRUE(analyze(rows).levels[0].generator_busy);
+}
+
+TEST(LadderAnalysis, NoiseFloorIsTheMedianSpreadOfRepeatsAndSmallerStepsAreFlat) {
+  // Spreads: 10%, 4%, 6% -> median 6%. Level 400 ran once and does not count.
+  std::vector<LevelRow> rows = {row(100, 95, 10, 1),  row(100, 100, 20, 2), row(100, 105, 30, 3),
+                                row(200, 196, 10, 1), row(200, 200, 10, 2), row(200, 204, 10, 3),
+                                row(300, 291, 10, 1), row(300, 300, 10, 2), row(300, 309, 10, 3),
+                                row(400, 316, 10, 1)};
+  const LadderAnalysis a = analyze(rows);
+  EXPECT_EQ(a.noise_floor.source, NoiseFloor::Source::kMeasured);
+  EXPECT_DOUBLE_EQ(a.noise_floor.value, 0.06);
+  EXPECT_EQ(a.noise_floor.text,
+            "6.0% (measured: median spread of throughput between repeats of 3 levels)");
+  EXPECT_EQ(a.levels[0].repeats, 3);
+  EXPECT_DOUBLE_EQ(a.levels[0].achieved_rps, 100);
+  EXPECT_DOUBLE_EQ(*a.levels[0].p95_ms, 20);
+  EXPECT_EQ(a.levels[0].requests, 300'000);
+  EXPECT_DOUBLE_EQ(*a.levels[0].achieved_cv, 0.05);
+  EXPECT_DOUBLE_EQ(*a.levels[0].p95_cv, 0.5);
+  EXPECT_FALSE(a.levels[3].achieved_cv);
+  EXPECT_FALSE(a.levels[3].p95_cv);
+  // +5.3% would grow against the 5% default; against the measured 6% it is flat.
+  EXPECT_EQ(a.levels[3].gain_text, "+5.3%: flat, inside the 6.0% noise floor");
+  EXPECT_FALSE(a.knee);  // flat, but latency did not climb
+  EXPECT_EQ(a.plateau_from, 2u);
+
+  AnalysisOptions stated;
+  stated.noise_floor = 0.02;
+  const LadderAnalysis s = analyze(rows, stated);
+  EXPECT_EQ(s.noise_floor.source, NoiseFloor::Source::kStated);
+  EXPECT_EQ(s.noise_floor.text, "2.0% (stated with --noise-floor)");
+  EXPECT_EQ(s.levels[3].gain_text, "+5.3%: grows, beyond the 2.0% noise floor");
+  EXPECT_FALSE(s.plateau_from);
+}
+
+TEST(LadderAnalysis, IdenticalRepeatsMeasureTheMinimumNoiseFloor) {
+  const LadderAnalysis a = analyze({row(10, 100, 5, 1), row(10, 100, 5, 2)});
+  EXPECT_EQ(a.noise_floor.source, NoiseFloor::Source::kMeasured);
+  EXPECT_EQ(a.noise_floor.value, kMinimumMeasuredNoiseFloor);
+  EXPECT_EQ(a.noise_floor.text,
+            "1.0% (measured: median spread of throughput between repeats of 1 level, 0.0%, "
+            "raised to the 1.0% minimum)");
+}
+
+TEST(LadderAnalysis, OneFailingRepeatFailsTheLevelAndItsValueIsShown) {
+  // The mean p95 of level 200 (433 ms) is within 1 s; its third repeat is not.
+  const LadderAnalysis a =
+      analyze({row(100, 100, 50, 1), row(100, 100, 50, 2), row(200, 200, 100, 1),
+               row(200, 200, 100, 2), row(200, 200, 1100, 3), row(300, 300, 60)});
+  EXPECT_NEAR(*a.levels[1].p95_ms, 433.33, 0.01);
+  EXPECT_FALSE(a.levels[1].meets_slo);
+  EXPECT_EQ(a.levels[1].slo[0].observed, 1100);
+  EXPECT_EQ(a.levels[1].slo[0].observed_text, "p95 = 1100.0 ms");
+  ASSERT_EQ(a.knee, 1u);
+  EXPECT_EQ(a.knee_reason, "breaks the SLO in 1 of 3 repeats: p95 = 1100.0 ms (bound p95<=1s)");
+  // A later level that meets the SLO is still the best sustained; it is past the knee.
+  EXPECT_EQ(a.best_sustained, 2u);
+  EXPECT_EQ(verdicts(a), (std::vector<std::string>{"highest within SLO", "knee", "saturated"}));
+}
+
+TEST(LadderAnalysis, PercentilesWithFewSamplesAreUntrusted) {
+  auto untrusted_at = [](std::vector<int64_t> requests, std::string_view slo = kDefaultSlo) {
+    std::vector<LevelRow> rows;
+    for (size_t i = 0; i < requests.size(); ++i) {
+      rows.push_back(row(10, 100, 5, static_cast<int>(i + 1)));
+      rows.back().requests = requests[i];
+    }
+    return analyze(rows, {}, slo).levels[0].untrusted;
+  };
+  using Names = std::vector<std::string>;
+  EXPECT_EQ(untrusted_at({500}), Names{"p99"});
+  EXPECT_EQ(untrusted_at({1000}), Names{});
+  EXPECT_EQ(untrusted_at({150}), (Names{"p95", "p99"}));
+  EXPECT_EQ(untrusted_at({19}), (Names{"p50", "p95", "p99"}));
+  // The smallest repeat decides, not the sum.
+  EXPECT_EQ(untrusted_at({1000, 500}), Names{"p99"});
+  // A percentile the SLO judges beyond the recorded three.
+  EXPECT_EQ(untrusted_at({5000}, "p99.9<1s"), Names{"p99.9"});
+  // Unknown request counts mark nothing.
+  LevelRow unknown = row(10, 100, 5);
+  unknown.requests.reset();
+  EXPECT_TRUE(analyze({unknown}).levels[0].untrusted.empty());
+}
+
+TEST(LadderAnalysis, Answers429AreCountedAsErrorsOrApart) {
+  LevelRow r = row(10, 100, 5);
+  r.error_rate = 0.03;
+  r.rate_429 = 0.025;
+  const LadderAnalysis counted = analyze_ladder({r}, parse_slo(kDefaultSlo, true), {});
+  EXPECT_FALSE(counted.levels[0].meets_slo);
+  EXPECT_EQ(counted.levels[0].slo[1].observed_text, "errors = 3%");
+  const LadderAnalysis apart = analyze_ladder({r}, parse_slo(kDefaultSlo, false), {});
+  EXPECT_TRUE(apart.levels[0].meets_slo);
+  EXPECT_EQ(apart.levels[0].slo[1].observed_text, "errors = 0.5%");
+  // The recorded figures are unchanged either way; only the judgement differs.
+  EXPECT_DOUBLE_EQ(*apart.levels[0].error_rate, 0.03);
+  EXPECT_DOUBLE_EQ(*apart.levels[0].rate_429, 0.025);
+}
+
+TEST(LadderAnalysis, PerCoreFiguresComeFromServerCpu) {
+  LevelRow r = open_row(100, 99.8, 3);
+  r.server_cores = 0.21;
+  const LevelAnalysis level = analyze({r}, open_loop()).levels[0];
+  EXPECT_NEAR(*level.rps_per_server_core, 475.24, 0.01);
+  EXPECT_NEAR(*level.server_cpu_ms_per_request, 2.104, 0.001);
+  EXPECT_FALSE(analyze({row(10, 100, 5)}).levels[0].rps_per_server_core);
+}
+
+TEST(LadderAnalysis, BadInputIsUsageError) {
+  EXPECT_THROW(analyze({}), UsageError);
+  EXPECT_THROW(analyze({row(-1, 100, 5)}), UsageError);
+  EXPECT_THROW(analyze({row(std::numeric_limits<double>::infinity(), 100, 5)}), UsageError);
+  EXPECT_THROW(analyze({row(10, std::nan(""), 5)}), UsageError);
+  EXPECT_THROW(analyze({row(10, -5, 5)}), UsageError);
+  for (double fraction : {0.0, -0.5, 1.5, std::nan("")}) {
+    AnalysisOptions options;
+    options.operating_fraction = fraction;
+    EXPECT_THROW(analyze({row(10, 100, 5)}, options), UsageError) << fraction;
+  }
+  for (double floor : {0.0, 1.5}) {
+    AnalysisOptions options;
+    options.noise_floor = floor;
+    EXPECT_THROW(analyze({row(10, 100, 5)}, options), UsageError) << floor;
+  }
+}
+
+TEST(AnalysisToJson, HoldsWhatScriptsRead) {
+  const nlohmann::json j = analysis_to_json(analyze(saturating_table()));
+  EXPECT_EQ(j["loop"], "closed");
+  EXPECT_EQ(j["slo"]["text"], std::string(kDefaultSlo));
+  EXPECT_EQ(j["slo"]["description"], "p95 ≤ 1 s, errors ≤ 1%");
+  EXPECT_EQ(j["slo"]["bounds"], (nlohmann::json{"p95<=1s", "errors<=1%"}));
+  EXPECT_EQ(j["noise_floor"]["source"], "default");
+  ASSERT_EQ(j["levels"].size(), 5u);
+  EXPECT_TRUE(j["levels"][0]["level"].is_number_integer());
+  EXPECT_EQ(j["levels"][0]["level"], 8);
+  EXPECT_EQ(j["levels"][0]["gain"], nullptr);
+  EXPECT_EQ(j["levels"][1]["verdict"], "highest within SLO");
+  EXPECT_EQ(j["levels"][2]["verdict"], "knee");
+  EXPECT_EQ(j["levels"][4]["verdict"], "saturated");
+  EXPECT_EQ(j["levels"][0]["slo"][0]["expression"], "p95<=1s");
+  EXPECT_EQ(j["levels"][0]["slo"][0]["passed"], true);
+  EXPECT_EQ(j["knee"]["level"], 32);
+  EXPECT_EQ(j["knee"]["achieved_rps"], 2040);
+  EXPECT_TRUE(j["knee"]["reason"].get<std::string>().starts_with("saturation point"));
+  EXPECT_EQ(j["best_sustained"]["level"], 128);
+  EXPECT_EQ(j["peak"]["level"], 128);
+  EXPECT_EQ(j["plateau"]["from_level"], 32);
+  EXPECT_EQ(j["operating_target_rps"], 1020);
+  EXPECT_EQ(j["operating"]["fraction"], 0.5);
+  EXPECT_EQ(j["operating"]["headroom"], 2.0);
+  EXPECT_TRUE(j["daily_capacity"]["at_operating_target"].is_number_integer());
+  EXPECT_EQ(j["daily_capacity"]["at_operating_target"], 1020 * 86'400);
+  for (const char* key : {"target_rps",
+                          "achieved_rps",
+                          "p50_ms",
+                          "p95_ms",
+                          "p99_ms",
+                          "requests",
+                          "error_rate",
+                          "rate_429",
+                          "never_started",
+                          "server_cores",
+                          "server_throttled_share",
+                          "generator_cores",
+                          "host_load1",
+                          "generator_busy",
+                          "meets_slo",
+                          "slo",
+                          "untrusted",
+                          "gain",
+                          "gain_text",
+                          "short_of_target",
+                          "rps_per_server_core",
+                          "server_cpu_ms_per_request",
+                          "achieved_cv",
+                          "p95_cv",
+                          "repeats"}) {
+    EXPECT_TRUE(j["levels"][0].contains(key)) << key;
+  }
+}
+
+TEST(AnalysisToJson, NoneIsNull) {
+  const nlohmann::json clean = analysis_to_json(analyze({row(10, 100, 5), row(20, 200, 6)}));
+  EXPECT_TRUE(clean["knee"].is_null());
+  EXPECT_TRUE(clean["plateau"].contains("from_level"));
+  EXPECT_TRUE(clean["plateau"]["from_level"].is_null());
+
+  const nlohmann::json broken = analysis_to_json(analyze({row(10, 100, 2000)}));
+  EXPECT_TRUE(broken["best_sustained"].is_null());
+  EXPECT_EQ(broken["best_sustained_text"], "none: the lowest level was already past it");
+  EXPECT_TRUE(broken["operating_target_rps"].is_null());
+  EXPECT_TRUE(broken["operating"]["headroom"].is_null());
+  EXPECT_TRUE(broken["daily_capacity"]["at_operating_target"].is_null());
+  EXPECT_TRUE(broken["daily_capacity"]["at_best_sustained"].is_null());
+  EXPECT_EQ(broken["knee"]["level"], 10);
+}
+
+}  // namespace
+}  // namespace proofload::analyze

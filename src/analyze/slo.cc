@@ -1,0 +1,177 @@
+// Parsing, per-row reading and prose of a ladder's SLO (see slo.h). Stateless; parse_slo throws
+// UsageError only.
+#include "analyze/slo.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "common/usage_error.h"
+
+namespace proofload::analyze {
+namespace {
+
+using Kind = MetricRef::Kind;
+
+bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+// The parts of `text` between commas that are not inside parentheses, untrimmed.
+std::vector<std::string_view> split_outside_parentheses(std::string_view text) {
+  std::vector<std::string_view> parts;
+  int depth = 0;
+  size_t start = 0;
+  for (size_t i = 0; i < text.size(); ++i) {
+    if (text[i] == '(') {
+      ++depth;
+    } else if (text[i] == ')') {
+      // An unmatched ")" is left for parse_threshold to name; it must not hide later commas.
+      if (depth > 0) --depth;
+    } else if (text[i] == ',' && depth == 0) {
+      parts.push_back(text.substr(start, i - start));
+      start = i + 1;
+    }
+  }
+  parts.push_back(text.substr(start));
+  return parts;
+}
+
+std::optional<double> finite(std::optional<double> value) {
+  if (value && !std::isfinite(*value)) return std::nullopt;
+  return value;
+}
+
+std::optional<double> extra(const LevelRow& row, const MetricRef& metric) {
+  const std::string name = metric.text();
+  for (const auto& [key, value] : row.extra_metrics) {
+    if (key == name) return finite(value);
+  }
+  return std::nullopt;
+}
+
+// A bound in the prose of a report: up to 3 decimals, trailing zeros dropped ("1", "0.25").
+std::string short_number(double value) {
+  std::string text = fmt::format("{:.3f}", value);
+  text.erase(text.find_last_not_of('0') + 1);
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
+
+std::string describe_bound(const Threshold& t) {
+  switch (t.metric.kind) {
+    case Kind::kPercentile:
+    case Kind::kMean:
+    case Kind::kMax:
+      return t.bound >= 1000 ? short_number(t.bound / 1000) + " s" : short_number(t.bound) + " ms";
+    case Kind::kErrorRate:
+    case Kind::kNeverStarted:
+    case Kind::kOutcomeRate:
+      return short_number(t.bound * 100) + "%";
+    case Kind::kThroughput:
+      return short_number(t.bound) + "/s";
+    case Kind::kCount:
+      return short_number(t.bound);
+  }
+  return short_number(t.bound);
+}
+
+std::string_view comparison_symbol(Comparison comparison) {
+  switch (comparison) {
+    case Comparison::kLess:
+      return "<";
+    case Comparison::kLessEqual:
+      return "≤";
+    case Comparison::kGreater:
+      return ">";
+    case Comparison::kGreaterEqual:
+      return "≥";
+    case Comparison::kEqual:
+      return "=";
+  }
+  return "?";
+}
+
+}  // namespace
+
+Slo parse_slo(std::string_view text, bool count_429_as_error) {
+  const std::string_view trimmed = trim(text);
+  if (trimmed.empty()) {
+    throw UsageError("empty SLO (write bounds separated by commas, like " +
+                     std::string(kDefaultSlo) + ")");
+  }
+  Slo slo;
+  slo.text = std::string(trimmed);
+  slo.count_429_as_error = count_429_as_error;
+  const std::vector<std::string_view> parts = split_outside_parentheses(trimmed);
+  for (size_t i = 0; i < parts.size(); ++i) {
+    if (trim(parts[i]).empty()) {
+      throw UsageError(fmt::format(
+          "invalid SLO \"{}\": bound {} of {} is empty (write bounds separated by commas, like {})",
+          slo.text, i + 1, parts.size(), kDefaultSlo));
+    }
+    // parse_threshold's message already quotes the bound; the SLO around it says where it was.
+    try {
+      slo.bounds.push_back(parse_threshold(parts[i]));
+    } catch (const UsageError& e) {
+      throw UsageError("invalid SLO \"" + slo.text + "\": " + e.what());
+    }
+  }
+  return slo;
+}
+
+std::optional<double> row_metric(const LevelRow& row, const MetricRef& metric,
+                                 bool count_429_as_error) {
+  // Scoped metrics are never row fields: the fields describe the whole level.
+  if (!metric.scope.empty()) return extra(row, metric);
+  std::optional<double> value;
+  switch (metric.kind) {
+    case Kind::kPercentile:
+      if (metric.percentile == 50) value = row.p50_ms;
+      if (metric.percentile == 95) value = row.p95_ms;
+      if (metric.percentile == 99) value = row.p99_ms;
+      break;
+    case Kind::kErrorRate:
+      value = finite(row.error_rate);
+      // Without a 429 share to take out, the error rate is left whole: overstating errors errs on
+      // the side of failing the SLO rather than passing it unproven.
+      if (value && !count_429_as_error && finite(row.rate_429)) {
+        value = std::max(0.0, *value - *row.rate_429);
+      }
+      break;
+    case Kind::kOutcomeRate:
+      if (metric.outcome == "status_429") value = row.rate_429;
+      break;
+    case Kind::kNeverStarted:
+      value = row.never_started;
+      break;
+    case Kind::kThroughput:
+      value = row.achieved_rps;
+      break;
+    case Kind::kCount:
+      if (metric.outcome == "requests" && row.requests) value = static_cast<double>(*row.requests);
+      break;
+    case Kind::kMean:
+    case Kind::kMax:
+      break;
+  }
+  value = finite(value);
+  return value ? value : extra(row, metric);
+}
+
+std::string describe_slo(const Slo& slo) {
+  std::string out;
+  for (const Threshold& t : slo.bounds) {
+    if (!out.empty()) out += ", ";
+    out += t.metric.text() + " " + std::string(comparison_symbol(t.comparison)) + " " +
+           describe_bound(t);
+  }
+  return out;
+}
+
+}  // namespace proofload::analyze
