@@ -1,0 +1,55 @@
+// Abort rules (`--abort-when "errors > 50% for 10s"`): a run stops early when a condition on the
+// whole run's metrics has held for a stated time, so a broken target is not hammered for the rest
+// of a long ladder. Parsed at configuration time; watched over finished windows by the caller.
+// parse_abort_rule is stateless and thread-safe; an AbortWatch belongs to one caller.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "analyze/threshold.h"
+
+namespace proofload::analyze {
+
+struct AbortRule {
+  std::string text;     // as written (surrounding whitespace removed)
+  Threshold condition;  // the run aborts while this "passes" (is true), not when it fails
+  int64_t for_ns = 0;   // how long the condition must hold over consecutive windows
+};
+
+// CONDITION for DURATION. CONDITION is the threshold grammar (parse_threshold) on a metric of
+// the whole run (no scope); DURATION is parse_duration_ns's ("10s", "1m30s"), above zero. The
+// last " for " (any case, whitespace around it) splits the two. A missing "for DURATION", a scope,
+// a bad condition or duration: UsageError with one line quoting the rule and the expected form.
+AbortRule parse_abort_rule(std::string_view text);
+
+// Watches one rule over finished windows. Warm-up is the caller's business: it passes only the
+// windows that count.
+class AbortWatch {
+ public:
+  explicit AbortWatch(AbortRule rule);
+
+  // One finished window: its length and a lookup of the metric over that window (nullopt = no
+  // data, which resets the streak like a window where the condition is false). Returns true once
+  // the condition has held in consecutive windows totalling at least rule.for_ns, and from then
+  // on (the verdict does not un-trigger).
+  bool add_window(int64_t duration_ns, const MetricLookup& lookup);
+
+  bool triggered() const { return triggered_; }
+  const AbortRule& rule() const { return rule_; }
+
+  // "errors > 50% for 10s: errors = 83.2% over the last 10 s": the rule, the most extreme value
+  // of a window in the streak (the highest for > and >=, the lowest for < and <=, the last for
+  // ==) and the streak's length. "" before the rule triggered.
+  std::string reason() const;
+
+ private:
+  AbortRule rule_;
+  int64_t streak_ns_ = 0;
+  double worst_ = 0;  // meaningful while streak_ns_ > 0
+  bool triggered_ = false;
+  std::string reason_;
+};
+
+}  // namespace proofload::analyze

@@ -1,0 +1,399 @@
+// Reading a level table (see level_table.h): an RFC 4180 record reader, then the header and one
+// LevelRow per record. Throws UsageError only.
+#include "analyze/level_table.h"
+
+#include <fmt/format.h>
+
+#include <array>
+#include <cerrno>
+#include <charconv>
+#include <cmath>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <limits>
+#include <map>
+#include <optional>
+#include <system_error>
+
+#include "common/usage_error.h"
+
+namespace proofload::analyze {
+namespace {
+
+enum class Column {
+  kLevel,
+  kRepeat,
+  kTargetRps,
+  kAchievedRps,
+  kP50Ms,
+  kP95Ms,
+  kP99Ms,
+  kErrorRate,
+  kErrors,
+  kRequests,
+  kRate429,
+  kNeverStarted,
+  kServerCores,
+  kServerThrottledShare,
+  kGeneratorCores,
+  kGeneratorBusy,
+  kHostLoad1,
+  kDurationS,
+};
+constexpr size_t kColumnCount = static_cast<size_t>(Column::kDurationS) + 1;
+
+// In the order messages list them.
+constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
+    "level",           "repeat",
+    "target_rps",      "achieved_rps",
+    "p50_ms",          "p95_ms",
+    "p99_ms",          "error_rate",
+    "errors",          "requests",
+    "rate_429",        "never_started",
+    "server_cores",    "server_throttled_share",
+    "generator_cores", "generator_busy",
+    "host_load1",      "duration_s",
+};
+constexpr Column kRequired[] = {Column::kLevel, Column::kAchievedRps, Column::kP50Ms,
+                                Column::kP95Ms};
+// Written by proofload's own levels.csv; the analysis recomputes it.
+constexpr std::string_view kSilentlyIgnored = "verdict";
+constexpr std::string_view kRequiredText =
+    "level, achieved_rps, p50_ms, p95_ms, and error_rate or both errors and requests";
+
+std::string_view name_of(Column column) { return kColumnNames[static_cast<size_t>(column)]; }
+
+bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+std::string_view trim(std::string_view text) {
+  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
+  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+std::string lower(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+std::string accepted_columns() {
+  std::string out;
+  for (std::string_view name : kColumnNames) {
+    if (!out.empty()) out += ", ";
+    out += name;
+  }
+  return out;
+}
+
+// Throws "FILE:LINE: why".
+class Failer {
+ public:
+  explicit Failer(const std::string& file) : file_(file) {}
+  [[noreturn]] void fail(int line, const std::string& why) const {
+    throw UsageError(fmt::format("{}:{}: {}", file_, line, why));
+  }
+
+ private:
+  const std::string& file_;
+};
+
+struct Record {
+  int line = 0;  // where the record starts (1-based)
+  std::vector<std::string> cells;
+};
+
+// RFC 4180 records, one at a time. A quote opens a quoted field only at the start of a cell
+// (spaces before it allowed); elsewhere it is an ordinary character.
+class CsvReader {
+ public:
+  CsvReader(std::string_view text, const Failer& failer) : text_(text), failer_(failer) {
+    if (text_.starts_with("\xEF\xBB\xBF")) text_.remove_prefix(3);  // spreadsheets write a BOM
+  }
+
+  // False at the end of the text.
+  bool next(Record& record) {
+    record.cells.clear();
+    if (pos_ >= text_.size()) return false;
+    record.line = line_;
+    std::string cell;
+    while (true) {
+      if (pos_ >= text_.size()) break;
+      const char c = text_[pos_];
+      if (c == '"' && trim(cell).empty()) {
+        cell = read_quoted(record.line);
+        continue;
+      }
+      if (c == ',') {
+        record.cells.push_back(std::move(cell));
+        cell.clear();
+        ++pos_;
+        continue;
+      }
+      if (c == '\n' || c == '\r') {
+        pos_ += (c == '\r' && pos_ + 1 < text_.size() && text_[pos_ + 1] == '\n') ? 2 : 1;
+        ++line_;
+        break;
+      }
+      cell += c;
+      ++pos_;
+    }
+    record.cells.push_back(std::move(cell));
+    return true;
+  }
+
+ private:
+  // From the opening quote to just after the closing one (and any spaces after it).
+  std::string read_quoted(int record_line) {
+    std::string value;
+    ++pos_;
+    while (true) {
+      if (pos_ >= text_.size()) failer_.fail(record_line, "a quoted field is never closed");
+      const char c = text_[pos_++];
+      if (c == '"') {
+        if (pos_ < text_.size() && text_[pos_] == '"') {
+          value += '"';
+          ++pos_;
+          continue;
+        }
+        break;
+      }
+      if (c == '\n') ++line_;
+      value += c;
+    }
+    while (pos_ < text_.size() && is_space(text_[pos_])) ++pos_;
+    if (pos_ < text_.size() && text_[pos_] != ',' && text_[pos_] != '\n' && text_[pos_] != '\r') {
+      failer_.fail(line_, "text after the closing quote of \"" + value +
+                              "\" (a quote inside a quoted field is written twice: \"\")");
+    }
+    return value;
+  }
+
+  std::string_view text_;
+  const Failer& failer_;
+  size_t pos_ = 0;
+  int line_ = 1;
+};
+
+bool is_blank(const Record& record) {
+  return record.cells.size() == 1 && trim(record.cells[0]).empty();
+}
+
+// Reads the cells of one data record, each by the rules of its column.
+class RowReader {
+ public:
+  RowReader(const Record& record, const Failer& failer) : record_(record), failer_(failer) {}
+
+  // A plain non-negative decimal; nullopt for an empty cell.
+  std::optional<double> number(const std::string& cell, Column column) const {
+    const std::string_view text = trim(cell);
+    if (text.empty()) return std::nullopt;
+    const double value = to_double(text, text, column);
+    if (value < 0) fail(column, text, "is negative");
+    return value;
+  }
+
+  double required_number(const std::string& cell, Column column) const {
+    const std::optional<double> value = number(cell, column);
+    if (!value) {
+      failer_.fail(record_.line,
+                   fmt::format("column \"{}\" is empty (every row needs one)", name_of(column)));
+    }
+    return *value;
+  }
+
+  // A share: 0..1, or a percentage 0%..100%.
+  std::optional<double> share(const std::string& cell, Column column) const {
+    const std::string_view text = trim(cell);
+    if (text.empty()) return std::nullopt;
+    const bool percent = text.ends_with('%');
+    const std::string_view digits = percent ? trim(text.substr(0, text.size() - 1)) : text;
+    // "1.5%" is read as the decimal text "1.5e-2": the double nearest the exact share.
+    const double value = to_double(std::string(digits) + (percent ? "e-2" : ""), text, column);
+    if (value < 0) fail(column, text, "is negative");
+    if (value > 1) {
+      fail(column, text,
+           percent
+               ? "is above 100%"
+               : "is above 1 (a share is 0..1; for a percentage write " + std::string(text) + "%)");
+    }
+    return value;
+  }
+
+  // A whole number at least `minimum`.
+  std::optional<int64_t> whole(const std::string& cell, Column column, int64_t minimum) const {
+    const std::optional<double> value = number(cell, column);
+    if (!value) return std::nullopt;
+    // Below 2^53 every whole number is exact in a double.
+    if (*value != std::floor(*value) || *value > 9.0e15) {
+      fail(column, trim(cell), "is not a whole number");
+    }
+    if (*value < static_cast<double>(minimum)) {
+      fail(column, trim(cell), fmt::format("is below {}", minimum));
+    }
+    return static_cast<int64_t>(*value);
+  }
+
+  bool flag(const std::string& cell, Column column) const {
+    const std::string text = lower(trim(cell));
+    if (text.empty() || text == "0" || text == "false") return false;
+    if (text == "1" || text == "true") return true;
+    fail(column, trim(cell), "is not 0, 1, true or false");
+  }
+
+  [[noreturn]] void fail(Column column, std::string_view cell, const std::string& why) const {
+    failer_.fail(record_.line, fmt::format("column \"{}\": \"{}\" {}", name_of(column), cell, why));
+  }
+
+ private:
+  double to_double(std::string_view number, std::string_view as_written, Column column) const {
+    double value = 0;
+    const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
+    if (number.empty() || ec != std::errc() || end != number.data() + number.size() ||
+        !std::isfinite(value)) {
+      fail(column, as_written, "is not a number");
+    }
+    return value;
+  }
+
+  const Record& record_;
+  const Failer& failer_;
+};
+
+// Which cell holds each known column (nullopt: not in the table).
+using ColumnIndex = std::array<std::optional<size_t>, kColumnCount>;
+
+ColumnIndex read_header(const Record& header, const Failer& failer, LevelTable& table) {
+  ColumnIndex index;
+  for (size_t i = 0; i < header.cells.size(); ++i) {
+    const std::string_view as_written = trim(header.cells[i]);
+    const std::string name = lower(as_written);
+    if (name.empty()) {
+      table.ignored_columns.push_back(fmt::format("(unnamed column {})", i + 1));
+      continue;
+    }
+    size_t known = 0;
+    while (known < kColumnCount && kColumnNames[known] != name) ++known;
+    if (known == kColumnCount) {
+      if (name != kSilentlyIgnored) table.ignored_columns.emplace_back(as_written);
+      continue;
+    }
+    if (index[known]) {
+      failer.fail(header.line, fmt::format("column \"{}\" appears twice in the header", name));
+    }
+    index[known] = i;
+  }
+  auto has = [&](Column c) { return index[static_cast<size_t>(c)].has_value(); };
+  for (Column required : kRequired) {
+    if (!has(required)) {
+      failer.fail(header.line,
+                  fmt::format("missing column \"{}\" in the header (required: {}; accepted: {})",
+                              name_of(required), kRequiredText, accepted_columns()));
+    }
+  }
+  if (!has(Column::kErrorRate) && !(has(Column::kErrors) && has(Column::kRequests))) {
+    const std::string found = has(Column::kErrors)     ? " (errors is there, requests is not)"
+                              : has(Column::kRequests) ? " (requests is there, errors is not)"
+                                                       : "";
+    failer.fail(header.line,
+                "no error rate in the header: add an error_rate column (a share 0..1 or a "
+                "percentage like 1.5%) or both errors and requests columns" +
+                    found);
+  }
+  table.has_targets = has(Column::kTargetRps);
+  return index;
+}
+
+LevelRow read_row(const Record& record, const ColumnIndex& index, const Failer& failer,
+                  std::map<double, int>& rows_per_level) {
+  const RowReader reader(record, failer);
+  static const std::string kAbsent;
+  auto cell = [&](Column c) -> const std::string& {
+    const std::optional<size_t> i = index[static_cast<size_t>(c)];
+    return i ? record.cells[*i] : kAbsent;
+  };
+  auto number = [&](Column c) { return reader.number(cell(c), c); };
+  auto share = [&](Column c) { return reader.share(cell(c), c); };
+
+  LevelRow row;
+  row.level = reader.required_number(cell(Column::kLevel), Column::kLevel);
+  const int nth = ++rows_per_level[row.level];
+  const std::optional<int64_t> repeat = reader.whole(cell(Column::kRepeat), Column::kRepeat, 1);
+  if (repeat && *repeat > std::numeric_limits<int>::max()) {
+    reader.fail(Column::kRepeat, trim(cell(Column::kRepeat)), "is too large");
+  }
+  row.repeat = repeat ? static_cast<int>(*repeat) : nth;
+  row.target_rps = number(Column::kTargetRps);
+  row.achieved_rps = reader.required_number(cell(Column::kAchievedRps), Column::kAchievedRps);
+  row.p50_ms = number(Column::kP50Ms);
+  row.p95_ms = number(Column::kP95Ms);
+  row.p99_ms = number(Column::kP99Ms);
+  row.requests = reader.whole(cell(Column::kRequests), Column::kRequests, 0);
+  row.error_rate = share(Column::kErrorRate);
+  const std::optional<int64_t> errors = reader.whole(cell(Column::kErrors), Column::kErrors, 0);
+  if (errors && row.requests && *errors > *row.requests) {
+    failer.fail(record.line, fmt::format("{} errors out of {} requests (errors cannot exceed "
+                                         "requests)",
+                                         *errors, *row.requests));
+  }
+  if (!row.error_rate && errors && row.requests && *row.requests > 0) {
+    row.error_rate = static_cast<double>(*errors) / static_cast<double>(*row.requests);
+  }
+  row.rate_429 = share(Column::kRate429);
+  row.never_started = share(Column::kNeverStarted);
+  row.server_cores = number(Column::kServerCores);
+  row.server_throttled_share = share(Column::kServerThrottledShare);
+  row.generator_cores = number(Column::kGeneratorCores);
+  row.generator_busy = reader.flag(cell(Column::kGeneratorBusy), Column::kGeneratorBusy);
+  row.host_load1 = number(Column::kHostLoad1);
+  row.duration_s = number(Column::kDurationS);
+  return row;
+}
+
+}  // namespace
+
+LevelTable parse_level_table(std::string_view csv_text, const std::string& file_name_for_errors) {
+  const Failer failer(file_name_for_errors);
+  CsvReader reader(csv_text, failer);
+  LevelTable table;
+  Record record;
+  bool have_header = false;
+  while ((have_header = reader.next(record)) && is_blank(record)) {
+  }
+  if (!have_header) {
+    failer.fail(1,
+                fmt::format("empty: expected a header row naming the columns ({})", kRequiredText));
+  }
+  const Record header = record;
+  const ColumnIndex index = read_header(header, failer, table);
+
+  std::map<double, int> rows_per_level;
+  while (reader.next(record)) {
+    if (is_blank(record)) continue;
+    if (record.cells.size() != header.cells.size()) {
+      failer.fail(record.line, fmt::format("{} cells, but the header has {} columns",
+                                           record.cells.size(), header.cells.size()));
+    }
+    table.rows.push_back(read_row(record, index, failer, rows_per_level));
+  }
+  if (table.rows.empty()) failer.fail(header.line + 1, "no data rows after the header");
+  return table;
+}
+
+LevelTable read_level_table(const std::filesystem::path& file) {
+  const std::string name = file.string();
+  std::error_code ec;
+  if (std::filesystem::is_directory(file, ec)) {
+    throw UsageError("cannot read " + name + ": it is a directory");
+  }
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw UsageError("cannot read " + name + ": " + std::strerror(errno));
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (in.bad()) throw UsageError("cannot read " + name + ": " + std::strerror(errno));
+  return parse_level_table(text, name);
+}
+
+}  // namespace proofload::analyze

@@ -1,0 +1,210 @@
+// The rate search's state machine (see rate_search.h). Configuration errors throw UsageError;
+// misuse by the caller (recording after the end) throws std::logic_error.
+#include "analyze/rate_search.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <stdexcept>
+#include <utility>
+
+#include "common/usage_error.h"
+#include "schedule/parse.h"
+
+namespace proofload::analyze {
+namespace {
+
+constexpr int kMaxDecimals = 6;
+
+// `value` with `decimals`, trailing zeros (and a bare point) removed.
+std::string trimmed_fixed(double value, int decimals) {
+  std::string text = fmt::format("{:.{}f}", value, decimals);
+  if (text.find('.') != std::string::npos) {
+    text.erase(text.find_last_not_of('0') + 1);
+    if (text.back() == '.') text.pop_back();
+  }
+  return text;
+}
+
+// "5000.5" -> "5,000.5".
+std::string with_separators(std::string text) {
+  const size_t start = text.front() == '-' ? 1 : 0;
+  size_t digits_end = text.find('.');
+  if (digits_end == std::string::npos) digits_end = text.size();
+  for (size_t i = digits_end; i > start + 3; i -= 3) text.insert(i - 3, ",");
+  return text;
+}
+
+std::string percent_text(double share) { return trimmed_fixed(share * 100, 4) + "%"; }
+
+// Both ends of a bracket, with enough decimals that they do not print alike.
+std::pair<std::string, std::string> bracket_text(double lo, double hi) {
+  double precision = 0.0005;
+  std::pair<std::string, std::string> texts{rate_text(lo, precision), rate_text(hi, precision)};
+  while (texts.first == texts.second && precision > 1e-12) {
+    precision /= 10;
+    texts = {rate_text(lo, precision), rate_text(hi, precision)};
+  }
+  return texts;
+}
+
+std::string between(double lo, double hi) {
+  const auto [lo_text, hi_text] = bracket_text(lo, hi);
+  return "between " + lo_text + "/s and " + hi_text + "/s";
+}
+
+[[noreturn]] void bad_option(const std::string& why) { throw UsageError("rate search: " + why); }
+
+}  // namespace
+
+std::string rate_text(double rps, double relative_precision) {
+  if (!std::isfinite(rps)) return fmt::format("{}", rps);
+  std::string text;
+  for (int decimals = 0; decimals <= kMaxDecimals; ++decimals) {
+    text = trimmed_fixed(rps, decimals);
+    const double shown = std::strtod(text.c_str(), nullptr);
+    if (std::abs(shown - rps) <= relative_precision * std::abs(rps)) break;
+  }
+  if (text == "-0") text = "0";
+  return with_separators(text);
+}
+
+std::string_view phase_text(RateSearch::Phase phase) {
+  switch (phase) {
+    case RateSearch::Phase::kGrow:
+      return "grow";
+    case RateSearch::Phase::kBisect:
+      return "bisect";
+    case RateSearch::Phase::kConfirm:
+      return "confirm";
+    case RateSearch::Phase::kDone:
+      return "done";
+  }
+  return "?";
+}
+
+RateSearch::RateSearch(RateSearchOptions options) : options_(std::move(options)) {
+  const RateSearchOptions& o = options_;
+  // Negated comparisons so that NaN is rejected too.
+  if (!(o.start_rps > 0) || !(o.start_rps <= schedule::kMaxRatePerS)) {
+    bad_option(fmt::format("the start rate must be above 0/s and at most {}/s (got {})",
+                           rate_text(schedule::kMaxRatePerS), o.start_rps));
+  }
+  if (!(o.growth > 1) || !std::isfinite(o.growth)) {
+    bad_option(fmt::format("the growth factor must be above 1, like 2 (got {})", o.growth));
+  }
+  if (!(o.tolerance > 0 && o.tolerance <= 0.5)) {
+    bad_option(
+        "the tolerance must be above 0% and at most 50%, like 1% (got " +
+        (std::isfinite(o.tolerance) ? percent_text(o.tolerance) : fmt::format("{}", o.tolerance)) +
+        ")");
+  }
+  if (o.max_rps) {
+    if (!(*o.max_rps >= o.start_rps) || !(*o.max_rps <= schedule::kMaxRatePerS)) {
+      bad_option(fmt::format(
+          "--max-rate {}/s must be at least the start rate {}/s and at most {}/s",
+          rate_text(*o.max_rps), rate_text(o.start_rps), rate_text(schedule::kMaxRatePerS)));
+    }
+  }
+  if (!(o.min_rps > 0 && o.min_rps <= o.start_rps)) {
+    bad_option(
+        fmt::format("the minimum rate must be above 0/s and at most the start rate {}/s "
+                    "(got {}/s)",
+                    rate_text(o.start_rps), o.min_rps));
+  }
+  if (o.max_steps < 1) {
+    bad_option(fmt::format("the step limit must be at least 1 (got {})", o.max_steps));
+  }
+  next_rps_ = o.start_rps;
+}
+
+std::optional<double> RateSearch::next_rate() const {
+  if (phase_ == Phase::kDone) return std::nullopt;
+  return next_rps_;
+}
+
+double RateSearch::ceiling_rps() const {
+  // Without --max-rate the search still stops where a schedule can no longer go.
+  return options_.max_rps.value_or(schedule::kMaxRatePerS);
+}
+
+void RateSearch::record(bool passed) {
+  if (phase_ == Phase::kDone) {
+    throw std::logic_error("RateSearch::record called after the search ended (" + reason_ + ")");
+  }
+  const double rate = next_rps_;
+  steps_.push_back(Step{rate, phase_, passed});
+  switch (phase_) {
+    case Phase::kConfirm:
+      confirmed_ = passed;
+      finish(passed ? reason_ : "the confirming run at " + rate_text(rate) + "/s broke the SLO");
+      return;
+    case Phase::kGrow:
+      ++search_steps_;
+      after_grow(rate, passed);
+      return;
+    case Phase::kBisect:
+      ++search_steps_;
+      (passed ? lo_ : hi_) = rate;
+      bisect_or_confirm();
+      return;
+    case Phase::kDone:
+      return;
+  }
+}
+
+void RateSearch::after_grow(double rate, bool passed) {
+  const std::string step_limit = fmt::format("step limit ({}) reached: ", options_.max_steps);
+  if (passed) {
+    lo_ = rate;
+    // Going down from a failing start: this pass closes the bracket.
+    if (hi_) return bisect_or_confirm();
+    if (rate >= ceiling_rps()) {
+      return confirm(options_.max_rps ? "held the SLO up to --max-rate " + rate_text(rate) + "/s"
+                                      : "held the SLO up to " + rate_text(rate) +
+                                            "/s, the highest rate a schedule can run");
+    }
+    if (search_steps_ >= options_.max_steps) {
+      return confirm(step_limit + "held the SLO up to " + rate_text(rate) + "/s");
+    }
+    next_rps_ = std::min(rate * options_.growth, ceiling_rps());
+    return;
+  }
+  hi_ = rate;
+  if (lo_) return bisect_or_confirm();
+  if (rate <= options_.min_rps) return finish("no rate passed down to " + rate_text(rate) + "/s");
+  if (search_steps_ >= options_.max_steps) {
+    return finish(step_limit + "no rate passed down to " + rate_text(rate) + "/s");
+  }
+  next_rps_ = std::max(rate / options_.growth, options_.min_rps);
+}
+
+void RateSearch::bisect_or_confirm() {
+  const double lo = *lo_;
+  const double hi = *hi_;
+  if ((hi - lo) / lo <= options_.tolerance) {
+    return confirm("converged within " + percent_text(options_.tolerance) + ": " + between(lo, hi));
+  }
+  if (search_steps_ >= options_.max_steps) {
+    return confirm(fmt::format("step limit ({}) reached: ", options_.max_steps) + between(lo, hi));
+  }
+  phase_ = Phase::kBisect;
+  next_rps_ = lo + (hi - lo) / 2;
+}
+
+void RateSearch::confirm(std::string reason) {
+  reason_ = std::move(reason);
+  phase_ = Phase::kConfirm;
+  next_rps_ = *lo_;
+}
+
+void RateSearch::finish(std::string reason) {
+  reason_ = std::move(reason);
+  phase_ = Phase::kDone;
+}
+
+std::string RateSearch::end_reason() const { return phase_ == Phase::kDone ? reason_ : ""; }
+
+}  // namespace proofload::analyze

@@ -1,0 +1,98 @@
+// The adaptive search of the highest rate that meets an SLO (`proofload ladder --search`):
+// exponential growth to bracket it, bisection to within a tolerance, then one confirming run at
+// the rate found. A pure state machine: the caller runs next_rate() for as long as it likes and
+// record()s whether the SLO held, so the search is tested against a simulated service.
+// Not thread-safe (one search, one caller).
+//
+// The rules (docs/ladder.md states them for users):
+// - Grow: run start_rps, then multiply by `growth` (capped at max_rps) while the SLO holds. The
+//   first failure is the upper bound.
+// - If start_rps itself fails, go down dividing by `growth` (never below min_rps) until a rate
+//   passes; if min_rps fails too, the search ends with nothing found.
+// - Bisect between the highest rate that passed (lo) and the lowest that failed (hi) while
+//   (hi - lo) / lo > tolerance. Each midpoint lies strictly inside (lo, hi), so a noisy service
+//   (a rate that passes once and fails the next time) can narrow the bracket only, never invert it.
+// - If max_rps passes, there is nothing to bisect: the confirming run is at max_rps.
+// - max_steps bounds the grow and bisect steps; on reaching it the best rate so far is confirmed.
+// - Confirm: one run at lo (the caller holds it for the full length, the search steps may be
+//   shorter). found_rps() stays lo either way; confirmed() says whether it held.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace proofload::analyze {
+
+struct RateSearchOptions {
+  double start_rps = 0;     // the first rate run; above 0
+  double growth = 2;        // factor between grow steps; above 1
+  double tolerance = 0.01;  // bisection stops at (hi - lo) / lo <= tolerance; in (0, 0.5]
+  std::optional<double> max_rps = std::nullopt;  // never above it (--max-rate); >= start_rps
+  double min_rps = 1;  // never run below it when going down; in (0, start_rps]
+  int max_steps = 40;  // grow + bisect steps (the confirming run is extra); at least 1
+};
+
+class RateSearch {
+ public:
+  enum class Phase { kGrow, kBisect, kConfirm, kDone };
+
+  // Throws UsageError (one line naming the setting) for options outside the ranges above.
+  explicit RateSearch(RateSearchOptions options);
+
+  Phase phase() const { return phase_; }
+  const RateSearchOptions& options() const { return options_; }
+
+  // The rate to run next (kConfirm: the full-length confirming run); nullopt when done.
+  std::optional<double> next_rate() const;
+
+  // The outcome of running next_rate(): did the SLO hold? Throws std::logic_error when done.
+  void record(bool passed);
+
+  struct Step {
+    double rate_rps = 0;
+    Phase phase = Phase::kGrow;  // kGrow also for the steps down from a failing start
+    bool passed = false;
+  };
+  // Every recorded step, in order, the confirming run included.
+  const std::vector<Step>& steps() const { return steps_; }
+
+  // The highest rate that passed (after bisection); nullopt if none passed.
+  std::optional<double> found_rps() const { return lo_; }
+  // The confirming run at found_rps() passed.
+  bool confirmed() const { return confirmed_; }
+
+  // Why the search ended, "" while it runs: "converged within 1%: between 148.5/s and 150/s",
+  // "held the SLO up to --max-rate 5,000/s", "no rate passed down to 1/s",
+  // "step limit (40) reached: between 140/s and 150/s",
+  // "the confirming run at 148.5/s broke the SLO".
+  std::string end_reason() const;
+
+ private:
+  void after_grow(double rate, bool passed);
+  void bisect_or_confirm();
+  void confirm(std::string reason);
+  void finish(std::string reason);
+  double ceiling_rps() const;
+
+  RateSearchOptions options_;
+  Phase phase_ = Phase::kGrow;
+  double next_rps_ = 0;
+  std::optional<double> lo_;  // highest rate that passed
+  std::optional<double> hi_;  // lowest rate that failed
+  int search_steps_ = 0;      // grow + bisect steps recorded
+  bool confirmed_ = false;
+  // The reason the search stopped searching, kept through the confirming run.
+  std::string reason_;
+  std::vector<Step> steps_;
+};
+
+// "grow", "bisect", "confirm", "done".
+std::string_view phase_text(RateSearch::Phase phase);
+
+// A rate for messages: thousands separators and the fewest decimals (at most 6) that stay
+// within `relative_precision` of the value: 5000 -> "5,000", 148.4375 -> "148.4".
+std::string rate_text(double rps, double relative_precision = 0.0005);
+
+}  // namespace proofload::analyze
