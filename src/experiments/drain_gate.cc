@@ -1,0 +1,127 @@
+// See drain_gate.h. Waiting between tries is a sleep in short slices so that a cancel (Ctrl-C
+// during a ladder) is seen within milliseconds.
+#include "experiments/drain_gate.h"
+
+#include <fmt/format.h>
+#include <time.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <stdexcept>
+#include <system_error>
+
+#include "common/clock.h"
+#include "experiments/hooks.h"
+#include "experiments/http_probe.h"
+
+namespace proofload::experiments {
+
+namespace {
+
+constexpr int64_t kCancelCheckNs = 10 * kNsPerMs;
+
+struct TryOutcome {
+  bool drained = false;
+  bool cancelled = false;
+  std::string answer;
+};
+
+TryOutcome try_url(const std::string& url, int64_t left_ns, int64_t every_ns) {
+  const int64_t budget_ns = std::clamp(left_ns, kDrainMinTryNs, std::max(every_ns, kDrainMinTryNs));
+  const ProbeAnswer answer = http_get_status(url, budget_ns);
+  return {answer.status && *answer.status >= 200 && *answer.status < 300, false, answer.text()};
+}
+
+TryOutcome try_command(const std::string& command, int64_t left_ns,
+                       const std::filesystem::path& output_file, const std::atomic<bool>* cancel) {
+  const HookResult hook =
+      run_hook("drain", command, std::max(left_ns, kDrainMinTryNs), output_file, {}, cancel);
+  return {hook.ok(), hook.cancelled, hook.describe()};
+}
+
+void append_line(const std::filesystem::path& output_file, const std::string& line) {
+  std::error_code ignored;
+  if (output_file.has_parent_path()) {
+    std::filesystem::create_directories(output_file.parent_path(), ignored);
+  }
+  std::ofstream out(output_file, std::ios::app | std::ios::binary);
+  out << line;
+  out.flush();
+  if (!out) {
+    throw std::runtime_error("cannot write the drain log '" + output_file.string() +
+                             "': " + std::strerror(errno));
+  }
+}
+
+bool is_cancelled(const std::atomic<bool>* cancel) { return cancel != nullptr && cancel->load(); }
+
+// Sleeps until `until_ns` (monotonic); returns false early if *cancel becomes true.
+bool wait_until(int64_t until_ns, const std::atomic<bool>* cancel) {
+  while (true) {
+    if (is_cancelled(cancel)) return false;
+    const int64_t left_ns = until_ns - monotonic_ns();
+    if (left_ns <= 0) return true;
+    const int64_t slice_ns = std::min(left_ns, kCancelCheckNs);
+    timespec pause{0, static_cast<long>(slice_ns)};
+    nanosleep(&pause, nullptr);
+  }
+}
+
+std::string attempts_text(int attempts) {
+  return fmt::format("{} attempt{}", attempts, attempts == 1 ? "" : "s");
+}
+
+}  // namespace
+
+std::string DrainResult::describe() const {
+  const std::string waited = seconds_text(waited_s);
+  if (drained) return fmt::format("drained after {} s ({})", waited, attempts_text(attempts));
+  const std::string last = last_answer.empty() ? "" : "; last: " + last_answer;
+  return fmt::format("{} after {} s ({}{})", cancelled ? "cancelled" : "not drained", waited,
+                     attempts_text(attempts), last);
+}
+
+DrainResult wait_until_drained(const std::string& until, int64_t timeout_ns, int64_t every_ns,
+                               const std::filesystem::path& output_file,
+                               const std::atomic<bool>* cancel) {
+  const bool by_url = is_url(until);
+  const int64_t start_ns = monotonic_ns();
+  const int64_t deadline_ns = start_ns + std::max<int64_t>(timeout_ns, 0);
+  DrainResult result;
+  while (true) {
+    if (is_cancelled(cancel)) {
+      result.cancelled = true;
+      break;
+    }
+    const int64_t try_start_ns = monotonic_ns();
+    const int64_t left_ns = deadline_ns - try_start_ns;
+    ++result.attempts;
+    const TryOutcome outcome = by_url ? try_url(until, left_ns, every_ns)
+                                      : try_command(until, left_ns, output_file, cancel);
+    result.last_answer = outcome.answer;
+    append_line(output_file,
+                fmt::format("try {} at {} s: {}\n", result.attempts,
+                            seconds_text(static_cast<double>(try_start_ns - start_ns) / kNsPerS),
+                            outcome.answer));
+    if (outcome.drained) {
+      result.drained = true;
+      break;
+    }
+    if (outcome.cancelled) {
+      result.cancelled = true;
+      break;
+    }
+    if (monotonic_ns() >= deadline_ns) break;
+    // The next try, or one last try at the deadline itself when the schedule would skip past it.
+    if (!wait_until(std::min(try_start_ns + std::max<int64_t>(every_ns, 0), deadline_ns), cancel)) {
+      result.cancelled = true;
+      break;
+    }
+  }
+  result.waited_s = static_cast<double>(monotonic_ns() - start_ns) / kNsPerS;
+  return result;
+}
+
+}  // namespace proofload::experiments

@@ -1,0 +1,40 @@
+// The drain gate: between ladder levels, wait until the system under test has caught up with the
+// level before (its queues empty, its latency back to idle), so the next level measures capacity
+// and not the backlog it inherited. Thread-safe (no shared state).
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+namespace proofload::experiments {
+
+struct DrainResult {
+  bool drained = false;     // the last attempt said "caught up"
+  bool cancelled = false;   // *cancel became true first
+  double waited_s = 0;      // from the call until it returned
+  int attempts = 0;         // probes or command runs started
+  std::string last_answer;  // of the last attempt: "HTTP 503", "exit 1", "connection refused"
+  // "drained after 1.5 s (4 attempts)", "not drained after 60 s (21 attempts; last: HTTP 503)",
+  // "cancelled after 3 s (2 attempts; last: exit 1)"
+  std::string describe() const;
+};
+
+// `until` is a URL (is_url(): drained when a GET answers 2xx) or a shell command (drained when it
+// exits 0). Tries at once, then every `every_ns` (counted from the start of the previous try)
+// until drained, `timeout_ns` has passed, or *cancel (may be null) becomes true; one last try is
+// made at the deadline itself. A command runs through run_hook (name "drain") with the time left
+// as its timeout, at least kDrainMinTryNs; a GET gets the time left, at least kDrainMinTryNs and
+// at most max(every_ns, kDrainMinTryNs), so a server that hangs one connection gets a fresh one.
+// Every try appends one line to `output_file` ("try 2 at 0.5 s: HTTP 503"), after the command's
+// own output. Throws UsageError for an https or malformed URL, std::runtime_error if
+// output_file cannot be written or a command cannot be started.
+DrainResult wait_until_drained(const std::string& until, int64_t timeout_ns, int64_t every_ns,
+                               const std::filesystem::path& output_file,
+                               const std::atomic<bool>* cancel = nullptr);
+
+// The least time one try is given, even at the deadline.
+constexpr int64_t kDrainMinTryNs = 1'000'000'000;
+
+}  // namespace proofload::experiments

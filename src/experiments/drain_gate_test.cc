@@ -1,0 +1,139 @@
+// Tests of the drain gate with commands and with a URL served on 127.0.0.1.
+#include "experiments/drain_gate.h"
+
+#include <gtest/gtest.h>
+
+#include <regex>
+#include <thread>
+
+#include "experiments/hooks_test_support.h"
+
+namespace proofload::experiments {
+namespace {
+
+using testing::eventually;
+using testing::LoopbackSocket;
+using testing::read_text;
+using testing::response_with_status;
+using testing::ScratchDir;
+using testing::ScriptedServer;
+
+constexpr int64_t kMs = 1'000'000;
+
+bool matches(const std::string& text, const std::string& pattern) {
+  return std::regex_match(text, std::regex(pattern));
+}
+
+// A command that fails until it has run `n` times (counted in a file).
+std::string succeeds_on_try(int n, const std::filesystem::path& counter) {
+  const std::string file = "'" + counter.string() + "'";
+  return "n=$(cat " + file + " 2>/dev/null || echo 0); n=$((n+1)); echo $n > " + file +
+         "; echo \"count $n\"; [ \"$n\" -ge " + std::to_string(n) + " ]";
+}
+
+TEST(DrainGate, ACommandThatSucceedsOnItsThirdTryDrains) {
+  ScratchDir dir;
+  const auto log = dir / "hooks" / "02-200-drain.log";
+  const DrainResult result =
+      wait_until_drained(succeeds_on_try(3, dir / "counter"), 5000 * kMs, 20 * kMs, log);
+  EXPECT_TRUE(result.drained);
+  EXPECT_FALSE(result.cancelled);
+  EXPECT_EQ(result.attempts, 3);
+  EXPECT_EQ(result.last_answer, "exit 0");
+  EXPECT_TRUE(matches(result.describe(), R"(drained after [0-9.]+ s \(3 attempts\))"))
+      << result.describe();
+  EXPECT_GE(result.waited_s, 0.04);  // two waits of 20 ms between the tries
+  const std::string text = read_text(log);
+  EXPECT_EQ(text.rfind("count 1\ntry 1 at 0 s: exit 1\ncount 2\ntry 2 at ", 0), 0u) << text;
+  EXPECT_NE(text.find("count 3\ntry 3 at "), std::string::npos) << text;
+  EXPECT_TRUE(text.ends_with("s: exit 0\n")) << text;
+}
+
+TEST(DrainGate, ACommandThatNeverSucceedsTimesOutAndSaysWhatItLastAnswered) {
+  ScratchDir dir;
+  const DrainResult result = wait_until_drained("exit 1", 300 * kMs, 100 * kMs, dir / "d.log");
+  EXPECT_FALSE(result.drained);
+  EXPECT_FALSE(result.cancelled);
+  // Tries at 0, 0.1, 0.2 s and one last at the deadline (fewer only if a try overran).
+  EXPECT_GE(result.attempts, 3);
+  EXPECT_LE(result.attempts, 4);
+  EXPECT_GE(result.waited_s, 0.3);
+  EXPECT_LT(result.waited_s, 1.0);
+  EXPECT_EQ(result.last_answer, "exit 1");
+  EXPECT_TRUE(matches(result.describe(),
+                      R"(not drained after 0\.[3-9]\d? s \([34] attempts; last: exit 1\))"))
+      << result.describe();
+}
+
+TEST(DrainGate, ACommandThatHangsIsStoppedWithinItsShareOfTime) {
+  ScratchDir dir;
+  const DrainResult result = wait_until_drained("sleep 30", 200 * kMs, 50 * kMs, dir / "h.log");
+  EXPECT_FALSE(result.drained);
+  EXPECT_EQ(result.attempts, 1);
+  EXPECT_EQ(result.last_answer, "timed out after 1 s (killed)");  // the least a try is given
+  EXPECT_LT(result.waited_s, 3.0);
+}
+
+TEST(DrainGate, AUrlDrainsWhenItAnswers2xx) {
+  ScratchDir dir;
+  ScriptedServer server(
+      {response_with_status(503), response_with_status(503), response_with_status(200)});
+  const auto log = dir / "drain.log";
+  const DrainResult result = wait_until_drained(server.url("/health"), 5000 * kMs, 20 * kMs, log);
+  EXPECT_TRUE(result.drained);
+  EXPECT_EQ(result.attempts, 3);
+  EXPECT_EQ(server.connections(), 3);
+  EXPECT_EQ(result.last_answer, "HTTP 200");
+  EXPECT_TRUE(matches(result.describe(), R"(drained after [0-9.]+ s \(3 attempts\))"))
+      << result.describe();
+  const std::string text = read_text(log);
+  EXPECT_EQ(text.rfind("try 1 at 0 s: HTTP 503\ntry 2 at ", 0), 0u) << text;
+  EXPECT_TRUE(text.ends_with("s: HTTP 200\n")) << text;
+}
+
+TEST(DrainGate, ARefusedUrlIsNotDrained) {
+  ScratchDir dir;
+  LoopbackSocket closed_port(false);
+  const DrainResult result =
+      wait_until_drained(closed_port.url("/health"), 200 * kMs, 50 * kMs, dir / "r.log");
+  EXPECT_FALSE(result.drained);
+  EXPECT_GE(result.attempts, 2);
+  EXPECT_EQ(result.last_answer, "connection refused");
+  EXPECT_TRUE(
+      matches(result.describe(),
+              R"(not drained after 0\.[2-9]\d? s \(\d attempts; last: connection refused\))"))
+      << result.describe();
+}
+
+TEST(DrainGate, CancelStopsTheWaitBetweenTries) {
+  ScratchDir dir;
+  const auto log = dir / "c.log";
+  std::atomic<bool> cancel{false};
+  std::thread canceller([&] {
+    eventually([&] { return read_text(log).find("try 2 ") != std::string::npos; });
+    cancel = true;
+  });
+  const DrainResult result = wait_until_drained("exit 1", 20'000 * kMs, 50 * kMs, log, &cancel);
+  canceller.join();
+  EXPECT_TRUE(result.cancelled);
+  EXPECT_FALSE(result.drained);
+  EXPECT_GE(result.attempts, 2);
+  EXPECT_LT(result.waited_s, 5.0);
+  EXPECT_TRUE(
+      matches(result.describe(), R"(cancelled after [0-9.]+ s \(\d+ attempts; last: exit 1\))"))
+      << result.describe();
+}
+
+TEST(DrainGate, CancelledBeforeTheFirstTryRunsNothing) {
+  ScratchDir dir;
+  std::atomic<bool> cancel{true};
+  const DrainResult result = wait_until_drained("touch '" + (dir / "ran").string() + "'",
+                                                5000 * kMs, 50 * kMs, dir / "n.log", &cancel);
+  EXPECT_TRUE(result.cancelled);
+  EXPECT_EQ(result.attempts, 0);
+  EXPECT_FALSE(std::filesystem::exists(dir / "ran"));
+  EXPECT_EQ(result.describe(), "cancelled after 0 s (0 attempts)");
+}
+
+}  // namespace
+}  // namespace proofload::experiments
