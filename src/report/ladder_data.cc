@@ -1,0 +1,333 @@
+// Reads a ladder's result.json into the structs of ladder_data.h (see there for what is required).
+#include "report/ladder_data.h"
+
+#include <stdexcept>
+#include <string_view>
+
+namespace proofload::report::ladder {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kLadderSchema = "proofload.ladder/v1";
+
+[[noreturn]] void fail(const std::string& message) {
+  throw std::runtime_error("ladder result.json: " + message);
+}
+
+// An object of the result with its path, so that every error names the key ("rows[3].level").
+// A missing object reads as empty: every key in it is missing.
+class Reader {
+ public:
+  Reader(const json* object, std::string path) : object_(object), path_(std::move(path)) {}
+
+  std::string name(std::string_view key) const {
+    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+  }
+
+  // nullptr when missing or null.
+  const json* find(std::string_view key) const {
+    if (object_ == nullptr) return nullptr;
+    const auto it = object_->find(key);
+    if (it == object_->end() || it->is_null()) return nullptr;
+    return &*it;
+  }
+
+  const json& required(std::string_view key) const {
+    const json* value = find(key);
+    if (value == nullptr) fail("missing required key '" + name(key) + "'");
+    return *value;
+  }
+
+  std::optional<double> number(std::string_view key) const {
+    const json* value = find(key);
+    if (value == nullptr) return std::nullopt;
+    if (!value->is_number()) fail("'" + name(key) + "' is not a number");
+    return value->get<double>();
+  }
+
+  double required_number(std::string_view key) const {
+    required(key);
+    return *number(key);
+  }
+
+  std::string text(std::string_view key) const {
+    const json* value = find(key);
+    if (value == nullptr) return "";
+    if (!value->is_string()) fail("'" + name(key) + "' is not a string");
+    return value->get<std::string>();
+  }
+
+  std::string required_text(std::string_view key) const {
+    required(key);
+    return text(key);
+  }
+
+  std::optional<bool> boolean(std::string_view key) const {
+    const json* value = find(key);
+    if (value == nullptr) return std::nullopt;
+    if (!value->is_boolean()) fail("'" + name(key) + "' is not true or false");
+    return value->get<bool>();
+  }
+
+  Reader object(std::string_view key) const {
+    const json* value = find(key);
+    if (value != nullptr && !value->is_object()) fail("'" + name(key) + "' is not an object");
+    return Reader(value, name(key));
+  }
+
+  bool present() const { return object_ != nullptr; }
+
+  // The elements of an array as Readers of objects (or of whatever they are, for strings and
+  // numbers through `raw`); empty when missing.
+  std::vector<Reader> objects(std::string_view key) const {
+    std::vector<Reader> out;
+    const json* value = find(key);
+    if (value == nullptr) return out;
+    if (!value->is_array()) fail("'" + name(key) + "' is not an array");
+    for (size_t i = 0; i < value->size(); ++i) {
+      const std::string element = name(key) + "[" + std::to_string(i) + "]";
+      if (!(*value)[i].is_object()) fail("'" + element + "' is not an object");
+      out.emplace_back(&(*value)[i], element);
+    }
+    return out;
+  }
+
+  std::vector<double> numbers(std::string_view key) const {
+    std::vector<double> out;
+    const json* value = find(key);
+    if (value == nullptr) return out;
+    if (!value->is_array()) fail("'" + name(key) + "' is not an array");
+    for (const json& element : *value) {
+      if (!element.is_number()) fail("'" + name(key) + "' holds something other than numbers");
+      out.push_back(element.get<double>());
+    }
+    return out;
+  }
+
+  std::vector<std::string> texts(std::string_view key) const {
+    std::vector<std::string> out;
+    const json* value = find(key);
+    if (value == nullptr) return out;
+    if (!value->is_array()) fail("'" + name(key) + "' is not an array");
+    for (const json& element : *value) {
+      if (!element.is_string()) fail("'" + name(key) + "' holds something other than strings");
+      out.push_back(element.get<std::string>());
+    }
+    return out;
+  }
+
+ private:
+  const json* object_;
+  std::string path_;
+};
+
+Reader top_of(const json& result) {
+  if (!result.is_object()) fail("the result is not a JSON object");
+  Reader top(&result, "");
+  const std::string schema = top.required_text("schema");
+  if (schema != kLadderSchema) {
+    fail("schema is \"" + schema + "\", not \"" + std::string(kLadderSchema) + "\"");
+  }
+  return top;
+}
+
+RowView read_row(const Reader& r) {
+  RowView row;
+  row.level = r.required_number("level");
+  row.repeat = r.number("repeat");
+  row.target_rps = r.number("target_rps");
+  row.achieved_rps = r.required_number("achieved_rps");
+  row.p50_ms = r.number("p50_ms");
+  row.p95_ms = r.number("p95_ms");
+  row.p99_ms = r.number("p99_ms");
+  row.requests = r.number("requests");
+  row.error_rate = r.number("error_rate");
+  row.rate_429 = r.number("rate_429");
+  row.never_started = r.number("never_started");
+  row.server_cores = r.number("server_cores");
+  row.server_throttled_share = r.number("server_throttled_share");
+  row.generator_cores = r.number("generator_cores");
+  row.generator_busy = r.boolean("generator_busy");
+  row.host_load1 = r.number("host_load1");
+  row.duration_s = r.number("duration_s");
+  row.directory = r.text("directory");
+  row.status = r.text("status");
+  return row;
+}
+
+LevelView read_level(const Reader& r) {
+  LevelView level;
+  level.level = r.required_number("level");
+  level.repeats = static_cast<int>(r.number("repeats").value_or(1));
+  level.target_rps = r.number("target_rps");
+  level.achieved_rps = r.required_number("achieved_rps");
+  level.p50_ms = r.number("p50_ms");
+  level.p95_ms = r.number("p95_ms");
+  level.p99_ms = r.number("p99_ms");
+  level.requests = r.number("requests");
+  level.error_rate = r.number("error_rate");
+  level.rate_429 = r.number("rate_429");
+  level.never_started = r.number("never_started");
+  level.server_cores = r.number("server_cores");
+  level.server_throttled_share = r.number("server_throttled_share");
+  level.generator_cores = r.number("generator_cores");
+  level.host_load1 = r.number("host_load1");
+  level.generator_busy = r.boolean("generator_busy").value_or(false);
+  level.meets_slo = r.boolean("meets_slo").value_or(false);
+  for (const Reader& check : r.objects("slo")) {
+    level.slo.push_back({check.text("expression"), check.number("observed"),
+                         check.text("observed_text"), check.boolean("passed").value_or(false)});
+  }
+  level.untrusted = r.texts("untrusted");
+  level.gain = r.number("gain");
+  level.gain_text = r.text("gain_text");
+  level.short_of_target = r.boolean("short_of_target").value_or(false);
+  level.rps_per_server_core = r.number("rps_per_server_core");
+  level.server_cpu_ms_per_request = r.number("server_cpu_ms_per_request");
+  level.achieved_cv = r.number("achieved_cv");
+  level.p95_cv = r.number("p95_cv");
+  level.verdict = r.text("verdict");
+  return level;
+}
+
+std::optional<LevelRef> read_ref(const Reader& parent, std::string_view key) {
+  const Reader r = parent.object(key);
+  if (!r.present()) return std::nullopt;
+  return LevelRef{r.required_number("level"), r.required_number("achieved_rps")};
+}
+
+EventView read_event(const Reader& r) {
+  EventView e;
+  e.kind = r.text("kind");
+  e.name = r.text("name");
+  e.level = r.number("level");
+  e.repeat = r.number("repeat");
+  e.command = r.text("command");
+  e.ok = r.boolean("ok");
+  e.exit_code = r.number("exit_code");
+  e.timed_out = r.boolean("timed_out").value_or(false);
+  e.duration_s = r.number("duration_s");
+  e.output_file = r.text("output_file");
+  e.detail = r.text("detail");
+  return e;
+}
+
+std::optional<SearchView> read_search(const Reader& top) {
+  const Reader r = top.object("search");
+  if (!r.present()) return std::nullopt;
+  SearchView s;
+  s.start_rps = r.number("start_rps");
+  s.growth = r.number("growth");
+  s.tolerance = r.number("tolerance");
+  s.step_hold_s = r.number("step_hold_s");
+  s.max_rps = r.number("max_rps");
+  s.found_rps = r.number("found_rps");
+  s.confirmed = r.boolean("confirmed").value_or(false);
+  s.end_reason = r.text("end_reason");
+  for (const Reader& step : r.objects("steps")) {
+    SearchStepView v;
+    v.rate_rps = step.required_number("rate_rps");
+    v.phase = step.text("phase");
+    v.passed = step.boolean("passed").value_or(false);
+    if (auto row = step.number("row"); row && *row >= 0) v.row = static_cast<size_t>(*row);
+    s.steps.push_back(v);
+  }
+  return s;
+}
+
+void read_analysis(const Reader& top, LadderView& v) {
+  top.required("analysis");
+  const Reader a = top.object("analysis");
+  a.required("levels");
+  for (const Reader& level : a.objects("levels")) v.levels.push_back(read_level(level));
+  if (v.levels.empty()) fail("'analysis.levels' is empty");
+  if (v.loop.empty()) v.loop = a.text("loop");
+  const Reader slo = a.object("slo");
+  if (const std::string text = slo.text("text"); !text.empty()) v.slo_text = text;
+  v.slo_description = slo.text("description");
+  v.slo_is_default = slo.boolean("is_default").value_or(false);
+  if (!v.count_429_as_error) v.count_429_as_error = slo.boolean("count_429_as_error");
+  const Reader floor = a.object("noise_floor");
+  v.noise_floor = floor.number("value");
+  v.noise_floor_source = floor.text("source");
+  v.noise_floor_text = floor.text("text");
+  v.knee = read_ref(a, "knee");
+  if (v.knee) v.knee_reason = a.object("knee").text("reason");
+  v.best_sustained = read_ref(a, "best_sustained");
+  v.best_sustained_text = a.text("best_sustained_text");
+  v.peak = read_ref(a, "peak");
+  v.plateau_from_level = a.object("plateau").number("from_level");
+  v.operating_target_rps = a.number("operating_target_rps");
+  const Reader operating = a.object("operating");
+  v.operating_fraction = operating.number("fraction");
+  v.operating_basis = operating.text("basis");
+  const Reader daily = a.object("daily_capacity");
+  v.daily_at_operating_target = daily.number("at_operating_target");
+  v.daily_at_best_sustained = daily.number("at_best_sustained");
+}
+
+}  // namespace
+
+LadderView read_ladder(const nlohmann::json& result) {
+  const Reader top = top_of(result);
+  LadderView v;
+  v.kind = top.required_text("kind");
+  if (v.kind != "ladder" && v.kind != "search" && v.kind != "analyze") {
+    fail("kind \"" + v.kind + "\" is none of ladder, search, analyze");
+  }
+  v.status = top.required_text("status");
+  v.end_reason = top.text("end_reason");
+  v.proofload_version = top.text("proofload_version");
+  v.command_line = top.text("command_line");
+  v.started_at = top.text("started_at");
+  v.finished_at = top.text("finished_at");
+
+  const Reader source = top.object("source");
+  v.target = source.text("target");
+  v.scenario_file = source.text("scenario_file");
+  v.scenario_sha256 = source.text("scenario_sha256");
+  v.table_file = source.text("table_file");
+  v.table_sha256 = source.text("table_sha256");
+
+  const Reader settings = top.object("settings");
+  v.loop = settings.text("loop");
+  v.planned_levels = settings.numbers("levels");
+  v.hold_s = settings.number("hold_s");
+  v.warmup_s = settings.number("warmup_s");
+  v.repeat = settings.number("repeat");
+  v.repeat_order = settings.text("repeat_order");
+  v.stop_on_fail = settings.boolean("stop_on_fail").value_or(false);
+  v.server_observed = settings.boolean("server_observed");
+  v.observe = settings.texts("observe");
+  // The settings' copy of the SLO flag is the one the run used; the analysis repeats it.
+  v.count_429_as_error = settings.boolean("count_429_as_error");
+  v.slo_text = settings.text("slo");
+
+  for (const Reader& row : top.objects("rows")) v.rows.push_back(read_row(row));
+  for (const Reader& event : top.objects("events")) v.events.push_back(read_event(event));
+  v.search = read_search(top);
+  read_analysis(top, v);
+  return v;
+}
+
+LadderView read_ladder_rows(const nlohmann::json& result) {
+  const Reader top = top_of(result);
+  LadderView v;
+  top.required("rows");
+  for (const Reader& row : top.objects("rows")) v.rows.push_back(read_row(row));
+  for (const Reader& level : top.object("analysis").objects("levels")) {
+    v.levels.push_back(read_level(level));
+  }
+  v.search = read_search(top);
+  return v;
+}
+
+const LevelView* find_level(const LadderView& view, double level) {
+  for (const LevelView& l : view.levels) {
+    if (l.level == level) return &l;
+  }
+  return nullptr;
+}
+
+}  // namespace proofload::report::ladder

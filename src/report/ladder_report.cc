@@ -1,0 +1,588 @@
+// summary.md and levels.csv of a ladder, from its result.json (see ladder_report.h). The short
+// version, the levels table and the closing sections are here; findings and limits are in
+// ladder_sections.cc. Every figure is read from the result; none is recomputed in a way that could
+// disagree with the analysis.
+#include "report/ladder_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "report/ladder_data.h"
+#include "report/ladder_sections.h"
+#include "report/ladder_text.h"
+
+namespace proofload::report {
+namespace {
+
+using namespace ladder;
+
+const std::string kDash(kNotMeasured);
+
+// ---- Title and scope ----
+
+std::string title_of(const LadderView& v) {
+  if (!v.target.empty()) return v.target;
+  if (!v.scenario_file.empty()) return v.scenario_file;
+  if (!v.table_file.empty()) return v.table_file;
+  return "target not recorded";
+}
+
+std::string hold_words(const LadderView& v, std::optional<double> hold_s) {
+  if (!hold_s) return "hold not recorded";
+  std::string out = "held " + seconds_text(*hold_s);
+  if (!v.warmup_s) return out + " (warm-up not recorded)";
+  if (*v.warmup_s == 0) return out + " with no warm-up";
+  return out + " after " + seconds_text(*v.warmup_s) + " of warm-up";
+}
+
+std::string repeat_words(const LadderView& v) {
+  const int runs = runs_per_level(v);
+  if (runs <= 1) return "one run per level";
+  if (v.repeat_order == "interleaved") {
+    return fmt::format("the whole ladder run {} times over (repeat order: interleaved)", runs);
+  }
+  if (v.repeat_order == "sequence") {
+    return fmt::format("each level run {} times in a row (repeat order: sequence)", runs);
+  }
+  return fmt::format("{} runs per level", runs);
+}
+
+std::string scope_of(const LadderView& v) {
+  std::vector<double> levels = v.planned_levels;
+  if (levels.empty()) {
+    for (const LevelView& l : v.levels) levels.push_back(l.level);
+  }
+  const std::string loop = v.loop == "closed" ? "Closed loop"
+                           : v.loop == "open" ? "Open loop"
+                                              : "Loop not recorded";
+  if (v.kind == "analyze") {
+    return fmt::format(
+        "Levels read from the table {} ({} rows, {} levels, {}; {}), not measured by proofload. "
+        "Hold and warm-up are not recorded.",
+        v.table_file.empty() ? "(file not recorded)" : inline_code(v.table_file),
+        count_text(static_cast<double>(v.rows.size())),
+        count_text(static_cast<double>(v.levels.size())), repeat_words(v),
+        v.loop.empty() ? "loop not stated" : v.loop + " loop, as stated");
+  }
+  if (v.kind == "search" && v.search) {
+    const SearchView& s = *v.search;
+    std::string out = loop + " rate search: ";
+    out += s.start_rps ? "from " + rate_text(*s.start_rps) : "start rate not recorded";
+    if (s.growth) out += ", growing ×" + level_text(*s.growth) + " while the SLO held";
+    if (s.tolerance) out += ", then bisecting to within " + percent_text(*s.tolerance, 1);
+    if (s.max_rps) out += ", never above " + rate_text(*s.max_rps);
+    out += "; each step " + hold_words(v, s.step_hold_s) +
+           ", then one confirming run at the rate found.";
+    return out;
+  }
+  std::string out = loop;
+  out += v.loop == "closed"
+             ? ": concurrency levels " + levels_text(levels) + " (requests in flight)"
+         : v.loop == "open" ? ": target rates " + levels_text(levels) + " requests/s"
+                            : ": levels " + levels_text(levels);
+  out += ", each " + hold_words(v, v.hold_s) + "; " + repeat_words(v) + ".";
+  if (v.stop_on_fail)
+    out += " Set to stop at the first level that breaks the SLO (--stop-on-fail).";
+  return out;
+}
+
+std::string when_of(const LadderView& v) {
+  const std::string version = v.proofload_version.empty() ? "proofload version not recorded"
+                                                          : "proofload " + v.proofload_version;
+  if (v.kind == "analyze") {
+    return "Analysed with " + version + "; when the table was measured is not recorded.";
+  }
+  std::string out = v.started_at.empty() ? "Start time not recorded" : "Started " + v.started_at;
+  if (!v.finished_at.empty()) out += ", finished " + v.finished_at;
+  return out + "; " + version + ".";
+}
+
+std::string header_of(const LadderView& v) {
+  std::string out =
+      "# Ladder: " + title_of(v) + "\n\n" + scope_of(v) + "\n\n" + when_of(v) + "\n\n";
+  if (v.status != "complete") {
+    out += "**Not complete (" + v.status +
+           ")**: " + (v.end_reason.empty() ? "no reason recorded" : v.end_reason) +
+           ". Every figure below covers only the levels that ran";
+    const std::vector<double> missing = levels_not_run(v);
+    if (!missing.empty()) out += "; not run: level " + levels_text(missing);
+    out += ".\n\n";
+  }
+  return out;
+}
+
+// ---- The short version ----
+
+std::string levels_span(const LadderView& v, double from) {
+  const double last = v.levels.back().level;
+  if (last == from) return source_word(v) + ", level " + level_text(from);
+  return source_word(v) + ", levels " + level_text(from) + "–" + level_text(last);
+}
+
+std::vector<std::string> buckle_row(const LadderView& v) {
+  const LevelView& last = v.levels.back();
+  if (!v.knee) {
+    std::string answer;
+    if (v.levels.size() == 1) {
+      answer = "Not reached: only one level was tested (" + rate_text(last.achieved_rps) +
+               " at level " + level_text(last.level) + ")";
+    } else if (last.gain && v.noise_floor && *last.gain >= *v.noise_floor) {
+      answer = "Not reached: throughput still grew at the highest level tested (" +
+               rate_text(last.achieved_rps) + " at level " + level_text(last.level) + ")";
+    } else {
+      answer = "Not reached within the levels tested: the highest, level " +
+               level_text(last.level) + ", gave " + rate_text(last.achieved_rps) +
+               (last.gain_text.empty() ? "" : " (" + last.gain_text + ")");
+    }
+    return {"Where does it buckle?", answer, source_word(v) + ", all levels"};
+  }
+  const LevelView* knee = find_level(v, v.knee->level);
+  std::string answer = "About " + rate_text(v.knee->achieved_rps) + " at level " +
+                       level_text(v.knee->level) + " — " +
+                       (v.knee_reason.empty() ? "reason not recorded" : v.knee_reason);
+  if (knee != nullptr && knee->server_cores) {
+    answer += "; the server used " + cores_text(*knee->server_cores) + " cores there";
+  } else {
+    answer += "; server CPU not measured";
+  }
+  return {"Where does it buckle?", answer, levels_span(v, v.knee->level)};
+}
+
+std::vector<std::string> best_row(const LadderView& v) {
+  const std::string question = "Best sustained within the SLO (" + slo_words(v) + ")?";
+  if (v.best_sustained) {
+    const LevelView* best = find_level(v, v.best_sustained->level);
+    const std::string answer = v.best_sustained_text.empty()
+                                   ? rate_text(v.best_sustained->achieved_rps) + " at level " +
+                                         level_text(v.best_sustained->level)
+                                   : v.best_sustained_text;
+    std::string evidence = "level " + level_text(v.best_sustained->level);
+    if (best != nullptr && !best->slo.empty()) evidence += ": " + bounds_text(*best);
+    return {question, answer, evidence};
+  }
+  const LevelView& lowest = v.levels.front();
+  const std::string answer =
+      "None: " + (v.best_sustained_text.empty() ? std::string("no level met the SLO")
+                                                : without_none(v.best_sustained_text));
+  std::string evidence = "level " + level_text(lowest.level);
+  if (const std::string failed = failed_bounds_text(lowest); !failed.empty()) {
+    evidence += ": " + failed;
+  }
+  return {question, answer, evidence};
+}
+
+std::vector<std::string> search_row(const LadderView& v) {
+  const SearchView& s = *v.search;
+  std::string answer;
+  if (!s.found_rps) {
+    answer = "None found";
+  } else {
+    const std::optional<double> confirm_s = confirming_run_s(v);
+    const std::string run =
+        confirm_s ? "the " + seconds_text(*confirm_s) + " confirming run" : "the confirming run";
+    answer = rate_text(*s.found_rps) + ", " +
+             (s.confirmed ? "confirmed: " + run + " at that rate held the SLO"
+                          : "NOT confirmed: " + run + " at that rate broke the SLO");
+  }
+  std::string evidence = fmt::format("{} search steps", s.steps.size());
+  if (!s.end_reason.empty()) evidence += "; " + s.end_reason;
+  return {"Highest rate within the SLO (search)", answer, evidence};
+}
+
+std::vector<std::string> operating_row(const LadderView& v) {
+  if (!v.operating_target_rps) {
+    return {"Recommended operating target",
+            "None: " + (v.operating_basis.empty() ? std::string("not recorded")
+                                                  : without_none(v.operating_basis)),
+            "level " + level_text(v.levels.front().level)};
+  }
+  std::string answer = "≤ " + rate_text(*v.operating_target_rps);
+  if (!v.operating_basis.empty()) answer += " (" + v.operating_basis + ")";
+  if (const std::string warning = operating_warning(v); !warning.empty()) answer += ". " + warning;
+  const std::string evidence = v.knee
+                                   ? "knee at level " + level_text(v.knee->level)
+                                   : "highest level tested, " + level_text(v.levels.back().level);
+  return {"Recommended operating target", answer, evidence};
+}
+
+std::vector<std::string> daily_row(const LadderView& v) {
+  std::vector<std::string> parts;
+  if (v.daily_at_operating_target) {
+    parts.push_back(count_text(*v.daily_at_operating_target) +
+                    " requests/day at the operating target");
+  }
+  if (v.daily_at_best_sustained) {
+    parts.push_back(count_text(*v.daily_at_best_sustained) + " at best sustained");
+  }
+  if (parts.empty()) {
+    return {"Daily capacity", "Not computed: no operating target and no level within the SLO", "–"};
+  }
+  return {"Daily capacity", list_text(parts), "rate × 86,400 s"};
+}
+
+std::vector<std::string> plateau_row(const LadderView& v) {
+  const std::string floor = noise_floor_words(v);
+  if (v.plateau_from_level) {
+    return {"Is throughput flat anywhere?",
+            "Yes: from level " + level_text(*v.plateau_from_level) +
+                ", every later step gains less than the " + floor + " noise floor",
+            "step gains, levels " + level_text(*v.plateau_from_level) + "–" +
+                level_text(v.levels.back().level)};
+  }
+  if (v.levels.size() < 2) {
+    return {"Is throughput flat anywhere?", "No plateau: only one level was tested", "–"};
+  }
+  const LevelView& last = v.levels.back();
+  return {"Is throughput flat anywhere?",
+          "No plateau: the last step still gains " +
+              (last.gain_text.empty() ? std::string("(not recorded)") : last.gain_text),
+          "level " + level_text(last.level)};
+}
+
+std::vector<std::string> generator_row(const LadderView& v) {
+  const std::string question = "Was the generator the limit?";
+  const std::string evidence =
+      v.kind == "analyze" ? "the table's generator CPU" : "the generator's own CPU (observer self)";
+  std::vector<double> busy;
+  const LevelView* peak = nullptr;
+  for (const LevelView& l : v.levels) {
+    if (l.generator_busy) busy.push_back(l.level);
+    if (l.generator_cores && (peak == nullptr || *l.generator_cores > *peak->generator_cores)) {
+      peak = &l;
+    }
+  }
+  if (!busy.empty()) {
+    return {question,
+            "Possibly: it used 80% or more of its cores at level " + levels_text(busy) +
+                "; there it, not the server, may have been the limit",
+            evidence};
+  }
+  if (peak == nullptr) return {question, "Not measured: no generator CPU in the data", "–"};
+  return {question,
+          "No: it used at most " + cores_text(*peak->generator_cores) + " cores (level " +
+              level_text(peak->level) + ") and was never busy (80% of its cores)",
+          evidence};
+}
+
+std::string short_version(const LadderView& v) {
+  std::string out = "## The short version\n\n";
+  out += table_row({"Question", "Answer", "Evidence"});
+  out += table_row({"---", "---", "---"});
+  std::vector<std::vector<std::string>> rows = {buckle_row(v), best_row(v)};
+  if (v.kind == "search" && v.search) rows.push_back(search_row(v));
+  rows.push_back(operating_row(v));
+  rows.push_back(daily_row(v));
+  rows.push_back(plateau_row(v));
+  rows.push_back(generator_row(v));
+  for (const auto& row : rows) {
+    std::vector<std::string> cells;
+    for (const std::string& cell : row) cells.push_back(table_cell(cell));
+    out += table_row(cells);
+  }
+  return out + "\n";
+}
+
+// ---- The levels table ----
+
+// A figure the level's SLO also judged is printed with at least the decimals of the SLO's own
+// observed text: that text was widened so that it never reads as the other side of its bound, and
+// the table must not undo that by rounding. Only when the two are the same value (one run; with
+// repeats the table shows the mean and the SLO the worst run).
+int honest_decimals(const LevelView& level, std::string_view metric, double value, int decimals) {
+  const std::string prefix = std::string(metric) + " = ";
+  for (const SloCheck& check : level.slo) {
+    if (!check.observed || !check.observed_text.starts_with(prefix)) continue;
+    if (std::abs(*check.observed - value) > 1e-12 * std::max(1.0, std::abs(value))) continue;
+    decimals = std::max(decimals,
+                        decimals_in(std::string_view(check.observed_text).substr(prefix.size())));
+  }
+  return decimals;
+}
+
+bool untrusted(const LevelView& level, std::string_view percentile) {
+  return std::find(level.untrusted.begin(), level.untrusted.end(), percentile) !=
+         level.untrusted.end();
+}
+
+std::string ms_cell(const LevelView& level, std::string_view metric, std::optional<double> ms) {
+  if (!ms) return kDash;
+  const int decimals = honest_decimals(level, metric, *ms, ms_decimals(*ms));
+  return fixed(*ms, decimals) + (untrusted(level, metric) ? "*" : "");
+}
+
+std::string share_cell(const LevelView& level, std::string_view metric,
+                       std::optional<double> share) {
+  if (!share) return kDash;
+  return percent_text(*share, honest_decimals(level, metric, *share, 2));
+}
+
+std::string gain_cell(const LevelView& level) {
+  if (!level.gain) return kDash;
+  // The gain's own text was printed so as not to contradict flat/grows; take its number.
+  std::string number = level.gain_text.substr(0, level.gain_text.find(':'));
+  if (number.empty()) number = (*level.gain < 0 ? "" : "+") + fixed(*level.gain * 100, 1) + "%";
+  if (level.gain_text.find("flat") != std::string::npos) return number + " flat";
+  return number;
+}
+
+std::string levels_table(const LadderView& v) {
+  const bool repeated = runs_per_level(v) > 1;
+  std::vector<std::string> header = {"level"};
+  if (repeated) header.push_back("runs");
+  for (const char* name : {"target/s", "achieved/s", "p50 ms", "p95 ms", "p99 ms", "errors", "429",
+                           "never started", "server cores", "throttled", "gen. cores", "gain"}) {
+    header.emplace_back(name);
+  }
+  if (repeated) {
+    header.emplace_back("achieved CV");
+    header.emplace_back("p95 CV");
+  }
+  header.emplace_back("verdict");
+  std::vector<std::string> align(header.size(), "---:");
+  align.back() = "---";
+
+  std::string out = "## Levels\n\n" + table_row(header) + table_row(align);
+  bool any_untrusted = false;
+  bool any_busy = false;
+  for (const LevelView& l : v.levels) {
+    std::vector<std::string> cells = {level_text(l.level)};
+    if (repeated) cells.push_back(std::to_string(l.repeats));
+    cells.push_back(l.target_rps ? level_text(*l.target_rps) : kDash);
+    const int achieved_decimals =
+        honest_decimals(l, "rps", l.achieved_rps, std::abs(l.achieved_rps) >= 100 ? 0 : 1);
+    cells.push_back(fixed(l.achieved_rps, achieved_decimals));
+    cells.push_back(ms_cell(l, "p50", l.p50_ms));
+    cells.push_back(ms_cell(l, "p95", l.p95_ms));
+    cells.push_back(ms_cell(l, "p99", l.p99_ms));
+    cells.push_back(share_cell(l, "errors", l.error_rate));
+    cells.push_back(share_cell(l, "rate(status_429)", l.rate_429));
+    cells.push_back(share_cell(l, "never_started", l.never_started));
+    cells.push_back(l.server_cores ? cores_text(*l.server_cores) : kDash);
+    cells.push_back(l.server_throttled_share ? percent_text(*l.server_throttled_share) : kDash);
+    cells.push_back((l.generator_cores ? cores_text(*l.generator_cores) : kDash) +
+                    (l.generator_busy ? " (busy)" : ""));
+    cells.push_back(gain_cell(l));
+    if (repeated) {
+      cells.push_back(l.achieved_cv ? percent_text(*l.achieved_cv, 1) : kDash);
+      cells.push_back(l.p95_cv ? percent_text(*l.p95_cv, 1) : kDash);
+    }
+    cells.push_back(l.verdict.empty() ? kDash : table_cell(l.verdict));
+    out += table_row(cells);
+    any_untrusted = any_untrusted || (l.p50_ms && untrusted(l, "p50")) ||
+                    (l.p95_ms && untrusted(l, "p95")) || (l.p99_ms && untrusted(l, "p99"));
+    any_busy = any_busy || l.generator_busy;
+  }
+  out += "\n";
+  if (any_untrusted) {
+    out += "\\* fewer than 10 requests at or beyond this percentile: shown, not trusted.\n\n";
+  }
+  const std::string errors_note =
+      !v.count_429_as_error ? "429 answers included (whether the SLO counted them is not recorded)"
+      : *v.count_429_as_error ? "429 answers included, as the SLO counts them"
+                              : "429 answers included here, though the SLO does not count them";
+  out += "errors: share of the requests that ended (started and finished) that failed, " +
+         errors_note +
+         ". 429: share of them answered 429. never started: share of the intended requests that "
+         "never started. throttled: share of the server's CPU periods throttled. gain: achieved "
+         "throughput against the level before, \"flat\" inside the " +
+         noise_floor_words(v) + " noise floor. " + kDash + ": not measured" +
+         (v.loop == "closed" ? " (target/s: a closed loop has no target rate)." : ".");
+  if (any_busy) out += " (busy): the generator used 80% or more of its cores in this level.";
+  out += "\n\n";
+  if (repeated) {
+    out += fmt::format(
+        "Each row is the mean over the level's runs (up to {}; requests: the sum). The SLO is "
+        "judged on every run, so a level can fail with a mean inside a bound (Findings gives the "
+        "worst run). CV: run-to-run variation, standard deviation over mean.\n\n",
+        runs_per_level(v));
+  }
+  return out;
+}
+
+// ---- Between levels, search steps, reproduce ----
+
+std::string event_level(const LadderView& v, const EventView& e) {
+  if (!e.level) return e.kind == "precheck" ? "before the first level" : kDash;
+  std::string out = level_text(*e.level);
+  if (e.repeat && runs_per_level(v) > 1) out += " (run " + level_text(*e.repeat) + ")";
+  return out;
+}
+
+std::string event_what(const EventView& e) {
+  if (e.kind == "drain") return "drain gate";
+  if (e.kind == "precheck") return "pre-check";
+  if (e.kind == "hook") return (e.name.empty() ? std::string("a") : e.name) + " hook";
+  return e.name.empty() ? e.kind : e.name;
+}
+
+std::string event_result(const EventView& e) {
+  std::string status = !e.ok         ? "not recorded"
+                       : e.timed_out ? "TIMED OUT"
+                       : *e.ok       ? (e.kind == "drain" ? "ready" : "ok")
+                                     : "FAILED";
+  return e.detail.empty() ? status : status + ": " + e.detail;
+}
+
+std::string between_levels(const LadderView& v) {
+  if (v.events.empty()) return "";
+  std::string out = "## Between levels\n\n";
+  out += table_row({"level", "what", "command", "took", "result", "output file"});
+  out += table_row({"---:", "---", "---", "---", "---", "---"});
+  int drains = 0;
+  double drain_total_s = 0;
+  const EventView* longest = nullptr;
+  for (const EventView& e : v.events) {
+    std::string took = e.duration_s ? seconds_text(*e.duration_s) : kDash;
+    if (e.kind == "drain" && e.duration_s) {
+      took = "waited " + seconds_text(*e.duration_s) + " for the drain gate";
+      ++drains;
+      drain_total_s += *e.duration_s;
+      if (longest == nullptr || *e.duration_s > *longest->duration_s) longest = &e;
+    }
+    out += table_row({event_level(v, e), event_what(e),
+                      e.command.empty() ? kDash : table_cell(inline_code(e.command)), took,
+                      table_cell(event_result(e)),
+                      e.output_file.empty() ? kDash : table_cell(inline_code(e.output_file))});
+  }
+  out += "\n";
+  if (drains > 0) {
+    out += fmt::format(
+        "The drain gate was waited on {} {}, {} in all; the longest wait was {} before "
+        "level {}.\n\n",
+        drains, drains == 1 ? "time" : "times", seconds_text(drain_total_s),
+        seconds_text(*longest->duration_s), event_level(v, *longest));
+  }
+  return out;
+}
+
+std::string search_steps(const LadderView& v) {
+  if (v.kind != "search" || !v.search) return "";
+  const SearchView& s = *v.search;
+  std::string out = "## Search steps\n\n";
+  out += table_row({"step", "phase", "rate/s", "passed", "achieved/s", "p95 ms"});
+  out += table_row({"---:", "---", "---:", "---", "---:", "---:"});
+  for (size_t i = 0; i < s.steps.size(); ++i) {
+    const SearchStepView& step = s.steps[i];
+    const RowView* row = step.row && *step.row < v.rows.size() ? &v.rows[*step.row] : nullptr;
+    out += table_row(
+        {std::to_string(i + 1), step.phase.empty() ? kDash : step.phase, level_text(step.rate_rps),
+         step.passed ? "yes" : "no", row != nullptr ? rate_number(row->achieved_rps) : kDash,
+         row != nullptr && row->p95_ms ? fixed(*row->p95_ms, ms_decimals(*row->p95_ms)) : kDash});
+  }
+  out +=
+      "\nThe search ended: " + (s.end_reason.empty() ? "reason not recorded" : s.end_reason) + ".";
+  if (s.found_rps) {
+    out += " Found " + rate_text(*s.found_rps) + "; the confirming run " +
+           (s.confirmed ? "held the SLO." : "broke the SLO, so that rate is not confirmed.");
+  } else {
+    out += " No rate held the SLO.";
+  }
+  return out + "\n\n";
+}
+
+// "level 200, run 2"; in a search, "step 8 (confirm, 325/s)".
+std::string row_label(const LadderView& v, size_t row) {
+  if (v.search) {
+    const std::vector<SearchStepView>& steps = v.search->steps;
+    for (size_t i = 0; i < steps.size(); ++i) {
+      if (steps[i].row == row) {
+        return fmt::format("step {} ({}, {}/s)", i + 1, steps[i].phase,
+                           level_text(steps[i].rate_rps));
+      }
+    }
+  }
+  std::string label = "level " + level_text(v.rows[row].level);
+  if (v.rows[row].repeat && runs_per_level(v) > 1)
+    label += ", run " + level_text(*v.rows[row].repeat);
+  return label;
+}
+
+std::string reproduce(const LadderView& v) {
+  std::string out = "## Reproduce\n\n";
+  if (v.command_line.empty()) {
+    out += "The command was not recorded.\n\n";
+  } else {
+    std::string fence = "```";
+    while (v.command_line.find(fence) != std::string::npos) fence += '`';
+    out += fence + "\n" + v.command_line + "\n" + fence + "\n\n";
+  }
+  if (!v.scenario_file.empty() || !v.scenario_sha256.empty()) {
+    out += "Scenario " + (v.scenario_file.empty() ? "file" : inline_code(v.scenario_file)) +
+           ": sha256 " +
+           (v.scenario_sha256.empty() ? "not recorded" : inline_code(v.scenario_sha256)) + ".\n\n";
+  }
+  if (!v.table_file.empty() || !v.table_sha256.empty()) {
+    out += "Table " + (v.table_file.empty() ? "file" : inline_code(v.table_file)) + ": sha256 " +
+           (v.table_sha256.empty() ? "not recorded" : inline_code(v.table_sha256)) + ".\n\n";
+  }
+  out += "Re-render this report from the recorded data: `proofload report DIR`.\n\n";
+  std::string directories;
+  for (size_t i = 0; i < v.rows.size(); ++i) {
+    const RowView& row = v.rows[i];
+    if (row.directory.empty()) continue;
+    directories += "- " + row_label(v, i) + ": " + inline_code(row.directory) + "\n";
+  }
+  if (!directories.empty()) {
+    out += "Each level's own run (result.json, windows.csv, latency.hlog), under DIR:\n\n" +
+           directories;
+  }
+  while (out.ends_with("\n\n")) out.pop_back();
+  return out;
+}
+
+// ---- levels.csv ----
+
+std::string csv_number(std::optional<double> value) {
+  if (!value || !std::isfinite(*value)) return "";
+  return fmt::format("{}", *value);  // shortest text that reads back as the same double
+}
+
+std::string csv_text(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string render_ladder_summary(const nlohmann::json& result) {
+  const LadderView v = read_ladder(result);
+  return header_of(v) + short_version(v) + levels_table(v) + findings_section(v) +
+         limits_section(v) + between_levels(v) + search_steps(v) + reproduce(v);
+}
+
+std::string render_levels_csv(const nlohmann::json& result) {
+  const LadderView v = read_ladder_rows(result);
+  std::string out =
+      "level,repeat,target_rps,achieved_rps,p50_ms,p95_ms,p99_ms,requests,error_rate,rate_429,"
+      "never_started,server_cores,server_throttled_share,generator_cores,generator_busy,host_load1,"
+      "duration_s,verdict\n";
+  // A search's confirming run is reported apart from the analysis (which ran on the grow and
+  // bisect steps): its level's verdict is not its own.
+  std::vector<bool> confirming(v.rows.size(), false);
+  if (v.search) {
+    for (const SearchStepView& step : v.search->steps) {
+      if (step.phase == "confirm" && step.row && *step.row < v.rows.size())
+        confirming[*step.row] = true;
+    }
+  }
+  for (size_t i = 0; i < v.rows.size(); ++i) {
+    const RowView& r = v.rows[i];
+    const LevelView* level = confirming[i] ? nullptr : find_level(v, r.level);
+    const std::string busy = !r.generator_busy ? "" : *r.generator_busy ? "1" : "0";
+    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+                       csv_number(r.level), csv_number(r.repeat), csv_number(r.target_rps),
+                       csv_number(r.achieved_rps), csv_number(r.p50_ms), csv_number(r.p95_ms),
+                       csv_number(r.p99_ms), csv_number(r.requests), csv_number(r.error_rate),
+                       csv_number(r.rate_429), csv_number(r.never_started),
+                       csv_number(r.server_cores), csv_number(r.server_throttled_share),
+                       csv_number(r.generator_cores), busy, csv_number(r.host_load1),
+                       csv_number(r.duration_s), level == nullptr ? "" : csv_text(level->verdict));
+  }
+  return out;
+}
+
+}  // namespace proofload::report

@@ -1,0 +1,30 @@
+// A ladder's report: summary.md and levels.csv rendered from its result.json (schema
+// "proofload.ladder/v1", kinds "ladder", "search" and "analyze"; docs/result-schema.md "Ladder").
+// Pure functions of the JSON: they read no clock and no file, so `proofload report DIR` renders
+// the same bytes again from the recorded data. Thread-safe.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+
+namespace proofload::report {
+
+// summary.md: title and scope, the short version (a question per row), the levels table,
+// findings, what this does not show, the hooks and drain waits between levels, a search's steps,
+// and how to reproduce it. Every number comes from `result`; a missing or null optional key reads
+// as "not measured". Throws std::runtime_error naming the key when a required one is missing
+// (schema, kind, status, analysis.levels with each level's level and achieved_rps) or a value has
+// the wrong type.
+std::string render_ladder_summary(const nlohmann::json& result);
+
+// levels.csv: one line per recorded row, in the order run, under the header
+//   level,repeat,target_rps,achieved_rps,p50_ms,p95_ms,p99_ms,requests,error_rate,rate_429,
+//   never_started,server_cores,server_throttled_share,generator_cores,generator_busy,host_load1,
+//   duration_s,verdict
+// (the columns `proofload analyze` reads back). Numbers are plain and round-trip exactly (no
+// separators), null is an empty cell, generator_busy is 0 or 1, verdict is the analysis's verdict
+// of the row's level. Throws std::runtime_error when schema or rows (each with level and
+// achieved_rps) is missing.
+std::string render_levels_csv(const nlohmann::json& result);
+
+}  // namespace proofload::report

@@ -1,0 +1,487 @@
+// Findings and "What this does not show" of a ladder's summary.md (see ladder_sections.h). Each
+// statement is written from a fact in the result and only when that fact holds: a limit that does
+// not apply to this run is not printed.
+#include "report/ladder_sections.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+
+#include "report/ladder_text.h"
+
+namespace proofload::report::ladder {
+namespace {
+
+// A server throttled in at least this share of its CPU periods was held back by its CPU quota.
+constexpr double kThrottledShareForQuotaLimit = 0.01;
+// The host's load average "changed a lot" between levels: the highest more than this many times
+// the lowest, and more than kHostLoadChange apart.
+constexpr double kHostLoadRatio = 2;
+constexpr double kHostLoadChange = 1.0;
+
+std::string paragraph(const std::string& text) { return text + "\n\n"; }
+
+// Levels recorded with fewer runs than planned, and how many they had.
+std::vector<std::pair<double, int>> short_levels(const LadderView& v) {
+  std::vector<std::pair<double, int>> out;
+  if (v.kind != "ladder") return out;
+  const int planned = std::max(1, static_cast<int>(v.repeat.value_or(1)));
+  std::vector<double> seen;
+  for (double level : v.planned_levels) {
+    if (std::find(seen.begin(), seen.end(), level) != seen.end()) continue;
+    seen.push_back(level);
+    const auto runs = std::count_if(v.rows.begin(), v.rows.end(),
+                                    [&](const RowView& r) { return r.level == level; });
+    if (runs < planned) out.emplace_back(level, static_cast<int>(runs));
+  }
+  return out;
+}
+
+// ---- Findings ----
+
+std::string why_it_stopped(const LadderView& v, const LevelView& knee) {
+  if (!server_measured(v)) {
+    return v.kind == "analyze"
+               ? " The table holds no server CPU, so why it stopped scaling was not measured."
+               : " No server observer was attached, so why it stopped scaling was not measured.";
+  }
+  if (!knee.server_cores) {
+    return " The server's CPU at this level was not recorded, so why it stopped scaling was not "
+           "measured.";
+  }
+  const std::string cores = cores_text(*knee.server_cores);
+  if (knee.server_throttled_share && *knee.server_throttled_share >= kThrottledShareForQuotaLimit) {
+    return " The ceiling is the server's CPU quota (measured): here the server used " + cores +
+           " cores and was throttled in " + percent_text(*knee.server_throttled_share) +
+           " of its CPU periods.";
+  }
+  std::string before;
+  const auto it = std::find_if(v.levels.begin(), v.levels.end(),
+                               [&](const LevelView& l) { return l.level == knee.level; });
+  if (it != v.levels.begin() && it != v.levels.end() && std::prev(it)->server_cores) {
+    before = " (" + cores_text(*std::prev(it)->server_cores) + " at level " +
+             level_text(std::prev(it)->level) + ")";
+  }
+  return " The server used " + cores + " cores here" + before +
+         "; the data holds no core count or quota to set that against, so whether CPU was the "
+         "limit is not shown: why it stopped scaling was not measured.";
+}
+
+std::string knee_finding(const LadderView& v) {
+  if (!v.knee) {
+    const LevelView& last = v.levels.back();
+    return paragraph(
+        "**No knee within the levels tested**: no level broke the SLO or stopped "
+        "scaling. The highest, level " +
+        level_text(last.level) + ", gave " + rate_text(last.achieved_rps) +
+        (last.gain_text.empty() ? "" : " (" + last.gain_text + ")") +
+        "; where it buckles lies beyond it.");
+  }
+  std::string out = "**The knee is level " + level_text(v.knee->level) + "** (" +
+                    rate_text(v.knee->achieved_rps) +
+                    "): " + (v.knee_reason.empty() ? "reason not recorded" : v.knee_reason) + ".";
+  if (const LevelView* knee = find_level(v, v.knee->level)) out += why_it_stopped(v, *knee);
+  return paragraph(out);
+}
+
+std::string steps_finding(const LadderView& v) {
+  if (v.levels.size() < 2) return "";
+  std::string out = "**Step by step**, achieved throughput against the level before (noise floor " +
+                    noise_floor_words(v) + "):\n\n";
+  for (size_t i = 1; i < v.levels.size(); ++i) {
+    const LevelView& l = v.levels[i];
+    out +=
+        "- level " + level_text(l.level) + ": " +
+        (l.gain_text.empty() ? "not computed (the level before achieved nothing)" : l.gain_text) +
+        "\n";
+  }
+  return out + "\n";
+}
+
+std::string best_finding(const LadderView& v) {
+  std::string out;
+  if (v.best_sustained) {
+    const LevelView* best = find_level(v, v.best_sustained->level);
+    out = "**Best sustained within the SLO: " +
+          (v.best_sustained_text.empty() ? rate_text(v.best_sustained->achieved_rps) +
+                                               " at level " + level_text(v.best_sustained->level)
+                                         : v.best_sustained_text) +
+          "**";
+    if (best != nullptr && !best->slo.empty()) out += " (" + bounds_text(*best) + ")";
+    out += ".";
+    if (v.peak && v.peak->level == v.best_sustained->level) {
+      out += " It is also the peak: no level achieved more.";
+    } else if (v.peak) {
+      const LevelView* peak = find_level(v, v.peak->level);
+      const std::string failed = peak != nullptr ? failed_bounds_text(*peak) : "";
+      out += " The peak, " + rate_text(v.peak->achieved_rps) + " at level " +
+             level_text(v.peak->level) + ", is past the SLO" +
+             (failed.empty() ? "" : " (" + failed + ")") + ".";
+    }
+    return paragraph(out);
+  }
+  const LevelView& lowest = v.levels.front();
+  out =
+      "**No level met the SLO**" +
+      (v.best_sustained_text.empty() ? std::string() : ": " + without_none(v.best_sustained_text)) +
+      ". The lowest, level " + level_text(lowest.level) + ", shows " +
+      (failed_bounds_text(lowest).empty() ? std::string("no SLO values")
+                                          : failed_bounds_text(lowest)) +
+      ".";
+  if (v.peak) {
+    out += " The peak was " + rate_text(v.peak->achieved_rps) + " at level " +
+           level_text(v.peak->level) + ".";
+  }
+  return paragraph(out);
+}
+
+std::string per_core_finding(const LadderView& v) {
+  if (!v.best_sustained) {
+    return paragraph(
+        "Throughput per server core and server CPU per request at best sustained: "
+        "not computed (no level met the SLO).");
+  }
+  const LevelView* best = find_level(v, v.best_sustained->level);
+  if (best == nullptr || (!best->rps_per_server_core && !best->server_cpu_ms_per_request)) {
+    return paragraph(
+        "Throughput per server core and server CPU per request at best sustained: "
+        "not measured (no server CPU at level " +
+        level_text(v.best_sustained->level) + ").");
+  }
+  std::vector<std::string> parts;
+  if (best->rps_per_server_core) {
+    parts.push_back("handled " + rate_number(*best->rps_per_server_core) +
+                    " requests/s per core of CPU it used");
+  }
+  if (best->server_cpu_ms_per_request) {
+    parts.push_back(
+        "spent " +
+        fixed(*best->server_cpu_ms_per_request, ms_decimals(*best->server_cpu_ms_per_request)) +
+        " ms of CPU per request");
+  }
+  return paragraph("At best sustained (level " + level_text(best->level) + ") the server " +
+                   list_text(parts) +
+                   " (measured: achieved throughput and the server's mean CPU).");
+}
+
+std::string slo_finding(const LadderView& v) {
+  std::string out = "**The SLO: " + slo_words(v) + "**";
+  if (v.slo_is_default) out += " (the default; --slo sets another)";
+  out += ". ";
+  if (!v.count_429_as_error) {
+    out += "Whether 429 answers counted as errors is not recorded.";
+  } else if (*v.count_429_as_error) {
+    out += "429 answers count as errors.";
+  } else {
+    out += "429 answers are reported apart (column 429) and do not count as errors.";
+  }
+  if (runs_per_level(v) > 1) {
+    out +=
+        " A level meets the SLO only when every run of it meets every bound; the values quoted "
+        "are the worst run's.";
+  }
+  std::vector<std::string> failing;
+  for (const LevelView& l : v.levels) {
+    if (l.meets_slo) continue;
+    const std::string failed = failed_bounds_text(l);
+    failing.push_back(level_text(l.level) + (failed.empty() ? "" : " (" + failed + ")"));
+  }
+  out += failing.empty() ? " Every level met it."
+                         : fmt::format(" {} of {} levels {} not meet it: ", failing.size(),
+                                       v.levels.size(), failing.size() == 1 ? "does" : "do") +
+                               list_text(failing) + ".";
+  return paragraph(out);
+}
+
+std::string noise_finding(const LadderView& v) {
+  if (v.noise_floor_text.empty() && !v.noise_floor) return paragraph("Noise floor: not recorded.");
+  const std::string text =
+      v.noise_floor_text.empty() ? percent_text(*v.noise_floor, 1) : v.noise_floor_text;
+  return paragraph("**Noise floor: " + text + ".** A step inside it is flat: not a finding.");
+}
+
+std::string operating_finding(const LadderView& v) {
+  std::string out;
+  if (v.operating_target_rps) {
+    out = "**Recommended operating target: ≤ " + rate_text(*v.operating_target_rps) + "**" +
+          (v.operating_basis.empty() ? "" : ", " + v.operating_basis) + ".";
+    if (const std::string warning = operating_warning(v); !warning.empty()) out += " " + warning;
+  } else {
+    out = "**No operating target**: " +
+          (v.operating_basis.empty() ? std::string("not recorded")
+                                     : without_none(v.operating_basis)) +
+          ".";
+  }
+  if (v.daily_at_operating_target || v.daily_at_best_sustained) {
+    std::vector<std::string> parts;
+    if (v.daily_at_operating_target) {
+      parts.push_back(count_text(*v.daily_at_operating_target) +
+                      " requests at the operating target");
+    }
+    if (v.daily_at_best_sustained) {
+      parts.push_back(count_text(*v.daily_at_best_sustained) + " at best sustained");
+    }
+    out += " Daily capacity (the rate × 86,400 s): " + list_text(parts) + ".";
+  } else {
+    out += " Daily capacity: not computed.";
+  }
+  return paragraph(out);
+}
+
+// ---- What this does not show ----
+
+std::string untrusted_limit(const LadderView& v, const std::string& percentile) {
+  std::vector<double> levels;
+  for (const LevelView& l : v.levels) {
+    const std::optional<double>& value = percentile == "p50"   ? l.p50_ms
+                                         : percentile == "p95" ? l.p95_ms
+                                                               : l.p99_ms;
+    if (value &&
+        std::find(l.untrusted.begin(), l.untrusted.end(), percentile) != l.untrusted.end()) {
+      levels.push_back(l.level);
+    }
+  }
+  if (levels.empty()) return "";
+  // "At 10 s each" when every run of these levels was measured for the same time.
+  std::optional<double> duration_s;
+  bool same_duration = true;
+  for (const RowView& r : v.rows) {
+    if (std::find(levels.begin(), levels.end(), r.level) == levels.end()) continue;
+    if (!r.duration_s || (duration_s && *duration_s != *r.duration_s)) same_duration = false;
+    duration_s = r.duration_s;
+  }
+  const std::string which = (levels.size() == 1 ? "level " : "levels ") + levels_text(levels);
+  const std::string subject = same_duration && duration_s
+                                  ? "At " + seconds_text(*duration_s) + " each, " + which
+                                  : capitalized(which);
+  return subject + (levels.size() == 1 ? " holds" : " hold") +
+         " too few requests for a trustworthy " + percentile +
+         " (fewer than 10 at or beyond it; marked * in the table).";
+}
+
+std::string host_load_limit(const LadderView& v) {
+  const LevelView* low = nullptr;
+  const LevelView* high = nullptr;
+  for (const LevelView& l : v.levels) {
+    if (!l.host_load1) continue;
+    if (low == nullptr || *l.host_load1 < *low->host_load1) low = &l;
+    if (high == nullptr || *l.host_load1 > *high->host_load1) high = &l;
+  }
+  if (low == nullptr || low == high) return "";
+  const double lo = *low->host_load1;
+  const double hi = *high->host_load1;
+  if (!(hi > kHostLoadRatio * lo && hi - lo > kHostLoadChange)) return "";
+  auto at = [](const LevelView& l) {
+    return fixed(*l.host_load1, 1) + " (level " + level_text(l.level) + ")";
+  };
+  const std::string change = low->level < high->level
+                                 ? "rose from " + at(*low) + " to " + at(*high)
+                                 : "fell from " + at(*high) + " to " + at(*low);
+  return "The host's load average " + change +
+         " during the run. It counts the generator (and a server on the same host) too, but "
+         "anything else running there shared the CPUs the levels were measured on.";
+}
+
+std::string status_limit(const LadderView& v) {
+  std::string out;
+  if (v.status != "complete") {
+    out = "The run did not complete (" + v.status +
+          "): " + (v.end_reason.empty() ? "no reason recorded" : v.end_reason) + ".";
+    std::vector<double> missing;
+    std::vector<std::string> partial;
+    for (const auto& [level, runs] : short_levels(v)) {
+      if (runs == 0) {
+        missing.push_back(level);
+      } else {
+        partial.push_back(fmt::format("level {} ran {} of {} runs", level_text(level), runs,
+                                      static_cast<int>(v.repeat.value_or(1))));
+      }
+    }
+    if (!missing.empty()) {
+      out += (missing.size() == 1 ? " Level " : " Levels ") + levels_text(missing) +
+             " planned but not run: nothing here says how the system does there.";
+    }
+    if (!partial.empty()) out += " " + capitalized(list_text(partial)) + ".";
+  }
+  std::vector<std::string> cut;
+  for (const RowView& r : v.rows) {
+    if (r.status.empty() || r.status == "complete") continue;
+    cut.push_back(level_text(r.level) + " (" + r.status + ")");
+  }
+  if (!cut.empty()) {
+    if (!out.empty()) out += " ";
+    out += cut.size() == 1 ? "Level " + cut[0] +
+                                 " was cut short: its figures cover only the part "
+                                 "that ran."
+                           : "Levels " + list_text(cut) +
+                                 " were cut short: their figures cover only the part that ran.";
+  }
+  return out;
+}
+
+void add_search_limits(const LadderView& v, std::vector<std::string>& bullets) {
+  if (v.kind != "search" || !v.search) return;
+  const SearchView& s = *v.search;
+  bullets.push_back(
+      "The rates between the search's steps were not measured: the answer lies "
+      "between two steps, and nothing here says how the system does in between.");
+  const std::optional<double> confirm_s = confirming_run_s(v);
+  if (s.step_hold_s && confirm_s && *s.step_hold_s < *confirm_s) {
+    bullets.push_back("The steps held " + seconds_text(*s.step_hold_s) +
+                      ", shorter than the confirming run (" + seconds_text(*confirm_s) +
+                      "): a rate that passed a short step may not hold for longer.");
+  }
+}
+
+}  // namespace
+
+bool server_measured(const LadderView& v) {
+  if (v.server_observed.value_or(false)) return true;
+  return std::any_of(v.levels.begin(), v.levels.end(),
+                     [](const LevelView& l) { return l.server_cores.has_value(); });
+}
+
+int runs_per_level(const LadderView& v) {
+  int runs = std::max(1, static_cast<int>(v.repeat.value_or(1)));
+  for (const LevelView& l : v.levels) runs = std::max(runs, l.repeats);
+  return runs;
+}
+
+std::string source_word(const LadderView& v) {
+  if (v.kind == "analyze") return "table";
+  if (v.kind == "search") return "search";
+  return "ladder";
+}
+
+std::string failed_bounds_text(const LevelView& level) {
+  std::vector<std::string> parts;
+  for (const SloCheck& c : level.slo) {
+    if (!c.passed)
+      parts.push_back(c.observed_text.empty() ? c.expression + ": no data" : c.observed_text);
+  }
+  std::string out;
+  for (const std::string& p : parts) out += (out.empty() ? "" : "; ") + p;
+  return out;
+}
+
+std::string bounds_text(const LevelView& level) {
+  std::string out;
+  for (const SloCheck& c : level.slo) {
+    out += (out.empty() ? "" : ", ") +
+           (c.observed_text.empty() ? c.expression + ": no data" : c.observed_text);
+  }
+  return out;
+}
+
+std::string slo_words(const LadderView& v) {
+  if (!v.slo_description.empty()) return v.slo_description;
+  if (!v.slo_text.empty()) return v.slo_text;
+  return "not recorded";
+}
+
+std::string noise_floor_words(const LadderView& v) {
+  return v.noise_floor ? percent_text(*v.noise_floor, 1) : std::string("unrecorded");
+}
+
+std::string without_none(const std::string& text) {
+  return text.starts_with("none: ") ? text.substr(6) : text;
+}
+
+std::string operating_warning(const LadderView& v) {
+  if (!v.operating_target_rps) return "";
+  if (!v.best_sustained) {
+    return "No level met the SLO, so no rate is shown to meet it, this one included.";
+  }
+  if (*v.operating_target_rps <= v.best_sustained->achieved_rps) return "";
+  return "It is above the best sustained within the SLO (" +
+         rate_text(v.best_sustained->achieved_rps) + " at level " +
+         level_text(v.best_sustained->level) + "): no level shows this rate meeting the SLO.";
+}
+
+std::optional<double> confirming_run_s(const LadderView& v) {
+  if (v.search) {
+    for (const SearchStepView& step : v.search->steps) {
+      if (step.phase == "confirm" && step.row && *step.row < v.rows.size() &&
+          v.rows[*step.row].duration_s) {
+        return v.rows[*step.row].duration_s;
+      }
+    }
+  }
+  return v.hold_s;
+}
+
+std::vector<double> levels_not_run(const LadderView& v) {
+  std::vector<double> out;
+  for (const auto& [level, runs] : short_levels(v)) {
+    if (runs == 0) out.push_back(level);
+  }
+  return out;
+}
+
+std::string findings_section(const LadderView& v) {
+  return "## Findings\n\n" + knee_finding(v) + steps_finding(v) + best_finding(v) +
+         per_core_finding(v) + slo_finding(v) + noise_finding(v) + operating_finding(v);
+}
+
+std::string limits_section(const LadderView& v) {
+  std::vector<std::string> bullets;
+  if (v.loop == "closed") {
+    bullets.push_back(
+        "Closed loop: this measures what the system accepts, not what happens when "
+        "demand does not wait. Each sender waits for its answer, so a slower server "
+        "is simply sent less; queues that real arrivals would build do not form.");
+  }
+  if (runs_per_level(v) <= 1) {
+    std::string floor = "One run per level gives no variance: differences under the " +
+                        noise_floor_words(v) + " noise floor are not findings";
+    if (v.noise_floor_source == "default")
+      floor += " (and that floor is a default, not measured here)";
+    if (v.noise_floor_source == "stated")
+      floor += " (and that floor was stated, not measured here)";
+    bullets.push_back(floor + ".");
+  }
+  std::vector<double> busy;
+  for (const LevelView& l : v.levels) {
+    if (l.generator_busy) busy.push_back(l.level);
+  }
+  if (!busy.empty()) {
+    bullets.push_back("The generator was flagged busy (80% or more of its cores) at " +
+                      std::string(busy.size() == 1 ? "level " : "levels ") + levels_text(busy) +
+                      ": there the generator, not the server, may have been the limit.");
+  }
+  if (std::string load = host_load_limit(v); !load.empty()) bullets.push_back(load);
+  for (const char* p : {"p99", "p95", "p50"}) {
+    if (std::string text = untrusted_limit(v, p); !text.empty()) bullets.push_back(text);
+  }
+  if (!server_measured(v)) {
+    bullets.push_back(v.kind == "analyze"
+                          ? "The table holds no server CPU, so nothing here says why it stopped "
+                            "scaling."
+                          : "No server observer was attached, so nothing here says why it stopped "
+                            "scaling.");
+  }
+  if (std::string status = status_limit(v); !status.empty()) bullets.push_back(status);
+  if (v.kind == "analyze") {
+    bullets.push_back(
+        "The numbers were taken from a table as given and not re-measured: how they "
+        "were measured (hold, warm-up, the generator's own load) is not known here.");
+  }
+  add_search_limits(v, bullets);
+  if (v.daily_at_operating_target || v.daily_at_best_sustained) {
+    std::optional<double> longest;
+    for (const RowView& r : v.rows) {
+      if (r.duration_s && (!longest || *r.duration_s > *longest)) longest = r.duration_s;
+    }
+    if (!longest) longest = v.hold_s;
+    bullets.push_back("Daily capacity multiplies a rate by 86,400 s; " +
+                      (longest
+                           ? "no level here was measured for longer than " + seconds_text(*longest)
+                           : std::string("how long each level was held is not recorded")) +
+                      ", so holding that rate for a day is not shown.");
+  }
+  std::string out = "## What this does not show\n\n";
+  for (const std::string& b : bullets) out += "- " + b + "\n";
+  return out + "\n";
+}
+
+}  // namespace proofload::report::ladder

@@ -1,0 +1,42 @@
+// The prose sections of a ladder's summary.md (findings, what this does not show) and the facts
+// about a run that more than one section states. Internal to ladder_report.cc. Pure; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/ladder_data.h"
+
+namespace proofload::report::ladder {
+
+// The server's CPU was observed (an observer other than the generator and the host), or the
+// table gave server cores.
+bool server_measured(const LadderView& v);
+// The most runs any level had (settings.repeat, or the analysis's repeats).
+int runs_per_level(const LadderView& v);
+// "ladder", "search" or "table": where the levels came from, for Evidence cells.
+std::string source_word(const LadderView& v);
+// The observed values of the SLO bounds a level failed: "p95 = 1,140.0 ms; errors = 3.2%".
+std::string failed_bounds_text(const LevelView& level);
+// Every SLO bound's observed value: "p95 = 3.0 ms, errors = 0%".
+std::string bounds_text(const LevelView& level);
+// The SLO in words: its description (or text), "not recorded" when neither is there.
+std::string slo_words(const LadderView& v);
+// The noise floor as a percentage ("5.0%"), or "the noise floor" when not recorded.
+std::string noise_floor_words(const LadderView& v);
+// Planned levels (settings.levels x repeats) with fewer recorded runs than planned.
+std::vector<double> levels_not_run(const LadderView& v);
+
+// "none: the lowest level…" -> "the lowest level…": for sentences that already say "none".
+std::string without_none(const std::string& text);
+// A warning when the operating target is above the best sustained throughput within the SLO
+// (or no level met the SLO), else "".
+std::string operating_warning(const LadderView& v);
+// How long a search's confirming run was measured (its row's duration, else settings.hold_s).
+std::optional<double> confirming_run_s(const LadderView& v);
+
+std::string findings_section(const LadderView& v);
+std::string limits_section(const LadderView& v);
+
+}  // namespace proofload::report::ladder
