@@ -537,11 +537,27 @@ LadderAnalysis analyze_ladder(const std::vector<LevelRow>& rows, const Slo& slo,
   } else if (a.knee) {
     const LevelAnalysis& knee = a.levels[*a.knee];
     a.operating_target_rps = a.operating_fraction * knee.achieved_rps;
+    a.operating_headroom = 1 / a.operating_fraction;
     a.operating_basis = fraction + " of the knee (" + rate_text(knee.achieved_rps) + " at level " +
                         level_text(knee.level) + "): " + headroom;
+    // A knee that broke the SLO can have more throughput than any level that met it: never
+    // recommend running above what was shown to meet the SLO.
+    if (a.best_sustained) {
+      const LevelAnalysis& best = a.levels[*a.best_sustained];
+      if (*a.operating_target_rps > best.achieved_rps) {
+        a.operating_target_rps = best.achieved_rps;
+        a.operating_headroom = knee.achieved_rps / best.achieved_rps;
+        a.operating_basis = "best sustained (" + rate_text(best.achieved_rps) + " at level " +
+                            level_text(best.level) + "): " + fraction + " of the knee (" +
+                            rate_text(knee.achieved_rps) + " at level " + level_text(knee.level) +
+                            ") would be above the most that met the SLO; " +
+                            fmt::format("{:.1f}x headroom to the knee", *a.operating_headroom);
+      }
+    }
   } else {
     const LevelAnalysis& last = a.levels.back();
     a.operating_target_rps = a.operating_fraction * last.achieved_rps;
+    a.operating_headroom = 1 / a.operating_fraction;
     a.operating_basis = fraction + " of the highest level tested (" + rate_text(last.achieved_rps) +
                         " at level " + level_text(last.level) +
                         "; no knee reached: the true headroom is larger)";
@@ -575,8 +591,7 @@ nlohmann::json analysis_to_json(const LadderAnalysis& analysis) {
   auto daily = [](const std::optional<double>& value) {
     return value ? nlohmann::json(std::llround(*value)) : nlohmann::json(nullptr);
   };
-  nlohmann::json headroom = nullptr;
-  if (analysis.operating_target_rps) headroom = 1 / analysis.operating_fraction;
+  nlohmann::json headroom = optional_json(analysis.operating_headroom);
 
   return {
       {"loop", loop_text(analysis.loop)},

@@ -29,7 +29,9 @@
 // - Plateau: the first level from which every later step is flat or falling (gain < floor),
 //   with at least one such step; none otherwise.
 // - Operating target: options.operating_fraction of the knee's achieved throughput (headroom
-//   1 / fraction). No knee: the fraction of the last level's, a lower bound since the knee was
+//   1 / fraction), but never above best sustained (a knee that broke the SLO can carry more
+//   than any level that met it; then the target is best sustained, and the headroom is the
+//   knee's throughput over it). No knee: the fraction of the last level's, a lower bound since the knee was
 //   not reached. None when the knee is the lowest level and breaks the SLO.
 // - Daily capacity: requests per day (86,400 s) at the operating target and at best sustained.
 #pragma once
@@ -115,6 +117,7 @@ struct LadderAnalysis {
   std::optional<size_t> plateau_from;
   double operating_fraction = kDefaultOperatingFraction;
   std::optional<double> operating_target_rps;
+  std::optional<double> operating_headroom;  // the knee's (or highest level's) throughput / target
   // "50% of the knee (2,066/s at level 6): 2.0x headroom"; "50% of the highest level tested
   // (no knee reached: the true headroom is larger)"; "none: the lowest level already broke the SLO".
   std::string operating_basis;

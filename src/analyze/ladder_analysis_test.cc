@@ -145,6 +145,19 @@ TEST(LadderAnalysis, SloBreachIsTheKneeAndBestSustainedIsBelowIt) {
   EXPECT_DOUBLE_EQ(*a.operating_target_rps, 200);
 }
 
+TEST(LadderAnalysis, OperatingTargetIsNeverAboveWhatMetTheSlo) {
+  // The knee broke the SLO carrying 640/s; half of it (320/s) is more than the 200/s that met it.
+  const LadderAnalysis a = analyze({row(1, 100, 10), row(2, 200, 40), row(3, 640, 1400)});
+  ASSERT_EQ(a.knee, 2u);
+  ASSERT_EQ(a.best_sustained, 1u);
+  EXPECT_DOUBLE_EQ(*a.operating_target_rps, 200);
+  EXPECT_DOUBLE_EQ(*a.operating_headroom, 3.2);
+  EXPECT_EQ(a.operating_basis,
+            "best sustained (200/s at level 2): 50% of the knee (640/s at level 3) would be above "
+            "the most that met the SLO; 3.2x headroom to the knee");
+  EXPECT_EQ(analysis_to_json(a)["operating"]["headroom"], 3.2);
+}
+
 TEST(LadderAnalysis, NoLevelWithinSloHasNoBestSustainedNorOperatingTarget) {
   const LadderAnalysis a = analyze({row(10, 100, 2000), row(20, 150, 3000)});
   EXPECT_EQ(verdicts(a), (std::vector<std::string>{"knee", "saturated"}));

@@ -37,7 +37,14 @@ std::string read_body_file(const std::string& path) {
 
 double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
-// A scenario file: a YAML name, or anything that is not a URL and exists as a file.
+int64_t positive_duration(const std::string& flag, const std::string& text) {
+  int64_t ns = schedule::parse_duration_ns(text);
+  if (ns <= 0) throw UsageError(flag + " must be longer than 0, got '" + text + "'");
+  return ns;
+}
+
+}  // namespace
+
 bool looks_like_scenario_file(const std::string& target) {
   auto ends_with = [&](std::string_view suffix) {
     return target.size() >= suffix.size() &&
@@ -47,13 +54,28 @@ bool looks_like_scenario_file(const std::string& target) {
   return target.find("://") == std::string::npos && access(target.c_str(), R_OK) == 0;
 }
 
-int64_t positive_duration(const std::string& flag, const std::string& text) {
-  int64_t ns = schedule::parse_duration_ns(text);
-  if (ns <= 0) throw UsageError(flag + " must be longer than 0, got '" + text + "'");
-  return ns;
+void add_request_flags(CLI::App* app, RunFlags& flags) {
+  app->add_option("--max-connections", flags.max_connections,
+                  "Open loop: the pool may grow to this many connections (default -c)");
+  app->add_option("--queue", flags.queue,
+                  "Open loop: requests that may wait for a connection (default 10000)");
+  app->add_option("-m,--method", flags.method, "HTTP method (default GET)");
+  app->add_option("-H,--header", flags.headers, "Request header 'Name: value' (repeatable)");
+  app->add_option("--body", flags.body, "Request body");
+  app->add_option("--body-file", flags.body_file, "Request body from a file");
+  app->add_option("--timeout", flags.timeout, "Request timeout, also the longest wait in the queue (default 10s)");
+  app->add_option("--connect-timeout", flags.connect_timeout, "Connect timeout (default 5s)");
+  app->add_option("--grace", flags.grace,
+                  "Time for in-flight requests to finish at the end or on Ctrl-C (default 5s)");
+  app->add_option("--workers", flags.workers, "Worker threads (default: one per core)");
+  app->add_flag("-q,--quiet", flags.quiet, "No live progress");
+  app->add_option("--seed", flags.seed, "Seed of the data and mix draws (default: from the clock)");
+  app->add_option("--observe", flags.observe,
+                  "Watch a source while the load runs (repeatable): pid:N, pidfile:PATH, "
+                  "cgroup:PATH, prom:URL[?match=a,b], host (the generator itself always)");
+  app->add_option("--observe-every", flags.observe_every,
+                  "How often observers sample, 10ms to 1s (default 1s)");
 }
-
-}  // namespace
 
 experiments::RunOptions build_run_options(const RunFlags& f, const std::string& command_line,
                                           const workload::Scenario* scenario) {
@@ -237,47 +259,17 @@ Subcommand add_run_command(CLI::App& parent) {
   app->add_option("--executor", flags->executor, "closed or open (default: open with --rate)");
   app->add_option("--stages", flags->stages,
                   "Linear ramps, e.g. 10s:100,30s:1000,10s:0 (rate or connections)");
-  app->add_option("--max-connections", flags->max_connections,
-                  "Open loop: the pool may grow to this many connections (default -c)");
-  app->add_option("--queue", flags->queue,
-                  "Open loop: requests that may wait for a connection (default 10000)");
   app->add_option("--warmup", flags->warmup, "Recorded apart and excluded from the results");
-  app->add_option("-m,--method", flags->method, "HTTP method (default GET)");
-  app->add_option("-H,--header", flags->headers, "Request header 'Name: value' (repeatable)");
-  app->add_option("--body", flags->body, "Request body");
-  app->add_option("--body-file", flags->body_file, "Request body from a file");
-  app->add_option("--timeout", flags->timeout, "Request timeout, also the longest wait in the queue (default 10s)");
-  app->add_option("--connect-timeout", flags->connect_timeout, "Connect timeout (default 5s)");
-  app->add_option("--grace", flags->grace,
-                  "Time for in-flight requests to finish at the end or on Ctrl-C (default 5s)");
-  app->add_option("--workers", flags->workers, "Worker threads (default: one per core)");
   app->add_option("-o,--out", flags->out, "Write result.json, windows.csv, latency.hlog here");
-  app->add_flag("-q,--quiet", flags->quiet, "No live progress line");
   app->add_option("--threshold", flags->thresholds,
                   "Pass/fail bar checked at the end, e.g. 'p95 < 200ms', 'errors < 1%' "
                   "(repeatable; exit 99 when one fails)");
-  app->add_option("--seed", flags->seed, "Seed of the data and mix draws (default: from the clock)");
-  app->add_option("--observe", flags->observe,
-                  "Watch a source while the load runs (repeatable): pid:N, pidfile:PATH, "
-                  "cgroup:PATH, prom:URL[?match=a,b], host (the generator itself always)");
-  app->add_option("--observe-every", flags->observe_every,
-                  "How often observers sample, 10ms to 1s (default 1s)");
+  add_request_flags(app, *flags);
 
   return {app, [flags, targets, app] {
-            std::optional<workload::Scenario> scenario;
-            const std::string& first = (*targets)[0];
-            if (looks_like_scenario_file(first)) {
-              scenario = workload::load_scenario_file(first);
-              flags->url = targets->size() > 1 ? (*targets)[1] : "";
-              merge_scenario_settings(*flags, *scenario,
-                                      [app](const std::string& flag) { return app->count(flag) > 0; });
-            } else {
-              if (targets->size() > 1) {
-                throw UsageError("run takes one URL; a second one ('" + (*targets)[1] +
-                                 "') only follows a scenario file");
-              }
-              flags->url = first;
-            }
+            std::optional<workload::Scenario> scenario = take_target(
+                *targets, *flags, [app](const std::string& flag) { return app->count(flag) > 0; },
+                "run");
             experiments::RunOptions options =
                 build_run_options(*flags, command_line(), scenario ? &*scenario : nullptr);
             report::RunResult result = experiments::run_load_test(options);

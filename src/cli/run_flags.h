@@ -2,6 +2,7 @@
 // there, before anything is sent). Shared with `proofload demo`, which runs the same way.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -39,6 +40,13 @@ struct RunFlags {
   std::vector<std::string> observe;     // --observe SPEC (the generator itself is always observed)
   std::string observe_every = "1s";
 };
+
+// A scenario file: a YAML name, or anything that is not a URL and exists as a file.
+bool looks_like_scenario_file(const std::string& target);
+
+// The flags of the request and the connection pool that `run` and `ladder` share (method,
+// headers, body, timeouts, workers, seed, observers, quiet).
+void add_request_flags(CLI::App* app, RunFlags& flags);
 
 // Validates the flags (merged with `scenario` beforehand, see scenario_options.h), resolves and
 // checks the target, compiles the workload, and builds the run. Throws UsageError.

@@ -6,6 +6,7 @@
 #include "common/usage_error.h"
 #include "schedule/parse.h"
 #include "workload/response_view.h"
+#include "workload/scenario_yaml.h"
 
 namespace proofload::cli {
 namespace {
@@ -39,6 +40,24 @@ bool is_sensitive_header(std::string name) {
   std::transform(name.begin(), name.end(), name.begin(), ::tolower);
   return name == "authorization" || name == "proxy-authorization" || name == "cookie" ||
          name == "x-api-key";
+}
+
+std::optional<workload::Scenario> take_target(const std::vector<std::string>& targets,
+                                              RunFlags& flags, const FlagGiven& given,
+                                              const std::string& command) {
+  const std::string& first = targets.at(0);
+  if (!looks_like_scenario_file(first)) {
+    if (targets.size() > 1) {
+      throw UsageError(command + " takes one URL; a second one ('" + targets[1] +
+                       "') only follows a scenario file");
+    }
+    flags.url = first;
+    return std::nullopt;
+  }
+  workload::Scenario scenario = workload::load_scenario_file(first);
+  flags.url = targets.size() > 1 ? targets[1] : "";
+  merge_scenario_settings(flags, scenario, given);
+  return scenario;
 }
 
 void merge_scenario_settings(RunFlags& flags, const workload::Scenario& scenario,

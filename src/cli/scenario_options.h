@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <functional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -20,6 +21,13 @@ namespace proofload::cli {
 
 // Whether the user gave a flag on the command line ("--rate", "-c", ...).
 using FlagGiven = std::function<bool(const std::string& flag)>;
+
+// `TARGET [URL]` of `run` and `ladder`: a URL, or a scenario file and optionally the URL that
+// replaces its target. Loads the scenario (its settings fill the flags not given) and sets
+// flags.url. Throws UsageError (a second URL after a URL, a bad file).
+std::optional<workload::Scenario> take_target(const std::vector<std::string>& targets,
+                                              RunFlags& flags, const FlagGiven& given,
+                                              const std::string& command);
 
 // Copies the scenario's executor settings into the flags the user did not give.
 void merge_scenario_settings(RunFlags& flags, const workload::Scenario& scenario,

@@ -16,5 +16,8 @@ Subcommand add_run_command(CLI::App& parent);
 Subcommand add_serve_command(CLI::App& parent);
 Subcommand add_demo_command(CLI::App& parent);
 Subcommand add_observe_command(CLI::App& parent);
+Subcommand add_ladder_command(CLI::App& parent);
+Subcommand add_analyze_command(CLI::App& parent);
+Subcommand add_report_command(CLI::App& parent);
 
 }  // namespace proofload::cli

@@ -93,6 +93,7 @@ report::RunResult run_load_test(const RunOptions& options) {
     if (directory) directory->append_window(w, result.start_wall_ns + w.start_ns, observed);
   };
 
+  std::string abort_reason;
   bool any_measured = false;
   int64_t measured_start_ns = 0;
   while (auto window = engine.next_window()) {
@@ -107,6 +108,10 @@ report::RunResult run_load_test(const RunOptions& options) {
     } else if (!any_measured) {
       measured_start_ns = window->start_ns;
       any_measured = true;
+    }
+    if (options.abort_check && !window->warmup && abort_reason.empty()) {
+      abort_reason = options.abort_check(*window);
+      if (!abort_reason.empty()) engine.request_stop();
     }
     if (options.live_progress) {
       double elapsed_s = static_cast<double>(window->start_ns + window->duration_ns) / kNsPerS;
@@ -131,9 +136,11 @@ report::RunResult run_load_test(const RunOptions& options) {
   // Connections are mostly opened before the first request: count all of them in the summary.
   result.total.connects += result.warmup_total.connects;
   int stop_level = engine.stop_level();
-  result.interrupted = stop_level > 0;
+  result.aborted = !abort_reason.empty();
+  result.interrupted = stop_level > 0 && !result.aborted;
   int64_t intended = result.total.intended + result.warmup_total.intended;
-  result.end_reason = result.interrupted ? "interrupted by a signal"
+  result.end_reason = result.aborted       ? "aborted: " + abort_reason
+                      : result.interrupted ? "interrupted by a signal"
                       : options.load.max_requests > 0 && intended >= options.load.max_requests
                           ? "request count reached"
                           : "duration reached";

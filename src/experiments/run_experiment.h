@@ -5,6 +5,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -28,6 +29,9 @@ struct RunOptions {
   // --observe specs (the generator itself is always observed) and how often they are sampled.
   std::vector<std::string> observe;
   int64_t observe_every_ns = 1'000'000'000;
+  // Called with each measured window as it is merged (the coordinator thread); a non-empty
+  // answer ends the run gracefully as aborted, with that reason (a ladder's --abort-when).
+  std::function<std::string(const measure::WindowStats&)> abort_check;
 };
 
 // Runs the load test; returns the result (also written to out_dir when set). Throws UsageError

@@ -237,7 +237,8 @@ std::optional<SearchView> read_search(const Reader& top) {
 }
 
 void read_analysis(const Reader& top, LadderView& v) {
-  top.required("analysis");
+  // null until a level has run (a pre-check or the first drain gate failed, or in progress).
+  if (top.find("analysis") == nullptr) return;
   const Reader a = top.object("analysis");
   a.required("levels");
   for (const Reader& level : a.objects("levels")) v.levels.push_back(read_level(level));
@@ -316,8 +317,10 @@ LadderView read_ladder_rows(const nlohmann::json& result) {
   LadderView v;
   top.required("rows");
   for (const Reader& row : top.objects("rows")) v.rows.push_back(read_row(row));
-  for (const Reader& level : top.object("analysis").objects("levels")) {
-    v.levels.push_back(read_level(level));
+  if (top.find("analysis") != nullptr) {
+    for (const Reader& level : top.object("analysis").objects("levels")) {
+      v.levels.push_back(read_level(level));
+    }
   }
   v.search = read_search(top);
   return v;

@@ -550,6 +550,13 @@ std::string csv_text(const std::string& text) {
 
 std::string render_ladder_summary(const nlohmann::json& result) {
   const LadderView v = read_ladder(result);
+  if (v.levels.empty()) {
+    // Nothing to judge yet: say why, and what ran before it ended.
+    const std::string why = v.end_reason.empty() ? "the ladder is still running" : v.end_reason;
+    return header_of(v) + "## The short version\n\nNo level was measured: " + why +
+           ". Nothing here says anything about the service's capacity.\n\n" + between_levels(v) +
+           reproduce(v);
+  }
   return header_of(v) + short_version(v) + levels_table(v) + findings_section(v) +
          limits_section(v) + between_levels(v) + search_steps(v) + reproduce(v);
 }

@@ -481,8 +481,23 @@ void expect_throws_naming(const json& result, const std::string& key, bool csv =
   }
 }
 
+TEST(LadderSummary, NoLevelYetSaysSoAndWhy) {
+  // A ladder whose pre-check or first drain gate failed has rows: [] and analysis: null.
+  json result = load("closed_knee");
+  result["rows"] = json::array();
+  result["analysis"] = nullptr;
+  result["status"] = "failed";
+  result["end_reason"] = "the pre-check http://127.0.0.1:9/health answered connection refused";
+  const std::string summary = render_ladder_summary(result);
+  EXPECT_TRUE(says(summary, "No level was measured: the pre-check http://127.0.0.1:9/health "
+                            "answered connection refused."))
+      << summary;
+  EXPECT_FALSE(says(summary, "## Levels"));
+  EXPECT_TRUE(says(summary, "## Reproduce"));
+}
+
 TEST(LadderSummary, MissingRequiredKeyThrowsNamingIt) {
-  for (const char* key : {"schema", "kind", "status", "analysis"}) {
+  for (const char* key : {"schema", "kind", "status"}) {
     json result = load("closed_knee");
     result.erase(key);
     expect_throws_naming(result, std::string("'") + key + "'");

@@ -184,7 +184,9 @@ json header_json(const RunResult& result, const char* status) {
 }  // namespace
 
 json result_to_json(const RunResult& result) {
-  json out = header_json(result, result.interrupted ? "interrupted" : "complete");
+  json out = header_json(result, result.aborted       ? "aborted"
+                                  : result.interrupted ? "interrupted"
+                                                       : "complete");
   out["end_reason"] = result.end_reason;
   out["summary"] = summary_json(result);
   if (!result.request_names.empty()) out["requests"] = requests_by_name_json(result);

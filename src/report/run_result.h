@@ -137,6 +137,7 @@ struct RunResult {
   bool thresholds_passed() const;
 
   bool interrupted = false;  // Ctrl-C / SIGTERM ended the run early
+  bool aborted = false;      // an abort condition (a ladder's --abort-when) ended it early
   std::string end_reason;    // "duration reached", "request count reached", ...
 };
 

@@ -233,7 +233,10 @@ std::string format_summary(const RunResult& result) {
   const int64_t started = started_requests(t);
   std::string out;
 
-  if (result.interrupted) {
+  if (result.aborted) {
+    out += fmt::format("ABORTED ({}): every figure below covers only the part that ran.\n",
+                       result.end_reason);
+  } else if (result.interrupted) {
     out +=
         "INTERRUPTED: the run was stopped before its planned end; every figure below covers "
         "only the part that ran.\n";

@@ -304,40 +304,46 @@ TEST(Run, TooFewFileDescriptorsIsSaidClearly) {
 namespace proofload::testing {
 namespace {
 
-TEST(Demo, RunsALoadTestAgainstTheBuiltInServerAndStopsIt) {
+TEST(Demo, RunsALadderAgainstTheBuiltInServerWithTheServerObserved) {
   std::string out = make_temp_dir("demo");
-  auto run = run_to_completion({proofload_binary(), "demo", "-d", "1s", "--rate", "200", "--out",
-                                out});
+  auto run = run_to_completion({proofload_binary(), "demo", "--rates", "100,200", "--hold", "1s",
+                                "--warmup", "0s", "--out", out});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   EXPECT_NE(run.out.find("built-in server (profile demo)"), std::string::npos) << run.out;
-  json result = read_result(out);
-  json summary = result["summary"];
-  // A mix of the demo's routes and its lifecycle flow: 200 picks, a flow's later steps on top.
-  EXPECT_GE(summary["intended"].get<int64_t>(), 200);
-  EXPECT_EQ(summary["outcomes"]["never_started"], 0);
-  int64_t by_name = 0;
-  for (const char* name : {"lookup", "hybrid", "description", "similarity", "flaky", "create",
-                           "assign", "resolve"}) {
-    ASSERT_TRUE(result["requests"].contains(name)) << name;
-    by_name += result["requests"][name]["requests"].get<int64_t>();
+  EXPECT_NE(run.out.find("## The short version"), std::string::npos) << run.out;
+  json ladder = json::parse(read_file(out + "/result.json"));
+  EXPECT_EQ(ladder["kind"], "ladder");
+  EXPECT_EQ(ladder["status"], "complete");
+  ASSERT_EQ(ladder["rows"].size(), 2u);
+  // The server runs in its own process, so its CPU is measured apart from the generator's.
+  EXPECT_TRUE(ladder["settings"]["server_observed"].get<bool>());
+  EXPECT_TRUE(ladder["rows"][1]["server_cores"].is_number()) << ladder["rows"][1].dump();
+  EXPECT_EQ(read_file(out + "/summary.md").find("no server observer"), std::string::npos);
+  // Each level is a run of the demo's mix: its routes and the lifecycle flow, by name.
+  json level = read_result(out + "/levels/02-200");
+  for (const char* name : {"lookup", "hybrid", "description", "similarity", "flaky", "create"}) {
+    EXPECT_TRUE(level["requests"].contains(name)) << name;
   }
-  EXPECT_EQ(by_name, summary["intended"].get<int64_t>());
-  EXPECT_EQ(result["spec"]["scenario"]["mix"].size(), 6u);
-  ASSERT_TRUE(result["flows"].contains("lifecycle"));
+  EXPECT_TRUE(level["flows"].contains("lifecycle"));
   // Only the flaky route fails on purpose (about 2.5% of its requests).
-  const json& requests = result["requests"];
+  const json& requests = level["requests"];
   EXPECT_EQ(requests["lookup"]["errors"].get<int64_t>() + requests["hybrid"]["errors"].get<int64_t>(), 0);
 }
 
-TEST(Demo, CtrlCEndsTheRunAndTheServer) {
+TEST(Demo, CtrlCEndsTheLadderAndTheServer) {
   std::string out = make_temp_dir("demo-interrupt");
-  Process demo({proofload_binary(), "demo", "-d", "60s", "--out", out});
-  ASSERT_TRUE(wait_for_first_window(demo, out)) << demo.err();
+  Process demo({proofload_binary(), "demo", "--hold", "60s", "--out", out});
+  ASSERT_TRUE(wait_for_first_window(demo, out + "/levels/01-250")) << demo.err();
+  // "pid N" of the server, from the demo's first line.
+  const size_t at = demo.out().find(", pid ");
+  ASSERT_NE(at, std::string::npos) << demo.out();
+  const pid_t server = static_cast<pid_t>(std::stol(demo.out().substr(at + 6)));
   demo.signal(SIGINT);
   auto code = demo.wait(seconds(15));
   ASSERT_TRUE(code.has_value()) << "demo did not stop after SIGINT";
   EXPECT_EQ(*code, 130);
-  EXPECT_EQ(read_result(out)["status"], "interrupted");
+  EXPECT_EQ(json::parse(read_file(out + "/result.json"))["status"], "interrupted");
+  EXPECT_NE(kill(server, 0), 0) << "the demo's server outlived it";
 }
 
 }  // namespace

@@ -1,0 +1,286 @@
+// `proofload ladder URL|SCENARIO.yaml [URL] (--concurrency L,.. | --rates R,.. | --search)`: where
+// does it buckle? Turns the flags into a LadderPlan (every check happens here, before anything is
+// sent: exit 2 on bad input), prints it with --plan, or runs it and prints the report.
+#include <fmt/format.h>
+
+#include <cmath>
+#include <cstdio>
+
+#include "cli/command_line.h"
+#include "cli/ladder_flags.h"
+#include "cli/run_flags.h"
+#include "cli/scenario_options.h"
+#include "cli/subcommand.h"
+#include "common/clock.h"
+#include "common/usage_error.h"
+#include "experiments/http_probe.h"
+#include "experiments/ladder.h"
+#include "experiments/ladder_result.h"
+#include "report/numbers.h"
+#include "schedule/parse.h"
+
+namespace proofload::cli {
+namespace {
+
+// Open loop pool when -c / --max-connections are not given: enough connections for a slow
+// service at a high rate (a level that needs more counts never-started work, reported).
+constexpr int kDefaultOpenLoopMaxConnections = 1000;
+
+// "40,80,120" or "50,1.5k,3k": positive, rising.
+std::vector<double> parse_levels(const std::string& flag, const std::string& text, bool whole) {
+  std::vector<double> levels;
+  size_t start = 0;
+  while (start <= text.size()) {
+    size_t comma = text.find(',', start);
+    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    while (!item.empty() && item.front() == ' ') item.erase(item.begin());
+    while (!item.empty() && item.back() == ' ') item.pop_back();
+    if (item.empty()) throw UsageError(flag + " has an empty level in '" + text + "'");
+    double level = schedule::parse_rate_per_s(item);
+    if (level <= 0) throw UsageError(flag + " levels must be above 0, got '" + item + "'");
+    if (whole && level != std::floor(level)) {
+      throw UsageError(flag + " levels are connections (whole numbers), got '" + item + "'");
+    }
+    if (!levels.empty() && level <= levels.back()) {
+      throw UsageError(flag + " levels must rise, got " + item + " after " +
+                       fmt::format("{}", levels.back()));
+    }
+    levels.push_back(level);
+    if (comma == std::string::npos) break;
+    start = comma + 1;
+  }
+  return levels;
+}
+
+int64_t positive(const std::string& flag, const std::string& text) {
+  int64_t ns = schedule::parse_duration_ns(text);
+  if (ns <= 0) throw UsageError(flag + " must be longer than 0, got '" + text + "'");
+  return ns;
+}
+
+nlohmann::json optional_json(const std::optional<std::string>& v) {
+  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
+}
+
+}  // namespace
+
+std::string default_out_dir(const char* kind) {
+  // "ladder-20261130-055000" (UTC): one directory per experiment, sorted by time.
+  std::string iso = report::iso8601_utc(wall_clock_ns());  // 2026-11-30T05:50:00.000Z
+  std::string stamp;
+  for (char c : iso.substr(0, 19)) {
+    if (c != '-' && c != ':') stamp += c == 'T' ? '-' : c;
+  }
+  return std::string(kind) + "-" + stamp;
+}
+
+experiments::LadderPlan build_ladder_plan(LadderFlags& f,
+                                          std::shared_ptr<const workload::Scenario> scenario) {
+  experiments::LadderPlan plan;
+  int modes = (f.concurrency ? 1 : 0) + (f.rates ? 1 : 0) + (f.search ? 1 : 0);
+  if (modes != 1) {
+    throw UsageError("ladder needs exactly one of --concurrency L1,L2,.. (closed loop), --rates "
+                     "R1,R2,.. (open loop) or --search (open loop)");
+  }
+  if (f.run.rate || f.run.stages || f.run.duration || f.run.executor) {
+    // Only reachable through a scenario file's settings: the ladder sets the load shape itself.
+    f.run.rate.reset();
+    f.run.stages.reset();
+    f.run.duration.reset();
+    f.run.executor.reset();
+  }
+  plan.loop = f.concurrency ? analyze::Loop::kClosed : analyze::Loop::kOpen;
+  if (f.concurrency) plan.levels = parse_levels("--concurrency", *f.concurrency, true);
+  if (f.rates) plan.levels = parse_levels("--rates", *f.rates, false);
+  plan.hold_ns = positive("--hold", f.hold);
+  plan.warmup_ns = schedule::parse_duration_ns(f.warmup);
+  if (plan.warmup_ns < 0) throw UsageError("--warmup must not be negative");
+  plan.warmup_ns = (plan.warmup_ns + 999'999'999) / 1'000'000'000 * 1'000'000'000;
+  if (f.repeat < 1 || f.repeat > 100) throw UsageError("--repeat must be 1 to 100, got " + std::to_string(f.repeat));
+  if (f.repeat_order != "sequence" && f.repeat_order != "interleaved") {
+    throw UsageError("--repeat-order must be 'sequence' or 'interleaved', got '" + f.repeat_order + "'");
+  }
+  plan.repeat = f.repeat;
+  plan.interleaved = f.repeat_order == "interleaved";
+  Judgement judgement = parse_judgement(f.judgement);
+  plan.slo = judgement.slo;
+  plan.analysis = judgement.analysis;
+  plan.analysis.loop = plan.loop;
+  plan.stop_on_fail = f.stop_on_fail;
+
+  std::optional<double> max_rate;
+  if (f.max_rate) {
+    max_rate = schedule::parse_rate_per_s(*f.max_rate);
+    if (*max_rate <= 0) throw UsageError("--max-rate must be above 0");
+  }
+  if (f.max_concurrency && *f.max_concurrency < 1) throw UsageError("--max-concurrency must be at least 1");
+  for (double level : plan.levels) {
+    if (plan.loop == analyze::Loop::kClosed && f.max_concurrency && level > *f.max_concurrency) {
+      throw UsageError(fmt::format("level {} is above --max-concurrency {}", level, *f.max_concurrency));
+    }
+    if (plan.loop == analyze::Loop::kOpen && max_rate && level > *max_rate) {
+      throw UsageError(fmt::format("level {}/s is above --max-rate {}/s", level, *max_rate));
+    }
+  }
+  if (f.search) {
+    analyze::RateSearchOptions search;
+    search.start_rps = schedule::parse_rate_per_s(f.start_rate);
+    search.growth = f.growth;
+    search.max_rps = max_rate;
+    analyze::RateSearch validated(search);  // throws UsageError for bad options
+    plan.search = search;
+    plan.step_hold_ns = positive("--step-hold", f.step_hold);
+  }
+  if (f.precheck && !experiments::is_url(*f.precheck)) {
+    throw UsageError("--precheck must be an http:// URL, got '" + *f.precheck + "'");
+  }
+  plan.precheck_url = f.precheck;
+  if (f.abort_when) plan.abort_when = analyze::parse_abort_rule(*f.abort_when);
+  plan.drain_until = f.drain_until;
+  plan.drain_timeout_ns = positive("--drain-timeout", f.drain_timeout);
+  plan.hooks = {f.before_level, f.after_level, f.reset, f.restore,
+                positive("--hook-timeout", f.hook_timeout)};
+  plan.out_dir = f.run.out ? *f.run.out : default_out_dir(f.search ? "search" : "ladder");
+  plan.command_line = command_line();
+  plan.quiet = f.run.quiet;
+
+  // The open loop pool: -c to start, growing up to --max-connections (default 1000, or
+  // --max-concurrency when that is lower).
+  RunFlags base = f.run;
+  base.warmup = schedule::format_duration(plan.warmup_ns);
+  if (plan.loop == analyze::Loop::kOpen && !base.max_connections) {
+    base.max_connections = std::max(base.connections,
+                                    std::min(kDefaultOpenLoopMaxConnections,
+                                             f.max_concurrency.value_or(kDefaultOpenLoopMaxConnections)));
+  }
+  if (plan.loop == analyze::Loop::kOpen && f.max_concurrency && base.max_connections > *f.max_concurrency) {
+    throw UsageError("--max-connections is above --max-concurrency");
+  }
+  const bool open = plan.loop == analyze::Loop::kOpen;
+  plan.make_run = [base, open, scenario](double level, int64_t hold_ns, const std::filesystem::path& dir) {
+    RunFlags flags = base;
+    if (open) {
+      flags.rate = fmt::format("{}", level);
+    } else {
+      flags.connections = static_cast<int>(level);
+      flags.max_connections.reset();
+    }
+    flags.duration = schedule::format_duration(hold_ns);
+    flags.out = dir.string();
+    return build_run_options(flags, command_line(), scenario.get());
+  };
+
+  std::string target = f.run.url;
+  if (target.empty() && scenario && scenario->target) target = *scenario->target;
+  plan.source = {{"target", target},
+                 {"scenario_file", scenario ? nlohmann::json(scenario->file) : nullptr},
+                 {"scenario_sha256", scenario ? nlohmann::json(experiments::file_sha256(scenario->file))
+                                              : nullptr},
+                 {"table_file", nullptr},
+                 {"table_sha256", nullptr}};
+  bool server_observed = false;
+  for (const std::string& o : f.run.observe) {
+    if (o != "self" && o != "host") server_observed = true;
+  }
+  plan.settings = {
+      {"loop", open ? "open" : "closed"},
+      {"levels", plan.levels},
+      {"hold_s", static_cast<double>(plan.hold_ns) / 1e9},
+      {"warmup_s", static_cast<double>(plan.warmup_ns) / 1e9},
+      {"repeat", plan.repeat},
+      {"repeat_order", f.repeat_order},
+      {"stop_on_fail", plan.stop_on_fail},
+      {"max_concurrency", f.max_concurrency ? nlohmann::json(*f.max_concurrency) : nullptr},
+      {"max_rate", max_rate ? nlohmann::json(*max_rate) : nullptr},
+      {"precheck", optional_json(f.precheck)},
+      {"abort_when", optional_json(f.abort_when)},
+      {"drain_until", optional_json(f.drain_until)},
+      {"drain_timeout_s", f.drain_until ? nlohmann::json(static_cast<double>(plan.drain_timeout_ns) / 1e9)
+                                        : nullptr},
+      {"hooks", {{"before_level", optional_json(f.before_level)},
+                 {"after_level", optional_json(f.after_level)},
+                 {"reset", optional_json(f.reset)},
+                 {"restore", optional_json(f.restore)}}},
+      {"hook_timeout_s", static_cast<double>(plan.hooks.timeout_ns) / 1e9},
+      {"observe", f.run.observe},
+      {"server_observed", server_observed},
+  };
+  plan.settings.update(judgement_settings(judgement));
+  return plan;
+}
+
+Subcommand add_ladder_command(CLI::App& parent) {
+  auto f = std::make_shared<LadderFlags>();
+  CLI::App* app = parent.add_subcommand(
+      "ladder", "Where does it buckle? Run a list of levels (or search the highest rate within the "
+                "SLO), judge each, and write a report");
+  app->add_option("target", f->targets,
+                  "Target URL, or a scenario file (.yaml) and optionally the URL that replaces its "
+                  "target")
+      ->required()
+      ->expected(1, 2);
+  app->add_option("--concurrency", f->concurrency, "Closed loop levels: connections, e.g. 40,80,120");
+  app->add_option("--rates", f->rates, "Open loop levels: target rates, e.g. 50,150,400,1.5k");
+  app->add_flag("--search", f->search,
+                "Search the highest rate that meets the SLO: grow, bisect to within 1%, confirm");
+  app->add_option("--start-rate", f->start_rate, "--search: the first rate tried (default 100)");
+  app->add_option("--growth", f->growth, "--search: factor between growing steps (default 2)");
+  app->add_option("--step-hold", f->step_hold, "--search: how long each step is measured (default 10s)");
+  app->add_option("--hold", f->hold, "How long each level is measured (default 30s)");
+  app->add_option("--warmup", f->warmup, "Per level: recorded, excluded from the results (default 5s)");
+  app->add_option("--repeat", f->repeat, "Run each level K times (default 1)");
+  app->add_option("--repeat-order", f->repeat_order,
+                  "sequence (each level K times in a row) or interleaved (the whole ladder K times)");
+  add_judgement_flags(app, f->judgement);
+  app->add_flag("--stop-on-fail", f->stop_on_fail, "End at the first level that breaks the SLO");
+  app->add_option("--max-concurrency", f->max_concurrency,
+                  "Guard: refuse levels (closed loop) or pools (open loop) above this");
+  app->add_option("--max-rate", f->max_rate, "Guard: refuse rates above this (also caps --search)");
+  app->add_option("--precheck", f->precheck, "A URL that must answer 2xx before anything starts");
+  app->add_option("--abort-when", f->abort_when,
+                  "End a level, and the ladder, when this holds, e.g. 'errors > 50% for 10s'");
+  app->add_option("--drain-until", f->drain_until,
+                  "Before each level, wait until this URL answers 2xx or this command exits 0");
+  app->add_option("--drain-timeout", f->drain_timeout, "Longest drain wait (default 60s)");
+  app->add_option("--before-level", f->before_level, "Command run just before each level");
+  app->add_option("--after-level", f->after_level, "Command run after each level");
+  app->add_option("--reset", f->reset, "Command run before each level (ahead of the drain gate)");
+  app->add_option("--restore", f->restore, "Command run once at the end, on every exit path");
+  app->add_option("--hook-timeout", f->hook_timeout, "Longest a hook may run (default 60s)");
+  app->add_flag("--plan", f->plan, "Print the levels, hooks and total time; send nothing");
+  app->add_option("-c,--connections", f->run.connections, "Open loop: the initial pool (default 10)");
+  app->add_option("-o,--out", f->run.out, "The report directory (default ladder-DATE-TIME)");
+  add_request_flags(app, f->run);
+
+  return {app, [f, app] {
+            auto given = [app](const std::string& flag) { return app->count(flag) > 0; };
+            std::optional<workload::Scenario> scenario = take_target(f->targets, f->run, given, "ladder");
+            experiments::LadderPlan plan = build_ladder_plan(
+                *f, scenario ? std::make_shared<const workload::Scenario>(*scenario) : nullptr);
+            if (f->plan) {
+              std::fputs(experiments::describe_plan(plan).c_str(), stdout);
+              return kExitOk;
+            }
+            // The flags are checked, and the target reached, before anything is sent (the
+            // largest level sets the file-descriptor limit it needs).
+            if (plan.search) {
+              plan.make_run(plan.search->start_rps, plan.step_hold_ns, plan.out_dir);
+            } else {
+              plan.make_run(plan.levels.back(), plan.hold_ns, plan.out_dir);
+            }
+            experiments::LadderOutcome outcome = experiments::run_ladder(plan);
+            std::FILE* summary = std::fopen((plan.out_dir / "summary.md").c_str(), "r");
+            if (summary && !f->run.quiet) {
+              char buffer[8192];
+              size_t n;
+              while ((n = std::fread(buffer, 1, sizeof buffer, summary)) > 0) std::fwrite(buffer, 1, n, stdout);
+            }
+            if (summary) std::fclose(summary);
+            std::fprintf(stderr, "ladder: %s; report in %s\n",
+                         outcome.result["end_reason"].get<std::string>().c_str(),
+                         (plan.out_dir / "summary.md").c_str());
+            return outcome.exit_code;
+          }};
+}
+
+}  // namespace proofload::cli

@@ -1,0 +1,461 @@
+// See ladder.h.
+#include "experiments/ladder.h"
+
+#include <fmt/format.h>
+#include <signal.h>
+
+#include <atomic>
+#include <cstdio>
+#include <stdexcept>
+
+#include "common/clock.h"
+#include "common/usage_error.h"
+#include "experiments/drain_gate.h"
+#include "experiments/hooks.h"
+#include "experiments/http_probe.h"
+#include "experiments/ladder_result.h"
+#include "experiments/thresholds.h"
+#include "report/numbers.h"
+
+namespace proofload::experiments {
+namespace {
+
+namespace fs = std::filesystem;
+
+// Signals between levels (a level's run installs its own handlers and restores these after):
+// the first asks the ladder to stop before the next level, the second also cancels the hooks
+// that would otherwise still run on the way out (after-level, restore).
+std::atomic<int> g_signals{0};
+std::atomic<bool> g_stop{false};
+std::atomic<bool> g_force{false};
+
+void on_ladder_signal(int /*signal*/) {
+  int n = g_signals.fetch_add(1) + 1;
+  g_stop.store(true);
+  if (n >= 2) g_force.store(true);
+}
+
+class LadderSignals {
+ public:
+  LadderSignals() {
+    g_signals = 0;
+    g_stop = false;
+    g_force = false;
+    struct sigaction action {};
+    action.sa_handler = on_ladder_signal;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGINT, &action, &previous_int_);
+    sigaction(SIGTERM, &action, &previous_term_);
+  }
+  ~LadderSignals() {
+    sigaction(SIGINT, &previous_int_, nullptr);
+    sigaction(SIGTERM, &previous_term_, nullptr);
+  }
+  LadderSignals(const LadderSignals&) = delete;
+  LadderSignals& operator=(const LadderSignals&) = delete;
+
+ private:
+  struct sigaction previous_int_ {};
+  struct sigaction previous_term_ {};
+};
+
+std::string level_text(double level) { return fmt::format("{}", level); }
+
+double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
+
+std::string duration_text(int64_t ns) {
+  double s = seconds(ns);
+  if (s >= 3600) return fmt::format("{:.1f} h", s / 3600);
+  if (s >= 120) return fmt::format("{:.1f} min", s / 60);
+  return fmt::format("{:g} s", s);
+}
+
+// How a ladder ended; the first reason wins.
+struct Ending {
+  std::string status = "complete";
+  std::string reason;
+  int exit_code = kExitOk;
+
+  bool ended() const { return !reason.empty(); }
+  void set(std::string new_status, std::string why, int code) {
+    if (ended()) return;
+    status = std::move(new_status);
+    reason = std::move(why);
+    exit_code = code;
+  }
+};
+
+// Everything one ladder run keeps while it goes: the result being built and where it is written.
+class LadderRun {
+ public:
+  explicit LadderRun(const LadderPlan& plan) : plan_(plan) {
+    result_ = {
+        {"schema", kLadderSchema},
+        {"kind", plan.search ? "search" : "ladder"},
+        {"status", "running"},
+        {"end_reason", nullptr},
+        {"proofload_version", PROOFLOAD_VERSION},
+        {"command_line", plan.command_line},
+        {"started_at", report::iso8601_utc(wall_clock_ns())},
+        {"finished_at", nullptr},
+        {"source", plan.source},
+        {"settings", plan.settings},
+        {"rows", nlohmann::json::array()},
+        {"events", nlohmann::json::array()},
+        {"search", nullptr},
+        {"analysis", nullptr},
+    };
+  }
+
+  nlohmann::json& result() { return result_; }
+  Ending& ending() { return ending_; }
+
+  // Rewrites the ladder's files with what has been recorded so far.
+  void save() { write_ladder_directory(plan_.out_dir, result_); }
+
+  // The pre-check: the URL must answer 2xx before anything starts.
+  bool precheck() {
+    if (!plan_.precheck_url) return true;
+    int64_t start = monotonic_ns();
+    ProbeAnswer answer = http_get_status(*plan_.precheck_url, 10'000'000'000);
+    bool ok = answer.status && *answer.status >= 200 && *answer.status < 300;
+    result_["events"].push_back({{"kind", "precheck"}, {"name", "precheck"}, {"level", nullptr},
+                                 {"repeat", nullptr}, {"command", *plan_.precheck_url},
+                                 {"ok", ok}, {"exit_code", nullptr}, {"timed_out", false},
+                                 {"duration_s", seconds(monotonic_ns() - start)},
+                                 {"output_file", nullptr}, {"detail", answer.text()}});
+    if (!ok) {
+      ending_.set("failed",
+                  fmt::format("the pre-check {} answered {}, not 2xx: nothing was sent",
+                              *plan_.precheck_url, answer.text()),
+                  kExitFailure);
+    }
+    return ok;
+  }
+
+  // A hook of the ladder, if set; records it. False when it failed.
+  bool hook(const char* name, const std::optional<std::string>& command,
+            std::optional<ScheduledLevel> at, const std::atomic<bool>* cancel) {
+    if (!command) return true;
+    fs::path log = plan_.out_dir / "hooks" / (prefix(at) + name + ".log");
+    std::vector<std::pair<std::string, std::string>> env = {
+        {"PROOFLOAD_HOOK", name}, {"PROOFLOAD_OUT", plan_.out_dir.string()}};
+    if (at) {
+      env.emplace_back("PROOFLOAD_LEVEL", level_text(at->level));
+      env.emplace_back("PROOFLOAD_REPEAT", std::to_string(at->repeat));
+    }
+    if (!plan_.quiet) std::fprintf(stderr, "ladder: %s hook: %s\n", name, command->c_str());
+    HookResult r = run_hook(name, *command, plan_.hooks.timeout_ns, log, env, cancel);
+    result_["events"].push_back(
+        {{"kind", "hook"}, {"name", name}, {"level", at ? nlohmann::json(at->level) : nullptr},
+         {"repeat", at ? nlohmann::json(at->repeat) : nullptr}, {"command", *command},
+         {"ok", r.ok()}, {"exit_code", r.exit_code ? nlohmann::json(*r.exit_code) : nullptr},
+         {"timed_out", r.timed_out}, {"duration_s", r.duration_s},
+         {"output_file", fs::relative(log, plan_.out_dir).string()}, {"detail", r.describe()}});
+    if (r.cancelled) {
+      ending_.set("interrupted", fmt::format("interrupted by a signal during the {} hook", name),
+                  kExitInterrupted);
+    } else if (!r.ok()) {
+      ending_.set("failed",
+                  fmt::format("the {} hook failed{}: {} (output in {})", name, where(at),
+                              r.describe(), fs::relative(log, plan_.out_dir).string()),
+                  kExitFailure);
+    }
+    return r.ok();
+  }
+
+  // The drain gate before a level. False when the system did not catch up in time.
+  bool drain(const ScheduledLevel& at) {
+    if (!plan_.drain_until) return true;
+    fs::path log = plan_.out_dir / "hooks" / (prefix(at) + "drain.log");
+    DrainResult r = wait_until_drained(*plan_.drain_until, plan_.drain_timeout_ns,
+                                       plan_.drain_every_ns, log, &g_stop);
+    result_["events"].push_back(
+        {{"kind", "drain"}, {"name", "drain"}, {"level", at.level}, {"repeat", at.repeat},
+         {"command", *plan_.drain_until}, {"ok", r.drained}, {"exit_code", nullptr},
+         {"timed_out", !r.drained && !r.cancelled}, {"duration_s", r.waited_s},
+         {"output_file", fs::relative(log, plan_.out_dir).string()},
+         {"detail", r.describe()}});
+    if (r.cancelled) {
+      ending_.set("interrupted", "interrupted by a signal while waiting for the drain gate",
+                  kExitInterrupted);
+    } else if (!r.drained) {
+      ending_.set("failed", fmt::format("the drain gate did not open{}: {}", where(at), r.describe()),
+                  kExitFailure);
+    }
+    return r.drained;
+  }
+
+  // One level: reset, drain, before-level, the load, after-level. Returns the row's index, or
+  // nothing when the level did not run.
+  std::optional<size_t> level(const ScheduledLevel& at, int64_t hold_ns) {
+    if (g_stop) {
+      ending_.set("interrupted", "interrupted by a signal" + where(at), kExitInterrupted);
+      return std::nullopt;
+    }
+    ++ordinal_;
+    if (!hook("reset", plan_.hooks.reset, at, &g_stop)) return std::nullopt;
+    if (!drain(at)) return std::nullopt;
+    if (!hook("before-level", plan_.hooks.before_level, at, &g_stop)) return std::nullopt;
+
+    const std::string dir_name = "levels/" + prefix(at).substr(0, prefix(at).size() - 1);
+    RunOptions options = plan_.make_run(at.level, hold_ns, plan_.out_dir / dir_name);
+    options.print_summary = false;
+    options.live_progress = options.live_progress && !plan_.quiet;
+    std::optional<analyze::AbortWatch> watch;
+    if (plan_.abort_when) {
+      watch.emplace(*plan_.abort_when);
+      options.abort_check = [&watch](const measure::WindowStats& w) {
+        report::RunResult window;
+        window.total = w;
+        window.measured_duration_s = seconds(w.duration_ns);
+        bool fire = watch->add_window(w.duration_ns, [&](const analyze::MetricRef& m) {
+          return observed_metric(window, m);
+        });
+        return fire ? watch->reason() : std::string();
+      };
+    }
+    if (!plan_.quiet) {
+      std::fprintf(stderr, "ladder: level %s%s (%s), hold %s\n", level_text(at.level).c_str(),
+                   plan_.loop == analyze::Loop::kOpen ? "/s" : " connections",
+                   plan_.repeat > 1 ? fmt::format("repeat {}", at.repeat).c_str() : "once",
+                   duration_text(hold_ns).c_str());
+    }
+    report::RunResult run;
+    std::string failure;
+    try {
+      run = run_load_test(options);
+    } catch (const std::runtime_error& e) {
+      failure = e.what();
+    }
+    std::optional<size_t> index;
+    if (failure.empty()) {
+      analyze::LevelRow row =
+          row_from_run(run, at.level, at.repeat, plan_.loop == analyze::Loop::kOpen, plan_.slo);
+      nlohmann::json json = analyze::row_to_json(row);
+      json["directory"] = dir_name;
+      json["status"] = run.aborted ? "aborted" : run.interrupted ? "interrupted" : "complete";
+      result_["rows"].push_back(json);
+      index = result_["rows"].size() - 1;
+      last_passed_ = passes(row);
+      if (!plan_.quiet) print_row(row, *last_passed_);
+    }
+    if (run.interrupted) {
+      g_stop = true;
+      ending_.set("interrupted", "interrupted by a signal" + where(at), kExitInterrupted);
+    } else if (run.aborted) {
+      ending_.set("aborted", run.end_reason + where(at), kExitThresholds);
+    } else if (!failure.empty()) {
+      ending_.set("failed", failure + where(at), kExitFailure);
+    }
+    hook("after-level", plan_.hooks.after_level, at, &g_force);
+    save();
+    return index;
+  }
+
+  // Whether the last level run met the SLO (and, with a target, reached it within the noise
+  // floor): what --stop-on-fail and the search decide on.
+  std::optional<bool> last_passed() const { return last_passed_; }
+
+  void restore() { hook("restore", plan_.hooks.restore, std::nullopt, &g_force); }
+
+ private:
+  bool passes(const analyze::LevelRow& row) const {
+    auto results = analyze::evaluate_thresholds(plan_.slo.bounds, [&](const analyze::MetricRef& m) {
+      return analyze::row_metric(row, m, plan_.slo.count_429_as_error);
+    });
+    double floor = plan_.analysis.noise_floor.value_or(analyze::kDefaultNoiseFloor);
+    bool reached = !row.target_rps || row.achieved_rps >= *row.target_rps * (1 - floor);
+    return analyze::all_passed(results) && reached;
+  }
+
+  void print_row(const analyze::LevelRow& row, bool passed) const {
+    auto ms = [](const std::optional<double>& v) {
+      return v ? fmt::format("{:.1f} ms", *v) : std::string("no data");
+    };
+    std::fprintf(stderr, "ladder:   achieved %s/s, p50 %s, p95 %s, errors %s: %s\n",
+                 report::fixed_with_thousands(row.achieved_rps, 1).c_str(), ms(row.p50_ms).c_str(),
+                 ms(row.p95_ms).c_str(),
+                 row.error_rate ? fmt::format("{:.2f}%", *row.error_rate * 100).c_str() : "no data",
+                 passed ? "within the SLO" : "outside the SLO");
+  }
+
+  // "03-400-" (and "03-400-r2-" when levels repeat): the run order keeps the files sorted.
+  std::string prefix(const std::optional<ScheduledLevel>& at) const {
+    if (!at) return "";
+    std::string p = fmt::format("{:02}-{}-", ordinal_, level_text(at->level));
+    if (plan_.repeat > 1) p += fmt::format("r{}-", at->repeat);
+    return p;
+  }
+
+  std::string where(const std::optional<ScheduledLevel>& at) const {
+    if (!at) return "";
+    return fmt::format(" at level {}{}", level_text(at->level),
+                       plan_.repeat > 1 ? fmt::format(" (repeat {})", at->repeat) : "");
+  }
+
+  const LadderPlan& plan_;
+  nlohmann::json result_;
+  Ending ending_;
+  int ordinal_ = 0;  // the level in progress, in run order from 1
+  std::optional<bool> last_passed_;
+};
+
+// Runs the search's steps until it is done or the ladder ends; records them in `search`.
+void run_search(const LadderPlan& plan, LadderRun& run) {
+  analyze::RateSearch search(*plan.search);
+  nlohmann::json steps = nlohmann::json::array();
+  auto record_search = [&] {
+    const analyze::RateSearchOptions& o = *plan.search;
+    run.result()["search"] = {
+        {"start_rps", o.start_rps},
+        {"growth", o.growth},
+        {"tolerance", o.tolerance},
+        {"step_hold_s", seconds(plan.step_hold_ns)},
+        {"max_rps", o.max_rps ? nlohmann::json(*o.max_rps) : nullptr},
+        {"steps", steps},
+        {"found_rps", search.found_rps() ? nlohmann::json(*search.found_rps()) : nullptr},
+        {"confirmed", search.confirmed()},
+        {"end_reason", search.phase() == analyze::RateSearch::Phase::kDone
+                           ? nlohmann::json(search.end_reason())
+                           : nlohmann::json(nullptr)},
+    };
+  };
+  while (auto rate = search.next_rate()) {
+    const analyze::RateSearch::Phase phase = search.phase();
+    const bool confirm = phase == analyze::RateSearch::Phase::kConfirm;
+    std::optional<size_t> row = run.level({*rate, 1}, confirm ? plan.hold_ns : plan.step_hold_ns);
+    if (!row || run.ending().ended()) {
+      record_search();
+      return;
+    }
+    bool passed = run.last_passed().value_or(false);
+    steps.push_back({{"rate_rps", *rate},
+                     {"phase", analyze::phase_text(phase)},
+                     {"passed", passed},
+                     {"row", *row}});
+    search.record(passed);
+    record_search();
+    run.save();
+  }
+}
+
+}  // namespace
+
+std::vector<ScheduledLevel> schedule_levels(const LadderPlan& plan) {
+  std::vector<ScheduledLevel> out;
+  if (plan.interleaved) {
+    for (int r = 1; r <= plan.repeat; ++r) {
+      for (double level : plan.levels) out.push_back({level, r});
+    }
+  } else {
+    for (double level : plan.levels) {
+      for (int r = 1; r <= plan.repeat; ++r) out.push_back({level, r});
+    }
+  }
+  return out;
+}
+
+std::string describe_plan(const LadderPlan& plan) {
+  const bool open = plan.loop == analyze::Loop::kOpen;
+  const char* unit = open ? "/s" : " connections";
+  std::string out;
+  int64_t load_ns = 0;
+  int waits = 0;
+  if (plan.search) {
+    const analyze::RateSearchOptions& s = *plan.search;
+    out += fmt::format(
+        "Search: open loop from {}/s, growing x{:g} while the SLO ({}) holds, then bisecting to "
+        "within {:g}%, then one confirming run.\n",
+        level_text(s.start_rps), s.growth, analyze::describe_slo(plan.slo), s.tolerance * 100);
+    out += fmt::format("  each step: {} warm-up + {} measured; the confirming run: {} + {}\n",
+                       duration_text(plan.warmup_ns), duration_text(plan.step_hold_ns),
+                       duration_text(plan.warmup_ns), duration_text(plan.hold_ns));
+    out += fmt::format("  at most {} steps{}\n", s.max_steps + 1,
+                       s.max_rps ? fmt::format(", never above {}/s", level_text(*s.max_rps)) : "");
+    load_ns = (s.max_steps) * (plan.warmup_ns + plan.step_hold_ns) + plan.warmup_ns + plan.hold_ns;
+    waits = s.max_steps + 1;
+  } else {
+    std::vector<ScheduledLevel> levels = schedule_levels(plan);
+    out += fmt::format("Ladder: {} loop, {} level runs ({} levels x {} {}), each {} warm-up + {} "
+                       "measured.\n",
+                       open ? "open" : "closed", levels.size(), plan.levels.size(), plan.repeat,
+                       plan.repeat == 1 ? "run" : plan.interleaved ? "passes (interleaved)"
+                                                                    : "runs in a row",
+                       duration_text(plan.warmup_ns), duration_text(plan.hold_ns));
+    int n = 0;
+    for (const ScheduledLevel& l : levels) {
+      out += fmt::format("  {:>3}. level {}{}{}\n", ++n, level_text(l.level), unit,
+                         plan.repeat > 1 ? fmt::format(" (repeat {})", l.repeat) : "");
+    }
+    load_ns = static_cast<int64_t>(levels.size()) * (plan.warmup_ns + plan.hold_ns);
+    waits = static_cast<int>(levels.size());
+  }
+  out += "Around each level, in order:\n";
+  auto line = [&](const char* what, const std::optional<std::string>& command) {
+    out += fmt::format("  {:<13} {}\n", what, command ? *command : "(none)");
+  };
+  line("reset", plan.hooks.reset);
+  out += fmt::format("  {:<13} {}\n", "drain gate",
+                     plan.drain_until ? fmt::format("{} (at most {})", *plan.drain_until,
+                                                    duration_text(plan.drain_timeout_ns))
+                                      : "(none)");
+  line("before-level", plan.hooks.before_level);
+  out += fmt::format("  {:<13} the load\n", "");
+  line("after-level", plan.hooks.after_level);
+  out += fmt::format("At the end, on every exit path: restore {}\n",
+                     plan.hooks.restore ? *plan.hooks.restore : "(none)");
+  if (plan.precheck_url) out += fmt::format("Before anything: pre-check {} must answer 2xx\n", *plan.precheck_url);
+  if (plan.abort_when) out += fmt::format("Abort a level when: {}\n", plan.abort_when->text);
+  if (plan.stop_on_fail) out += "Stop at the first level that breaks the SLO.\n";
+  int hooks_per_level = (plan.hooks.reset ? 1 : 0) + (plan.hooks.before_level ? 1 : 0) +
+                        (plan.hooks.after_level ? 1 : 0);
+  int64_t bound_ns = waits * (hooks_per_level * plan.hooks.timeout_ns +
+                              (plan.drain_until ? plan.drain_timeout_ns : 0)) +
+                     (plan.hooks.restore ? plan.hooks.timeout_ns : 0);
+  out += fmt::format("Total: {} of load{}{}.\n", plan.search ? "at most " + duration_text(load_ns)
+                                                              : duration_text(load_ns),
+                     bound_ns > 0 ? fmt::format(", plus at most {} in hooks and drain waits",
+                                                duration_text(bound_ns))
+                                  : "",
+                     "");
+  out += fmt::format("Results: {}\n", plan.out_dir.string());
+  out += "Nothing was sent (--plan).\n";
+  return out;
+}
+
+LadderOutcome run_ladder(const LadderPlan& plan) {
+  LadderSignals signals;
+  LadderRun run(plan);
+  fs::create_directories(plan.out_dir);
+  run.save();
+  if (run.precheck()) {
+    if (plan.search) {
+      run_search(plan, run);
+    } else {
+      for (const ScheduledLevel& at : schedule_levels(plan)) {
+        run.level(at, plan.hold_ns);
+        if (run.ending().ended()) break;
+        if (plan.stop_on_fail && run.last_passed() == false) {
+          run.ending().set("stopped",
+                           fmt::format("stopped at level {}, the first that broke the SLO "
+                                       "(--stop-on-fail)",
+                                       level_text(at.level)),
+                           kExitOk);
+          break;
+        }
+      }
+    }
+  }
+  run.restore();
+  Ending& ending = run.ending();
+  if (!ending.ended()) ending.set("complete", plan.search ? "the search ended" : "every level ran", kExitOk);
+  nlohmann::json& result = run.result();
+  result["status"] = ending.status;
+  result["end_reason"] = ending.reason;
+  result["finished_at"] = report::iso8601_utc(wall_clock_ns());
+  run.save();
+  return {result, ending.exit_code};
+}
+
+}  // namespace proofload::experiments

@@ -1,0 +1,90 @@
+// `proofload ladder`: where does it buckle? Runs a list of levels (concurrency for closed loop,
+// target rates for open loop), each held for a duration after a recorded warm-up, optionally
+// repeated, with hooks and a drain gate between levels and guards around them; or searches the
+// highest rate that meets the SLO (grow, bisect to within 1%, confirm). Each level is an ordinary
+// run with its own result directory under levels/; the ladder's result.json, summary.md and
+// levels.csv are rewritten atomically after every level, so a crash loses at most the level in
+// progress. Restore hooks run on every exit path, Ctrl-C included.
+// Runs on the caller's thread; one ladder per process (it owns SIGINT/SIGTERM while it runs).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyze/abort_rule.h"
+#include "analyze/ladder_analysis.h"
+#include "analyze/rate_search.h"
+#include "analyze/slo.h"
+#include "experiments/run_experiment.h"
+
+namespace proofload::experiments {
+
+struct LadderHooks {
+  std::optional<std::string> before_level;  // just before each level's load starts
+  std::optional<std::string> after_level;   // just after each level (also one that failed)
+  std::optional<std::string> reset;         // before each level, ahead of the drain gate
+  std::optional<std::string> restore;       // once at the end, on every exit path
+  int64_t timeout_ns = 60'000'000'000;
+};
+
+struct LadderPlan {
+  analyze::Loop loop = analyze::Loop::kClosed;
+  std::vector<double> levels;  // as given (empty for a search)
+  int64_t hold_ns = 0;
+  int64_t warmup_ns = 0;
+  int repeat = 1;
+  bool interleaved = false;  // the whole ladder K times, instead of each level K times in a row
+
+  // Builds the run of one level (its load, recorded spec and result directory). Throws
+  // UsageError for a level the target or flags cannot take.
+  std::function<RunOptions(double level, int64_t hold_ns, const std::filesystem::path& out_dir)>
+      make_run;
+
+  analyze::Slo slo;
+  analyze::AnalysisOptions analysis;
+  bool stop_on_fail = false;
+  std::optional<std::string> precheck_url;
+  std::optional<analyze::AbortRule> abort_when;
+  std::optional<std::string> drain_until;  // URL (2xx = drained) or command (exit 0 = drained)
+  int64_t drain_timeout_ns = 60'000'000'000;
+  int64_t drain_every_ns = 500'000'000;
+  LadderHooks hooks;
+
+  // --search: the levels come from an adaptive rate search; each step runs `step_hold_ns`, the
+  // confirming run `hold_ns`.
+  std::optional<analyze::RateSearchOptions> search;
+  int64_t step_hold_ns = 0;
+
+  std::filesystem::path out_dir;
+  std::string command_line;
+  nlohmann::json source;    // result.json's `source` (target, scenario file and hash)
+  nlohmann::json settings;  // result.json's `settings` (flags as normalized)
+  bool quiet = false;       // no per-level progress lines on stderr
+};
+
+// One level run in order: (level, repeat), sequence or interleaved.
+struct ScheduledLevel {
+  double level = 0;
+  int repeat = 1;
+};
+std::vector<ScheduledLevel> schedule_levels(const LadderPlan& plan);
+
+// `--plan`: the levels in the order they run, the hooks and gate around each, and the total time
+// (the load's exactly; hooks and drain waits as their bounds). Sends nothing.
+std::string describe_plan(const LadderPlan& plan);
+
+struct LadderOutcome {
+  nlohmann::json result;  // as written to out_dir/result.json
+  int exit_code = 0;      // 0 complete or stopped as asked; 99 aborted; 1 failed; 130 interrupted
+};
+
+// Runs the ladder (or the search) and writes its directory. Throws UsageError for bad input found
+// before anything is sent (an unreachable target, a pre-check that is not a URL).
+LadderOutcome run_ladder(const LadderPlan& plan);
+
+}  // namespace proofload::experiments

@@ -1,0 +1,72 @@
+// The ladder finds a knee where the server's cost says it must be: a route that burns 2 ms of CPU
+// per request on a one-thread server can answer at most 500 requests/s, so an open-loop ladder of
+// 100, 200, 300, 1,000 and 1,500/s is clean up to 300/s (60% busy), has its knee at 1,000/s (twice
+// what it can do) and is saturated above. The server is observed: at the knee it uses its whole
+// core. Timing: runs alone, and not under the sanitizers.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "process.h"
+
+namespace proofload::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+TEST(LadderKnee, ACpuBoundRouteBucklesWhereItsCostSaysItMust) {
+  const std::string dir = make_temp_dir("ladder-knee");
+  std::ofstream(dir + "/routes.yaml") << "routes:\n  - {name: heavy, path: /heavy, cpu: 2ms}\n";
+  ServeProcess server({"--routes", dir + "/routes.yaml", "--threads", "1"});
+  Completed c = run_to_completion(
+      {proofload_binary(), "ladder", server.url("/heavy"), "--rates", "100,200,300,1000,1500",
+       "--hold", "3s", "--warmup", "1s", "--slo", "p95<=200ms,errors<=1%", "--workers", "1",
+       "--max-connections", "200", "--timeout", "2s", "--observe",
+       "pid:" + std::to_string(server.process().pid()), "-q", "-o", dir + "/out"},
+      120s);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  json result = json::parse(read_file(dir + "/out/result.json"));
+  const json& analysis = result["analysis"];
+  std::vector<std::string> verdicts;
+  for (const json& level : analysis["levels"]) verdicts.push_back(level["verdict"]);
+  EXPECT_EQ(verdicts, (std::vector<std::string>{"clean", "clean", "highest within SLO", "knee",
+                                                "saturated"}))
+      << analysis.dump(1);
+  EXPECT_EQ(analysis["knee"]["level"], 1000);
+  EXPECT_EQ(analysis["best_sustained"]["level"], 300);
+  // What the knee achieves is what one core can: at most 1 / 2 ms, and most of it.
+  const double at_knee = analysis["knee"]["achieved_rps"].get<double>();
+  EXPECT_LE(at_knee, 500 * 1.02);
+  EXPECT_GE(at_knee, 500 * 0.6);
+  const json& knee_level = analysis["levels"][3];
+  ASSERT_TRUE(knee_level["server_cores"].is_number()) << knee_level.dump();
+  EXPECT_GT(knee_level["server_cores"].get<double>(), 0.8);
+  // The server's CPU per request is its cost (2 ms of burn plus the server's own work).
+  const json& clean = analysis["levels"][1];
+  ASSERT_TRUE(clean["server_cpu_ms_per_request"].is_number());
+  EXPECT_GT(clean["server_cpu_ms_per_request"].get<double>(), 1.9);
+  EXPECT_LT(clean["server_cpu_ms_per_request"].get<double>(), 3.0);
+  // The report names the knee.
+  const std::string summary = read_file(dir + "/out/summary.md");
+  EXPECT_NE(summary.find("knee"), std::string::npos);
+  EXPECT_NE(summary.find("1,000"), std::string::npos);
+}
+
+// `make demo`: the demo's ladder (about a minute) reaches past the built-in server's capacity on
+// one core, so its report names a knee, with the server's CPU beside it.
+TEST(LadderKnee, TheDemoReportNamesTheKnee) {
+  const std::string out = make_temp_dir("demo-knee");
+  Completed c = run_to_completion({proofload_binary(), "demo", "--out", out}, 180s);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  json analysis = json::parse(read_file(out + "/result.json"))["analysis"];
+  ASSERT_FALSE(analysis["knee"].is_null()) << analysis.dump(1);
+  const std::string summary = read_file(out + "/summary.md");
+  EXPECT_NE(summary.find("**The knee is level "), std::string::npos) << summary;
+  EXPECT_TRUE(analysis["levels"].back()["server_cores"].is_number());
+}
+
+}  // namespace
+}  // namespace proofload::testing

@@ -1,0 +1,302 @@
+// `proofload ladder`, `analyze` and `report` end to end with the real binary: hooks and the drain
+// gate in order and on failure paths (restore always runs), the pre-check, --abort-when, Ctrl-C,
+// --plan sending nothing, bad input, an analysis of the example table, and reports that
+// re-render byte for byte. Every load goes to `proofload serve` on 127.0.0.1. Timing-free: the
+// knee against a known cost is in ladder_knee_test.cc.
+#include <gtest/gtest.h>
+#include <signal.h>
+
+#include <chrono>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+
+#include "process.h"
+
+namespace proofload::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+json read_json(const std::string& path) { return json::parse(read_file(path)); }
+
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start < text.size()) {
+    size_t end = text.find('\n', start);
+    if (end == std::string::npos) end = text.size();
+    out.push_back(text.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+// A hook that appends its name (and level) to `log`.
+std::string note(const std::string& log, const std::string& what) {
+  return "echo " + what + " ${PROOFLOAD_LEVEL:-} >> " + log;
+}
+
+std::vector<std::string> ladder(const std::string& url, const std::string& out,
+                                std::vector<std::string> extra) {
+  std::vector<std::string> args = {proofload_binary(), "ladder", url, "-q", "-o", out,
+                                   "--workers", "1"};
+  args.insert(args.end(), extra.begin(), extra.end());
+  return args;
+}
+
+TEST(Ladder, HooksAndDrainGateRunInOrderAroundEachLevel) {
+  ServeProcess server;
+  const std::string dir = make_temp_dir("ladder-hooks");
+  const std::string log = dir + "/order.log";
+  Completed c = run_to_completion(
+      ladder(server.url(), dir + "/out",
+             {"--concurrency", "1,2", "--hold", "1s", "--warmup", "0s", "--reset",
+              note(log, "reset"), "--drain-until", "echo drain >> " + log, "--before-level",
+              note(log, "before"), "--after-level", note(log, "after"), "--restore",
+              note(log, "restore")}),
+      60s);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(lines_of(read_file(log)),
+            (std::vector<std::string>{"reset 1", "drain", "before 1", "after 1", "reset 2", "drain",
+                                      "before 2", "after 2", "restore"}));
+  json result = read_json(dir + "/out/result.json");
+  EXPECT_EQ(result["status"], "complete");
+  ASSERT_EQ(result["rows"].size(), 2u);
+  EXPECT_EQ(result["rows"][0]["directory"], "levels/01-1");
+  EXPECT_TRUE(std::filesystem::exists(dir + "/out/levels/01-1/windows.csv"));
+  EXPECT_TRUE(std::filesystem::exists(dir + "/out/levels/02-2/result.json"));
+  // Every hook and drain wait is recorded with how long it took and where its output is.
+  int drains = 0;
+  for (const json& e : result["events"]) {
+    EXPECT_TRUE(e["ok"].get<bool>()) << e.dump();
+    EXPECT_GE(e["duration_s"].get<double>(), 0);
+    if (e["kind"] == "drain") ++drains;
+  }
+  EXPECT_EQ(drains, 2);
+  EXPECT_EQ(result["events"].size(), 9u);
+  const std::string summary = read_file(dir + "/out/summary.md");
+  EXPECT_NE(summary.find("drain"), std::string::npos);
+  EXPECT_TRUE(std::filesystem::exists(dir + "/out/levels.csv"));
+}
+
+TEST(Ladder, AFailingHookEndsTheLadderAndRestoreStillRuns) {
+  ServeProcess server;
+  const std::string dir = make_temp_dir("ladder-hook-fails");
+  const std::string log = dir + "/order.log";
+  Completed c = run_to_completion(
+      ladder(server.url(), dir + "/out",
+             {"--concurrency", "1,2", "--hold", "1s", "--warmup", "0s", "--before-level",
+              "test ${PROOFLOAD_LEVEL} = 1 || exit 3", "--after-level", note(log, "after"),
+              "--restore", note(log, "restore")}),
+      60s);
+  EXPECT_EQ(c.exit_code, 1) << c.err;
+  EXPECT_EQ(lines_of(read_file(log)), (std::vector<std::string>{"after 1", "restore"}));
+  json result = read_json(dir + "/out/result.json");
+  EXPECT_EQ(result["status"], "failed");
+  EXPECT_NE(result["end_reason"].get<std::string>().find("before-level"), std::string::npos);
+  EXPECT_NE(result["end_reason"].get<std::string>().find("exit 3"), std::string::npos);
+  EXPECT_EQ(result["rows"].size(), 1u);  // level 2 never ran
+  EXPECT_FALSE(result["analysis"].is_null());
+}
+
+TEST(Ladder, ADrainGateThatNeverOpensEndsTheLadderWithTheWaitReported) {
+  ServeProcess server;
+  const std::string dir = make_temp_dir("ladder-drain");
+  const std::string log = dir + "/order.log";
+  Completed c = run_to_completion(
+      ladder(server.url(), dir + "/out",
+             {"--concurrency", "1", "--hold", "1s", "--warmup", "0s", "--drain-until", "false",
+              "--drain-timeout", "1s", "--restore", note(log, "restore")}),
+      60s);
+  EXPECT_EQ(c.exit_code, 1) << c.err;
+  EXPECT_EQ(lines_of(read_file(log)), (std::vector<std::string>{"restore"}));
+  json result = read_json(dir + "/out/result.json");
+  EXPECT_EQ(result["status"], "failed");
+  EXPECT_TRUE(result["rows"].empty());
+  ASSERT_FALSE(result["events"].empty());
+  const json& drain = result["events"][0];
+  EXPECT_EQ(drain["kind"], "drain");
+  EXPECT_FALSE(drain["ok"].get<bool>());
+  EXPECT_GE(drain["duration_s"].get<double>(), 0.9);
+}
+
+TEST(Ladder, APreCheckThatFailsSendsNothing) {
+  ServeProcess server;
+  const std::string dir = make_temp_dir("ladder-precheck");
+  const std::string log = dir + "/order.log";
+  const std::string dead = "http://127.0.0.1:" + std::to_string(unused_loopback_port()) + "/health";
+  Completed c = run_to_completion(
+      ladder(server.url(), dir + "/out",
+             {"--concurrency", "1", "--hold", "1s", "--precheck", dead, "--before-level",
+              note(log, "before"), "--restore", note(log, "restore")}),
+      60s);
+  EXPECT_EQ(c.exit_code, 1) << c.err;
+  json result = read_json(dir + "/out/result.json");
+  EXPECT_EQ(result["status"], "failed");
+  EXPECT_NE(result["end_reason"].get<std::string>().find("pre-check"), std::string::npos);
+  EXPECT_TRUE(result["rows"].empty());
+  EXPECT_EQ(lines_of(read_file(log)), (std::vector<std::string>{"restore"}));
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out/levels"));
+}
+
+TEST(Ladder, AbortWhenEndsTheLevelAndTheLadderWithExit99) {
+  const std::string routes = make_temp_dir("ladder-abort") + "/routes.yaml";
+  std::ofstream(routes) << "routes:\n  - {name: broken, path: /broken, status: 500}\n";
+  ServeProcess server({"--routes", routes});
+  const std::string dir = make_temp_dir("ladder-abort-out");
+  const std::string log = dir + "/order.log";
+  const auto start = std::chrono::steady_clock::now();
+  Completed c = run_to_completion(
+      ladder(server.url("/broken"), dir + "/out",
+             {"--rates", "50,100", "--hold", "30s", "--warmup", "0s", "--abort-when",
+              "errors > 50% for 2s", "--after-level", note(log, "after"), "--restore",
+              note(log, "restore")}),
+      60s);
+  EXPECT_EQ(c.exit_code, 99) << c.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, 20s);  // not the 30 s hold
+  EXPECT_EQ(lines_of(read_file(log)), (std::vector<std::string>{"after 50", "restore"}));
+  json result = read_json(dir + "/out/result.json");
+  EXPECT_EQ(result["status"], "aborted");
+  EXPECT_NE(result["end_reason"].get<std::string>().find("errors > 50% for 2s"), std::string::npos);
+  ASSERT_EQ(result["rows"].size(), 1u);
+  EXPECT_EQ(result["rows"][0]["status"], "aborted");
+  EXPECT_EQ(read_json(dir + "/out/levels/01-50/result.json")["status"], "aborted");
+}
+
+TEST(Ladder, CtrlCEndsTheLevelRunsRestoreAndKeepsTheReport) {
+  ServeProcess server;
+  const std::string dir = make_temp_dir("ladder-sigint");
+  const std::string log = dir + "/order.log";
+  Process p(ladder(server.url(), dir + "/out",
+                   {"--concurrency", "1,2", "--hold", "60s", "--warmup", "0s", "--after-level",
+                    note(log, "after"), "--restore", note(log, "restore")}));
+  // The first level has begun once its run directory holds result.json.
+  const std::string level_result = dir + "/out/levels/01-1/result.json";
+  for (int i = 0; i < 200 && !std::filesystem::exists(level_result); ++i) {
+    if (p.wait(50ms).has_value()) break;  // ended early: the assertion below says so
+  }
+  ASSERT_TRUE(std::filesystem::exists(level_result));
+  p.signal(SIGINT);
+  std::optional<int> code = p.wait(30s);
+  ASSERT_TRUE(code.has_value());
+  EXPECT_EQ(*code, 130) << p.err();
+  EXPECT_EQ(lines_of(read_file(log)), (std::vector<std::string>{"after 1", "restore"}));
+  json result = read_json(dir + "/out/result.json");
+  EXPECT_EQ(result["status"], "interrupted");
+  ASSERT_EQ(result["rows"].size(), 1u);
+  EXPECT_EQ(result["rows"][0]["status"], "interrupted");
+  EXPECT_NE(read_file(dir + "/out/summary.md").find("interrupted"), std::string::npos);
+}
+
+TEST(Ladder, PlanPrintsTheLevelsAndTimeAndSendsNothing) {
+  // Nothing listens there: a plan that connected would fail.
+  const std::string url = "http://127.0.0.1:" + std::to_string(unused_loopback_port()) + "/";
+  const std::string dir = make_temp_dir("ladder-plan");
+  Completed c = run_to_completion(
+      ladder(url, dir + "/out",
+             {"--rates", "100,200,400", "--hold", "1m", "--warmup", "10s", "--repeat", "2",
+              "--before-level", "./prepare.sh", "--plan"}),
+      30s);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_NE(c.out.find("6 level runs"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("level 400/s (repeat 2)"), std::string::npos) << c.out;
+  EXPECT_NE(c.out.find("./prepare.sh"), std::string::npos);
+  EXPECT_NE(c.out.find("7.0 min"), std::string::npos) << c.out;  // 6 x (10 s + 60 s)
+  EXPECT_FALSE(std::filesystem::exists(dir + "/out"));
+}
+
+TEST(Ladder, BadInputIsOneLineAndExit2) {
+  const std::string url = "http://127.0.0.1:" + std::to_string(unused_loopback_port()) + "/";
+  const std::vector<std::vector<std::string>> cases = {
+      {"--rates", "100,200", "--concurrency", "1,2"},
+      {"--hold", "10s"},
+      {"--rates", "200,100"},
+      {"--concurrency", "1.5,2"},
+      {"--rates", "100,9000", "--max-rate", "5000"},
+      {"--concurrency", "10,500", "--max-concurrency", "100"},
+      {"--rates", "100", "--slo", "p95<1%"},
+      {"--rates", "100", "--abort-when", "errors > 50%"},
+      {"--rates", "100", "--noise-floor", "150%"},
+      {"--rates", "100", "--precheck", "not-a-url"},
+      {"--rates", "100", "--repeat-order", "random"},
+      {"--rates", "100", "--429", "maybe"},
+  };
+  for (const auto& extra : cases) {
+    std::vector<std::string> args = {proofload_binary(), "ladder", url, "--plan"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    Completed c = run_to_completion(args, 30s);
+    EXPECT_EQ(c.exit_code, 2) << extra[0] << " " << extra[1] << ": " << c.err;
+    EXPECT_EQ(std::count(c.err.begin(), c.err.end(), '\n'), 1) << c.err;
+    EXPECT_EQ(c.err.find("proofload: error:"), 0u) << c.err;
+  }
+}
+
+TEST(Analyze, TheExampleTableHasItsKneeWhereTheSloBreaks) {
+  const std::string dir = make_temp_dir("analyze-example");
+  Completed c = run_to_completion({proofload_binary(), "analyze", PL_EXAMPLES_DIR "/ladder-table.csv",
+                                   "--slo", "p95<=1s,errors<=1%", "--noise-floor", "6.7%", "--out",
+                                   dir},
+                                  30s);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  json analysis = read_json(dir + "/result.json")["analysis"];
+  EXPECT_EQ(analysis["knee"]["level"], 6);
+  EXPECT_EQ(analysis["best_sustained"]["level"], 5);
+  EXPECT_DOUBLE_EQ(analysis["best_sustained"]["achieved_rps"].get<double>(), 1930.4);
+  EXPECT_EQ(analysis["peak"]["level"], 7);
+  EXPECT_NEAR(analysis["operating_target_rps"].get<double>(), 0.5 * 2066.0, 1e-6);
+  std::vector<std::string> verdicts;
+  for (const json& l : analysis["levels"]) verdicts.push_back(l["verdict"]);
+  EXPECT_EQ(verdicts, (std::vector<std::string>{"clean", "clean", "clean", "clean",
+                                                "highest within SLO", "knee", "saturated",
+                                                "saturated"}));
+  EXPECT_NE(c.out.find("knee"), std::string::npos);  // the report is printed too
+  EXPECT_EQ(read_file(dir + "/summary.md"), c.out);
+}
+
+TEST(Report, ReRendersTheSameBytesAndRecomputesTheAnalysis) {
+  const std::string dir = make_temp_dir("report-rerender");
+  ASSERT_EQ(run_to_completion({proofload_binary(), "analyze", PL_EXAMPLES_DIR "/ladder-table.csv",
+                               "--noise-floor", "6.7%", "--out", dir},
+                              30s)
+                .exit_code,
+            0);
+  const std::string summary = read_file(dir + "/summary.md");
+  const std::string result = read_file(dir + "/result.json");
+  const std::string csv = read_file(dir + "/levels.csv");
+  // Deleting the derived files changes nothing: they come back from the recorded rows.
+  std::filesystem::remove(dir + "/summary.md");
+  std::filesystem::remove(dir + "/levels.csv");
+  json edited = json::parse(result);
+  edited["analysis"] = nullptr;
+  std::ofstream(dir + "/result.json") << edited.dump(2) << "\n";
+  Completed c = run_to_completion({proofload_binary(), "report", dir}, 30s);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  EXPECT_EQ(read_file(dir + "/summary.md"), summary);
+  EXPECT_EQ(read_file(dir + "/result.json"), result);
+  EXPECT_EQ(read_file(dir + "/levels.csv"), csv);
+  // levels.csv is itself a table `analyze` reads, with the same verdicts.
+  const std::string again = make_temp_dir("report-reanalyze");
+  ASSERT_EQ(run_to_completion({proofload_binary(), "analyze", dir + "/levels.csv", "--noise-floor",
+                               "6.7%", "--out", again},
+                              30s)
+                .exit_code,
+            0);
+  EXPECT_EQ(read_json(again + "/result.json")["analysis"]["levels"],
+            json::parse(result)["analysis"]["levels"]);
+}
+
+TEST(Report, RefusesWhatIsNotALadderDirectory) {
+  const std::string dir = make_temp_dir("report-bad");
+  Completed missing = run_to_completion({proofload_binary(), "report", dir}, 30s);
+  EXPECT_EQ(missing.exit_code, 2);
+  EXPECT_NE(missing.err.find("result.json"), std::string::npos);
+  std::ofstream(dir + "/result.json") << "{\"schema\": \"something/v9\"}";
+  Completed other = run_to_completion({proofload_binary(), "report", dir}, 30s);
+  EXPECT_EQ(other.exit_code, 2);
+  EXPECT_NE(other.err.find("something/v9"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace proofload::testing
