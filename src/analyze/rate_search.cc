@@ -117,6 +117,13 @@ RateSearch::RateSearch(RateSearchOptions options) : options_(std::move(options))
   if (o.max_steps < 1) {
     bad_option(fmt::format("the step limit must be at least 1 (got {})", o.max_steps));
   }
+  if (o.confirm_attempts < 1) {
+    bad_option(fmt::format("confirming runs must be at least 1 (got {})", o.confirm_attempts));
+  }
+  if (!(o.confirm_step_down > 0 && o.confirm_step_down < 1)) {
+    bad_option(fmt::format("the confirming step down must be above 0% and below 100% (got {})",
+                           o.confirm_step_down));
+  }
   next_rps_ = o.start_rps;
 }
 
@@ -138,8 +145,7 @@ void RateSearch::record(bool passed) {
   steps_.push_back(Step{rate, phase_, passed});
   switch (phase_) {
     case Phase::kConfirm:
-      confirmed_ = passed;
-      finish(passed ? reason_ : "the confirming run at " + rate_text(rate) + "/s broke the SLO");
+      after_confirm(rate, passed);
       return;
     case Phase::kGrow:
       ++search_steps_;
@@ -179,6 +185,33 @@ void RateSearch::after_grow(double rate, bool passed) {
     return finish(step_limit + "no rate passed down to " + rate_text(rate) + "/s");
   }
   next_rps_ = std::max(rate / options_.growth, options_.min_rps);
+}
+
+void RateSearch::after_confirm(double rate, bool passed) {
+  auto failed_list = [&] {
+    std::string text;
+    for (size_t i = 0; i < failed_confirms_.size(); ++i) {
+      if (i > 0) text += i + 1 == failed_confirms_.size() ? " and " : ", ";
+      text += rate_text(failed_confirms_[i]) + "/s";
+    }
+    return text;
+  };
+  auto runs = [&] { return failed_confirms_.size() == 1 ? "run at " : "runs at "; };
+  if (passed) {
+    confirmed_ = true;
+    confirmed_rps_ = rate;
+    if (failed_confirms_.empty()) return finish(reason_);
+    return finish(reason_ + "; confirmed at " + rate_text(rate) + "/s after the confirming " +
+                  runs() + failed_list() + " broke the SLO");
+  }
+  failed_confirms_.push_back(rate);
+  const double lower = rate * (1 - options_.confirm_step_down);
+  if (static_cast<int>(failed_confirms_.size()) < options_.confirm_attempts &&
+      lower >= options_.min_rps) {
+    next_rps_ = lower;
+    return;
+  }
+  finish(std::string("the confirming ") + runs() + failed_list() + " broke the SLO");
 }
 
 void RateSearch::bisect_or_confirm() {

@@ -14,8 +14,11 @@
 //   (a rate that passes once and fails the next time) can narrow the bracket only, never invert it.
 // - If max_rps passes, there is nothing to bisect: the confirming run is at max_rps.
 // - max_steps bounds the grow and bisect steps; on reaching it the best rate so far is confirmed.
-// - Confirm: one run at lo (the caller holds it for the full length, the search steps may be
-//   shorter). found_rps() stays lo either way; confirmed() says whether it held.
+// - Confirm: a run at lo (the caller holds it for the full length, the search steps may be
+//   shorter). A short step just above capacity can pass (its queue had little time to grow):
+//   when the confirming run breaks the SLO, the next one is confirm_step_down lower, up to
+//   confirm_attempts runs in all. found_rps() is the rate confirmed, or lo when none held;
+//   confirmed() says whether one did.
 #pragma once
 
 #include <optional>
@@ -31,7 +34,9 @@ struct RateSearchOptions {
   double tolerance = 0.01;  // bisection stops at (hi - lo) / lo <= tolerance; in (0, 0.5]
   std::optional<double> max_rps = std::nullopt;  // never above it (--max-rate); >= start_rps
   double min_rps = 1;  // never run below it when going down; in (0, start_rps]
-  int max_steps = 40;  // grow + bisect steps (the confirming run is extra); at least 1
+  int max_steps = 40;  // grow + bisect steps (the confirming runs are extra); at least 1
+  int confirm_attempts = 3;         // confirming runs at most; at least 1
+  double confirm_step_down = 0.05;  // each failed confirming run, the next is this much lower
 };
 
 class RateSearch {
@@ -58,19 +63,23 @@ class RateSearch {
   // Every recorded step, in order, the confirming run included.
   const std::vector<Step>& steps() const { return steps_; }
 
-  // The highest rate that passed (after bisection); nullopt if none passed.
-  std::optional<double> found_rps() const { return lo_; }
-  // The confirming run at found_rps() passed.
+  // The rate a confirming run held; else the highest rate that passed a search step; nullopt
+  // if none passed.
+  std::optional<double> found_rps() const { return confirmed_ ? confirmed_rps_ : lo_; }
+  // A confirming run held (at found_rps()).
   bool confirmed() const { return confirmed_; }
 
   // Why the search ended, "" while it runs: "converged within 1%: between 148.5/s and 150/s",
   // "held the SLO up to --max-rate 5,000/s", "no rate passed down to 1/s",
   // "step limit (40) reached: between 140/s and 150/s",
-  // "the confirming run at 148.5/s broke the SLO".
+  // "the confirming run at 148.5/s broke the SLO" (confirm_attempts 1), "the confirming runs at
+  // 506/s, 481/s and 457/s broke the SLO", "converged within 1%: between 506/s and 511/s;
+  // confirmed at 481/s after the confirming run at 506/s broke the SLO".
   std::string end_reason() const;
 
  private:
   void after_grow(double rate, bool passed);
+  void after_confirm(double rate, bool passed);
   void bisect_or_confirm();
   void confirm(std::string reason);
   void finish(std::string reason);
@@ -83,6 +92,8 @@ class RateSearch {
   std::optional<double> hi_;  // lowest rate that failed
   int search_steps_ = 0;      // grow + bisect steps recorded
   bool confirmed_ = false;
+  std::optional<double> confirmed_rps_;
+  std::vector<double> failed_confirms_;  // rates of the confirming runs that broke the SLO
   // The reason the search stopped searching, kept through the confirming run.
   std::string reason_;
   std::vector<Step> steps_;

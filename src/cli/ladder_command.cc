@@ -3,6 +3,7 @@
 // sent: exit 2 on bad input), prints it with --plan, or runs it and prints the report.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 
@@ -148,6 +149,10 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   // --max-concurrency when that is lower).
   RunFlags base = f.run;
   base.warmup = schedule::format_duration(plan.warmup_ns);
+  // The host's load is always watched: a report says when it changed under the levels.
+  if (std::find(base.observe.begin(), base.observe.end(), "host") == base.observe.end()) {
+    base.observe.push_back("host");
+  }
   if (plan.loop == analyze::Loop::kOpen && !base.max_connections) {
     base.max_connections = std::max(base.connections,
                                     std::min(kDefaultOpenLoopMaxConnections,

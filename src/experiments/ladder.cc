@@ -199,7 +199,15 @@ class LadderRun {
     if (!hook("before-level", plan_.hooks.before_level, at, &g_stop)) return std::nullopt;
 
     const std::string dir_name = "levels/" + prefix(at).substr(0, prefix(at).size() - 1);
-    RunOptions options = plan_.make_run(at.level, hold_ns, plan_.out_dir / dir_name);
+    RunOptions options;
+    try {
+      options = plan_.make_run(at.level, hold_ns, plan_.out_dir / dir_name);
+    } catch (const std::exception& e) {
+      // The target went away, or the level cannot be run: nothing of it was sent.
+      ending_.set("failed", fmt::format("level {} could not start: {}", level_text(at.level), e.what()),
+                  kExitFailure);
+      return std::nullopt;
+    }
     options.print_summary = false;
     options.live_progress = options.live_progress && !plan_.quiet;
     std::optional<analyze::AbortWatch> watch;
@@ -325,15 +333,20 @@ void run_search(const LadderPlan& plan, LadderRun& run) {
     const analyze::RateSearch::Phase phase = search.phase();
     const bool confirm = phase == analyze::RateSearch::Phase::kConfirm;
     std::optional<size_t> row = run.level({*rate, 1}, confirm ? plan.hold_ns : plan.step_hold_ns);
-    if (!row || run.ending().ended()) {
+    const bool ended = run.ending().ended();
+    // A step cut short (aborted, interrupted) is recorded as not passed, so that its row is
+    // never read as a level of its own.
+    const bool passed = row && !ended && run.last_passed().value_or(false);
+    if (row) {
+      steps.push_back({{"rate_rps", *rate},
+                       {"phase", analyze::phase_text(phase)},
+                       {"passed", passed},
+                       {"row", *row}});
+    }
+    if (!row || ended) {
       record_search();
       return;
     }
-    bool passed = run.last_passed().value_or(false);
-    steps.push_back({{"rate_rps", *rate},
-                     {"phase", analyze::phase_text(phase)},
-                     {"passed", passed},
-                     {"row", *row}});
     search.record(passed);
     record_search();
     run.save();
@@ -428,24 +441,29 @@ LadderOutcome run_ladder(const LadderPlan& plan) {
   LadderSignals signals;
   LadderRun run(plan);
   fs::create_directories(plan.out_dir);
-  run.save();
-  if (run.precheck()) {
-    if (plan.search) {
-      run_search(plan, run);
-    } else {
-      for (const ScheduledLevel& at : schedule_levels(plan)) {
-        run.level(at, plan.hold_ns);
-        if (run.ending().ended()) break;
-        if (plan.stop_on_fail && run.last_passed() == false) {
-          run.ending().set("stopped",
-                           fmt::format("stopped at level {}, the first that broke the SLO "
-                                       "(--stop-on-fail)",
-                                       level_text(at.level)),
-                           kExitOk);
-          break;
+  try {
+    run.save();
+    if (run.precheck()) {
+      if (plan.search) {
+        run_search(plan, run);
+      } else {
+        for (const ScheduledLevel& at : schedule_levels(plan)) {
+          run.level(at, plan.hold_ns);
+          if (run.ending().ended()) break;
+          if (plan.stop_on_fail && run.last_passed() == false) {
+            run.ending().set("stopped",
+                             fmt::format("stopped at level {}, the first that broke the SLO "
+                                         "(--stop-on-fail)",
+                                         level_text(at.level)),
+                             kExitOk);
+            break;
+          }
         }
       }
     }
+  } catch (const std::exception& e) {
+    // A result file that cannot be written, a hook that cannot be started: restore still runs.
+    run.ending().set("failed", e.what(), kExitFailure);
   }
   run.restore();
   Ending& ending = run.ending();

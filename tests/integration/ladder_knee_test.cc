@@ -55,6 +55,42 @@ TEST(LadderKnee, ACpuBoundRouteBucklesWhereItsCostSaysItMust) {
   EXPECT_NE(summary.find("1,000"), std::string::npos);
 }
 
+// --search on the same route: grows from 100/s, bisects between the last pass and the first
+// failure to within 1%, confirms; the rate found is near the route's capacity of 500/s (a short
+// step just above capacity may still pass: its queue has had little time to grow).
+TEST(LadderKnee, TheSearchFindsTheCapacityOfACpuBoundRoute) {
+  const std::string dir = make_temp_dir("ladder-search");
+  std::ofstream(dir + "/routes.yaml") << "routes:\n  - {name: heavy, path: /heavy, cpu: 2ms}\n";
+  ServeProcess server({"--routes", dir + "/routes.yaml", "--threads", "1"});
+  Completed c = run_to_completion(
+      {proofload_binary(), "ladder", server.url("/heavy"), "--search", "--start-rate", "100",
+       "--step-hold", "2s", "--hold", "3s", "--warmup", "1s", "--slo", "p95<=100ms,errors<=1%",
+       "--workers", "1", "--max-connections", "200", "--timeout", "2s", "-q", "-o", dir + "/out"},
+      170s);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  json result = json::parse(read_file(dir + "/out/result.json"));
+  const json& search = result["search"];
+  ASSERT_TRUE(search["found_rps"].is_number()) << search.dump(1);
+  const double found = search["found_rps"].get<double>();
+  EXPECT_GE(found, 300);
+  EXPECT_LE(found, 500 * 1.05);
+  const json& steps = search["steps"];
+  EXPECT_LE(steps.size(), 16u);
+  EXPECT_EQ(steps.back()["phase"], "confirm");
+  EXPECT_EQ(steps.back()["rate_rps"], search["found_rps"]);
+  EXPECT_EQ(steps[0]["rate_rps"], 100);
+  EXPECT_TRUE(steps[0]["passed"].get<bool>());
+  // Between the last pass and the first failure: within 1%.
+  double lowest_fail = 1e18;
+  for (const json& step : steps) {
+    if (!step["passed"].get<bool>() && step["phase"] != "confirm") {
+      lowest_fail = std::min(lowest_fail, step["rate_rps"].get<double>());
+    }
+  }
+  EXPECT_LE((lowest_fail - found) / found, 0.01 + 1e-9);
+  EXPECT_NE(read_file(dir + "/out/summary.md").find("## Search steps"), std::string::npos);
+}
+
 // `make demo`: the demo's ladder (about a minute) reaches past the built-in server's capacity on
 // one core, so its report names a knee, with the server's CPU beside it.
 TEST(LadderKnee, TheDemoReportNamesTheKnee) {

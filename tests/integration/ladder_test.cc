@@ -81,6 +81,30 @@ TEST(Ladder, HooksAndDrainGateRunInOrderAroundEachLevel) {
   EXPECT_TRUE(std::filesystem::exists(dir + "/out/levels.csv"));
 }
 
+TEST(Ladder, InterleavedRepeatsRunTheWholeLadderAgainAndMeasureTheNoiseFloor) {
+  ServeProcess server;
+  const std::string dir = make_temp_dir("ladder-repeat");
+  Completed c = run_to_completion(
+      ladder(server.url(), dir + "/out",
+             {"--concurrency", "1,2", "--hold", "1s", "--warmup", "0s", "--repeat", "2",
+              "--repeat-order", "interleaved"}),
+      60s);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  json result = read_json(dir + "/out/result.json");
+  std::vector<std::string> order;
+  for (const json& row : result["rows"]) order.push_back(row["directory"]);
+  EXPECT_EQ(order, (std::vector<std::string>{"levels/01-1-r1", "levels/02-2-r1", "levels/03-1-r2",
+                                             "levels/04-2-r2"}));
+  const json& analysis = result["analysis"];
+  EXPECT_EQ(analysis["noise_floor"]["source"], "measured");
+  ASSERT_EQ(analysis["levels"].size(), 2u);
+  EXPECT_EQ(analysis["levels"][0]["repeats"], 2);
+  EXPECT_TRUE(analysis["levels"][0]["achieved_cv"].is_number());
+  const std::string summary = read_file(dir + "/out/summary.md");
+  EXPECT_NE(summary.find("interleaved"), std::string::npos);
+  EXPECT_EQ(summary.find("One run per level"), std::string::npos);
+}
+
 TEST(Ladder, AFailingHookEndsTheLadderAndRestoreStillRuns) {
   ServeProcess server;
   const std::string dir = make_temp_dir("ladder-hook-fails");
@@ -163,6 +187,24 @@ TEST(Ladder, AbortWhenEndsTheLevelAndTheLadderWithExit99) {
   ASSERT_EQ(result["rows"].size(), 1u);
   EXPECT_EQ(result["rows"][0]["status"], "aborted");
   EXPECT_EQ(read_json(dir + "/out/levels/01-50/result.json")["status"], "aborted");
+}
+
+TEST(Ladder, StopOnFailEndsAtTheFirstLevelThatBreaksTheSlo) {
+  const std::string routes = make_temp_dir("ladder-stop") + "/routes.yaml";
+  std::ofstream(routes) << "routes:\n  - {name: broken, path: /broken, status: 503}\n";
+  ServeProcess server({"--routes", routes});
+  const std::string dir = make_temp_dir("ladder-stop-out");
+  Completed c = run_to_completion(ladder(server.url("/broken"), dir + "/out",
+                                         {"--concurrency", "1,2,4", "--hold", "1s", "--warmup",
+                                          "0s", "--stop-on-fail"}),
+                                  60s);
+  EXPECT_EQ(c.exit_code, 0) << c.err;
+  json result = read_json(dir + "/out/result.json");
+  EXPECT_EQ(result["status"], "stopped");
+  EXPECT_NE(result["end_reason"].get<std::string>().find("stopped at level 1"), std::string::npos);
+  ASSERT_EQ(result["rows"].size(), 1u);
+  EXPECT_EQ(result["analysis"]["knee"]["level"], 1);
+  EXPECT_TRUE(result["analysis"]["best_sustained"].is_null());
 }
 
 TEST(Ladder, CtrlCEndsTheLevelRunsRestoreAndKeepsTheReport) {
