@@ -9,6 +9,7 @@
 #include <optional>
 #include <utility>
 
+#include "common/text.h"
 #include "common/usage_error.h"
 #include "schedule/parse.h"
 
@@ -16,14 +17,6 @@ namespace proofload::analyze {
 namespace {
 
 constexpr std::string_view kForm = "write CONDITION for DURATION, like \"errors > 50% for 10s\"";
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
-  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
-  return text;
-}
 
 bool is_for(std::string_view word) {
   return word.size() == 3 && (word[0] | 0x20) == 'f' && (word[1] | 0x20) == 'o' &&
@@ -35,7 +28,7 @@ bool is_for(std::string_view word) {
 size_t last_for(std::string_view text) {
   if (text.size() < 5) return std::string_view::npos;
   for (size_t i = text.size() - 4; i >= 1; --i) {
-    if (is_space(text[i - 1]) && is_for(text.substr(i, 3)) && is_space(text[i + 3])) return i;
+    if (is_blank(text[i - 1]) && is_for(text.substr(i, 3)) && is_blank(text[i + 3])) return i;
   }
   return std::string_view::npos;
 }

@@ -16,6 +16,7 @@
 #include <optional>
 #include <system_error>
 
+#include "common/text.h"
 #include "common/usage_error.h"
 
 namespace proofload::analyze {
@@ -65,20 +66,6 @@ constexpr std::string_view kRequiredText =
 std::string_view name_of(Column column) { return kColumnNames[static_cast<size_t>(column)]; }
 
 bool is_space(char c) { return c == ' ' || c == '\t'; }
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
-  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
-  return text;
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 std::string accepted_columns() {
   std::string out;
@@ -238,7 +225,7 @@ class RowReader {
   }
 
   bool flag(const std::string& cell, Column column) const {
-    const std::string text = lower(trim(cell));
+    const std::string text = ascii_lowercase(trim(cell));
     if (text.empty() || text == "0" || text == "false") return false;
     if (text == "1" || text == "true") return true;
     fail(column, trim(cell), "is not 0, 1, true or false");
@@ -270,7 +257,7 @@ ColumnIndex read_header(const Record& header, const Failer& failer, LevelTable& 
   ColumnIndex index;
   for (size_t i = 0; i < header.cells.size(); ++i) {
     const std::string_view as_written = trim(header.cells[i]);
-    const std::string name = lower(as_written);
+    const std::string name = ascii_lowercase(as_written);
     if (name.empty()) {
       table.ignored_columns.push_back(fmt::format("(unnamed column {})", i + 1));
       continue;

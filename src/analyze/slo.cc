@@ -7,20 +7,13 @@
 #include <algorithm>
 #include <cmath>
 
+#include "common/text.h"
 #include "common/usage_error.h"
 
 namespace proofload::analyze {
 namespace {
 
 using Kind = MetricRef::Kind;
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
-  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
-  return text;
-}
 
 // The parts of `text` between commas that are not inside parentheses, untrimmed.
 std::vector<std::string_view> split_outside_parentheses(std::string_view text) {

@@ -10,6 +10,7 @@
 #include <cstdint>
 #include <cstdlib>
 
+#include "common/text.h"
 #include "common/usage_error.h"
 #include "measure/outcome.h"
 #include "schedule/parse.h"
@@ -48,22 +49,6 @@ constexpr std::string_view kAllowedMetrics =
 constexpr std::string_view kMetricNames[] = {
     "p50",    "p90",        "p95",  "p99",   "p99.9",    "mean", "avg",          "max",
     "errors", "error_rate", "rate", "count", "requests", "rps",  "never_started"};
-
-bool is_space(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && is_space(text.front())) text.remove_prefix(1);
-  while (!text.empty() && is_space(text.back())) text.remove_suffix(1);
-  return text;
-}
-
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
 
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
@@ -148,7 +133,7 @@ class Parser {
   // The metric's name, then an optional "(args)". Leaves `rest` after the metric.
   MetricRef parse_metric(std::string_view& rest) {
     size_t end = 0;
-    while (end < rest.size() && !is_space(rest[end]) && rest[end] != '(' &&
+    while (end < rest.size() && !is_blank(rest[end]) && rest[end] != '(' &&
            std::string_view("<>=!").find(rest[end]) == std::string_view::npos) {
       ++end;
     }
@@ -167,7 +152,7 @@ class Parser {
       args = split_args(rest.substr(1, close - 1), raw_name);
       rest = trim(rest.substr(close + 1));
     }
-    return build_metric(lower(raw_name), raw_name, has_parens, args);
+    return build_metric(ascii_lowercase(raw_name), raw_name, has_parens, args);
   }
 
   std::vector<std::string> split_args(std::string_view inside, std::string_view name) {
@@ -177,7 +162,7 @@ class Parser {
       const std::string_view arg = trim(inside.substr(0, comma));
       if (arg.empty()) fail("empty argument in " + std::string(name) + "(...)");
       for (char c : arg) {
-        if (is_space(c) || c == '(') {
+        if (is_blank(c) || c == '(') {
           fail("\"" + std::string(arg) + "\" in " + std::string(name) +
                "(...) is not a name (names have no spaces or parentheses)");
         }
@@ -233,7 +218,7 @@ class Parser {
     if (args.size() > 2) fail("too many arguments to " + name + ": " + usage);
     MetricRef m;
     m.kind = kind;
-    m.outcome = lower(args[0]);
+    m.outcome = ascii_lowercase(args[0]);
     if (args.size() == 2) m.scope = args[1];
     const auto& outcomes = known_outcomes();
     if (kind == Kind::kCount && m.outcome == kRequestsOutcome) return m;

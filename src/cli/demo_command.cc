@@ -148,16 +148,7 @@ int run_demo(const DemoFlags& flags) {
   std::fflush(stdout);
   experiments::LadderPlan plan = build_ladder_plan(ladder, scenario);
   experiments::LadderOutcome outcome = experiments::run_ladder(plan);
-  std::FILE* summary = std::fopen((plan.out_dir / "summary.md").c_str(), "r");
-  if (summary) {
-    char buffer[8192];
-    size_t n;
-    while ((n = std::fread(buffer, 1, sizeof buffer, summary)) > 0) std::fwrite(buffer, 1, n, stdout);
-    std::fclose(summary);
-  }
-  std::fprintf(stderr, "demo: %s; report in %s\n",
-               outcome.result["end_reason"].get<std::string>().c_str(),
-               (plan.out_dir / "summary.md").c_str());
+  print_report("demo", plan, outcome, true);
   return outcome.exit_code;
 }
 

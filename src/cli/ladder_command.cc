@@ -83,13 +83,12 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
     throw UsageError("ladder needs exactly one of --concurrency L1,L2,.. (closed loop), --rates "
                      "R1,R2,.. (open loop) or --search (open loop)");
   }
-  if (f.run.rate || f.run.stages || f.run.duration || f.run.executor) {
-    // Only reachable through a scenario file's settings: the ladder sets the load shape itself.
-    f.run.rate.reset();
-    f.run.stages.reset();
-    f.run.duration.reset();
-    f.run.executor.reset();
-  }
+  // Only set by a scenario file's settings: the ladder sets the load shape and length itself.
+  f.run.rate.reset();
+  f.run.stages.reset();
+  f.run.duration.reset();
+  f.run.executor.reset();
+  f.run.requests = 0;
   plan.loop = f.concurrency ? analyze::Loop::kClosed : analyze::Loop::kOpen;
   if (f.concurrency) plan.levels = parse_levels("--concurrency", *f.concurrency, true);
   if (f.rates) plan.levels = parse_levels("--rates", *f.rates, false);
@@ -214,6 +213,21 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   return plan;
 }
 
+void print_report(const char* command, const experiments::LadderPlan& plan,
+                  const experiments::LadderOutcome& outcome, bool print_summary) {
+  const std::filesystem::path summary_file = plan.out_dir / "summary.md";
+  if (print_summary) {
+    if (std::FILE* summary = std::fopen(summary_file.c_str(), "r")) {
+      char buffer[8192];
+      size_t n;
+      while ((n = std::fread(buffer, 1, sizeof buffer, summary)) > 0) std::fwrite(buffer, 1, n, stdout);
+      std::fclose(summary);
+    }
+  }
+  std::fprintf(stderr, "%s: %s; report in %s\n", command,
+               outcome.result["end_reason"].get<std::string>().c_str(), summary_file.c_str());
+}
+
 Subcommand add_ladder_command(CLI::App& parent) {
   auto f = std::make_shared<LadderFlags>();
   CLI::App* app = parent.add_subcommand(
@@ -258,7 +272,16 @@ Subcommand add_ladder_command(CLI::App& parent) {
   add_request_flags(app, f->run);
 
   return {app, [f, app] {
-            auto given = [app](const std::string& flag) { return app->count(flag) > 0; };
+            // A scenario's settings fill the flags not given; `ladder` has no --rate, -d, ...
+            // of its own (its levels set the load), so those always come from the file and are
+            // then replaced by the levels.
+            auto given = [app](const std::string& flag) {
+              try {
+                return app->count(flag) > 0;
+              } catch (const CLI::OptionNotFound&) {
+                return false;
+              }
+            };
             std::optional<workload::Scenario> scenario = take_target(f->targets, f->run, given, "ladder");
             experiments::LadderPlan plan = build_ladder_plan(
                 *f, scenario ? std::make_shared<const workload::Scenario>(*scenario) : nullptr);
@@ -274,16 +297,7 @@ Subcommand add_ladder_command(CLI::App& parent) {
               plan.make_run(plan.levels.back(), plan.hold_ns, plan.out_dir);
             }
             experiments::LadderOutcome outcome = experiments::run_ladder(plan);
-            std::FILE* summary = std::fopen((plan.out_dir / "summary.md").c_str(), "r");
-            if (summary && !f->run.quiet) {
-              char buffer[8192];
-              size_t n;
-              while ((n = std::fread(buffer, 1, sizeof buffer, summary)) > 0) std::fwrite(buffer, 1, n, stdout);
-            }
-            if (summary) std::fclose(summary);
-            std::fprintf(stderr, "ladder: %s; report in %s\n",
-                         outcome.result["end_reason"].get<std::string>().c_str(),
-                         (plan.out_dir / "summary.md").c_str());
+            print_report("ladder", plan, outcome, !f->run.quiet);
             return outcome.exit_code;
           }};
 }

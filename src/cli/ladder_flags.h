@@ -68,6 +68,11 @@ struct LadderFlags {
 experiments::LadderPlan build_ladder_plan(LadderFlags& flags,
                                           std::shared_ptr<const workload::Scenario> scenario);
 
+// Prints the ladder's summary.md on stdout (when `print_summary`), and on stderr how it ended
+// and where the report is: "ladder: every level ran; report in DIR/summary.md".
+void print_report(const char* command, const experiments::LadderPlan& plan,
+                  const experiments::LadderOutcome& outcome, bool print_summary);
+
 // "ladder-20261130-055000" (UTC): the default report directory of an experiment.
 std::string default_out_dir(const char* kind);
 

@@ -1,0 +1,28 @@
+// Small text helpers the parsers of user input share (thresholds, SLOs, abort rules, tables).
+// Pure; thread-safe.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+namespace proofload {
+
+constexpr bool is_blank(char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; }
+
+// `text` without the spaces, tabs and line ends around it.
+constexpr std::string_view trim(std::string_view text) {
+  while (!text.empty() && is_blank(text.front())) text.remove_prefix(1);
+  while (!text.empty() && is_blank(text.back())) text.remove_suffix(1);
+  return text;
+}
+
+// ASCII lower case (names and keywords are ASCII; other bytes pass through).
+inline std::string ascii_lowercase(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) {
+    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
+  }
+  return out;
+}
+
+}  // namespace proofload
