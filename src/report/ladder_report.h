@@ -12,9 +12,11 @@ namespace proofload::report {
 // summary.md: title and scope, the short version (a question per row), the levels table,
 // findings, what this does not show, the hooks and drain waits between levels, a search's steps,
 // and how to reproduce it. Every number comes from `result`; a missing or null optional key reads
-// as "not measured". Throws std::runtime_error naming the key when a required one is missing
-// (schema, kind, status, analysis.levels with each level's level and achieved_rps) or a value has
-// the wrong type.
+// as "not measured"; a null `analysis` (no level measured yet: a pre-check or the first drain
+// gate failed) gives the title, why nothing was measured, the events and how to reproduce it.
+// Throws std::runtime_error naming the key when a required one is missing (schema, kind, status;
+// in an analysis, its levels with each level's level and achieved_rps) or a value has the wrong
+// type.
 std::string render_ladder_summary(const nlohmann::json& result);
 
 // levels.csv: one line per recorded row, in the order run, under the header

@@ -81,6 +81,32 @@ TEST(Ladder, HooksAndDrainGateRunInOrderAroundEachLevel) {
   EXPECT_TRUE(std::filesystem::exists(dir + "/out/levels.csv"));
 }
 
+TEST(Ladder, AScenarioFileWithItsOwnRunSettingsIsDrivenByTheLevels) {
+  ServeProcess server({"--profile", "demo"});
+  const std::string dir = make_temp_dir("ladder-scenario");
+  // Its own rate, duration and request count are replaced by the ladder's levels and hold.
+  std::ofstream(dir + "/mix.yaml")
+      << "executor: {rate: 5000, duration: 1h, requests: 3}\n"
+         "requests:\n"
+         "  lookup: {path: /sic/62012, checks: [{status: 200}]}\n"
+         "  hybrid: {path: /sic/hybrid, checks: [{status: 200}]}\n"
+         "mix: {lookup: 1, hybrid: 1}\n";
+  Completed c = run_to_completion({proofload_binary(), "ladder", dir + "/mix.yaml", server.url(),
+                                   "--rates", "20,40", "--hold", "2s", "--warmup", "0s", "-q",
+                                   "-o", dir + "/out", "--workers", "1"},
+                                  60s);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  json result = read_json(dir + "/out/result.json");
+  EXPECT_EQ(result["source"]["scenario_file"], dir + "/mix.yaml");
+  EXPECT_EQ(result["source"]["scenario_sha256"].get<std::string>().size(), 64u);
+  ASSERT_EQ(result["rows"].size(), 2u);
+  EXPECT_NEAR(result["rows"][1]["achieved_rps"].get<double>(), 40, 8);
+  EXPECT_GT(result["rows"][1]["requests"].get<int64_t>(), 3);
+  json level = read_json(dir + "/out/levels/02-40/result.json");
+  EXPECT_TRUE(level["requests"].contains("lookup"));
+  EXPECT_TRUE(level["requests"].contains("hybrid"));
+}
+
 TEST(Ladder, InterleavedRepeatsRunTheWholeLadderAgainAndMeasureTheNoiseFloor) {
   ServeProcess server;
   const std::string dir = make_temp_dir("ladder-repeat");
