@@ -100,7 +100,7 @@ TEST(AbortWatch, NoDataResetsTheStreak) {
   EXPECT_FALSE(watch.add_window(kSecond, reading(NAN)));
   EXPECT_FALSE(watch.add_window(kSecond, reading(1200)));
   EXPECT_TRUE(watch.add_window(kSecond, reading(1100)));
-  EXPECT_EQ(watch.reason(), "p95 > 1s for 2s: p95 = 1200.0 ms over the last 2 s");
+  EXPECT_EQ(watch.reason(), "p95 > 1s for 2s: p95 = 1,200.0 ms over the last 2 s");
 }
 
 TEST(AbortWatch, LowerBoundConditionsReportTheLowestValue) {

@@ -134,7 +134,7 @@ TEST(LadderAnalysis, SloBreachIsTheKneeAndBestSustainedIsBelowIt) {
                                                    "saturated"}));
   ASSERT_EQ(a.knee, 3u);
   EXPECT_EQ(a.levels[3].level, 4);
-  EXPECT_EQ(a.knee_reason, "breaks the SLO: p95 = 1140.0 ms (bound p95<=1s)");
+  EXPECT_EQ(a.knee_reason, "breaks the SLO: p95 = 1,140.0 ms (bound p95<=1s)");
   EXPECT_FALSE(a.levels[3].meets_slo);
   EXPECT_FALSE(a.levels[3].slo[0].passed);
   EXPECT_TRUE(a.levels[3].slo[1].passed);
@@ -264,9 +264,9 @@ TEST(LadderAnalysis, OneFailingRepeatFailsTheLevelAndItsValueIsShown) {
   EXPECT_NEAR(*a.levels[1].p95_ms, 433.33, 0.01);
   EXPECT_FALSE(a.levels[1].meets_slo);
   EXPECT_EQ(a.levels[1].slo[0].observed, 1100);
-  EXPECT_EQ(a.levels[1].slo[0].observed_text, "p95 = 1100.0 ms");
+  EXPECT_EQ(a.levels[1].slo[0].observed_text, "p95 = 1,100.0 ms");
   ASSERT_EQ(a.knee, 1u);
-  EXPECT_EQ(a.knee_reason, "breaks the SLO in 1 of 3 repeats: p95 = 1100.0 ms (bound p95<=1s)");
+  EXPECT_EQ(a.knee_reason, "breaks the SLO in 1 of 3 repeats: p95 = 1,100.0 ms (bound p95<=1s)");
   // A later level that meets the SLO is still the best sustained; it is past the knee.
   EXPECT_EQ(a.best_sustained, 2u);
   EXPECT_EQ(verdicts(a), (std::vector<std::string>{"highest within SLO", "knee", "saturated"}));

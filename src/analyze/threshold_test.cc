@@ -338,14 +338,15 @@ TEST(EvaluateThresholds, LookupSeesTheParsedMetric) {
 
 TEST(ObservedText, EachUnit) {
   EXPECT_EQ(evaluate_one("p95(lookup) < 200ms", 183.24).observed_text, "p95(lookup) = 183.2 ms");
-  EXPECT_EQ(evaluate_one("p95 < 200ms", 1200).observed_text, "p95 = 1200.0 ms");
+  EXPECT_EQ(evaluate_one("p95 < 200ms", 1200).observed_text, "p95 = 1,200.0 ms");
   EXPECT_EQ(evaluate_one("mean < 1ms", 0.25).observed_text, "mean = 0.250 ms");
   EXPECT_EQ(evaluate_one("errors < 1%", 0.0042).observed_text, "errors = 0.42%");
   EXPECT_EQ(evaluate_one("errors < 1%", 0.005).observed_text, "errors = 0.5%");
   EXPECT_EQ(evaluate_one("errors < 1%", 0).observed_text, "errors = 0%");
   EXPECT_EQ(evaluate_one("rate(success) > 99%", 0.99561).observed_text, "rate(success) = 99.56%");
   EXPECT_EQ(evaluate_one("never_started < 1%", 0.123456).observed_text, "never_started = 12.35%");
-  EXPECT_EQ(evaluate_one("requests > 10", 1234).observed_text, "requests = 1234");
+  EXPECT_EQ(evaluate_one("requests > 10", 1234).observed_text, "requests = 1,234");
+  EXPECT_EQ(evaluate_one("p99 < 1s", 1234567.8).observed_text, "p99 = 1,234,567.8 ms");
   EXPECT_EQ(evaluate_one("rps(lookup) > 10", 512.34).observed_text, "rps(lookup) = 512.3 req/s");
 }
 
