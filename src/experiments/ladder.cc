@@ -379,15 +379,21 @@ std::string describe_plan(const LadderPlan& plan) {
     const analyze::RateSearchOptions& s = *plan.search;
     out += fmt::format(
         "Search: open loop from {}/s, growing x{:g} while the SLO ({}) holds, then bisecting to "
-        "within {:g}%, then one confirming run.\n",
-        level_text(s.start_rps), s.growth, analyze::describe_slo(plan.slo), s.tolerance * 100);
-    out += fmt::format("  each step: {} warm-up + {} measured; the confirming run: {} + {}\n",
+        "within {:g}%, then a confirming run at the rate found ({:g}% lower after one that "
+        "breaks the SLO, up to {}).\n",
+        level_text(s.start_rps), s.growth, analyze::describe_slo(plan.slo), s.tolerance * 100,
+        s.confirm_step_down * 100, s.confirm_attempts);
+    out += fmt::format("  each step: {} warm-up + {} measured; each confirming run: {} + {}\n",
                        duration_text(plan.warmup_ns), duration_text(plan.step_hold_ns),
                        duration_text(plan.warmup_ns), duration_text(plan.hold_ns));
-    out += fmt::format("  at most {} steps{}\n", s.max_steps + 1,
-                       s.max_rps ? fmt::format(", never above {}/s", level_text(*s.max_rps)) : "");
-    load_ns = (s.max_steps) * (plan.warmup_ns + plan.step_hold_ns) + plan.warmup_ns + plan.hold_ns;
-    waits = s.max_steps + 1;
+    out += fmt::format("  at most {} search steps and {} confirming runs{}\n", s.max_steps,
+                       s.confirm_attempts,
+                       s.max_rps ? fmt::format(", never above {}/s",
+                                               report::fixed_with_thousands(*s.max_rps, 0))
+                                 : "");
+    load_ns = s.max_steps * (plan.warmup_ns + plan.step_hold_ns) +
+              s.confirm_attempts * (plan.warmup_ns + plan.hold_ns);
+    waits = s.max_steps + s.confirm_attempts;
   } else {
     std::vector<ScheduledLevel> levels = schedule_levels(plan);
     out += fmt::format("Ladder: {} loop, {} level runs ({} levels x {} {}), each {} warm-up + {} "
