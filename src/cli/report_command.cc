@@ -1,31 +1,63 @@
-// `proofload report DIR`: re-renders a ladder's (or an analysis's) files from its recorded data:
-// the analysis is recomputed from result.json's rows and settings, then result.json, summary.md
-// and levels.csv are rewritten. The same data always gives the same bytes.
+// `proofload report DIR`: re-renders a directory's report from its recorded data. A ladder's (or
+// an analysis's): the analysis is recomputed from result.json's rows and settings, then
+// result.json, summary.md and levels.csv are rewritten. A single run's: summary.md is rendered
+// again from result.json, which is left as it is. The same data always gives the same bytes.
 #include <cstdio>
 #include <fstream>
 
 #include "cli/subcommand.h"
 #include "common/usage_error.h"
 #include "experiments/ladder_result.h"
+#include "report/atomic_file.h"
+#include "report/result_directory.h"
+#include "report/run_report.h"
 
 namespace proofload::cli {
 namespace {
 
+// result.json without its windows (a long run's are many, and no report reads them).
+nlohmann::json read_without_windows(const std::filesystem::path& file) {
+  std::ifstream in(file, std::ios::binary);
+  if (!in) throw UsageError("cannot read " + file.string() + ": no such file");
+  try {
+    return report::parse_result_for_summary(in);
+  } catch (const nlohmann::json::exception&) {
+    throw UsageError(file.string() + " is not JSON");
+  }
+}
+
+// A run's summary.md, rendered as ResultDirectory::finish rendered it, from the same data.
+int rerender_run(const std::string& directory, const std::filesystem::path& file,
+                 const nlohmann::json& result) {
+  if (result.value("status", "") == "running") {
+    throw UsageError(file.string() +
+                     " holds a run that never finished (status running): it has no summary to "
+                     "render");
+  }
+  std::string summary;
+  try {
+    summary = report::render_run_summary(result);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(file.string() + " does not hold a run's recorded data: " + e.what());
+  }
+  report::write_file_atomically(
+      std::filesystem::path(directory) / report::ResultDirectory::kSummaryMd, summary);
+  std::printf("report: rewrote summary.md in %s\n", directory.c_str());
+  return kExitOk;
+}
+
 int run_report(const std::string& directory) {
   const std::filesystem::path file = std::filesystem::path(directory) / "result.json";
-  std::ifstream in(file);
-  if (!in) throw UsageError("cannot read " + file.string() + ": no such file");
-  nlohmann::json result = nlohmann::json::parse(in, nullptr, false);
-  if (result.is_discarded()) throw UsageError(file.string() + " is not JSON");
-  const std::string schema = result.value("schema", "");
-  if (schema == "proofload.result/v1") {
-    throw UsageError(directory + " holds a single run; `proofload report` re-renders ladder and "
-                     "analyze directories (a run's summary is printed by `proofload run`)");
-  }
+  const nlohmann::json head = read_without_windows(file);
+  const std::string schema = head.is_object() ? head.value("schema", "") : "";
+  if (schema == report::kResultSchema) return rerender_run(directory, file, head);
   if (schema != experiments::kLadderSchema) {
     throw UsageError(file.string() + " has schema '" + schema + "', not " +
-                     experiments::kLadderSchema);
+                     experiments::kLadderSchema + " or " + report::kResultSchema);
   }
+  std::ifstream in(file);
+  nlohmann::json result = nlohmann::json::parse(in, nullptr, false);
+  if (result.is_discarded()) throw UsageError(file.string() + " is not JSON");
   try {
     experiments::write_ladder_directory(directory, result);
   } catch (const nlohmann::json::exception& e) {
@@ -40,8 +72,11 @@ int run_report(const std::string& directory) {
 Subcommand add_report_command(CLI::App& parent) {
   auto directory = std::make_shared<std::string>();
   CLI::App* app = parent.add_subcommand(
-      "report", "Re-render a ladder's report (summary.md, levels.csv, the analysis) from its data");
-  app->add_option("directory", *directory, "The ladder's or analysis's result directory")->required();
+      "report",
+      "Re-render a directory's report from its data: a run's summary.md, or a ladder's summary.md, "
+      "levels.csv and analysis");
+  app->add_option("directory", *directory, "The run's, ladder's or analysis's result directory")
+      ->required();
   return {app, [directory] { return run_report(*directory); }};
 }
 

@@ -7,10 +7,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <exception>
+#include <fstream>
 #include <memory>
-#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <system_error>
@@ -20,6 +21,7 @@
 #include "measure/hlog.h"
 #include "report/atomic_file.h"
 #include "report/result_json.h"
+#include "report/run_report.h"
 #include "report/windows_csv.h"
 
 namespace proofload::report {
@@ -74,6 +76,10 @@ ResultDirectory::~ResultDirectory() {
 void ResultDirectory::open(const RunResult& initial) {
   write_file_atomically(directory_ / kResultJson,
                         result_json_text(running_result_to_json(initial)));
+  // An earlier run's summary must not sit beside this run's result.json if this one dies.
+  if (::unlink((directory_ / kSummaryMd).c_str()) != 0 && errno != ENOENT) {
+    io_failure(directory_ / kSummaryMd, errno);
+  }
   start_wall_ns_ = initial.start_wall_ns;
 
   const std::filesystem::path csv_path = directory_ / kWindowsCsv;
@@ -143,7 +149,23 @@ void ResultDirectory::finish(const RunResult& final_result) {
     stream_failure = std::current_exception();
   }
   write_final_result(final_result);
+  write_summary();
   if (stream_failure) std::rethrow_exception(stream_failure);
+}
+
+// From the committed file, not from final_result: the summary is then exactly what `proofload
+// report DIR` renders from the same file later (bytes that were not UTF-8 replaced alike).
+void ResultDirectory::write_summary() {
+  const std::filesystem::path result_path = directory_ / kResultJson;
+  std::ifstream in(result_path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read back " + result_path.string());
+  nlohmann::json result;
+  try {
+    result = parse_result_for_summary(in);
+  } catch (const nlohmann::json::exception& e) {
+    throw std::runtime_error("cannot read back " + result_path.string() + ": " + e.what());
+  }
+  write_file_atomically(directory_ / kSummaryMd, render_run_summary(result));
 }
 
 // result.json as result_json_text would write it, with the windows read back from the journal

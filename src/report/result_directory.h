@@ -1,5 +1,6 @@
 // The result directory of one run: result.json (canonical, rewritten atomically at the start and
-// the end), windows.csv and latency.hlog (streamed one window at a time, so that a crash loses
+// the end), summary.md (rendered from the final result.json at the end), windows.csv and
+// latency.hlog (streamed one window at a time, so that a crash loses
 // at most the window in progress). Windows are kept on disk, never in memory: result.json's
 // `windows` array is spliced in at the end from a journal streamed beside the other files, so
 // the generator's memory does not grow with the length of the run.
@@ -23,6 +24,8 @@ namespace proofload::report {
 class ResultDirectory {
  public:
   static constexpr const char* kResultJson = "result.json";
+  // Rendered from result.json alone (run_report.h), so `proofload report DIR` writes it again.
+  static constexpr const char* kSummaryMd = "summary.md";
   static constexpr const char* kWindowsCsv = "windows.csv";
   static constexpr const char* kLatencyHlog = "latency.hlog";
   // One JSON object per line, per window; removed once result.json holds them.
@@ -37,7 +40,8 @@ class ResultDirectory {
 
   // Writes result.json with status "running" (spec, no summary) and starts windows.csv (header
   // line) and latency.hlog (header, StartTime = initial.start_wall_ns). Replaces the files of
-  // an earlier run in the same directory. Throws std::runtime_error on I/O failure.
+  // an earlier run in the same directory (its summary.md is removed until this run's is
+  // written). Throws std::runtime_error on I/O failure.
   void open(const RunResult& initial);
 
   // Appends the window's row to windows.csv and its latency histogram as one interval of
@@ -51,7 +55,9 @@ class ResultDirectory {
 
   // Closes the streams (fsynced) and rewrites result.json atomically with the final result
   // (status "complete" or "interrupted") and, as its `windows`, every window appended
-  // (final_result.windows is not used). Throws std::runtime_error on I/O failure.
+  // (final_result.windows is not used); then writes summary.md atomically, rendered from the
+  // result.json just committed, read back (the bytes `proofload report DIR` renders later).
+  // Throws std::runtime_error on I/O failure.
   void finish(const RunResult& final_result);
 
   const std::filesystem::path& directory() const { return directory_; }
@@ -59,6 +65,7 @@ class ResultDirectory {
  private:
   void close_streams();
   void write_final_result(const RunResult& final_result);
+  void write_summary();
 
   std::filesystem::path directory_;
   std::FILE* csv_ = nullptr;

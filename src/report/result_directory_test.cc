@@ -1,5 +1,6 @@
 // ResultDirectory: windows reach disk as they end (read back before finish), result.json goes
-// from "running" to final, and an unusable directory fails early with one clear line.
+// from "running" to final, summary.md is rendered from the final result.json, and an unusable
+// directory fails early with one clear line.
 #include "report/result_directory.h"
 
 #include <gtest/gtest.h>
@@ -12,6 +13,7 @@
 #include "common/usage_error.h"
 #include "measure/hlog.h"
 #include "report/result_json.h"
+#include "report/run_report.h"
 #include "report/test_fixtures.h"
 #include "report/windows_csv.h"
 
@@ -101,6 +103,28 @@ TEST(ResultDirectory, ResultJsonGoesFromRunningToFinal) {
   EXPECT_EQ(final_result["status"], "interrupted");
   EXPECT_EQ(final_result["windows"].size(), 4u);
   EXPECT_FALSE(std::filesystem::exists(scratch.path() / ResultDirectory::kWindowsJournal));
+}
+
+TEST(ResultDirectory, FinishWritesTheSummaryOfTheResultJsonItWrote) {
+  ScratchDirectory scratch;
+  const std::filesystem::path summary = scratch.path() / ResultDirectory::kSummaryMd;
+  { std::ofstream(summary) << "an earlier run's summary\n"; }
+  RunResult result = make_synthetic_result();
+  ResultDirectory dir(scratch.path());
+  dir.open(result);
+  // An earlier run's summary never sits beside this run's result.json.
+  EXPECT_FALSE(std::filesystem::exists(summary));
+  for (const measure::WindowStats& w : testing_support::make_synthetic_windows()) {
+    dir.append_window(w, result.start_wall_ns + w.start_ns);
+  }
+  result.windows.clear();
+  dir.finish(result);
+  // What `proofload report DIR` renders later from the same file.
+  const json written = json::parse(read_file(scratch.path() / ResultDirectory::kResultJson));
+  ASSERT_TRUE(std::filesystem::exists(summary));
+  EXPECT_EQ(read_file(summary), render_run_summary(written));
+  EXPECT_TRUE(read_file(summary).starts_with("# Run: http://127.0.0.1:8080/\n"))
+      << read_file(summary);
 }
 
 TEST(ResultDirectory, RunWithoutWindowsHasAnEmptyWindowsArray) {

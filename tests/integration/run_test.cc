@@ -99,6 +99,25 @@ TEST(Run, RequestCountStopsAfterExactlyN) {
   expect_counts_add_up(summary);
 }
 
+TEST(Run, SummaryMdIsWrittenAndReportRendersTheSameBytes) {
+  ServeProcess server;
+  std::string out = make_temp_dir("summary");
+  auto run = run_to_completion({proofload_binary(), "run", server.url(), "-c", "4", "-n", "500",
+                                "--workers", "2", "--out", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const std::string summary = read_file(out + "/summary.md");
+  EXPECT_TRUE(summary.starts_with("# Run: " + server.url() + "\n")) << summary;
+  EXPECT_NE(summary.find("## The short version"), std::string::npos);
+  EXPECT_NE(summary.find("proofload report DIR"), std::string::npos);
+
+  // Deleted, it comes back from result.json alone, byte for byte.
+  std::filesystem::remove(out + "/summary.md");
+  auto report = run_to_completion({proofload_binary(), "report", out});
+  ASSERT_EQ(report.exit_code, 0) << report.err;
+  EXPECT_EQ(report.out, "report: rewrote summary.md in " + out + "\n");
+  EXPECT_EQ(read_file(out + "/summary.md"), summary);
+}
+
 TEST(Run, OpenLoopSendsTheScheduleAndNothingElse) {
   ServeProcess server;
   std::string out = make_temp_dir("open");

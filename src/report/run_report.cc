@@ -1,0 +1,384 @@
+// summary.md of one run, from its result.json (see run_report.h). Every figure is read from the
+// result as recorded; the only arithmetic is a share's denominator (the started requests, from the
+// outcomes) and a sum of named requests for the mix's shares. The number and Markdown conventions
+// are the ladder report's (ladder_text.h), so that both reports read alike. The title, the short
+// version, how to reproduce it and an observation's summary are here; the tables and what this
+// does not show are in run_sections.cc.
+#include "report/run_report.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "report/ladder_text.h"
+#include "report/run_data.h"
+#include "report/run_sections.h"
+
+namespace proofload::report {
+namespace {
+
+using namespace ladder;
+using namespace run;
+
+const std::string kDash(kNotMeasured);
+
+std::string rows_text(const std::vector<std::vector<std::string>>& rows) {
+  std::string out;
+  for (const auto& row : rows) {
+    std::vector<std::string> cells;
+    for (const std::string& cell : row) cells.push_back(table_cell(cell));
+    out += table_row(cells);
+  }
+  return out;
+}
+
+// ---- Title and scope ----
+
+bool is_scenario(const RunView& v) { return !v.scenario_file.empty() || v.scenario_requests; }
+
+std::string stages_text(const RunView& v) {
+  std::vector<std::string> items;
+  for (const auto& [duration_s, target] : v.stages) {
+    items.push_back(seconds_text(duration_s) + " to " + level_text(target));
+  }
+  return list_text(items);
+}
+
+std::string load_words(const RunView& v) {
+  if (v.executor == "closed_loop") {
+    if (!v.stages.empty()) {
+      return "Closed loop: connections ramped by stages (linear, from 0) " + stages_text(v);
+    }
+    if (!v.connections) return "Closed loop: the number of connections is not recorded";
+    return "Closed loop: " + plural(*v.connections, "connection", "connections") +
+           ", each sending its next request when the answer to the last one arrives";
+  }
+  if (v.executor == "open_loop") {
+    const std::string unit =
+        is_scenario(v) ? "arrivals/s (each one pick of the mix)" : "requests/s";
+    std::string out = "Open loop: ";
+    if (!v.stages.empty()) {
+      out += "the arrival rate ramped by stages (linear, from 0) " + stages_text(v) + " " + unit;
+    } else if (v.rate_per_s) {
+      out += level_text(*v.rate_per_s) + " " + unit +
+             " on schedule, whether or not earlier ones had finished";
+    } else {
+      out += "the rate is not recorded";
+    }
+    if (v.connections) {
+      out += ", over " + plural(*v.connections, "connection", "connections") + " opened up front";
+      if (v.max_connections && *v.max_connections > *v.connections) {
+        out += " (at most " + count_text(*v.max_connections) + ")";
+      }
+    }
+    return out;
+  }
+  return v.executor.empty() ? "Executor not recorded" : "Executor " + v.executor;
+}
+
+std::string duration_words(const RunView& v) {
+  std::string out;
+  if (v.planned_duration_s && v.requests_limit) {
+    out = "for up to " + seconds_text(*v.planned_duration_s) + " or " +
+          count_text(*v.requests_limit) + " requests, whichever came first";
+  } else if (v.planned_duration_s) {
+    out = "for " + seconds_text(*v.planned_duration_s);
+  } else if (v.requests_limit) {
+    out = "until " + count_text(*v.requests_limit) + " requests";
+  } else {
+    out = "duration not recorded";
+  }
+  if (!v.spec_warmup_s) return out + " (warm-up not recorded)";
+  if (*v.spec_warmup_s == 0) return out + ", with no warm-up";
+  const std::string warmup = seconds_text(*v.spec_warmup_s);
+  if (!v.stages.empty()) {
+    return out + ", the first " + warmup + " of it a warm-up (recorded apart, not in the figures)";
+  }
+  return out + " after " + warmup + " of warm-up (recorded apart, not in the figures)";
+}
+
+std::string scenario_words(const RunView& v) {
+  if (!is_scenario(v)) return "";
+  std::string out = "Scenario " + (v.scenario_file.empty() ? std::string("file not recorded")
+                                                           : inline_code(v.scenario_file));
+  std::vector<std::string> parts;
+  if (v.scenario_requests) {
+    parts.push_back(
+        plural(static_cast<double>(*v.scenario_requests), "named request", "named requests"));
+  }
+  if (v.scenario_flows && *v.scenario_flows > 0) {
+    parts.push_back(plural(static_cast<double>(*v.scenario_flows), "flow", "flows"));
+  }
+  if (!parts.empty()) out += ": " + list_text(parts);
+  if (v.seed) out += "; its random draws used seed " + level_text(*v.seed);
+  return out + ".\n\n";
+}
+
+std::string when_words(const RunView& v) {
+  std::vector<std::string> parts;
+  parts.push_back(v.start_time.empty() ? "Start time not recorded" : "Started " + v.start_time);
+  parts.push_back(v.duration_s ? "measured " + seconds_text(*v.duration_s)
+                               : "measured time not recorded");
+  if (v.warmup_s && *v.warmup_s > 0) {
+    parts.push_back(
+        "warm-up " + seconds_text(*v.warmup_s) +
+        (v.warmup_requests
+             ? " (" + plural(*v.warmup_requests, "response", "responses") + ", not in the figures)"
+             : " (not in the figures)"));
+  }
+  if (!v.end_reason.empty()) parts.push_back("ended: " + v.end_reason);
+  parts.push_back(v.proofload_version.empty() ? "proofload version not recorded"
+                                              : "proofload " + v.proofload_version);
+  std::string out;
+  for (size_t i = 0; i < parts.size(); ++i) out += (i == 0 ? "" : "; ") + parts[i];
+  return out + ".";
+}
+
+std::string status_notice(const RunView& v) {
+  if (v.status == "complete") return "";
+  return "**Not complete (" + v.status +
+         ")**: " + (v.end_reason.empty() ? "no reason recorded" : v.end_reason) +
+         ". Every figure below covers only the part that ran.\n\n";
+}
+
+std::string header_of(const RunView& v) {
+  const std::string title = !v.target.empty()          ? v.target
+                            : !v.scenario_file.empty() ? v.scenario_file
+                                                       : "target not recorded";
+  return "# Run: " + title + "\n\n" + load_words(v) + "; " + duration_words(v) + ".\n\n" +
+         scenario_words(v) + when_words(v) + "\n\n" + status_notice(v);
+}
+
+// ---- The short version ----
+
+std::vector<std::string> carry_row(const RunView& v) {
+  const std::string question = "How much did it carry?";
+  const std::string evidence = "responses of any status per measured second, warm-up excluded";
+  if (!v.throughput_rps) {
+    return {question, "Not measured: no measured time recorded", evidence};
+  }
+  std::string answer = rps_number(v, "rps", *v.throughput_rps) + "/s";
+  if (v.requests && v.duration_s) {
+    answer += " (" + plural(*v.requests, "response", "responses") + " in " +
+              seconds_text(*v.duration_s) + " measured)";
+  }
+  if (v.executor == "open_loop" && v.stages.empty() && v.rate_per_s) {
+    answer += " against " + level_text(*v.rate_per_s) + "/s scheduled";
+  }
+  return {question, answer, evidence};
+}
+
+std::vector<std::string> fast_row(const RunView& v) {
+  const std::string question = "How fast?";
+  if (!v.latency.p50) return {question, "Not measured: no response was received", kDash};
+  std::string answer = "p50 " + ms_number(v, "p50", *v.latency.p50) + " ms";
+  if (v.latency.p99) {
+    answer += ", p99 " + ms_number(v, "p99", *v.latency.p99) + " ms";
+    if (untrusted(v, kPercentiles[2])) answer += " (too few responses to trust)";
+  }
+  answer += ", from the intended start";
+  std::string evidence = v.requests ? "latency of " + plural(*v.requests, "response", "responses")
+                                    : std::string("latency");
+  if (v.service_time.p50 && v.service_time.p99) {
+    evidence += "; service time p50 " + ms_number(v, "", *v.service_time.p50) + " ms, p99 " +
+                ms_number(v, "", *v.service_time.p99) + " ms";
+  }
+  return {question, answer, evidence};
+}
+
+std::vector<std::string> failed_row(const RunView& v) {
+  const std::optional<double> started = v.started();
+  std::string answer;
+  if (v.error_rate) {
+    answer = share_text(v, "errors", *v.error_rate) + " of started requests failed";
+    if (v.errors && started) {
+      answer += " (" + count_text(*v.errors) + " of " + count_text(*started) + ")";
+    }
+  } else if (started && *started == 0) {
+    answer = "No request was started";
+  } else {
+    answer = "Errors not recorded";
+  }
+  if (v.never_started && *v.never_started == 0 && v.intended && *v.intended > 0) {
+    answer += "; every intended request started (" + count_text(*v.intended) + " of " +
+              count_text(*v.intended) + ")";
+  } else if (v.never_started_share) {
+    answer += "; " + share_text(v, "never_started", *v.never_started_share) +
+              " of intended requests never started";
+    if (v.never_started && v.intended) {
+      answer += " (" + count_text(*v.never_started) + " of " + count_text(*v.intended) + ")";
+    }
+  }
+  std::vector<std::string> failures;
+  for (const auto& [name, count] : v.outcomes) {
+    if (name != "success" && name != "never_started" && count > 0) {
+      failures.push_back(outcome_words(name) + ": " + count_text(count));
+    }
+  }
+  const std::string evidence = v.outcomes.empty() ? kDash
+                               : failures.empty() ? std::string("no failed outcome")
+                                                  : "outcomes: " + list_text(failures);
+  return {"How many failed?", answer, evidence};
+}
+
+std::vector<std::string> thresholds_row(const RunView& v) {
+  const std::string question = "Did it meet its thresholds?";
+  if (v.thresholds.empty()) {
+    if (v.thresholds_passed == false) return {question, "No: recorded as failed", kDash};
+    return {question, "None were set", kDash};
+  }
+  const std::vector<const ThresholdView*> failed = failed_thresholds(v);
+  if (failed.empty() && v.thresholds_passed != false) {
+    return {question,
+            v.thresholds.size() == 1 ? "Yes: it passed"
+                                     : fmt::format("Yes: all {} passed", v.thresholds.size()),
+            "Thresholds"};
+  }
+  if (failed.empty()) {
+    return {question, "No: recorded as failed, though no single threshold shows it", "Thresholds"};
+  }
+  std::vector<std::string> items;
+  for (const ThresholdView* t : failed) {
+    items.push_back(inline_code(t->expression) + " (" + observed_words(*t) +
+                    (t->passed ? "" : ", verdict not recorded") + ")");
+  }
+  return {
+      question,
+      fmt::format("No: {} of {} failed: ", failed.size(), v.thresholds.size()) + list_text(items),
+      "Thresholds (exit code 99)"};
+}
+
+std::vector<std::string> generator_row(const RunView& v) {
+  const std::string question = "Was the generator the limit?";
+  const SourceView* self = v.generator();
+  if (self == nullptr) return {question, "Not measured: the generator was not observed", kDash};
+  const std::string evidence = "the generator's own CPU (observer self), per window";
+  if (v.busy_windows && !v.busy_windows->empty()) {
+    return {question,
+            "Possibly: it used 80% or more of its workers' cores in " +
+                plural(static_cast<double>(v.busy_windows->size()), "measured window",
+                       "measured windows") +
+                " (" + windows_text(*v.busy_windows) +
+                "); there it, not the server, may have been the limit",
+            evidence};
+  }
+  const std::optional<double> max = self->value("cpu_cores_max");
+  if (!v.busy_windows || !max) {
+    return {question, "Not measured: the generator's CPU was not recorded", kDash};
+  }
+  std::string answer = "No: it used at most " + cores_text(*max) + " cores";
+  if (const auto mean = self->value("cpu_cores_mean"))
+    answer += " (" + cores_text(*mean) + " mean)";
+  return {question, answer + " and was never busy (80% of its workers' cores) in a measured window",
+          evidence};
+}
+
+std::vector<std::string> status_row(const RunView& v) {
+  std::string evidence = "status " + v.status;
+  if (v.duration_s && v.planned_duration_s) {
+    evidence += "; measured " + seconds_text(*v.duration_s) + " of " +
+                seconds_text(*v.planned_duration_s) + " planned";
+  }
+  return {"Did it run to the end?",
+          "No (" + v.status + "): " + (v.end_reason.empty() ? "no reason recorded" : v.end_reason) +
+              "; every figure covers only the part that ran",
+          evidence};
+}
+
+std::string short_version(const RunView& v) {
+  std::vector<std::vector<std::string>> rows = {carry_row(v), fast_row(v), failed_row(v),
+                                                thresholds_row(v), generator_row(v)};
+  if (v.status != "complete") rows.push_back(status_row(v));
+  return "## The short version\n\n" + table_row({"Question", "Answer", "Evidence"}) +
+         table_row({"---", "---", "---"}) + rows_text(rows) + "\n";
+}
+
+// ---- Tables ----
+
+// ---- What this does not show ----
+
+// ---- Reproduce ----
+
+std::string reproduce(const RunView& v) {
+  std::string out = "## Reproduce\n\n";
+  if (v.command_line.empty()) {
+    out += "The command was not recorded.\n\n";
+  } else {
+    std::string fence = "```";
+    while (v.command_line.find(fence) != std::string::npos) fence += '`';
+    out += fence + "\n" + v.command_line + "\n" + fence + "\n\n";
+  }
+  if (v.seed) {
+    out += "The scenario's random draws used seed " + level_text(*v.seed) + ": " +
+           inline_code("--seed " + level_text(*v.seed)) + " repeats them.\n\n";
+  }
+  out += "Re-render this report from the recorded data: `proofload report DIR`. " +
+         std::string(v.observe_only ? "`windows.csv` holds the observers' figures window by window."
+                                    : "Window by window: `windows.csv` (a row per window) and "
+                                      "`latency.hlog` (each window's latency histogram, for "
+                                      "HdrHistogram's tools).") +
+         "\n";
+  return out;
+}
+
+// ---- `proofload observe`: no load was sent ----
+
+std::string observation_summary(const RunView& v) {
+  std::vector<std::string> specs;
+  for (const std::string& spec : v.observe) specs.push_back(inline_code(spec));
+  std::string out =
+      "# Observation: " + (specs.empty() ? std::string("the generator itself") : list_text(specs)) +
+      "\n\nNo load was sent: `proofload observe` watched these sources " +
+      (v.planned_duration_s ? "for " + seconds_text(*v.planned_duration_s)
+                            : std::string("(duration not recorded)")) +
+      ".\n\n" + when_words(v) + "\n\n" + status_notice(v);
+  int64_t lost = 0;
+  std::vector<std::string> lossy;
+  for (const SourceView& s : v.sources) {
+    if (s.gaps && *s.gaps > 0) {
+      lost += static_cast<int64_t>(*s.gaps);
+      lossy.push_back(s.label);
+    }
+  }
+  std::vector<std::vector<std::string>> rows = {
+      {"Was load sent?", "No: observers only", "spec.command observe"},
+      {"Were samples lost?",
+       !v.observed_recorded ? "Not recorded"
+       : lossy.empty()      ? "No: every sample of every source was taken"
+                       : "Yes: " + count_text(static_cast<double>(lost)) + " samples failed (" +
+                             list_text(lossy) + ")",
+       !v.observed_recorded ? kDash : "samples and gaps per source"}};
+  if (v.status != "complete") rows.push_back(status_row(v));
+  out += "## The short version\n\n" + table_row({"Question", "Answer", "Evidence"}) +
+         table_row({"---", "---", "---"}) + rows_text(rows) + "\n" + observed_table(v);
+  std::vector<std::string> bullets = {
+      "No load was sent by proofload: nothing here says how fast the service answered or how "
+      "much it carried."};
+  if (v.status != "complete") bullets.insert(bullets.begin(), status_limit(v));
+  add_observer_limits(v, bullets);
+  out += "## What this does not show\n\n";
+  for (const std::string& b : bullets) out += "- " + b + "\n";
+  return out + "\n" + reproduce(v);
+}
+
+}  // namespace
+
+std::string render_run_summary(const nlohmann::json& result) {
+  const RunView v = read_run(result);
+  if (v.observe_only) return observation_summary(v);
+  return header_of(v) + short_version(v) + latency_table(v) + outcomes_table(v) + named_table(v) +
+         flows_table(v) + thresholds_table(v) + observed_table(v) + limits_section(v) +
+         reproduce(v);
+}
+
+nlohmann::json parse_result_for_summary(std::istream& in) {
+  // Returning false for the top-level key "windows" drops it and its value as they are read.
+  const nlohmann::json::parser_callback_t without_windows =
+      [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        return !(depth == 1 && event == nlohmann::json::parse_event_t::key && parsed == "windows");
+      };
+  return nlohmann::json::parse(in, without_windows);
+}
+
+}  // namespace proofload::report

@@ -1,0 +1,452 @@
+// The tables of a run's summary.md (latency, outcomes, named requests, flows, thresholds,
+// observed sources), what this does not show, and the number conventions the short version shares
+// with them. Internal to run_report.cc. Pure; thread-safe.
+#include "report/run_sections.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+
+#include "report/ladder_text.h"
+
+namespace proofload::report::run {
+
+using namespace ladder;
+
+namespace {
+
+const std::string kDash(kNotMeasured);
+
+// A run's host load is worth a word when its peak is at least twice its start and a core apart.
+constexpr double kHostLoadRatio = 2;
+constexpr double kHostLoadChange = 1.0;
+
+// A figure a threshold also judged is printed with at least the decimals of the threshold's own
+// observed text: that text was widened so that it never reads as the other side of its bound, and
+// a table must not undo that by rounding.
+int honest_decimals(const RunView& v, std::string_view metric, double value, int decimals) {
+  const std::string prefix = std::string(metric) + " = ";
+  for (const ThresholdView& t : v.thresholds) {
+    if (!t.observed || !t.observed_text.starts_with(prefix)) continue;
+    if (std::abs(*t.observed - value) > 1e-12 * std::max(1.0, std::abs(value))) continue;
+    decimals =
+        std::max(decimals, decimals_in(std::string_view(t.observed_text).substr(prefix.size())));
+  }
+  return decimals;
+}
+
+std::string mib(double bytes) { return fixed(bytes / (1024.0 * 1024.0), 1) + " MiB"; }
+
+std::string latency_cell(const RunView& v, const Percentile* p, std::string_view metric,
+                         std::optional<double> ms) {
+  if (!ms) return kDash;
+  return ms_number(v, metric, *ms) + (p != nullptr && untrusted(v, *p) ? "*" : "");
+}
+
+// What a source's figures say, in words; the figures not described are counted.
+std::string figures_words(const SourceView& s) {
+  std::vector<std::string> parts;
+  size_t described = 0;
+  auto take = [&](const std::string& name) {
+    const std::optional<double> value = s.value(name);
+    if (value) ++described;
+    return value;
+  };
+  if (const auto mean = take("cpu_cores_mean")) {
+    std::string cpu = "CPU " + cores_text(*mean) + " cores mean";
+    const auto user = take("cpu_user_seconds_per_s_mean");
+    const auto system = take("cpu_system_seconds_per_s_mean");
+    if (user && system)
+      cpu += " (user " + cores_text(*user) + ", system " + cores_text(*system) + ")";
+    if (const auto max = take("cpu_cores_max")) cpu += ", " + cores_text(*max) + " max";
+    if (const auto seconds = take("cpu_seconds")) cpu += " (" + fixed(*seconds, 2) + " CPU-s)";
+    if (const auto per = take("cpu_ms_per_request"))
+      cpu += ", " + fixed(*per, 3) + " ms per request";
+    parts.push_back(cpu);
+  }
+  if (const auto share = take("cpu_throttled_share_mean")) {
+    parts.push_back("throttled in " + percent_text(*share) + " of CPU periods");
+  }
+  if (const auto quota = take("cpu_quota_cores_end")) {
+    parts.push_back("quota " + cores_text(*quota) + " cores");
+  }
+  // A gauge: its value at the end and its peak over the run, when that differs.
+  auto gauge = [&](const std::string& name, const std::string& label, auto words) {
+    const auto end = take(name + "_end");
+    const auto peak = take(name + "_peak");
+    if (!end && !peak) return;
+    std::string text = label + (end ? words(*end) + " at the end" : words(*peak) + " peak");
+    if (end && peak && *peak != *end) text += ", " + words(*peak) + " peak";
+    parts.push_back(text);
+  };
+  gauge("rss_bytes", "RSS ", mib);
+  gauge("memory_bytes", "memory ", mib);
+  if (const auto recorded = take("memory_peak_bytes_end")) {
+    parts.push_back("the cgroup's own recorded memory peak " + mib(*recorded));
+  }
+  take("memory_peak_bytes_peak");
+  gauge("threads", "", [](double n) { return plural(n, "thread", "threads"); });
+  gauge("open_files", "", [](double n) { return plural(n, "open file", "open files"); });
+  if (const auto restarts = take("restarts"))
+    parts.push_back(plural(*restarts, "restart", "restarts"));
+  if (const auto kills = take("oom_kills"))
+    parts.push_back(plural(*kills, "OOM kill", "OOM kills"));
+  const auto load_start = take("load1_start");
+  const auto load_end = take("load1_end");
+  const auto load_peak = take("load1_peak");
+  const auto load_max = take("load1_max");
+  if (const auto highest = load_max ? load_max : load_peak) {
+    std::string load = "load average " + fixed(*highest, 2) + " max";
+    if (load_start && load_end) {
+      load +=
+          " (" + fixed(*load_start, 2) + " at the start, " + fixed(*load_end, 2) + " at the end)";
+    }
+    parts.push_back(load);
+  }
+  const auto cpus = take("cpu_count_end");
+  take("cpu_count_peak");
+  take("cpu_busy_share_start");
+  take("cpu_busy_share_end");
+  if (const auto busy = take("cpu_busy_share_mean")) {
+    parts.push_back((cpus ? plural(*cpus, "CPU", "CPUs") + ", " : std::string("CPUs ")) +
+                    percent_text(*busy) + " busy (mean)");
+  }
+  const size_t others = s.figures.size() - described;
+  if (others > 0) {
+    parts.push_back(parts.empty()
+                        ? plural(static_cast<double>(others), "figure", "figures") +
+                              " (in result.json)"
+                        : plural(static_cast<double>(others), "more figure", "more figures") +
+                              " in result.json");
+  }
+  if (parts.empty()) return "no figures";
+  std::string out = parts[0];
+  for (size_t i = 1; i < parts.size(); ++i) out += "; " + parts[i];
+  return out;
+}
+
+}  // namespace
+
+bool untrusted(const RunView& v, const Percentile& p) {
+  return v.requests && *v.requests > 0 && *v.requests < p.needed;
+}
+
+std::string ms_number(const RunView& v, std::string_view metric, double ms) {
+  return fixed(ms,
+               metric.empty() ? ms_decimals(ms) : honest_decimals(v, metric, ms, ms_decimals(ms)));
+}
+
+std::string share_text(const RunView& v, std::string_view metric, double share) {
+  return percent_text(share, honest_decimals(v, metric, share, 2));
+}
+
+std::string rps_number(const RunView& v, std::string_view metric, double rps) {
+  return fixed(rps, honest_decimals(v, metric, rps, std::abs(rps) >= 100 ? 0 : 1));
+}
+
+std::string count_or_dash(std::optional<double> n) { return n ? count_text(*n) : kDash; }
+
+std::string plural(double n, const std::string& one, const std::string& many) {
+  return count_text(n) + " " + (n == 1 ? one : many);
+}
+
+// "503", "connect error": an outcome as a reader says it.
+std::string outcome_words(const std::string& name) {
+  if (name == "status_429") return "429";
+  if (name == "status_503") return "503";
+  if (name.starts_with("other_")) return "other " + name.substr(6);
+  std::string out = name;
+  std::replace(out.begin(), out.end(), '_', ' ');
+  return out;
+}
+
+// "windows 3, 4 and 7", the first ten then how many more.
+std::string windows_text(const std::vector<double>& windows) {
+  std::vector<std::string> items;
+  for (size_t i = 0; i < windows.size() && i < 10; ++i) items.push_back(level_text(windows[i]));
+  if (windows.size() > 10) items.push_back(fmt::format("{} more", windows.size() - 10));
+  return (windows.size() == 1 ? "window " : "windows ") + list_text(items);
+}
+
+std::vector<const ThresholdView*> failed_thresholds(const RunView& v) {
+  std::vector<const ThresholdView*> failed;
+  for (const ThresholdView& t : v.thresholds) {
+    if (t.passed != true) failed.push_back(&t);
+  }
+  return failed;
+}
+
+std::string observed_words(const ThresholdView& t) {
+  if (!t.observed_text.empty()) return t.observed_text;
+  return t.observed ? fmt::format("{}", *t.observed) : "no data";
+}
+
+std::string latency_table(const RunView& v) {
+  std::string out =
+      "## Latency\n\n" +
+      table_row({"percentile", "latency ms", "service time ms", "time to first byte ms"}) +
+      table_row({"---", "---:", "---:", "---:"});
+  bool any_untrusted = false;
+  for (const Percentile& p : kPercentiles) {
+    out += table_row({p.label, latency_cell(v, &p, p.label, v.latency.*p.value),
+                      latency_cell(v, &p, "", v.service_time.*p.value),
+                      latency_cell(v, &p, "", v.ttfb.*p.value)});
+    any_untrusted = any_untrusted || ((v.latency.*p.value).has_value() && untrusted(v, p));
+  }
+  for (const auto& [label, member] :
+       {std::pair{"max", &LatencyView::max}, std::pair{"mean", &LatencyView::mean}}) {
+    out += table_row({label, latency_cell(v, nullptr, label, v.latency.*member),
+                      latency_cell(v, nullptr, "", v.service_time.*member),
+                      latency_cell(v, nullptr, "", v.ttfb.*member)});
+  }
+  out += "\n";
+  if (any_untrusted) {
+    out += "\\* fewer than 10 responses at or beyond this percentile: shown, not trusted.\n\n";
+  }
+  out +=
+      "Latency runs from a request's intended start (its scheduled time in open loop, the "
+      "moment its connection was ready in closed loop) to the last byte of the answer, so it "
+      "includes any wait for a turn. Service time runs from the first byte written, and hides "
+      "that wait; time to first byte ends at the answer's first byte. Percentiles are "
+      "nearest-rank" +
+      (v.requests ? " over " + plural(*v.requests, "response", "responses") : std::string()) +
+      "; " + kDash + ": not measured.\n\n";
+  return out;
+}
+
+std::string outcomes_table(const RunView& v) {
+  if (v.outcomes.empty()) return "## Outcomes\n\nOutcomes not recorded.\n\n";
+  const std::optional<double> started = v.started();
+  std::string out = "## Outcomes\n\n" + table_row({"outcome", "requests", "share", "of"}) +
+                    table_row({"---", "---:", "---:", "---"});
+  for (const auto& [name, count] : v.outcomes) {
+    if (name == "never_started") continue;
+    if (count == 0 && name != "success") continue;
+    const std::optional<double> share =
+        started && *started > 0 ? std::optional<double>(count / *started) : std::nullopt;
+    const std::string metric = name == "success" ? "" : "rate(" + name + ")";
+    out += table_row({outcome_words(name), count_text(count),
+                      share ? share_text(v, metric, *share) : kDash,
+                      started ? count_text(*started) + " started" : kDash});
+  }
+  const double never = v.outcome("never_started").value_or(0);
+  out += table_row(
+      {"never started", count_text(never),
+       v.never_started_share ? share_text(v, "never_started", *v.never_started_share) : kDash,
+       v.intended ? count_text(*v.intended) + " intended" : kDash});
+  out += "\nErrors: " + (v.errors ? count_text(*v.errors) : kDash) + " of " +
+         (started ? count_text(*started) : kDash) + " started requests (" +
+         (v.error_rate ? share_text(v, "errors", *v.error_rate) : kDash) +
+         "): every outcome but success and never started. Never started: due, but no connection "
+         "was free in time; counted against the intended requests and in no latency.";
+  std::vector<std::string> codes;
+  for (const auto& [code, count] : v.status_codes)
+    codes.push_back(code + " × " + count_text(count));
+  out +=
+      " Status codes: " + (codes.empty() ? std::string("none received") : list_text(codes)) + ".";
+  if (v.bytes_in && v.bytes_out) {
+    out += " " + count_text(*v.bytes_in) + " bytes in, " + count_text(*v.bytes_out) + " out";
+    if (v.connects) out += "; " + plural(*v.connects, "connection", "connections") + " opened";
+    out += ".";
+  }
+  return out + "\n\n";
+}
+
+std::string named_table(const RunView& v) {
+  if (v.named.empty()) return "";
+  double all = 0;
+  for (const NamedView& n : v.named) all += n.requests.value_or(0);
+  std::string out =
+      "## By request\n\n" +
+      table_row({"request", "requests", "share of mix", "errors", "error rate", "responses/s",
+                 "p50 ms", "p90 ms", "p99 ms"}) +
+      table_row({"---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"});
+  for (const NamedView& n : v.named) {
+    auto ms = [&](const char* p, std::optional<double> value) {
+      return value ? ms_number(v, std::string(p) + "(" + n.name + ")", *value) : kDash;
+    };
+    out += table_row(
+        {table_cell(n.name), count_or_dash(n.requests),
+         n.requests && all > 0 ? percent_text(*n.requests / all, 1) : kDash,
+         count_or_dash(n.errors),
+         n.error_rate ? share_text(v, "errors(" + n.name + ")", *n.error_rate) : kDash,
+         n.throughput_rps ? rps_number(v, "rps(" + n.name + ")", *n.throughput_rps) : kDash,
+         ms("p50", n.latency.p50), ms("p90", n.latency.p90), ms("p99", n.latency.p99)});
+  }
+  return out +
+         "\nrequests: ended requests of that name (every outcome). share of mix: of the named "
+         "requests that ended. error rate: of that request's own. Requests that failed before one "
+         "was picked (never started, or no connection while queued) are in the totals only.\n\n";
+}
+
+std::string flows_table(const RunView& v) {
+  if (v.flows.empty()) return "";
+  std::string out = "## Flows\n\n" +
+                    table_row({"flow", "started", "succeeded", "failed", "abandoned", "success",
+                               "p50 ms", "p99 ms"}) +
+                    table_row({"---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"});
+  for (const FlowView& f : v.flows) {
+    out += table_row({table_cell(f.name), count_or_dash(f.started), count_or_dash(f.succeeded),
+                      count_or_dash(f.failed), count_or_dash(f.abandoned),
+                      f.success_rate
+                          ? share_text(v, "rate(flow_success, " + f.name + ")", *f.success_rate)
+                          : kDash,
+                      f.duration.p50 ? ms_number(v, "", *f.duration.p50) : kDash,
+                      f.duration.p99 ? ms_number(v, "", *f.duration.p99) : kDash});
+  }
+  return out +
+         "\nFlows have their own denominator: success is the flows that succeeded of those that "
+         "finished (succeeded + failed); abandoned flows, cut short by the end of the run, are in "
+         "neither. A flow that fails at its second step is one failed flow, and one successful "
+         "and one failed request. p50, p99: whole-flow time of successful flows, think times "
+         "included.\n\n";
+}
+
+std::string thresholds_table(const RunView& v) {
+  if (v.thresholds.empty()) return "";
+  std::string out = "## Thresholds\n\n" + table_row({"threshold", "observed", "verdict"}) +
+                    table_row({"---", "---", "---"});
+  for (const ThresholdView& t : v.thresholds) {
+    const std::string verdict = !t.passed ? "not recorded" : *t.passed ? "passed" : "FAILED";
+    out +=
+        table_row({table_cell(inline_code(t.expression)), table_cell(observed_words(t)), verdict});
+  }
+  const size_t failed = failed_thresholds(v).size();
+  out += fmt::format("\n{} of {} passed", v.thresholds.size() - failed, v.thresholds.size());
+  return out + (failed > 0 ? "; a failed threshold makes the exit code 99.\n\n" : ".\n\n");
+}
+
+std::string observed_table(const RunView& v) {
+  if (!v.observed_recorded) return "";
+  std::string out = "## Observed\n\n" +
+                    table_row({"source", "spec", "samples", "gaps", "figures"}) +
+                    table_row({"---", "---", "---:", "---:", "---"});
+  for (const SourceView& s : v.sources) {
+    std::string gaps = count_or_dash(s.gaps);
+    if (!s.error.empty()) gaps += " (last: " + s.error + ")";
+    out += table_row({s.is_generator() ? "self (the generator)" : table_cell(s.label),
+                      s.source.empty() ? kDash : table_cell(inline_code(s.source)),
+                      count_or_dash(s.samples), table_cell(gaps), table_cell(figures_words(s))});
+  }
+  return out +
+         "\nOver the measured part: CPU in cores (1.00 is one core busy all the time), CPU per "
+         "completed request, memory in MiB (1,048,576 bytes). A gap is a sample that failed: the "
+         "figures have no value there rather than a wrong one.\n\n";
+}
+
+void add_observer_limits(const RunView& v, std::vector<std::string>& bullets) {
+  if (!v.observed_recorded) {
+    bullets.push_back(
+        "Nothing was observed (result.json holds no observer figures), so nothing "
+        "here says what the server or the generator spent.");
+    return;
+  }
+  const bool server = std::any_of(v.sources.begin(), v.sources.end(), [](const SourceView& s) {
+    return !s.is_generator() && !s.is_host();
+  });
+  if (!server && !v.observe_only) {
+    bullets.push_back(std::string("No server observer was attached (only the generator itself") +
+                      (v.host() != nullptr ? " and the host" : "") +
+                      " were observed), so nothing here says what the server spent or why it "
+                      "answered as it did.");
+  }
+  for (const SourceView& s : v.sources) {
+    if (!s.gaps || *s.gaps <= 0) continue;
+    std::string text =
+        (s.is_generator() ? std::string("The generator's own observer")
+                          : "The observer " + inline_code(s.source.empty() ? s.label : s.source)) +
+        " lost " + count_text(*s.gaps) + " of " + count_text(*s.gaps + s.samples.value_or(0)) +
+        " samples";
+    if (!s.error.empty()) text += " (last: " + s.error + ")";
+    bullets.push_back(text + ": its figures have holes there.");
+  }
+  if (const SourceView* host = v.host()) {
+    const auto start = host->value("load1_start");
+    const auto max = host->value("load1_max");
+    if (start && max && *max > kHostLoadRatio * *start && *max - *start > kHostLoadChange) {
+      bullets.push_back("The host's load average rose from " + fixed(*start, 1) +
+                        " at the start to " + fixed(*max, 1) +
+                        " during the run. It counts the generator (and a server on the same host) "
+                        "too, but anything else running there shared the CPUs this run was "
+                        "measured on.");
+    }
+  }
+}
+
+std::string status_limit(const RunView& v) {
+  std::string out = "The run did not complete (" + v.status +
+                    "): " + (v.end_reason.empty() ? "no reason recorded" : v.end_reason) +
+                    ". The figures cover only the part that ran";
+  if (v.duration_s && v.planned_duration_s) {
+    out += ": " + seconds_text(*v.duration_s) + " measured of the " +
+           seconds_text(*v.planned_duration_s) + " planned";
+  }
+  return out + ".";
+}
+
+std::string limits_section(const RunView& v) {
+  std::vector<std::string> bullets;
+  if (v.status != "complete") bullets.push_back(status_limit(v));
+  if (v.executor == "closed_loop") {
+    bullets.push_back(
+        "Closed loop: this measures what the system accepts, not what happens when demand does "
+        "not wait. Each sender waits for its answer, so a slower server is simply sent less; "
+        "queues that real arrivals would build do not form.");
+  }
+  if (!v.stages.empty()) {
+    bullets.push_back(
+        "The load was ramped by stages: the figures are totals over every stage, so they do not "
+        "say how the service did at any one level (windows.csv has them window by window).");
+  } else if (v.executor == "closed_loop" || v.executor == "open_loop") {
+    const std::string level =
+        v.executor == "closed_loop"
+            ? (v.connections ? plural(*v.connections, "connection", "connections")
+                             : std::string("one number of connections"))
+            : (v.rate_per_s ? level_text(*v.rate_per_s) + "/s" : std::string("one rate"));
+    bullets.push_back("One load level was tested (" + level +
+                      "): this shows how the service did there, not where it buckles; "
+                      "`proofload ladder` finds that.");
+  }
+  bullets.push_back(
+      "One run gives no variance: a repeat could differ, and by how much is not measured here, "
+      "so a difference from another run smaller than the run-to-run noise is not a finding.");
+  if (v.busy_windows && !v.busy_windows->empty()) {
+    bullets.push_back("The generator was flagged busy (80% or more of its workers' cores) in " +
+                      windows_text(*v.busy_windows) +
+                      ": there the generator, not the server, may have been the limit; read "
+                      "those windows' figures as a floor.");
+  } else if (v.observed_recorded && v.generator() == nullptr) {
+    bullets.push_back(
+        "The generator's own CPU was not observed, so whether it was the limit is "
+        "not shown.");
+  }
+  std::vector<std::string> few;
+  std::vector<std::string> needed;
+  for (const Percentile& p : kPercentiles) {
+    if ((v.latency.*p.value).has_value() && untrusted(v, p)) {
+      few.emplace_back(p.label);
+      needed.push_back(count_text(p.needed));
+    }
+  }
+  if (!few.empty()) {
+    bullets.push_back(plural(*v.requests, "measured response is", "measured responses are") +
+                      " too few for a trustworthy " + list_text(few) +
+                      (few.size() == 1 ? " (it needs " : " (they need ") + list_text(needed) +
+                      (few.size() == 1 ? " responses: 10 at or beyond it)"
+                                       : " responses: 10 at or beyond each)") +
+                      "; marked * in the Latency table.");
+  }
+  add_observer_limits(v, bullets);
+  const std::optional<double> warmup_s = v.warmup_s ? v.warmup_s : v.spec_warmup_s;
+  if (warmup_s && *warmup_s == 0) {
+    bullets.push_back(
+        "No warm-up: the first requests, with connections being opened and caches "
+        "filling, are in the figures.");
+  }
+  std::string out = "## What this does not show\n\n";
+  for (const std::string& b : bullets) out += "- " + b + "\n";
+  return out + "\n";
+}
+
+}  // namespace proofload::report::run

@@ -1,0 +1,60 @@
+// The tables of a run's summary.md and what this does not show, with the conventions the short
+// version shares with them (a percentile's trust, a figure printed no rounder than a threshold's
+// own text). Internal to run_report.cc. Pure; thread-safe.
+#pragma once
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "report/run_data.h"
+
+namespace proofload::report::run {
+
+// A percentile is trusted from 10 responses at or beyond it: p99 needs 1,000.
+struct Percentile {
+  const char* label;  // as in thresholds: "p99.9"
+  double needed;      // responses for 10 at or beyond it
+  std::optional<double> LatencyView::*value;
+};
+inline constexpr Percentile kPercentiles[] = {{"p50", 20, &LatencyView::p50},
+                                              {"p90", 100, &LatencyView::p90},
+                                              {"p99", 1'000, &LatencyView::p99},
+                                              {"p99.9", 10'000, &LatencyView::p99_9}};
+
+// Too few measured responses for `p`.
+bool untrusted(const RunView& v, const Percentile& p);
+// Milliseconds without their unit ("1.2", "0.600"), with at least the decimals of the observed text
+// of a threshold on `metric` ("p99", "p95(lookup)") with this very value; "" for no metric.
+std::string ms_number(const RunView& v, std::string_view metric, double ms);
+// A share as a percentage, likewise no rounder than a threshold's text on `metric` ("errors").
+std::string share_text(const RunView& v, std::string_view metric, double share);
+// Throughput without its unit ("2,066", "99.8"), likewise for a threshold on `metric` ("rps").
+std::string rps_number(const RunView& v, std::string_view metric, double rps);
+std::string count_or_dash(std::optional<double> n);
+// "1 connection", "64 connections".
+std::string plural(double n, const std::string& one, const std::string& many);
+// "status_503" -> "503", "connect_error" -> "connect error".
+std::string outcome_words(const std::string& name);
+// "window 3", "windows 3, 4 and 7" (the first ten, then how many more).
+std::string windows_text(const std::vector<double>& windows);
+// Thresholds that did not pass, a missing verdict included: none is ever read as a pass.
+std::vector<const ThresholdView*> failed_thresholds(const RunView& v);
+// A threshold's observed text as recorded ("p99 = 3.001 ms"), "no data" when there was none.
+std::string observed_words(const ThresholdView& t);
+
+std::string latency_table(const RunView& v);
+std::string outcomes_table(const RunView& v);
+std::string named_table(const RunView& v);       // "" for a plain run
+std::string flows_table(const RunView& v);       // "" without flows
+std::string thresholds_table(const RunView& v);  // "" without thresholds
+std::string observed_table(const RunView& v);    // "" when nothing was observed
+
+// "The run did not complete (interrupted): ...".
+std::string status_limit(const RunView& v);
+// What the observers leave unshown: no server observer, lost samples, a host that got busy.
+void add_observer_limits(const RunView& v, std::vector<std::string>& bullets);
+std::string limits_section(const RunView& v);
+
+}  // namespace proofload::report::run
