@@ -525,7 +525,7 @@ std::string reproduce(const LadderView& v) {
     directories += "- " + row_label(v, i) + ": " + inline_code(row.directory) + "\n";
   }
   if (!directories.empty()) {
-    out += "Each level's own run (result.json, windows.csv, latency.hlog), under DIR:\n\n" +
+    out += "Each level's own run (summary.md, result.json, windows.csv, latency.hlog), under DIR:\n\n" +
            directories;
   }
   while (out.ends_with("\n\n")) out.pop_back();

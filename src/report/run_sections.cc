@@ -223,11 +223,11 @@ std::string outcomes_table(const RunView& v) {
   for (const auto& [name, count] : v.outcomes) {
     if (name == "never_started") continue;
     if (count == 0 && name != "success") continue;
-    const std::optional<double> share =
-        started && *started > 0 ? std::optional<double>(count / *started) : std::nullopt;
     const std::string metric = name == "success" ? "" : "rate(" + name + ")";
-    out += table_row({outcome_words(name), count_text(count),
-                      share ? share_text(v, metric, *share) : kDash,
+    // (A plain string, not an optional share: GCC 12 at -O3 misreads the optional as unset.)
+    std::string share_cell = kDash;
+    if (started && *started > 0) share_cell = share_text(v, metric, count / *started);
+    out += table_row({outcome_words(name), count_text(count), share_cell,
                       started ? count_text(*started) + " started" : kDash});
   }
   const double never = v.outcome("never_started").value_or(0);
