@@ -4,6 +4,8 @@
 #include <stdexcept>
 #include <string_view>
 
+#include "report/json_reader.h"
+
 namespace proofload::report::ladder {
 namespace {
 
@@ -15,116 +17,12 @@ constexpr std::string_view kLadderSchema = "proofload.ladder/v1";
   throw std::runtime_error("ladder result.json: " + message);
 }
 
-// An object of the result with its path, so that every error names the key ("rows[3].level").
-// A missing object reads as empty: every key in it is missing.
-class Reader {
- public:
-  Reader(const json* object, std::string path) : object_(object), path_(std::move(path)) {}
-
-  std::string name(std::string_view key) const {
-    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
-  }
-
-  // nullptr when missing or null.
-  const json* find(std::string_view key) const {
-    if (object_ == nullptr) return nullptr;
-    const auto it = object_->find(key);
-    if (it == object_->end() || it->is_null()) return nullptr;
-    return &*it;
-  }
-
-  const json& required(std::string_view key) const {
-    const json* value = find(key);
-    if (value == nullptr) fail("missing required key '" + name(key) + "'");
-    return *value;
-  }
-
-  std::optional<double> number(std::string_view key) const {
-    const json* value = find(key);
-    if (value == nullptr) return std::nullopt;
-    if (!value->is_number()) fail("'" + name(key) + "' is not a number");
-    return value->get<double>();
-  }
-
-  double required_number(std::string_view key) const {
-    required(key);
-    return *number(key);
-  }
-
-  std::string text(std::string_view key) const {
-    const json* value = find(key);
-    if (value == nullptr) return "";
-    if (!value->is_string()) fail("'" + name(key) + "' is not a string");
-    return value->get<std::string>();
-  }
-
-  std::string required_text(std::string_view key) const {
-    required(key);
-    return text(key);
-  }
-
-  std::optional<bool> boolean(std::string_view key) const {
-    const json* value = find(key);
-    if (value == nullptr) return std::nullopt;
-    if (!value->is_boolean()) fail("'" + name(key) + "' is not true or false");
-    return value->get<bool>();
-  }
-
-  Reader object(std::string_view key) const {
-    const json* value = find(key);
-    if (value != nullptr && !value->is_object()) fail("'" + name(key) + "' is not an object");
-    return Reader(value, name(key));
-  }
-
-  bool present() const { return object_ != nullptr; }
-
-  // The elements of an array as Readers of objects (or of whatever they are, for strings and
-  // numbers through `raw`); empty when missing.
-  std::vector<Reader> objects(std::string_view key) const {
-    std::vector<Reader> out;
-    const json* value = find(key);
-    if (value == nullptr) return out;
-    if (!value->is_array()) fail("'" + name(key) + "' is not an array");
-    for (size_t i = 0; i < value->size(); ++i) {
-      const std::string element = name(key) + "[" + std::to_string(i) + "]";
-      if (!(*value)[i].is_object()) fail("'" + element + "' is not an object");
-      out.emplace_back(&(*value)[i], element);
-    }
-    return out;
-  }
-
-  std::vector<double> numbers(std::string_view key) const {
-    std::vector<double> out;
-    const json* value = find(key);
-    if (value == nullptr) return out;
-    if (!value->is_array()) fail("'" + name(key) + "' is not an array");
-    for (const json& element : *value) {
-      if (!element.is_number()) fail("'" + name(key) + "' holds something other than numbers");
-      out.push_back(element.get<double>());
-    }
-    return out;
-  }
-
-  std::vector<std::string> texts(std::string_view key) const {
-    std::vector<std::string> out;
-    const json* value = find(key);
-    if (value == nullptr) return out;
-    if (!value->is_array()) fail("'" + name(key) + "' is not an array");
-    for (const json& element : *value) {
-      if (!element.is_string()) fail("'" + name(key) + "' holds something other than strings");
-      out.push_back(element.get<std::string>());
-    }
-    return out;
-  }
-
- private:
-  const json* object_;
-  std::string path_;
-};
+using Reader = JsonReader;
+constexpr std::string_view kDocument = "ladder result.json";
 
 Reader top_of(const json& result) {
   if (!result.is_object()) fail("the result is not a JSON object");
-  Reader top(&result, "");
+  Reader top(&result, "", kDocument);
   const std::string schema = top.required_text("schema");
   if (schema != kLadderSchema) {
     fail("schema is \"" + schema + "\", not \"" + std::string(kLadderSchema) + "\"");
@@ -293,7 +191,7 @@ LadderView read_ladder(const nlohmann::json& result) {
 
   const Reader settings = top.object("settings");
   v.loop = settings.text("loop");
-  v.planned_levels = settings.numbers("levels");
+  v.planned_levels = settings.numbers("levels").value_or(std::vector<double>{});
   v.hold_s = settings.number("hold_s");
   v.warmup_s = settings.number("warmup_s");
   v.repeat = settings.number("repeat");

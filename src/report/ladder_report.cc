@@ -500,14 +500,7 @@ std::string row_label(const LadderView& v, size_t row) {
 }
 
 std::string reproduce(const LadderView& v) {
-  std::string out = "## Reproduce\n\n";
-  if (v.command_line.empty()) {
-    out += "The command was not recorded.\n\n";
-  } else {
-    std::string fence = "```";
-    while (v.command_line.find(fence) != std::string::npos) fence += '`';
-    out += fence + "\n" + v.command_line + "\n" + fence + "\n\n";
-  }
+  std::string out = "## Reproduce\n\n" + command_block(v.command_line);
   if (!v.scenario_file.empty() || !v.scenario_sha256.empty()) {
     out += "Scenario " + (v.scenario_file.empty() ? "file" : inline_code(v.scenario_file)) +
            ": sha256 " +

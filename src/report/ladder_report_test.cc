@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "report/markdown_test_support.h"
 #include "report/test_fixtures.h"
 
 namespace proofload::report {
@@ -27,48 +28,8 @@ json load(const std::string& name) {
   return json::parse(in);
 }
 
-// The text of a "## " section, up to the next one; "" when absent.
-std::string section(const std::string& markdown, const std::string& title) {
-  const size_t start = markdown.find("\n## " + title + "\n");
-  if (start == std::string::npos) return "";
-  const size_t end = markdown.find("\n## ", start + 1);
-  return markdown.substr(start + 1, end == std::string::npos ? std::string::npos : end - start);
-}
-
-std::vector<std::string> split_cells(const std::string& line) {
-  std::vector<std::string> cells;
-  std::string cell;
-  for (size_t i = 1; i < line.size(); ++i) {
-    if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
-      cell += '|';
-      ++i;
-    } else if (line[i] == '|') {
-      cells.push_back(cell.substr(1, cell.size() - 2));  // "| a |": strip the padding
-      cell.clear();
-    } else {
-      cell += line[i];
-    }
-  }
-  return cells;
-}
-
-// The first Markdown table in `text`: header, then body rows (the alignment row dropped).
-std::vector<std::vector<std::string>> first_table(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream lines(text);
-  std::string line;
-  bool in_table = false;
-  while (std::getline(lines, line)) {
-    if (!line.starts_with("|")) {
-      if (in_table) break;
-      continue;
-    }
-    in_table = true;
-    if (line.starts_with("| ---")) continue;
-    rows.push_back(split_cells(line));
-  }
-  return rows;
-}
+using testing_support::first_table;
+using testing_support::section;
 
 // The row of a Question | Answer | Evidence table whose question starts with `question`.
 std::vector<std::string> short_row(const std::string& summary, const std::string& question) {

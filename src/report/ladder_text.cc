@@ -102,6 +102,13 @@ std::string inline_code(std::string_view text) {
   return fence + (pad ? " " : "") + std::string(text) + (pad ? " " : "") + fence;
 }
 
+std::string command_block(const std::string& command_line) {
+  if (command_line.empty()) return "The command was not recorded.\n\n";
+  std::string fence = "```";
+  while (command_line.find(fence) != std::string::npos) fence += '`';
+  return fence + "\n" + command_line + "\n" + fence + "\n\n";
+}
+
 std::string table_row(const std::vector<std::string>& cells) {
   std::string out = "|";
   for (const std::string& cell : cells) out += " " + cell + " |";

@@ -45,6 +45,9 @@ std::string levels_text(const std::vector<double>& levels);
 std::string table_cell(std::string_view text);
 // Inline code: `text` (with a longer fence when the text holds backticks).
 std::string inline_code(std::string_view text);
+// The command that reproduces a report, in a fenced code block (a longer fence when the command
+// holds one), or "The command was not recorded." when it is empty; ends with a blank line.
+std::string command_block(const std::string& command_line);
 // A Markdown table row: "| a | b |".
 std::string table_row(const std::vector<std::string>& cells);
 

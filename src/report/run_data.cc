@@ -6,6 +6,7 @@
 #include <string_view>
 
 #include "measure/outcome.h"
+#include "report/json_reader.h"
 #include "report/run_result.h"
 
 namespace proofload::report::run {
@@ -17,143 +18,8 @@ using nlohmann::json;
   throw std::runtime_error("run result.json: " + message);
 }
 
-// An object of the result with its path, so that every error names the key
-// ("summary.outcomes.timeout"). A missing object reads as empty: every key in it is missing.
-class Reader {
- public:
-  Reader(const json* object, std::string path) : object_(object), path_(std::move(path)) {}
-
-  std::string name(std::string_view key) const {
-    return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
-  }
-
-  // nullptr when missing or null.
-  const json* find(std::string_view key) const {
-    if (object_ == nullptr) return nullptr;
-    const auto it = object_->find(key);
-    if (it == object_->end() || it->is_null()) return nullptr;
-    return &*it;
-  }
-
-  const json& required(std::string_view key) const {
-    const json* value = find(key);
-    if (value == nullptr) fail("missing required key '" + name(key) + "'");
-    return *value;
-  }
-
-  std::optional<double> number(std::string_view key) const {
-    const json* value = find(key);
-    if (value == nullptr) return std::nullopt;
-    if (!value->is_number()) fail("'" + name(key) + "' is not a number");
-    return value->get<double>();
-  }
-
-  std::string text(std::string_view key) const {
-    const json* value = find(key);
-    if (value == nullptr) return "";
-    if (!value->is_string()) fail("'" + name(key) + "' is not a string");
-    return value->get<std::string>();
-  }
-
-  std::optional<bool> boolean(std::string_view key) const {
-    const json* value = find(key);
-    if (value == nullptr) return std::nullopt;
-    if (!value->is_boolean()) fail("'" + name(key) + "' is not true or false");
-    return value->get<bool>();
-  }
-
-  Reader object(std::string_view key) const {
-    const json* value = find(key);
-    if (value != nullptr && !value->is_object()) fail("'" + name(key) + "' is not an object");
-    return Reader(value, name(key));
-  }
-
-  bool present() const { return object_ != nullptr; }
-
-  // The members of an object whose values are objects, in key order.
-  std::vector<std::pair<std::string, Reader>> members(std::string_view key) const {
-    std::vector<std::pair<std::string, Reader>> out;
-    const Reader container = object(key);
-    if (!container.present()) return out;
-    for (const auto& [member, value] : container.object_->items()) {
-      if (!value.is_object()) fail("'" + container.name(member) + "' is not an object");
-      out.emplace_back(member, Reader(&value, container.name(member)));
-    }
-    return out;
-  }
-
-  // The members of an object whose values are numbers, in key order (nulls left out).
-  std::vector<std::pair<std::string, double>> numbers_by_name(std::string_view key) const {
-    std::vector<std::pair<std::string, double>> out;
-    const Reader container = object(key);
-    if (!container.present()) return out;
-    for (const auto& [member, value] : container.object_->items()) {
-      if (value.is_null()) continue;
-      if (!value.is_number()) fail("'" + container.name(member) + "' is not a number");
-      out.emplace_back(member, value.get<double>());
-    }
-    return out;
-  }
-
-  // This object's members that are numbers, in key order (the others left out).
-  std::vector<std::pair<std::string, double>> own_numbers() const {
-    std::vector<std::pair<std::string, double>> out;
-    if (object_ == nullptr) return out;
-    for (const auto& [member, value] : object_->items()) {
-      if (value.is_number()) out.emplace_back(member, value.get<double>());
-    }
-    return out;
-  }
-
-  std::vector<Reader> elements(std::string_view key) const {
-    std::vector<Reader> out;
-    const json* value = find(key);
-    if (value == nullptr) return out;
-    if (!value->is_array()) fail("'" + name(key) + "' is not an array");
-    for (size_t i = 0; i < value->size(); ++i) {
-      const std::string element = name(key) + "[" + std::to_string(i) + "]";
-      if (!(*value)[i].is_object()) fail("'" + element + "' is not an object");
-      out.emplace_back(&(*value)[i], element);
-    }
-    return out;
-  }
-
-  std::optional<std::vector<double>> numbers(std::string_view key) const {
-    const json* value = find(key);
-    if (value == nullptr) return std::nullopt;
-    if (!value->is_array()) fail("'" + name(key) + "' is not an array");
-    std::vector<double> out;
-    for (const json& element : *value) {
-      if (!element.is_number()) fail("'" + name(key) + "' holds something other than numbers");
-      out.push_back(element.get<double>());
-    }
-    return out;
-  }
-
-  std::vector<std::string> texts(std::string_view key) const {
-    std::vector<std::string> out;
-    const json* value = find(key);
-    if (value == nullptr) return out;
-    if (!value->is_array()) fail("'" + name(key) + "' is not an array");
-    for (const json& element : *value) {
-      if (!element.is_string()) fail("'" + name(key) + "' holds something other than strings");
-      out.push_back(element.get<std::string>());
-    }
-    return out;
-  }
-
-  // The length of an array; nullopt when missing.
-  std::optional<size_t> size_of(std::string_view key) const {
-    const json* value = find(key);
-    if (value == nullptr) return std::nullopt;
-    if (!value->is_array()) fail("'" + name(key) + "' is not an array");
-    return value->size();
-  }
-
- private:
-  const json* object_;
-  std::string path_;
-};
+using Reader = JsonReader;
+constexpr std::string_view kDocument = "run result.json";
 
 LatencyView read_latency(const Reader& r) {
   return {r.number("p50"),   r.number("p90"), r.number("p99"),
@@ -170,7 +36,7 @@ void read_spec(const Reader& spec, RunView& v) {
   v.planned_duration_s = spec.number("duration_s");
   v.spec_warmup_s = spec.number("warmup_s");
   v.requests_limit = spec.number("requests_limit");
-  for (const Reader& stage : spec.elements("stages")) {
+  for (const Reader& stage : spec.objects("stages")) {
     const std::optional<double> duration_s = stage.number("duration_s");
     const std::optional<double> target = stage.number("target");
     if (duration_s && target) v.stages.emplace_back(*duration_s, *target);
@@ -279,7 +145,7 @@ const SourceView* RunView::host() const {
 
 RunView read_run(const nlohmann::json& result) {
   if (!result.is_object()) fail("not a JSON object");
-  const Reader top(&result, "");
+  const Reader top(&result, "", kDocument);
   const std::string schema = top.text("schema");
   top.required("schema");
   if (schema != kResultSchema) {
@@ -308,7 +174,7 @@ RunView read_run(const nlohmann::json& result) {
                        r.number("abandoned"), r.number("success_rate"),
                        read_latency(r.object("duration_ms"))});
   }
-  for (const Reader& t : top.elements("thresholds")) {
+  for (const Reader& t : top.objects("thresholds")) {
     v.thresholds.push_back(
         {t.text("expression"), t.number("observed"), t.text("observed_text"), t.boolean("passed")});
   }

@@ -294,21 +294,10 @@ std::string short_version(const RunView& v) {
          table_row({"---", "---", "---"}) + rows_text(rows) + "\n";
 }
 
-// ---- Tables ----
-
-// ---- What this does not show ----
-
 // ---- Reproduce ----
 
 std::string reproduce(const RunView& v) {
-  std::string out = "## Reproduce\n\n";
-  if (v.command_line.empty()) {
-    out += "The command was not recorded.\n\n";
-  } else {
-    std::string fence = "```";
-    while (v.command_line.find(fence) != std::string::npos) fence += '`';
-    out += fence + "\n" + v.command_line + "\n" + fence + "\n\n";
-  }
+  std::string out = "## Reproduce\n\n" + command_block(v.command_line);
   if (v.seed) {
     out += "The scenario's random draws used seed " + level_text(*v.seed) + ": " +
            inline_code("--seed " + level_text(*v.seed)) + " repeats them.\n\n";

@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "report/result_json.h"
+#include "report/markdown_test_support.h"
 #include "report/test_fixtures.h"
 
 namespace proofload::report {
@@ -30,48 +31,8 @@ json scenario() {
   return json::parse(in);
 }
 
-// The text of a "## " section, up to the next one; "" when absent.
-std::string section(const std::string& markdown, const std::string& title) {
-  const size_t start = markdown.find("\n## " + title + "\n");
-  if (start == std::string::npos) return "";
-  const size_t end = markdown.find("\n## ", start + 1);
-  return markdown.substr(start + 1, end == std::string::npos ? std::string::npos : end - start);
-}
-
-std::vector<std::string> split_cells(const std::string& line) {
-  std::vector<std::string> cells;
-  std::string cell;
-  for (size_t i = 1; i < line.size(); ++i) {
-    if (line[i] == '\\' && i + 1 < line.size() && line[i + 1] == '|') {
-      cell += '|';
-      ++i;
-    } else if (line[i] == '|') {
-      cells.push_back(cell.size() >= 2 ? cell.substr(1, cell.size() - 2) : "");
-      cell.clear();
-    } else {
-      cell += line[i];
-    }
-  }
-  return cells;
-}
-
-// The first Markdown table in `text`: header, then body rows (the alignment row dropped).
-std::vector<std::vector<std::string>> first_table(const std::string& text) {
-  std::vector<std::vector<std::string>> rows;
-  std::istringstream lines(text);
-  std::string line;
-  bool in_table = false;
-  while (std::getline(lines, line)) {
-    if (!line.starts_with("|")) {
-      if (in_table) break;
-      continue;
-    }
-    in_table = true;
-    if (line.starts_with("| ---")) continue;
-    rows.push_back(split_cells(line));
-  }
-  return rows;
-}
+using testing_support::first_table;
+using testing_support::section;
 
 // The row of a table in `section_text` whose first cell starts with `first`.
 std::vector<std::string> row_of(const std::string& section_text, const std::string& first) {

@@ -1,0 +1,144 @@
+// See json_reader.h.
+#include "report/json_reader.h"
+
+#include <stdexcept>
+
+namespace proofload::report {
+
+using nlohmann::json;
+
+void JsonReader::fail(const std::string& message) const {
+  throw std::runtime_error(std::string(document_) + ": " + message);
+}
+
+std::string JsonReader::name(std::string_view key) const {
+  return path_.empty() ? std::string(key) : path_ + "." + std::string(key);
+}
+
+const json* JsonReader::find(std::string_view key) const {
+  if (object_ == nullptr) return nullptr;
+  const auto it = object_->find(key);
+  if (it == object_->end() || it->is_null()) return nullptr;
+  return &*it;
+}
+
+const json& JsonReader::required(std::string_view key) const {
+  const json* value = find(key);
+  if (value == nullptr) fail("missing required key '" + name(key) + "'");
+  return *value;
+}
+
+std::optional<double> JsonReader::number(std::string_view key) const {
+  const json* value = find(key);
+  if (value == nullptr) return std::nullopt;
+  if (!value->is_number()) fail("'" + name(key) + "' is not a number");
+  return value->get<double>();
+}
+
+double JsonReader::required_number(std::string_view key) const {
+  required(key);
+  return *number(key);
+}
+
+std::string JsonReader::text(std::string_view key) const {
+  const json* value = find(key);
+  if (value == nullptr) return "";
+  if (!value->is_string()) fail("'" + name(key) + "' is not a string");
+  return value->get<std::string>();
+}
+
+std::string JsonReader::required_text(std::string_view key) const {
+  required(key);
+  return text(key);
+}
+
+std::optional<bool> JsonReader::boolean(std::string_view key) const {
+  const json* value = find(key);
+  if (value == nullptr) return std::nullopt;
+  if (!value->is_boolean()) fail("'" + name(key) + "' is not true or false");
+  return value->get<bool>();
+}
+
+JsonReader JsonReader::object(std::string_view key) const {
+  const json* value = find(key);
+  if (value != nullptr && !value->is_object()) fail("'" + name(key) + "' is not an object");
+  return JsonReader(value, name(key), document_);
+}
+
+std::vector<JsonReader> JsonReader::objects(std::string_view key) const {
+  std::vector<JsonReader> out;
+  const json* value = find(key);
+  if (value == nullptr) return out;
+  if (!value->is_array()) fail("'" + name(key) + "' is not an array");
+  for (size_t i = 0; i < value->size(); ++i) {
+    const std::string element = name(key) + "[" + std::to_string(i) + "]";
+    if (!(*value)[i].is_object()) fail("'" + element + "' is not an object");
+    out.emplace_back(&(*value)[i], element, document_);
+  }
+  return out;
+}
+
+std::optional<std::vector<double>> JsonReader::numbers(std::string_view key) const {
+  const json* value = find(key);
+  if (value == nullptr) return std::nullopt;
+  if (!value->is_array()) fail("'" + name(key) + "' is not an array");
+  std::vector<double> out;
+  for (const json& element : *value) {
+    if (!element.is_number()) fail("'" + name(key) + "' holds something other than numbers");
+    out.push_back(element.get<double>());
+  }
+  return out;
+}
+
+std::vector<std::string> JsonReader::texts(std::string_view key) const {
+  std::vector<std::string> out;
+  const json* value = find(key);
+  if (value == nullptr) return out;
+  if (!value->is_array()) fail("'" + name(key) + "' is not an array");
+  for (const json& element : *value) {
+    if (!element.is_string()) fail("'" + name(key) + "' holds something other than strings");
+    out.push_back(element.get<std::string>());
+  }
+  return out;
+}
+
+std::optional<size_t> JsonReader::size_of(std::string_view key) const {
+  const json* value = find(key);
+  if (value == nullptr) return std::nullopt;
+  if (!value->is_array()) fail("'" + name(key) + "' is not an array");
+  return value->size();
+}
+
+std::vector<std::pair<std::string, JsonReader>> JsonReader::members(std::string_view key) const {
+  std::vector<std::pair<std::string, JsonReader>> out;
+  const JsonReader container = object(key);
+  if (!container.present()) return out;
+  for (const auto& [member, value] : container.object_->items()) {
+    if (!value.is_object()) fail("'" + container.name(member) + "' is not an object");
+    out.emplace_back(member, JsonReader(&value, container.name(member), document_));
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, double>> JsonReader::numbers_by_name(std::string_view key) const {
+  std::vector<std::pair<std::string, double>> out;
+  const JsonReader container = object(key);
+  if (!container.present()) return out;
+  for (const auto& [member, value] : container.object_->items()) {
+    if (value.is_null()) continue;
+    if (!value.is_number()) fail("'" + container.name(member) + "' is not a number");
+    out.emplace_back(member, value.get<double>());
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, double>> JsonReader::own_numbers() const {
+  std::vector<std::pair<std::string, double>> out;
+  if (object_ == nullptr) return out;
+  for (const auto& [member, value] : object_->items()) {
+    if (value.is_number()) out.emplace_back(member, value.get<double>());
+  }
+  return out;
+}
+
+}  // namespace proofload::report
