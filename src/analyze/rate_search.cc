@@ -10,6 +10,7 @@
 #include <stdexcept>
 #include <utility>
 
+#include "common/text.h"
 #include "common/usage_error.h"
 #include "schedule/parse.h"
 
@@ -25,15 +26,6 @@ std::string trimmed_fixed(double value, int decimals) {
     text.erase(text.find_last_not_of('0') + 1);
     if (text.back() == '.') text.pop_back();
   }
-  return text;
-}
-
-// "5000.5" -> "5,000.5".
-std::string with_separators(std::string text) {
-  const size_t start = text.front() == '-' ? 1 : 0;
-  size_t digits_end = text.find('.');
-  if (digits_end == std::string::npos) digits_end = text.size();
-  for (size_t i = digits_end; i > start + 3; i -= 3) text.insert(i - 3, ",");
   return text;
 }
 
@@ -68,7 +60,7 @@ std::string rate_text(double rps, double relative_precision) {
     if (std::abs(shown - rps) <= relative_precision * std::abs(rps)) break;
   }
   if (text == "-0") text = "0";
-  return with_separators(text);
+  return group_thousands(text);
 }
 
 std::string_view phase_text(RateSearch::Phase phase) {

@@ -391,15 +391,6 @@ std::string fixed_consistent(double value, double scale, std::string_view expone
   return text;
 }
 
-// "4579.3" -> "4,579.3": reports print numbers with thousands separators.
-std::string with_separators(std::string number) {
-  const size_t start = number.starts_with('-') ? 1 : 0;
-  size_t end = number.find('.');
-  if (end == std::string::npos) end = number.size();
-  for (size_t at = end; at > start + 3; at -= 3) number.insert(at - 3, ",");
-  return number;
-}
-
 std::string format_observed(const Threshold& t, double value) {
   const std::string name = t.metric.text() + " = ";
   const Comparison cmp = t.comparison;
@@ -407,15 +398,15 @@ std::string format_observed(const Threshold& t, double value) {
     case Unit::kMs:
       // Sub-millisecond latencies keep microsecond precision (the histogram's resolution).
       return name +
-             with_separators(
+             group_thousands(
                  fixed_consistent(value, 1, "", std::abs(value) < 1 ? 3 : 1, cmp, t.bound, false)) +
              " ms";
     case Unit::kShare:
       return name + fixed_consistent(value, 100, "e-2", 2, cmp, t.bound, true) + "%";
     case Unit::kCount:
-      return name + with_separators(fixed_consistent(value, 1, "", 0, cmp, t.bound, true));
+      return name + group_thousands(fixed_consistent(value, 1, "", 0, cmp, t.bound, true));
     case Unit::kPerSecond:
-      return name + with_separators(fixed_consistent(value, 1, "", 1, cmp, t.bound, false)) +
+      return name + group_thousands(fixed_consistent(value, 1, "", 1, cmp, t.bound, false)) +
              " req/s";
   }
   return name;

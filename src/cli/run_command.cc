@@ -35,8 +35,6 @@ std::string read_body_file(const std::string& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
-
 int64_t positive_duration(const std::string& flag, const std::string& text) {
   int64_t ns = schedule::parse_duration_ns(text);
   if (ns <= 0) throw UsageError(flag + " must be longer than 0, got '" + text + "'");
@@ -167,7 +165,7 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
     stages_json = nlohmann::json::array();
     double peak = 0;
     for (const auto& s : stages) {
-      stages_json.push_back({{"duration_s", seconds(s.duration_ns)}, {"target", s.target}});
+      stages_json.push_back({{"duration_s", seconds_of(s.duration_ns)}, {"target", s.target}});
       peak = std::max(peak, s.target);
     }
     load.profile = schedule::Profile::staged(stages);
@@ -211,17 +209,17 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
                          ? nlohmann::json(schedule::parse_rate_per_s(*f.rate))
                          : nlohmann::json(nullptr)},
       {"stages", stages_json},
-      {"duration_s", f.stages ? nlohmann::json(seconds(load.profile.duration_ns()))
-                     : f.duration || f.requests == 0 ? nlohmann::json(seconds(duration_ns))
+      {"duration_s", f.stages ? nlohmann::json(seconds_of(load.profile.duration_ns()))
+                     : f.duration || f.requests == 0 ? nlohmann::json(seconds_of(duration_ns))
                                                      : nlohmann::json(nullptr)},
-      {"warmup_s", seconds(load.warmup_ns)},
+      {"warmup_s", seconds_of(load.warmup_ns)},
       {"requests_limit", f.requests > 0 ? nlohmann::json(f.requests) : nlohmann::json(nullptr)},
       {"queue_capacity", load.queue_capacity},
-      {"timeout_s", seconds(load.request_timeout_ns)},
-      {"connect_timeout_s", seconds(load.connect_timeout_ns)},
-      {"grace_s", seconds(load.grace_ns)},
+      {"timeout_s", seconds_of(load.request_timeout_ns)},
+      {"connect_timeout_s", seconds_of(load.connect_timeout_ns)},
+      {"grace_s", seconds_of(load.grace_ns)},
       {"workers", load.workers},
-      {"window_s", seconds(load.window_ns)},
+      {"window_s", seconds_of(load.window_ns)},
   };
   if (scenario) {
     // A scenario's requests are described under "scenario"; the plain-run request fields go.
@@ -229,7 +227,7 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
     spec["scenario"] = scenario_spec_json(merged, *load.workload);
   }
   spec["observe"] = f.observe;
-  spec["observe_every_s"] = seconds(options.observe_every_ns);
+  spec["observe_every_s"] = seconds_of(options.observe_every_ns);
   if (!options.thresholds.empty()) {
     nlohmann::json thresholds = nlohmann::json::array();
     for (const analyze::Threshold& t : options.thresholds) thresholds.push_back(t.expression);

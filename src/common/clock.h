@@ -12,6 +12,9 @@ constexpr int64_t kNsPerUs = 1'000;
 constexpr int64_t kNsPerMs = 1'000'000;
 constexpr int64_t kNsPerS = 1'000'000'000;
 
+// A duration in ns as seconds, for results and messages.
+constexpr double seconds_of(int64_t ns) { return static_cast<double>(ns) / kNsPerS; }
+
 inline int64_t monotonic_ns() {
   timespec ts;
   clock_gettime(CLOCK_MONOTONIC, &ts);

@@ -1,4 +1,5 @@
-// Small text helpers the parsers of user input share (thresholds, SLOs, abort rules, tables).
+// Small text helpers the parsers of user input share (thresholds, SLOs, abort rules, tables),
+// and the grouping of printed numbers their messages use.
 // Pure; thread-safe.
 #pragma once
 
@@ -23,6 +24,16 @@ inline std::string ascii_lowercase(std::string_view text) {
     if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
   }
   return out;
+}
+
+// A printed number with thousands separators in its whole part: "4579.3" -> "4,579.3",
+// "-1234567" -> "-1,234,567".
+inline std::string group_thousands(std::string number) {
+  const size_t start = !number.empty() && number[0] == '-' ? 1 : 0;
+  size_t end = number.find('.');
+  if (end == std::string::npos) end = number.size();
+  for (size_t at = end; at > start + 3; at -= 3) number.insert(at - 3, ",");
+  return number;
 }
 
 }  // namespace proofload

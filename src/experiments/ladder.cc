@@ -61,10 +61,8 @@ class LadderSignals {
 
 std::string level_text(double level) { return fmt::format("{}", level); }
 
-double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
-
 std::string duration_text(int64_t ns) {
-  double s = seconds(ns);
+  double s = seconds_of(ns);
   if (s >= 3600) return fmt::format("{:.1f} h", s / 3600);
   if (s >= 120) return fmt::format("{:.1f} min", s / 60);
   return fmt::format("{:g} s", s);
@@ -122,7 +120,7 @@ class LadderRun {
     result_["events"].push_back({{"kind", "precheck"}, {"name", "precheck"}, {"level", nullptr},
                                  {"repeat", nullptr}, {"command", *plan_.precheck_url},
                                  {"ok", ok}, {"exit_code", nullptr}, {"timed_out", false},
-                                 {"duration_s", seconds(monotonic_ns() - start)},
+                                 {"duration_s", seconds_of(monotonic_ns() - start)},
                                  {"output_file", nullptr}, {"detail", answer.text()}});
     if (!ok) {
       ending_.set("failed",
@@ -216,7 +214,7 @@ class LadderRun {
       options.abort_check = [&watch](const measure::WindowStats& w) {
         report::RunResult window;
         window.total = w;
-        window.measured_duration_s = seconds(w.duration_ns);
+        window.measured_duration_s = seconds_of(w.duration_ns);
         bool fire = watch->add_window(w.duration_ns, [&](const analyze::MetricRef& m) {
           return observed_metric(window, m);
         });
@@ -319,7 +317,7 @@ void run_search(const LadderPlan& plan, LadderRun& run) {
         {"start_rps", o.start_rps},
         {"growth", o.growth},
         {"tolerance", o.tolerance},
-        {"step_hold_s", seconds(plan.step_hold_ns)},
+        {"step_hold_s", seconds_of(plan.step_hold_ns)},
         {"max_rps", o.max_rps ? nlohmann::json(*o.max_rps) : nullptr},
         {"steps", steps},
         {"found_rps", search.found_rps() ? nlohmann::json(*search.found_rps()) : nullptr},
