@@ -11,6 +11,7 @@
 
 #include "common/text.h"
 #include "common/usage_error.h"
+#include "measure/percentile_trust.h"
 
 namespace proofload::analyze {
 namespace {
@@ -137,12 +138,19 @@ ThresholdResult worst_of(const std::vector<ThresholdResult>& per_repeat, Compari
   return per_repeat[worst];
 }
 
-// "pNN" needs requests * (1 - NN/100) samples at or beyond it; the smallest repeat decides, since
-// each repeat's percentile stands on its own samples.
+// The samples behind a row's percentiles: its responses when recorded, else its requests (a
+// table from another tool).
+std::optional<int64_t> latency_samples(const LevelRow& row) {
+  return row.responses ? row.responses : row.requests;
+}
+
+// measure/percentile_trust.h decides; the smallest repeat counts, since each repeat's percentile
+// stands on its own samples.
 void mark_untrusted(const LevelGroup& group, const Slo& slo, LevelAnalysis& level) {
   std::optional<int64_t> fewest;
   for (const LevelRow* row : group.rows) {
-    if (row->requests && (!fewest || *row->requests < *fewest)) fewest = row->requests;
+    const std::optional<int64_t> samples = latency_samples(*row);
+    if (samples && (!fewest || *samples < *fewest)) fewest = samples;
   }
   if (!fewest) return;
   std::vector<std::pair<double, std::string>> percentiles;
@@ -159,12 +167,15 @@ void mark_untrusted(const LevelGroup& group, const Slo& slo, LevelAnalysis& leve
       percentiles.emplace_back(m.percentile, name);
     }
   }
-  // The tolerance keeps p99 at exactly 1,000 requests trusted despite 1 - 0.99 in binary.
   for (const auto& [percentile, name] : percentiles) {
-    if (static_cast<double>(*fewest) * (1 - percentile / 100) + 1e-9 < kTailSamplesForTrust) {
-      level.untrusted.push_back(name);
-    }
+    if (!measure::percentile_trusted(*fewest, percentile)) level.untrusted.push_back(name);
   }
+}
+
+bool is_error_bound(const Threshold& t) {
+  const MetricRef::Kind kind = t.metric.kind;
+  return kind == MetricRef::Kind::kErrorRate || kind == MetricRef::Kind::kOutcomeRate ||
+         kind == MetricRef::Kind::kNeverStarted;
 }
 
 // One level's figures over its repeats; `failed_repeats` counts the repeats that broke the SLO.
@@ -172,12 +183,14 @@ LevelAnalysis aggregate(const LevelGroup& group, const Slo& slo, int& failed_rep
   LevelAnalysis level;
   level.level = group.level;
   level.repeats = static_cast<int>(group.rows.size());
-  std::vector<double> achieved;
+  std::vector<double> goodputs;
   std::vector<double> p95s;
   bool all_requests_known = true;
   int64_t requests = 0;
   for (const LevelRow* row : group.rows) {
-    achieved.push_back(row->achieved_rps);
+    goodputs.push_back(row->goodput());
+    level.achieved_rps += row->achieved_rps;
+    level.achieved_in_target_unit += row->achieved_in_target_unit();
     if (auto p95 = finite(row->p95_ms)) p95s.push_back(*p95);
     if (row->requests) {
       requests += *row->requests;
@@ -186,10 +199,21 @@ LevelAnalysis aggregate(const LevelGroup& group, const Slo& slo, int& failed_rep
     }
     level.generator_busy = level.generator_busy || row->generator_busy;
   }
-  for (double a : achieved) level.achieved_rps += a;
-  level.achieved_rps /= static_cast<double>(achieved.size());
+  const auto repeats = static_cast<double>(group.rows.size());
+  level.achieved_rps /= repeats;
+  level.achieved_in_target_unit /= repeats;
+  for (double g : goodputs) level.goodput_rps += g;
+  level.goodput_rps /= repeats;
   if (all_requests_known) level.requests = requests;
   level.target_rps = mean_of(group, &LevelRow::target_rps);
+  level.arrivals_rps = mean_of(group, &LevelRow::arrivals_rps);
+  level.flows_per_s = mean_of(group, &LevelRow::flows_per_s);
+  level.flow_success_rate = mean_of(group, &LevelRow::flow_success_rate);
+  level.server_quota_cores = mean_of(group, &LevelRow::server_quota_cores);
+  level.server_cpu_limit_cores = mean_of(group, &LevelRow::server_cpu_limit_cores);
+  level.server_cpu_source = group.rows.front()->server_cpu_source;
+  level.server_throttle_source = group.rows.front()->server_throttle_source;
+  level.server_cpu_limit_basis = group.rows.front()->server_cpu_limit_basis;
   level.p50_ms = mean_of(group, &LevelRow::p50_ms);
   level.p95_ms = mean_of(group, &LevelRow::p95_ms);
   level.p99_ms = mean_of(group, &LevelRow::p99_ms);
@@ -200,11 +224,14 @@ LevelAnalysis aggregate(const LevelGroup& group, const Slo& slo, int& failed_rep
   level.server_throttled_share = mean_of(group, &LevelRow::server_throttled_share);
   level.generator_cores = mean_of(group, &LevelRow::generator_cores);
   level.host_load1 = max_of(group, &LevelRow::host_load1);
-  level.achieved_cv = cv_of(achieved);
+  level.achieved_cv = cv_of(goodputs);
   level.p95_cv = cv_of(p95s);
   if (level.server_cores && *level.server_cores > 0) {
-    level.rps_per_server_core = level.achieved_rps / *level.server_cores;
+    level.rps_per_server_core = level.goodput_rps / *level.server_cores;
   }
+  level.server_cpu_bound = level.server_cores && level.server_cpu_limit_cores &&
+                           *level.server_cpu_limit_cores > 0 &&
+                           *level.server_cores >= 0.9 * *level.server_cpu_limit_cores;
   if (level.server_cores && level.achieved_rps > 0) {
     level.server_cpu_ms_per_request = *level.server_cores * 1000 / level.achieved_rps;
   }
@@ -221,6 +248,7 @@ LevelAnalysis aggregate(const LevelGroup& group, const Slo& slo, int& failed_rep
   }
   for (size_t b = 0; b < per_bound.size(); ++b) {
     level.slo.push_back(worst_of(per_bound[b], slo.bounds[b].comparison));
+    if (is_error_bound(slo.bounds[b]) && !level.slo.back().passed) level.errors_meet_slo = false;
   }
   level.meets_slo = failed_repeats == 0;
   mark_untrusted(group, slo, level);
@@ -275,13 +303,13 @@ NoiseFloor noise_floor_of(const std::vector<LevelGroup>& groups, const AnalysisO
   std::vector<double> spreads;
   for (const LevelGroup& group : groups) {
     if (group.rows.size() < 2) continue;
-    double low = group.rows[0]->achieved_rps;
+    double low = group.rows[0]->goodput();
     double high = low;
     double sum = 0;
     for (const LevelRow* row : group.rows) {
-      low = std::min(low, row->achieved_rps);
-      high = std::max(high, row->achieved_rps);
-      sum += row->achieved_rps;
+      low = std::min(low, row->goodput());
+      high = std::max(high, row->goodput());
+      sum += row->goodput();
     }
     // A level that achieved nothing in every repeat says nothing about relative noise.
     if (sum > 0) spreads.push_back((high - low) / (sum / static_cast<double>(group.rows.size())));
@@ -296,7 +324,7 @@ NoiseFloor noise_floor_of(const std::vector<LevelGroup>& groups, const AnalysisO
   const double median = n % 2 == 1 ? spreads[n / 2] : (spreads[n / 2 - 1] + spreads[n / 2]) / 2;
   floor.source = NoiseFloor::Source::kMeasured;
   floor.value = std::max(median, kMinimumMeasuredNoiseFloor);
-  floor.text = fmt::format("{} (measured: median spread of throughput between repeats of {} {}",
+  floor.text = fmt::format("{} (measured: median spread of goodput between repeats of {} {}",
                            percent_text(floor.value), n, n == 1 ? "level" : "levels");
   if (median < kMinimumMeasuredNoiseFloor) {
     floor.text += ", " + percent_text(median) + ", raised to the " +
@@ -339,9 +367,11 @@ std::string knee_reason_of(const std::vector<LevelAnalysis>& levels, size_t i, i
     return reason + ": " + failures;
   }
   if (level.short_of_target) {
-    return "achieved " + rate_text(level.achieved_rps) + " falls short of the " +
-           rate_text(*level.target_rps) + " target by " +
-           percent_text(1 - level.achieved_rps / *level.target_rps) + " (beyond the " +
+    const bool arrivals = level.arrivals_rps.has_value();
+    return std::string(arrivals ? "arrivals " : "achieved ") +
+           rate_text(level.achieved_in_target_unit) + " falls short of the " +
+           rate_text(*level.target_rps) + (arrivals ? " arrivals" : "") + " target by " +
+           percent_text(1 - level.achieved_in_target_unit / *level.target_rps) + " (beyond the " +
            percent_text(floor) + " noise floor)";
   }
   if (loop != Loop::kClosed || i + 1 >= levels.size()) return "";
@@ -365,6 +395,12 @@ std::string knee_reason_of(const std::vector<LevelAnalysis>& levels, size_t i, i
 
 }  // namespace
 
+double round_significant(double value, int digits) {
+  if (value == 0 || !std::isfinite(value)) return value;
+  const double magnitude = std::floor(std::log10(std::abs(value)));
+  const double scale = std::pow(10.0, magnitude - digits + 1);
+  return std::round(value / scale) * scale;
+}
 
 LadderAnalysis analyze_ladder(const std::vector<LevelRow>& rows, const Slo& slo,
                               const AnalysisOptions& options) {
@@ -384,16 +420,16 @@ LadderAnalysis analyze_ladder(const std::vector<LevelRow>& rows, const Slo& slo,
   for (size_t i = 0; i < a.levels.size(); ++i) {
     LevelAnalysis& level = a.levels[i];
     if (level.target_rps)
-      level.short_of_target = level.achieved_rps < *level.target_rps * (1 - floor);
+      level.short_of_target = level.achieved_in_target_unit < *level.target_rps * (1 - floor);
     if (i == 0) continue;
-    const double previous = a.levels[i - 1].achieved_rps;
+    const double previous = a.levels[i - 1].goodput_rps;
     if (previous > 0) {
-      level.gain = level.achieved_rps / previous - 1;
-    } else if (level.achieved_rps == 0) {
+      level.gain = level.goodput_rps / previous - 1;
+    } else if (level.goodput_rps == 0) {
       level.gain = 0;  // nothing, then nothing: flat
     }
     level.gain_text = level.gain ? gain_text_of(*level.gain, floor)
-                                 : "grows from nothing (the level before achieved 0/s)";
+                                 : "grows from nothing (the level before had no goodput)";
   }
 
   for (size_t i = 0; i < a.levels.size() && !a.knee; ++i) {
@@ -403,30 +439,34 @@ LadderAnalysis analyze_ladder(const std::vector<LevelRow>& rows, const Slo& slo,
       a.knee_reason = std::move(reason);
     }
   }
-  const size_t last_clean = a.knee ? *a.knee : a.levels.size();  // one past the highest in SLO
-  for (size_t i = 0; i < a.levels.size(); ++i) {
-    Verdict& v = a.levels[i].verdict;
-    if (a.knee && i == *a.knee) {
-      v = Verdict::kKnee;
-    } else if (a.knee && i > *a.knee) {
-      v = Verdict::kSaturated;
-    } else {
-      v = i + 1 == last_clean ? Verdict::kHighestWithinSlo : Verdict::kClean;
-    }
-  }
-
   for (size_t i = 0; i < a.levels.size(); ++i) {
     const LevelAnalysis& level = a.levels[i];
-    if (level.achieved_rps > a.levels[a.peak].achieved_rps) a.peak = i;
+    if (level.errors_meet_slo && (!a.peak || level.goodput_rps > a.levels[*a.peak].goodput_rps)) {
+      a.peak = i;
+    }
     if (level.meets_slo &&
-        (!a.best_sustained || level.achieved_rps > a.levels[*a.best_sustained].achieved_rps)) {
+        (!a.best_sustained || level.goodput_rps > a.levels[*a.best_sustained].goodput_rps)) {
       a.best_sustained = i;
+    }
+  }
+  // The verdicts name the best sustained level wherever it lies, so that the table and the short
+  // version always point at the same level.
+  for (size_t i = 0; i < a.levels.size(); ++i) {
+    const bool best = a.best_sustained && i == *a.best_sustained;
+    Verdict& v = a.levels[i].verdict;
+    if (a.knee && i == *a.knee) {
+      v = best ? Verdict::kKneeHighestWithinSlo : Verdict::kKnee;
+    } else if (best) {
+      v = Verdict::kHighestWithinSlo;
+    } else {
+      v = a.knee && i > *a.knee ? Verdict::kSaturated : Verdict::kClean;
     }
   }
   if (a.best_sustained) {
     const LevelAnalysis& best = a.levels[*a.best_sustained];
-    a.best_sustained_text = rate_text(best.achieved_rps) + " at level " + level_text(best.level);
-    a.daily_requests_at_best_sustained = std::round(best.achieved_rps * kSecondsPerDay);
+    a.best_sustained_text = rate_text(best.goodput_rps) + " at level " + level_text(best.level);
+    a.daily_requests_at_best_sustained =
+        round_significant(best.goodput_rps * kSecondsPerDay, kDailySignificantDigits);
   } else {
     a.best_sustained_text = "none: the lowest level was already past it";
   }
@@ -443,34 +483,35 @@ LadderAnalysis analyze_ladder(const std::vector<LevelRow>& rows, const Slo& slo,
     a.operating_basis = "none: the lowest level already broke the SLO";
   } else if (a.knee) {
     const LevelAnalysis& knee = a.levels[*a.knee];
-    a.operating_target_rps = a.operating_fraction * knee.achieved_rps;
+    a.operating_target_rps = a.operating_fraction * knee.goodput_rps;
     a.operating_headroom = 1 / a.operating_fraction;
-    a.operating_basis = fraction + " of the knee (" + rate_text(knee.achieved_rps) + " at level " +
+    a.operating_basis = fraction + " of the knee (" + rate_text(knee.goodput_rps) + " at level " +
                         level_text(knee.level) + "): " + headroom;
     // A knee that broke the SLO can have more throughput than any level that met it: never
     // recommend running above what was shown to meet the SLO.
     if (a.best_sustained) {
       const LevelAnalysis& best = a.levels[*a.best_sustained];
-      if (*a.operating_target_rps > best.achieved_rps) {
-        a.operating_target_rps = best.achieved_rps;
-        a.operating_headroom = knee.achieved_rps / best.achieved_rps;
-        a.operating_basis = "best sustained (" + rate_text(best.achieved_rps) + " at level " +
+      if (*a.operating_target_rps > best.goodput_rps) {
+        a.operating_target_rps = best.goodput_rps;
+        a.operating_headroom = knee.goodput_rps / best.goodput_rps;
+        a.operating_basis = "best sustained (" + rate_text(best.goodput_rps) + " at level " +
                             level_text(best.level) + "): " + fraction + " of the knee (" +
-                            rate_text(knee.achieved_rps) + " at level " + level_text(knee.level) +
+                            rate_text(knee.goodput_rps) + " at level " + level_text(knee.level) +
                             ") would be above the most that met the SLO; " +
                             fmt::format("{:.1f}x headroom to the knee", *a.operating_headroom);
       }
     }
   } else {
     const LevelAnalysis& last = a.levels.back();
-    a.operating_target_rps = a.operating_fraction * last.achieved_rps;
+    a.operating_target_rps = a.operating_fraction * last.goodput_rps;
     a.operating_headroom = 1 / a.operating_fraction;
-    a.operating_basis = fraction + " of the highest level tested (" + rate_text(last.achieved_rps) +
+    a.operating_basis = fraction + " of the highest level tested (" + rate_text(last.goodput_rps) +
                         " at level " + level_text(last.level) +
                         "; no knee reached: the true headroom is larger)";
   }
   if (a.operating_target_rps) {
-    a.daily_requests_at_operating_target = std::round(*a.operating_target_rps * kSecondsPerDay);
+    a.daily_requests_at_operating_target =
+        round_significant(*a.operating_target_rps * kSecondsPerDay, kDailySignificantDigits);
   }
   return a;
 }

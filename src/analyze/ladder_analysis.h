@@ -7,33 +7,46 @@
 // The rules (docs/ladder.md states them for users):
 // - Rows with the same `level` are repeats of it. A level's figures are the mean over its repeats
 //   (requests: the sum; generator_busy: any; host_load1: the highest).
+// - Rates are judged on goodput, successful requests per second of the measured span
+//   (LevelRow::goodput()): the gains, the noise floor, the knee's throughput rules, best
+//   sustained, the peak, per-core figures and the operating target. A level answering errors
+//   fast carries nothing. Achieved (responses of any status) is reported beside it.
 // - SLO: each bound is evaluated on every repeat; a level meets the SLO only when every repeat
 //   meets every bound (a repeat that failed is never averaged into a pass). The level's shown
 //   value per bound is the worst repeat's. No data never passes.
-// - A percentile is untrusted ("marked, not trusted") when the smallest repeat has fewer than
-//   kTailSamplesForTrust requests at or beyond it: pNN needs requests * (1 - NN/100) >= 10, so
-//   p99 needs 1,000 requests, p95 200, p50 20. Unknown request counts mark nothing.
+// - A percentile is untrusted ("marked, not trusted") when the smallest repeat has too few
+//   requests for it (measure/percentile_trust.h: 10 at or beyond it, so p99 needs 1,000
+//   requests, p95 200, p50 20). Unknown request counts mark nothing.
 // - Noise floor: stated (options.noise_floor), else measured from repeats (the median, over
-//   levels with 2 or more repeats, of the spread (max - min) / mean of achieved throughput, at
+//   levels with 2 or more repeats, of the spread (max - min) / mean of goodput, at
 //   least kMinimumMeasuredNoiseFloor), else kDefaultNoiseFloor, stated as a default.
-// - Gain of a level: achieved / previous level's achieved - 1. Inside the noise floor
+// - Gain of a level: goodput / previous level's goodput - 1. Inside the noise floor
 //   (|gain| < floor) it is flat; else it grows or falls.
 // - The knee is the first level that (a) breaks the SLO, or (b) has a target (open loop) and
-//   achieves less than target * (1 - floor), or (c) closed loop only, is the saturation point:
-//   the next level gains less than the floor while latency climbs (the next level's p95, or p50
-//   when p95 is missing, is more than (1 + floor) times this level's).
-// - Verdicts: before the knee `clean`, the level just before it `highest within SLO`, the knee
-//   `knee`, after it `saturated`. No knee: all `clean`, the last `highest within SLO`.
-// - Best sustained: the level with the most achieved throughput among those that meet the SLO;
-//   none when no level does ("none: the lowest level was already past it").
+//   achieves less than target * (1 - floor) in the target's unit (arrivals/s when an arrival is
+//   a flow): the schedule was not kept. This counts answers of any status: errors are the SLO's
+//   to judge, so a level inside its error budget is not called short for them as well. Or (c),
+//   closed loop only, it is the saturation point: the next level gains (in goodput) less than
+//   the floor while latency climbs (the next level's p95, or p50 when p95 is missing, is more
+//   than (1 + floor) times this level's).
+// - Best sustained: the level with the most goodput among those that meet the SLO; none when no
+//   level does ("none: the lowest level was already past it").
+// - Verdicts say what each level is, so the table and the short version never disagree: the
+//   best sustained level is `highest within SLO` (`knee, highest within SLO` when it is the knee
+//   too), wherever it lies; any other level before the knee is `clean`, the knee `knee`, and any
+//   other level after it `saturated`.
+// - Peak: the most goodput among the levels whose errors (every error, outcome-rate and
+//   never-started bound of the SLO) meet the SLO; none when no level's do.
 // - Plateau: the first level from which every later step is flat or falling (gain < floor),
 //   with at least one such step; none otherwise.
 // - Operating target: options.operating_fraction of the knee's achieved throughput (headroom
 //   1 / fraction), but never above best sustained (a knee that broke the SLO can carry more
 //   than any level that met it; then the target is best sustained, and the headroom is the
-//   knee's throughput over it). No knee: the fraction of the last level's, a lower bound since the knee was
-//   not reached. None when the knee is the lowest level and breaks the SLO.
-// - Daily capacity: requests per day (86,400 s) at the operating target and at best sustained.
+//   knee's throughput over it). No knee: the fraction of the last level's, a lower bound since the
+//   knee was not reached. None when the knee is the lowest level and breaks the SLO.
+// - Daily capacity: requests per day (86,400 s) at the operating target and at best sustained,
+//   rounded to kDailySignificantDigits significant digits: an extrapolation from a hold of
+//   seconds carries no more.
 #pragma once
 
 #include <cstddef>
@@ -54,12 +67,17 @@ constexpr double kMinimumMeasuredNoiseFloor = 0.01;
 constexpr double kTailSamplesForTrust = 10;
 constexpr double kDefaultOperatingFraction = 0.5;
 constexpr double kSecondsPerDay = 86'400;
+constexpr int kDailySignificantDigits = 3;
+
+// `value` rounded to `digits` significant digits: 90,986,611 -> 91,000,000 with 3.
+double round_significant(double value, int digits);
 
 enum class Loop { kClosed, kOpen };
 std::string_view loop_text(Loop loop);  // "closed", "open"
 
-enum class Verdict { kClean, kHighestWithinSlo, kKnee, kSaturated };
-std::string_view verdict_text(Verdict verdict);  // "clean", "highest within SLO", "knee", "saturated"
+enum class Verdict { kClean, kHighestWithinSlo, kKnee, kKneeHighestWithinSlo, kSaturated };
+// "clean", "highest within SLO", "knee", "knee, highest within SLO", "saturated".
+std::string_view verdict_text(Verdict verdict);
 
 struct AnalysisOptions {
   Loop loop = Loop::kClosed;
@@ -81,18 +99,28 @@ struct LevelAnalysis {
   double level = 0;
   int repeats = 0;
   std::optional<double> target_rps;
-  double achieved_rps = 0;
+  double achieved_rps = 0;             // responses of any status per second
+  double goodput_rps = 0;              // successes per second: what the rules judge
+  std::optional<double> arrivals_rps;  // in the target's unit, when an arrival is a flow
+  double achieved_in_target_unit = 0;
+  std::optional<double> flows_per_s, flow_success_rate;
   std::optional<double> p50_ms, p95_ms, p99_ms;
   std::optional<int64_t> requests;  // sum over repeats; none when a repeat did not say
   std::optional<double> error_rate, rate_429, never_started;
   std::optional<double> server_cores, server_throttled_share, generator_cores, host_load1;
+  std::optional<double> server_quota_cores, server_cpu_limit_cores;
+  // The first repeat's: where the server figures came from, and what bounds its CPU.
+  std::string server_cpu_source, server_throttle_source, server_cpu_limit_basis;
+  // The server's mean CPU reached 90% of the most it could use (report::ServerFigures).
+  bool server_cpu_bound = false;
   bool generator_busy = false;
 
   bool meets_slo = false;
-  std::vector<ThresholdResult> slo;  // per bound, the worst repeat
+  bool errors_meet_slo = true;         // every error-kind bound passed (may be a peak)
+  std::vector<ThresholdResult> slo;    // per bound, the worst repeat
   std::vector<std::string> untrusted;  // percentiles with too few samples: "p99", "p95"
   std::optional<double> gain;          // from the previous level; none for the first
-  std::string gain_text;  // "+1.3%: flat, inside the 6.7% noise floor"; "" for the first
+  std::string gain_text;         // "+1.3%: flat, inside the 6.7% noise floor"; "" for the first
   bool short_of_target = false;  // has a target and achieved < target * (1 - floor)
   std::optional<double> rps_per_server_core;
   std::optional<double> server_cpu_ms_per_request;
@@ -112,14 +140,16 @@ struct LadderAnalysis {
   // gains +1.3% (inside the 5.0% noise floor) while p95 climbs from 184 ms to 317 ms". "" if none.
   std::string knee_reason;
   std::optional<size_t> best_sustained;
-  std::string best_sustained_text;  // "1,930/s at level 512" or "none: the lowest level was already past it"
-  size_t peak = 0;                  // most achieved throughput (levels is never empty)
+  std::string best_sustained_text;  // "1,930/s at level 512" or "none: the lowest level was already
+                                    // past it"
+  std::optional<size_t> peak;       // most goodput among levels whose errors meet the SLO
   std::optional<size_t> plateau_from;
   double operating_fraction = kDefaultOperatingFraction;
   std::optional<double> operating_target_rps;
   std::optional<double> operating_headroom;  // the knee's (or highest level's) throughput / target
   // "50% of the knee (2,066/s at level 6): 2.0x headroom"; "50% of the highest level tested
-  // (no knee reached: the true headroom is larger)"; "none: the lowest level already broke the SLO".
+  // (no knee reached: the true headroom is larger)"; "none: the lowest level already broke the
+  // SLO".
   std::string operating_basis;
   std::optional<double> daily_requests_at_operating_target;
   std::optional<double> daily_requests_at_best_sustained;

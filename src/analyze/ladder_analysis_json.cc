@@ -48,6 +48,10 @@ nlohmann::json level_to_json(const LevelAnalysis& level) {
       {"repeats", level.repeats},
       {"target_rps", optional_json(level.target_rps)},
       {"achieved_rps", level.achieved_rps},
+      {"goodput_rps", level.goodput_rps},
+      {"arrivals_rps", optional_json(level.arrivals_rps)},
+      {"flows_per_s", optional_json(level.flows_per_s)},
+      {"flow_success_rate", optional_json(level.flow_success_rate)},
       {"p50_ms", optional_json(level.p50_ms)},
       {"p95_ms", optional_json(level.p95_ms)},
       {"p99_ms", optional_json(level.p99_ms)},
@@ -57,10 +61,23 @@ nlohmann::json level_to_json(const LevelAnalysis& level) {
       {"never_started", optional_json(level.never_started)},
       {"server_cores", optional_json(level.server_cores)},
       {"server_throttled_share", optional_json(level.server_throttled_share)},
+      {"server_quota_cores", optional_json(level.server_quota_cores)},
+      {"server_cpu_limit_cores", optional_json(level.server_cpu_limit_cores)},
+      {"server_cpu_limit_basis", level.server_cpu_limit_basis.empty()
+                                     ? nlohmann::json(nullptr)
+                                     : nlohmann::json(level.server_cpu_limit_basis)},
+      {"server_cpu_source", level.server_cpu_source.empty()
+                                ? nlohmann::json(nullptr)
+                                : nlohmann::json(level.server_cpu_source)},
+      {"server_throttle_source", level.server_throttle_source.empty()
+                                     ? nlohmann::json(nullptr)
+                                     : nlohmann::json(level.server_throttle_source)},
+      {"server_cpu_bound", level.server_cpu_bound},
       {"generator_cores", optional_json(level.generator_cores)},
       {"host_load1", optional_json(level.host_load1)},
       {"generator_busy", level.generator_busy},
       {"meets_slo", level.meets_slo},
+      {"errors_meet_slo", level.errors_meet_slo},
       {"slo", slo},
       {"untrusted", level.untrusted},
       {"gain", optional_json(level.gain)},
@@ -75,7 +92,9 @@ nlohmann::json level_to_json(const LevelAnalysis& level) {
 }
 
 nlohmann::json level_ref_json(const LevelAnalysis& level) {
-  return {{"level", level_json(level.level)}, {"achieved_rps", level.achieved_rps}};
+  return {{"level", level_json(level.level)},
+          {"achieved_rps", level.achieved_rps},
+          {"goodput_rps", level.goodput_rps}};
 }
 
 }  // namespace
@@ -90,6 +109,8 @@ std::string_view verdict_text(Verdict verdict) {
       return "highest within SLO";
     case Verdict::kKnee:
       return "knee";
+    case Verdict::kKneeHighestWithinSlo:
+      return "knee, highest within SLO";
     case Verdict::kSaturated:
       return "saturated";
   }
@@ -110,8 +131,8 @@ nlohmann::json analysis_to_json(const LadderAnalysis& analysis) {
   }
   nlohmann::json best = nullptr;
   if (analysis.best_sustained) best = level_ref_json(levels[*analysis.best_sustained]);
-  nlohmann::json peak = nullptr;  // only for an analysis that was never filled in
-  if (analysis.peak < levels.size()) peak = level_ref_json(levels[analysis.peak]);
+  nlohmann::json peak = nullptr;  // no level kept its errors within the SLO
+  if (analysis.peak) peak = level_ref_json(levels[*analysis.peak]);
   nlohmann::json plateau_from = nullptr;
   if (analysis.plateau_from) plateau_from = level_json(levels[*analysis.plateau_from].level);
 
@@ -146,7 +167,8 @@ nlohmann::json analysis_to_json(const LadderAnalysis& analysis) {
         {"basis", analysis.operating_basis}}},
       {"daily_capacity",
        {{"at_operating_target", daily(analysis.daily_requests_at_operating_target)},
-        {"at_best_sustained", daily(analysis.daily_requests_at_best_sustained)}}},
+        {"at_best_sustained", daily(analysis.daily_requests_at_best_sustained)},
+        {"significant_digits", kDailySignificantDigits}}},
   };
 }
 

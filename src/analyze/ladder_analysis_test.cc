@@ -72,8 +72,9 @@ TEST(LadderAnalysis, CleanLinearRiseHasNoKneeAndALowerBoundTarget) {
   EXPECT_EQ(a.operating_basis,
             "50% of the highest level tested (800/s at level 80; no knee reached: the true "
             "headroom is larger)");
-  EXPECT_EQ(a.daily_requests_at_operating_target, 400 * 86'400);
-  EXPECT_EQ(a.daily_requests_at_best_sustained, 800 * 86'400);
+  // 400/s x 86,400 s = 34,560,000, to three significant digits: a hold of seconds carries no more.
+  EXPECT_EQ(a.daily_requests_at_operating_target, 34'600'000);
+  EXPECT_EQ(a.daily_requests_at_best_sustained, 69'100'000);
   EXPECT_EQ(a.noise_floor.source, NoiseFloor::Source::kDefault);
   EXPECT_EQ(a.noise_floor.value, kDefaultNoiseFloor);
   EXPECT_EQ(a.noise_floor.text,
@@ -95,8 +96,10 @@ std::vector<LevelRow> saturating_table() {
 
 TEST(LadderAnalysis, FlatThroughputWithClimbingLatencyIsTheKneeInClosedLoop) {
   const LadderAnalysis a = analyze(saturating_table());
-  EXPECT_EQ(verdicts(a), (std::vector<std::string>{"clean", "highest within SLO", "knee",
-                                                   "saturated", "saturated"}));
+  // The verdict names the level the short version calls best sustained, even past the knee: the
+  // table and the short version never point at different levels.
+  EXPECT_EQ(verdicts(a), (std::vector<std::string>{"clean", "clean", "knee", "saturated",
+                                                   "highest within SLO"}));
   ASSERT_EQ(a.knee, 2u);
   EXPECT_EQ(a.knee_reason,
             "saturation point: the next level gains +1.3% (inside the 5.0% noise floor) while "
@@ -175,8 +178,9 @@ TEST(LadderAnalysis, OpenLoopShortOfTargetIsTheKnee) {
   const LadderAnalysis a = analyze({open_row(100, 99.8, 3), open_row(200, 199.5, 4),
                                     open_row(400, 396, 6), open_row(800, 600, 80)},
                                    open_loop());
+  // The knee met the SLO and carried the most: it is best sustained too, and says so.
   EXPECT_EQ(verdicts(a),
-            (std::vector<std::string>{"clean", "clean", "highest within SLO", "knee"}));
+            (std::vector<std::string>{"clean", "clean", "clean", "knee, highest within SLO"}));
   ASSERT_EQ(a.knee, 3u);
   EXPECT_EQ(a.knee_reason,
             "achieved 600/s falls short of the 800/s target by 25.0% (beyond the 5.0% noise "
@@ -188,6 +192,100 @@ TEST(LadderAnalysis, OpenLoopShortOfTargetIsTheKnee) {
   EXPECT_DOUBLE_EQ(*a.operating_target_rps, 300);
   EXPECT_EQ(analyze({open_row(100, 99.8, 3)}, open_loop()).best_sustained_text,
             "99.8/s at level 100");
+}
+
+TEST(LadderAnalysis, RatesAreJudgedOnGoodputSoFastErrorsAreNeverThePeak) {
+  // A route that fails fast: level 40 answers 131,002/s, 99.41% of them errors.
+  std::vector<LevelRow> rows = {row(10, 500, 5), row(20, 900, 6), row(40, 131'002, 1)};
+  rows[2].error_rate = 0.9941;
+  rows[2].goodput_rps = 131'002 * (1 - 0.9941);
+  const LadderAnalysis a = analyze(rows);
+  ASSERT_TRUE(a.peak);
+  EXPECT_EQ(a.levels[*a.peak].level, 20);
+  EXPECT_EQ(a.best_sustained, 1u);
+  EXPECT_EQ(a.best_sustained_text, "900/s at level 20");
+  EXPECT_NEAR(a.levels[2].goodput_rps, 772.9, 0.1);
+  EXPECT_NEAR(a.levels[2].achieved_rps, 131'002, 1e-9);
+  EXPECT_EQ(a.knee, 2u);  // it breaks the SLO on errors
+  // Every level failing on errors: no peak at all.
+  for (LevelRow& r : rows) r.error_rate = 0.5;
+  EXPECT_FALSE(analyze(rows).peak);
+  // A latency-only SLO: errors cannot rule a level out of the peak, goodput still ranks them.
+  const LadderAnalysis latency_only = analyze(rows, {}, "p95<=1s");
+  ASSERT_TRUE(latency_only.peak);
+  EXPECT_EQ(latency_only.levels[*latency_only.peak].level, 40);
+}
+
+TEST(LadderAnalysis, ATableWithoutGoodputTakesAchievedLessItsErrors) {
+  LevelRow r = row(10, 1000, 5);
+  r.error_rate = 0.25;
+  EXPECT_DOUBLE_EQ(r.goodput(), 750);
+  r.error_rate.reset();
+  EXPECT_DOUBLE_EQ(r.goodput(), 1000);  // nothing known of its errors
+  r.goodput_rps = 640;
+  EXPECT_DOUBLE_EQ(r.goodput(), 640);
+}
+
+TEST(LadderAnalysis, TheVerdictColumnNamesTheLevelTheShortVersionCallsBestSustained) {
+  // Errors-only SLO, closed loop 40..200: the knee is the saturation point at 160 and a +1.3%
+  // step at 200 inside the 6.7% noise floor makes 200 the most within the SLO.
+  std::vector<LevelRow> rows = {row(40, 1000, 40), row(80, 1800, 45), row(120, 2400, 50),
+                                row(160, 2600, 62), row(200, 2634, 80)};
+  AnalysisOptions options;
+  options.noise_floor = 0.067;
+  const std::vector<LadderAnalysis> analyses = {
+      analyze(rows, options, "errors<=1%"), analyze(saturating_table()),
+      analyze({open_row(100, 99.8, 3), open_row(200, 199.5, 4), open_row(400, 396, 6),
+               open_row(800, 600, 80)},
+              open_loop()),
+      analyze({row(10, 100, 2000), row(20, 150, 3000)})};
+  for (const LadderAnalysis& a : analyses) {
+    std::optional<size_t> marked;
+    for (size_t i = 0; i < a.levels.size(); ++i) {
+      if (std::string(verdict_text(a.levels[i].verdict)).find("highest within SLO") !=
+          std::string::npos) {
+        EXPECT_FALSE(marked) << "two levels marked";
+        marked = i;
+      }
+    }
+    EXPECT_EQ(marked, a.best_sustained);
+  }
+  EXPECT_EQ(verdicts(analyses[0]),
+            (std::vector<std::string>{"clean", "clean", "clean", "knee", "highest within SLO"}));
+}
+
+TEST(LadderAnalysis, ArrivalsOfFlowsAreSetAgainstTheTargetInTheirOwnUnit) {
+  // 250 arrivals/s, a flow of three requests among them: 264 requests/s, 249.5 arrivals/s.
+  LevelRow on_target = open_row(250, 264, 5);
+  on_target.arrivals_rps = 249.5;
+  LevelRow short_of_it = open_row(500, 528, 8);  // more requests than the target, yet short
+  short_of_it.arrivals_rps = 400;
+  const LadderAnalysis a = analyze({on_target, short_of_it}, open_loop());
+  EXPECT_FALSE(a.levels[0].short_of_target);
+  EXPECT_TRUE(a.levels[1].short_of_target);
+  EXPECT_EQ(a.knee_reason,
+            "arrivals 400/s falls short of the 500/s arrivals target by 20.0% (beyond the 5.0% "
+            "noise floor)");
+}
+
+TEST(LadderAnalysis, ErrorsInsideTheSloBudgetDoNotMakeALevelShortOfItsTarget) {
+  // Every arrival answered on schedule, 0.8% of them errors: within errors <= 1%, and goodput
+  // 1.3% under the target, beyond a 1% noise floor. The schedule was kept: no knee.
+  LevelRow kept = open_row(200, 200, 5);
+  kept.error_rate = 0.008;
+  kept.goodput_rps = 198.4 - 1;
+  AnalysisOptions options = open_loop();
+  options.noise_floor = 0.01;
+  const LadderAnalysis a = analyze({open_row(100, 100, 5), kept}, options);
+  EXPECT_FALSE(a.levels[1].short_of_target);
+  EXPECT_FALSE(a.knee);
+}
+
+TEST(LadderAnalysis, DailyCapacityIsRoundedToThreeSignificantDigits) {
+  EXPECT_EQ(round_significant(90'986'611, 3), 91'000'000);
+  EXPECT_EQ(round_significant(1'234.5, 3), 1'230);
+  EXPECT_EQ(round_significant(0, 3), 0);
+  EXPECT_EQ(round_significant(999'600, 3), 1'000'000);
 }
 
 TEST(LadderAnalysis, OpenLoopOnTargetIsNoKneeEvenWhenLatencyClimbs) {
@@ -224,7 +322,7 @@ TEST(LadderAnalysis, NoiseFloorIsTheMedianSpreadOfRepeatsAndSmallerStepsAreFlat)
   EXPECT_EQ(a.noise_floor.source, NoiseFloor::Source::kMeasured);
   EXPECT_DOUBLE_EQ(a.noise_floor.value, 0.06);
   EXPECT_EQ(a.noise_floor.text,
-            "6.0% (measured: median spread of throughput between repeats of 3 levels)");
+            "6.0% (measured: median spread of goodput between repeats of 3 levels)");
   EXPECT_EQ(a.levels[0].repeats, 3);
   EXPECT_DOUBLE_EQ(a.levels[0].achieved_rps, 100);
   EXPECT_DOUBLE_EQ(*a.levels[0].p95_ms, 20);
@@ -252,7 +350,7 @@ TEST(LadderAnalysis, IdenticalRepeatsMeasureTheMinimumNoiseFloor) {
   EXPECT_EQ(a.noise_floor.source, NoiseFloor::Source::kMeasured);
   EXPECT_EQ(a.noise_floor.value, kMinimumMeasuredNoiseFloor);
   EXPECT_EQ(a.noise_floor.text,
-            "1.0% (measured: median spread of throughput between repeats of 1 level, 0.0%, "
+            "1.0% (measured: median spread of goodput between repeats of 1 level, 0.0%, "
             "raised to the 1.0% minimum)");
 }
 
@@ -269,7 +367,7 @@ TEST(LadderAnalysis, OneFailingRepeatFailsTheLevelAndItsValueIsShown) {
   EXPECT_EQ(a.knee_reason, "breaks the SLO in 1 of 3 repeats: p95 = 1,100.0 ms (bound p95<=1s)");
   // A later level that meets the SLO is still the best sustained; it is past the knee.
   EXPECT_EQ(a.best_sustained, 2u);
-  EXPECT_EQ(verdicts(a), (std::vector<std::string>{"highest within SLO", "knee", "saturated"}));
+  EXPECT_EQ(verdicts(a), (std::vector<std::string>{"clean", "knee", "highest within SLO"}));
 }
 
 TEST(LadderAnalysis, PercentilesWithFewSamplesAreUntrusted) {
@@ -349,9 +447,10 @@ TEST(AnalysisToJson, HoldsWhatScriptsRead) {
   EXPECT_TRUE(j["levels"][0]["level"].is_number_integer());
   EXPECT_EQ(j["levels"][0]["level"], 8);
   EXPECT_EQ(j["levels"][0]["gain"], nullptr);
-  EXPECT_EQ(j["levels"][1]["verdict"], "highest within SLO");
+  EXPECT_EQ(j["levels"][1]["verdict"], "clean");
   EXPECT_EQ(j["levels"][2]["verdict"], "knee");
-  EXPECT_EQ(j["levels"][4]["verdict"], "saturated");
+  EXPECT_EQ(j["levels"][3]["verdict"], "saturated");
+  EXPECT_EQ(j["levels"][4]["verdict"], "highest within SLO");
   EXPECT_EQ(j["levels"][0]["slo"][0]["expression"], "p95<=1s");
   EXPECT_EQ(j["levels"][0]["slo"][0]["passed"], true);
   EXPECT_EQ(j["knee"]["level"], 32);
@@ -364,7 +463,8 @@ TEST(AnalysisToJson, HoldsWhatScriptsRead) {
   EXPECT_EQ(j["operating"]["fraction"], 0.5);
   EXPECT_EQ(j["operating"]["headroom"], 2.0);
   EXPECT_TRUE(j["daily_capacity"]["at_operating_target"].is_number_integer());
-  EXPECT_EQ(j["daily_capacity"]["at_operating_target"], 1020 * 86'400);
+  EXPECT_EQ(j["daily_capacity"]["at_operating_target"], 88'100'000);  // 88,128,000 to 3 digits
+  EXPECT_EQ(j["daily_capacity"]["significant_digits"], 3);
   for (const char* key : {"target_rps",
                           "achieved_rps",
                           "p50_ms",

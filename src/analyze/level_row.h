@@ -13,10 +13,21 @@
 namespace proofload::analyze {
 
 struct LevelRow {
-  double level = 0;                  // concurrency (closed loop) or target rate (open loop), as given
-  int repeat = 1;                    // 1..K when a level is repeated
-  std::optional<double> target_rps;  // open loop: the schedule's rate
-  double achieved_rps = 0;           // requests that ended with a response, per second measured
+  double level = 0;  // concurrency (closed loop) or target rate (open loop), as given
+  int repeat = 1;    // 1..K when a level is repeated
+  // Open loop: the schedule's rate, in arrivals/s (an arrival is one pick of the mix: a request,
+  // or a whole flow of several).
+  std::optional<double> target_rps;
+  // Responses (any status) that ended inside the measured span, per second of it: what the
+  // level's windows show (docs/measurement.md, "Throughput and goodput").
+  double achieved_rps = 0;
+  // Successful requests per second of the span. A table without it: see goodput().
+  std::optional<double> goodput_rps;
+  // A scenario with flows, where an arrival is not one request: picks of the mix that ended per
+  // second of the span (the target's unit).
+  std::optional<double> arrivals_rps;
+  std::optional<double> flows_per_s;        // flows that ended per second of the span
+  std::optional<double> flow_success_rate;  // share of finished flows that succeeded (0..1)
 
   std::optional<double> p50_ms;  // latency from the intended start (nearest rank)
   std::optional<double> p95_ms;
@@ -25,6 +36,9 @@ struct LevelRow {
   // and the latency sample count (a percentile needs enough of them to be trusted). nullopt when
   // the table did not say.
   std::optional<int64_t> requests;
+  // Responses: the samples behind the latency percentiles (whether one is trusted). nullopt when
+  // not recorded (a table from another tool): then `requests` stands in.
+  std::optional<int64_t> responses;
 
   std::optional<double> error_rate;     // share of ended requests that failed, 429 included (0..1)
   std::optional<double> rate_429;       // share of ended requests answered 429 (0..1)
@@ -32,14 +46,30 @@ struct LevelRow {
 
   std::optional<double> server_cores;            // the server's mean CPU use, in cores
   std::optional<double> server_throttled_share;  // share of CFS periods throttled (0..1)
-  std::optional<double> generator_cores;         // the generator's mean CPU use, in cores
-  bool generator_busy = false;  // the generator used 80% or more of its cores in a window here
+  std::optional<double> server_quota_cores;      // its cgroup's CPU quota, in cores
+  // The most CPU the server could have used, in cores: the least of its threads, the CPUs it may
+  // run on and its quota, as far as the observers saw them.
+  std::optional<double> server_cpu_limit_cores;
+  std::string server_cpu_limit_basis;  // what set it: "1 thread", "a quota of 0.8 cores"
+  // Which observed source each server figure came from ("pid:4242", "cgroup:/sys/fs/..."), so a
+  // report can say so when several measured it; "" when none did.
+  std::string server_cpu_source;
+  std::string server_throttle_source;
+  std::optional<double> generator_cores;  // the generator's mean CPU use, in cores
+  bool generator_busy = false;       // the generator used 80% or more of its cores in a window here
   std::optional<double> host_load1;  // the host's highest 1-minute load average during the level
   std::optional<double> duration_s;  // measured length (warm-up excluded)
 
   // SLO metrics beyond the fields above (p99.9, scoped ones such as "p95(lookup)"), keyed by
   // analyze::MetricRef::text(); a ladder fills in every metric its SLO names.
   std::vector<std::pair<std::string, double>> extra_metrics;
+
+  // Successes per second: goodput_rps when recorded; for a table without it, achieved_rps less
+  // its error share (when that is known), else achieved_rps.
+  double goodput() const;
+  // In the target's unit: arrivals_rps when an arrival is not a single request, else
+  // achieved_rps. What "short of the target" is judged on: whether the schedule was kept.
+  double achieved_in_target_unit() const;
 };
 
 // JSON form (the `rows` of a ladder's result.json): every field under its own name above;

@@ -3,7 +3,9 @@
 #include "analyze/level_table.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
@@ -27,16 +29,23 @@ enum class Column {
   kRepeat,
   kTargetRps,
   kAchievedRps,
+  kGoodputRps,
+  kArrivalsRps,
+  kFlowsPerS,
+  kFlowSuccessRate,
   kP50Ms,
   kP95Ms,
   kP99Ms,
   kErrorRate,
   kErrors,
   kRequests,
+  kResponses,
   kRate429,
   kNeverStarted,
   kServerCores,
   kServerThrottledShare,
+  kServerQuotaCores,
+  kServerCpuLimitCores,
   kGeneratorCores,
   kGeneratorBusy,
   kHostLoad1,
@@ -46,22 +55,39 @@ constexpr size_t kColumnCount = static_cast<size_t>(Column::kDurationS) + 1;
 
 // In the order messages list them.
 constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
-    "level",           "repeat",
-    "target_rps",      "achieved_rps",
-    "p50_ms",          "p95_ms",
-    "p99_ms",          "error_rate",
-    "errors",          "requests",
-    "rate_429",        "never_started",
-    "server_cores",    "server_throttled_share",
-    "generator_cores", "generator_busy",
-    "host_load1",      "duration_s",
+    "level",
+    "repeat",
+    "target_rps",
+    "achieved_rps",
+    "goodput_rps",
+    "arrivals_rps",
+    "flows_per_s",
+    "flow_success_rate",
+    "p50_ms",
+    "p95_ms",
+    "p99_ms",
+    "error_rate",
+    "errors",
+    "requests",
+    "responses",
+    "rate_429",
+    "never_started",
+    "server_cores",
+    "server_throttled_share",
+    "server_quota_cores",
+    "server_cpu_limit_cores",
+    "generator_cores",
+    "generator_busy",
+    "host_load1",
+    "duration_s",
 };
-constexpr Column kRequired[] = {Column::kLevel, Column::kAchievedRps, Column::kP50Ms,
-                                Column::kP95Ms};
-// Written by proofload's own levels.csv; the analysis recomputes it.
-constexpr std::string_view kSilentlyIgnored = "verdict";
+constexpr Column kRequired[] = {Column::kLevel, Column::kAchievedRps};
+// Written by proofload's own levels.csv; the analysis recomputes the verdict, and a row's status
+// is not a figure.
+constexpr std::string_view kSilentlyIgnored[] = {"verdict", "status"};
 constexpr std::string_view kRequiredText =
-    "level, achieved_rps, p50_ms, p95_ms, and error_rate or both errors and requests";
+    "level, achieved_rps, and error_rate or both errors and requests, and a column for each "
+    "metric the SLO names";
 
 std::string_view name_of(Column column) { return kColumnNames[static_cast<size_t>(column)]; }
 
@@ -265,9 +291,13 @@ ColumnIndex read_header(const Record& header, const Failer& failer, LevelTable& 
     size_t known = 0;
     while (known < kColumnCount && kColumnNames[known] != name) ++known;
     if (known == kColumnCount) {
-      if (name != kSilentlyIgnored) table.ignored_columns.emplace_back(as_written);
+      if (std::find(std::begin(kSilentlyIgnored), std::end(kSilentlyIgnored), name) ==
+          std::end(kSilentlyIgnored)) {
+        table.ignored_columns.emplace_back(as_written);
+      }
       continue;
     }
+    table.columns.emplace_back(kColumnNames[known]);
     if (index[known]) {
       failer.fail(header.line, fmt::format("column \"{}\" appears twice in the header", name));
     }
@@ -315,10 +345,15 @@ LevelRow read_row(const Record& record, const ColumnIndex& index, const Failer& 
   row.repeat = repeat ? static_cast<int>(*repeat) : nth;
   row.target_rps = number(Column::kTargetRps);
   row.achieved_rps = reader.required_number(cell(Column::kAchievedRps), Column::kAchievedRps);
+  row.goodput_rps = number(Column::kGoodputRps);
+  row.arrivals_rps = number(Column::kArrivalsRps);
+  row.flows_per_s = number(Column::kFlowsPerS);
+  row.flow_success_rate = share(Column::kFlowSuccessRate);
   row.p50_ms = number(Column::kP50Ms);
   row.p95_ms = number(Column::kP95Ms);
   row.p99_ms = number(Column::kP99Ms);
   row.requests = reader.whole(cell(Column::kRequests), Column::kRequests, 0);
+  row.responses = reader.whole(cell(Column::kResponses), Column::kResponses, 0);
   row.error_rate = share(Column::kErrorRate);
   const std::optional<int64_t> errors = reader.whole(cell(Column::kErrors), Column::kErrors, 0);
   if (errors && row.requests && *errors > *row.requests) {
@@ -333,6 +368,8 @@ LevelRow read_row(const Record& record, const ColumnIndex& index, const Failer& 
   row.never_started = share(Column::kNeverStarted);
   row.server_cores = number(Column::kServerCores);
   row.server_throttled_share = share(Column::kServerThrottledShare);
+  row.server_quota_cores = number(Column::kServerQuotaCores);
+  row.server_cpu_limit_cores = number(Column::kServerCpuLimitCores);
   row.generator_cores = number(Column::kGeneratorCores);
   row.generator_busy = reader.flag(cell(Column::kGeneratorBusy), Column::kGeneratorBusy);
   row.host_load1 = number(Column::kHostLoad1);
@@ -368,6 +405,54 @@ LevelTable parse_level_table(std::string_view csv_text, const std::string& file_
   }
   if (table.rows.empty()) failer.fail(header.line + 1, "no data rows after the header");
   return table;
+}
+
+void require_slo_columns(const LevelTable& table, const Slo& slo,
+                         const std::string& file_name_for_errors) {
+  auto has = [&](std::string_view column) {
+    return std::find(table.columns.begin(), table.columns.end(), column) != table.columns.end();
+  };
+  for (const Threshold& bound : slo.bounds) {
+    const MetricRef& m = bound.metric;
+    std::string_view needs;
+    bool held = m.scope.empty();
+    switch (m.kind) {
+      case MetricRef::Kind::kPercentile:
+        needs = m.percentile == 50 ? "p50_ms" : m.percentile == 95 ? "p95_ms" : "p99_ms";
+        held = held && (m.percentile == 50 || m.percentile == 95 || m.percentile == 99);
+        break;
+      case MetricRef::Kind::kErrorRate:
+      case MetricRef::Kind::kThroughput:
+      case MetricRef::Kind::kGoodput:
+        continue;  // required columns (goodput falls back to achieved less its errors)
+      case MetricRef::Kind::kOutcomeRate:
+        needs = "rate_429";
+        held = held && m.outcome == "status_429";
+        break;
+      case MetricRef::Kind::kNeverStarted:
+        needs = "never_started";
+        break;
+      case MetricRef::Kind::kCount:
+        needs = "requests";
+        held = held && m.outcome == "requests";
+        break;
+      case MetricRef::Kind::kMean:
+      case MetricRef::Kind::kMax:
+        held = false;
+        break;
+    }
+    if (!held) {
+      throw UsageError(fmt::format(
+          "{}: the SLO bound \"{}\" names {}, which a level table cannot hold (it has "
+          "p50_ms, p95_ms, p99_ms, error_rate, rate_429, never_started, requests and the rates)",
+          file_name_for_errors, bound.expression, m.text()));
+    }
+    if (!has(needs)) {
+      throw UsageError(fmt::format(
+          "{}: the SLO bound \"{}\" needs a {} column, and the table has none (its columns: {})",
+          file_name_for_errors, bound.expression, needs, fmt::join(table.columns, ", ")));
+    }
+  }
 }
 
 LevelTable read_level_table(const std::filesystem::path& file) {

@@ -5,18 +5,22 @@
 //
 // The table (docs/analyze.md states it for users):
 // - A header row names the columns, in any order; names are case-insensitive, spaces around them
-//   trimmed. Required: level, achieved_rps, p50_ms, p95_ms, and either error_rate or both errors
-//   and requests. Optional: repeat, target_rps, p99_ms, requests, rate_429, never_started,
-//   server_cores, server_throttled_share, generator_cores, generator_busy, host_load1,
-//   duration_s.
+//   trimmed. Required: level, achieved_rps, and either error_rate or both errors and requests,
+//   and (require_slo_columns) a column for each metric the SLO names: most published tables give
+//   only p95 or p99. Optional: repeat, target_rps, goodput_rps, arrivals_rps,
+//   flows_per_s, flow_success_rate, p50_ms, p95_ms, p99_ms, requests,
+//   responses, rate_429, never_started, server_cores, server_throttled_share,
+//   server_quota_cores, server_cpu_limit_cores, generator_cores, generator_busy, host_load1,
+//   duration_s. A metric without a column is "not measured" in the report.
 // - Shares (error_rate, rate_429, never_started, server_throttled_share) are 0..1 or a percentage
-//   ("1.5%"). error_rate, when not given, is errors / requests. generator_busy is 0, 1, true or
-//   false. Every other value is a plain non-negative decimal; requests, errors and repeat are
-//   whole numbers.
+//   ("1.5%"), and so is flow_success_rate. error_rate, when not given, is errors / requests.
+//   generator_busy is 0, 1, true or false. Every other value is a plain non-negative decimal;
+//   requests, errors and repeat are whole numbers.
 // - An empty cell is "not given" (level and achieved_rps must be given). Without a repeat column
 //   (or with its cell empty) the Nth row of a level is its repeat N.
 // - Unknown columns are listed in ignored_columns for the caller to warn about; proofload's own
-//   `verdict` column is ignored silently. A column with no name is listed as "(unnamed column N)".
+//   `verdict` and `status` columns are ignored silently. A column with no name is listed as
+//   "(unnamed column N)".
 // - RFC 4180: quoted fields may hold commas, doubled quotes and line breaks; lines end in LF or
 //   CRLF; the last newline is optional; blank lines and a UTF-8 byte-order mark are skipped.
 #pragma once
@@ -27,18 +31,25 @@
 #include <vector>
 
 #include "analyze/level_row.h"
+#include "analyze/slo.h"
 
 namespace proofload::analyze {
 
 struct LevelTable {
-  std::vector<LevelRow> rows;  // in the order of the file
-  bool has_targets = false;    // the table has a target_rps column
+  std::vector<LevelRow> rows;        // in the order of the file
+  bool has_targets = false;          // the table has a target_rps column
+  std::vector<std::string> columns;  // the known columns it has, by their names above
   // Columns read from the header but not used, as written there, in order.
   std::vector<std::string> ignored_columns;
 };
 
 // `file_name_for_errors` opens every error message ("levels.csv:4: ...").
 LevelTable parse_level_table(std::string_view csv_text, const std::string& file_name_for_errors);
+
+// Throws UsageError ("FILE: ...") when a bound of `slo` names a metric the table has no column
+// for, or one no level table can hold (p99.9, a scoped metric, a mean).
+void require_slo_columns(const LevelTable& table, const Slo& slo,
+                         const std::string& file_name_for_errors);
 
 // Reads and parses `file`; "cannot read FILE: reason" when it cannot be read.
 LevelTable read_level_table(const std::filesystem::path& file);

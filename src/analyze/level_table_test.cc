@@ -201,11 +201,9 @@ TEST(LevelTable, ToolTableWithExtraColumns) {
 }
 
 TEST(LevelTable, MissingColumns) {
-  expect_error("level,achieved_rps,p50_ms,error_rate\n10,1,1,0\n", 1, "missing column \"p95_ms\"");
   // The message lists the accepted columns.
   expect_error("achieved_rps,p50_ms,p95_ms,error_rate\n1,1,1,0\n", 1, "accepted: level, repeat,");
   expect_error("level,p50_ms,p95_ms,error_rate\n1,1,1,0\n", 1, "\"achieved_rps\"");
-  expect_error("level,achieved_rps,p95_ms,error_rate\n1,1,1,0\n", 1, "\"p50_ms\"");
   // Neither error_rate nor both errors and requests.
   expect_error("level,achieved_rps,p50_ms,p95_ms\n1,1,1,1\n", 1, "error_rate");
   expect_error("level,achieved_rps,p50_ms,p95_ms,errors\n1,1,1,1,0\n", 1,
@@ -214,6 +212,47 @@ TEST(LevelTable, MissingColumns) {
   expect_error("\n\nlevel,achieved_rps,p50_ms,p95_ms\n1,1,1,1\n", 3, "error_rate");
   expect_error("level,achieved_rps,p50_ms,p95_ms,error_rate,LEVEL\n1,1,1,1,0,1\n", 1,
                "\"level\" appears twice");
+}
+
+TEST(LevelTable, OnlyTheSloDecidesWhichPercentilesAreRequired) {
+  // Most published tables give only p95 or p99.
+  const LevelTable p99_only =
+      parse_level_table("level,achieved_rps,p99_ms,error_rate\n10,100,40,0\n", "levels.csv");
+  EXPECT_FALSE(p99_only.rows[0].p50_ms);
+  EXPECT_EQ(p99_only.rows[0].p99_ms, 40);
+  EXPECT_NO_THROW(require_slo_columns(p99_only, parse_slo("p99<=250ms,errors<=1%"), "t.csv"));
+  auto error = [&](std::string_view slo) {
+    try {
+      require_slo_columns(p99_only, parse_slo(slo), "t.csv");
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error(kDefaultSlo),
+            "t.csv: the SLO bound \"p95<=1s\" needs a p95_ms column, and the table has none "
+            "(its columns: level, achieved_rps, p99_ms, error_rate)");
+  EXPECT_NE(error("p99.9<1s").find("which a level table cannot hold"), std::string::npos);
+  EXPECT_NE(error("rate(status_429)<1%").find("needs a rate_429 column"), std::string::npos);
+  EXPECT_EQ(error("goodput>=50,rps>=10,errors<1%"), "");  // rates and errors are always there
+}
+
+TEST(LevelTable, ProofloadsOwnRatesAndServerFiguresReadBack) {
+  const LevelTable table = parse_level_table(
+      "level,achieved_rps,goodput_rps,arrivals_rps,flows_per_s,"
+      "flow_success_rate,responses,error_rate,server_quota_cores,server_cpu_limit_cores,status,"
+      "verdict\n"
+      "250,264,262,249.5,12.5,97%,2640,0.01,0.8,0.8,complete,clean\n",
+      "levels.csv");
+  const LevelRow& r = table.rows[0];
+  EXPECT_EQ(r.goodput_rps, 262);
+  EXPECT_EQ(r.arrivals_rps, 249.5);
+  EXPECT_EQ(r.flows_per_s, 12.5);
+  EXPECT_EQ(r.flow_success_rate, 0.97);
+  EXPECT_EQ(r.responses, 2640);
+  EXPECT_EQ(r.server_quota_cores, 0.8);
+  EXPECT_EQ(r.server_cpu_limit_cores, 0.8);
+  EXPECT_TRUE(table.ignored_columns.empty());  // status and verdict are proofload's own
 }
 
 TEST(LevelTable, BadCells) {

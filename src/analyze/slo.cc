@@ -67,6 +67,7 @@ std::string describe_bound(const Threshold& t) {
     case Kind::kOutcomeRate:
       return short_number(t.bound * 100) + "%";
     case Kind::kThroughput:
+    case Kind::kGoodput:
       return short_number(t.bound) + "/s";
     case Kind::kCount:
       return short_number(t.bound);
@@ -145,6 +146,9 @@ std::optional<double> row_metric(const LevelRow& row, const MetricRef& metric,
       break;
     case Kind::kThroughput:
       value = row.achieved_rps;
+      break;
+    case Kind::kGoodput:
+      value = row.goodput();
       break;
     case Kind::kCount:
       if (metric.outcome == "requests" && row.requests) value = static_cast<double>(*row.requests);

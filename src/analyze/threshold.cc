@@ -36,6 +36,7 @@ Unit unit_of(Kind kind) {
     case Kind::kCount:
       return Unit::kCount;
     case Kind::kThroughput:
+    case Kind::kGoodput:
       return Unit::kPerSecond;
   }
   return Unit::kCount;
@@ -44,11 +45,11 @@ Unit unit_of(Kind kind) {
 constexpr std::string_view kRequestsOutcome = "requests";
 constexpr std::string_view kAllowedMetrics =
     "pNN (p50, p95, p99.9), mean, avg, max, errors, error_rate, never_started, "
-    "rate(OUTCOME[, scope]), count(OUTCOME[, scope]), requests, rps";
+    "rate(OUTCOME[, scope]), count(OUTCOME[, scope]), requests, rps, goodput";
 // Names a typo is compared with to suggest the nearest.
 constexpr std::string_view kMetricNames[] = {
-    "p50",    "p90",        "p95",  "p99",   "p99.9",    "mean", "avg",          "max",
-    "errors", "error_rate", "rate", "count", "requests", "rps",  "never_started"};
+    "p50",    "p90",        "p95",  "p99",   "p99.9",    "mean", "avg",           "max",
+    "errors", "error_rate", "rate", "count", "requests", "rps",  "never_started", "goodput"};
 
 size_t edit_distance(std::string_view a, std::string_view b) {
   std::vector<size_t> row(b.size() + 1);
@@ -191,6 +192,11 @@ class Parser {
     if (name == "errors" || name == "error_rate") return scope_only(Kind::kErrorRate);
     if (name == "never_started") return scope_only(Kind::kNeverStarted);
     if (name == "rps") return scope_only(Kind::kThroughput);
+    if (name == "goodput") {
+      m = scope_only(Kind::kGoodput);
+      if (!m.scope.empty()) fail("goodput is of the whole run: it takes no scope");
+      return m;
+    }
     if (name == "requests") {
       m = scope_only(Kind::kCount);
       m.outcome = kRequestsOutcome;
@@ -431,6 +437,8 @@ std::string MetricRef::text() const {
       return with_scope("never_started");
     case Kind::kThroughput:
       return with_scope("rps");
+    case Kind::kGoodput:
+      return with_scope("goodput");
     case Kind::kOutcomeRate:
     case Kind::kCount:
       break;

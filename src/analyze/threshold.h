@@ -24,7 +24,8 @@ struct MetricRef {
     kOutcomeRate,   // rate(OUTCOME[, scope]): share of ended requests with that outcome (0..1);
                     // rate(flow_success, FLOW): share of finished flows that succeeded
     kCount,         // count(OUTCOME[, scope]) or requests[(scope)]: a count
-    kThroughput,    // rps[(scope)]: completed requests per second of the measured part
+    kThroughput,    // rps[(scope)]: responses (any status) per second of the measured span
+    kGoodput,       // goodput: successful requests per second of the measured span
   };
   Kind kind = Kind::kErrorRate;
   double percentile = 0;  // kPercentile: 95, 99.9 (strictly between 0 and 100)

@@ -25,13 +25,15 @@ struct AnalyzeFlags {
 int run_analyze(const AnalyzeFlags& f) {
   analyze::LevelTable table = analyze::read_level_table(f.table);
   for (const std::string& column : table.ignored_columns) {
-    std::fprintf(stderr, "analyze: column '%s' is not one proofload reads; ignored\n", column.c_str());
+    std::fprintf(stderr, "analyze: column '%s' is not one proofload reads; ignored\n",
+                 column.c_str());
   }
   std::string loop = f.loop.value_or(table.has_targets ? "open" : "closed");
   if (loop != "open" && loop != "closed") {
     throw UsageError("--loop must be 'open' or 'closed', got '" + loop + "'");
   }
   Judgement judgement = parse_judgement(f.judgement);
+  analyze::require_slo_columns(table, judgement.slo, f.table);
   nlohmann::json rows = nlohmann::json::array();
   for (const analyze::LevelRow& row : table.rows) {
     nlohmann::json json = analyze::row_to_json(row);
@@ -50,8 +52,12 @@ int run_analyze(const AnalyzeFlags& f) {
       {"command_line", command_line()},
       {"started_at", nullptr},
       {"finished_at", nullptr},
-      {"source", {{"target", nullptr}, {"scenario_file", nullptr}, {"scenario_sha256", nullptr},
-                  {"table_file", f.table}, {"table_sha256", experiments::file_sha256(f.table)}}},
+      {"source",
+       {{"target", nullptr},
+        {"scenario_file", nullptr},
+        {"scenario_sha256", nullptr},
+        {"table_file", f.table},
+        {"table_sha256", experiments::file_sha256(f.table)}}},
       {"settings", settings},
       {"rows", rows},
       {"events", nlohmann::json::array()},
@@ -73,8 +79,10 @@ int run_analyze(const AnalyzeFlags& f) {
 Subcommand add_analyze_command(CLI::App& parent) {
   auto f = std::make_shared<AnalyzeFlags>();
   CLI::App* app = parent.add_subcommand(
-      "analyze", "Judge a table of levels from any tool (CSV: level, achieved_rps, p50_ms, p95_ms, "
-                 "error_rate, ...) the way a ladder is judged, and write the report");
+      "analyze",
+      "Judge a table of levels from any tool (CSV: level, achieved_rps, error_rate, and "
+      "the SLO's metrics, such as p95_ms) the way a ladder is judged, and write the "
+      "report");
   app->add_option("table", f->table, "CSV file, one row per level (and repeat)")->required();
   app->add_option("-o,--out", f->out, "Write result.json, summary.md and levels.csv here");
   app->add_option("--loop", f->loop,

@@ -6,7 +6,8 @@ namespace {
 
 std::string g_command_line;
 
-// Single-quotes an argument unless it is made only of characters a shell leaves alone.
+}  // namespace
+
 std::string shell_quote(const std::string& arg) {
   bool plain = !arg.empty() && arg.find_first_not_of(
                                    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -22,8 +23,6 @@ std::string shell_quote(const std::string& arg) {
   }
   return quoted + "'";
 }
-
-}  // namespace
 
 void remember_command_line(int argc, char** argv) {
   g_command_line = "proofload";

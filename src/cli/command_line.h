@@ -9,4 +9,7 @@ namespace proofload::cli {
 void remember_command_line(int argc, char** argv);
 const std::string& command_line();
 
+// Single-quotes an argument unless it is made only of characters a shell leaves alone.
+std::string shell_quote(const std::string& arg);
+
 }  // namespace proofload::cli

@@ -11,6 +11,7 @@
 
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <string>
 #include <thread>
 
@@ -18,6 +19,7 @@
 #include "cli/ladder_flags.h"
 #include "cli/subcommand.h"
 #include "common/usage_error.h"
+#include "report/atomic_file.h"
 #include "workload/scenario_yaml.h"
 
 namespace proofload::cli {
@@ -77,8 +79,8 @@ class DemoServer {
       dup2(out[1], STDOUT_FILENO);
       close(out[0]);
       close(out[1]);
-      execl("/proc/self/exe", "proofload", "serve", "--profile", "demo", "--port", "0",
-            "--threads", "1", static_cast<char*>(nullptr));
+      execl("/proc/self/exe", "proofload", "serve", "--profile", "demo", "--port", "0", "--threads",
+            "1", static_cast<char*>(nullptr));
       _exit(127);
     }
     close(out[1]);
@@ -124,13 +126,21 @@ int run_demo(const DemoFlags& flags) {
   ladder.plan = flags.plan;
   ladder.run.connections = 20;
   ladder.run.workers = 1;
-  const auto scenario = std::make_shared<const workload::Scenario>(
-      workload::parse_scenario_yaml(kDemoScenario, "<demo scenario>", "."));
   if (flags.plan) {
+    const auto scenario = std::make_shared<const workload::Scenario>(
+        workload::parse_scenario_yaml(kDemoScenario, "<demo scenario>", "."));
     ladder.run.url = "http://127.0.0.1:0/";
     std::fputs(experiments::describe_plan(build_ladder_plan(ladder, scenario)).c_str(), stdout);
     return kExitOk;
   }
+  // The scenario goes into the report directory, so that each level's Reproduce line (a
+  // `proofload run` of that file) can be run again.
+  const std::filesystem::path scenario_file =
+      std::filesystem::path(*ladder.run.out) / "scenario.yaml";
+  std::filesystem::create_directories(scenario_file.parent_path());
+  report::write_file_atomically(scenario_file, std::string(kDemoScenario));
+  const auto scenario = std::make_shared<const workload::Scenario>(
+      workload::load_scenario_file(scenario_file.string()));
 
   DemoServer server(apart ? 1 : -1);
   if (apart) pin_to_cpu(0, 0);
@@ -157,8 +167,9 @@ int run_demo(const DemoFlags& flags) {
 Subcommand add_demo_command(CLI::App& parent) {
   auto flags = std::make_shared<DemoFlags>();
   CLI::App* app = parent.add_subcommand(
-      "demo", "Start the built-in server (demo profile) and run a short ladder against it, with "
-              "the server observed; writes a report directory");
+      "demo",
+      "Start the built-in server (demo profile) and run a short ladder against it, with "
+      "the server observed; writes a report directory");
   app->add_option("--rates", flags->rates,
                   "Arrivals per second of each level (default 250,500,1000,2000,4000)");
   app->add_option("--hold", flags->hold, "How long each level is measured (default 8s)");

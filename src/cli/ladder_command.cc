@@ -14,6 +14,7 @@
 #include "cli/subcommand.h"
 #include "common/clock.h"
 #include "common/usage_error.h"
+#include "experiments/drain_gate.h"
 #include "experiments/http_probe.h"
 #include "experiments/ladder.h"
 #include "experiments/ladder_result.h"
@@ -33,7 +34,8 @@ std::vector<double> parse_levels(const std::string& flag, const std::string& tex
   size_t start = 0;
   while (start <= text.size()) {
     size_t comma = text.find(',', start);
-    std::string item = text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+    std::string item =
+        text.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
     while (!item.empty() && item.front() == ' ') item.erase(item.begin());
     while (!item.empty() && item.back() == ' ') item.pop_back();
     if (item.empty()) throw UsageError(flag + " has an empty level in '" + text + "'");
@@ -80,8 +82,9 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   experiments::LadderPlan plan;
   int modes = (f.concurrency ? 1 : 0) + (f.rates ? 1 : 0) + (f.search ? 1 : 0);
   if (modes != 1) {
-    throw UsageError("ladder needs exactly one of --concurrency L1,L2,.. (closed loop), --rates "
-                     "R1,R2,.. (open loop) or --search (open loop)");
+    throw UsageError(
+        "ladder needs exactly one of --concurrency L1,L2,.. (closed loop), --rates "
+        "R1,R2,.. (open loop) or --search (open loop)");
   }
   // Only set by a scenario file's settings: the ladder sets the load shape and length itself.
   f.run.rate.reset();
@@ -96,9 +99,11 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   plan.warmup_ns = schedule::parse_duration_ns(f.warmup);
   if (plan.warmup_ns < 0) throw UsageError("--warmup must not be negative");
   plan.warmup_ns = (plan.warmup_ns + 999'999'999) / 1'000'000'000 * 1'000'000'000;
-  if (f.repeat < 1 || f.repeat > 100) throw UsageError("--repeat must be 1 to 100, got " + std::to_string(f.repeat));
+  if (f.repeat < 1 || f.repeat > 100)
+    throw UsageError("--repeat must be 1 to 100, got " + std::to_string(f.repeat));
   if (f.repeat_order != "sequence" && f.repeat_order != "interleaved") {
-    throw UsageError("--repeat-order must be 'sequence' or 'interleaved', got '" + f.repeat_order + "'");
+    throw UsageError("--repeat-order must be 'sequence' or 'interleaved', got '" + f.repeat_order +
+                     "'");
   }
   plan.repeat = f.repeat;
   plan.interleaved = f.repeat_order == "interleaved";
@@ -107,16 +112,23 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   plan.analysis = judgement.analysis;
   plan.analysis.loop = plan.loop;
   plan.stop_on_fail = f.stop_on_fail;
+  plan.fail_if_none = f.fail_if_none;
+  if (f.fail_below) {
+    plan.fail_below_rps = schedule::parse_rate_per_s(*f.fail_below);
+    if (*plan.fail_below_rps <= 0) throw UsageError("--fail-below must be above 0/s");
+  }
 
   std::optional<double> max_rate;
   if (f.max_rate) {
     max_rate = schedule::parse_rate_per_s(*f.max_rate);
     if (*max_rate <= 0) throw UsageError("--max-rate must be above 0");
   }
-  if (f.max_concurrency && *f.max_concurrency < 1) throw UsageError("--max-concurrency must be at least 1");
+  if (f.max_concurrency && *f.max_concurrency < 1)
+    throw UsageError("--max-concurrency must be at least 1");
   for (double level : plan.levels) {
     if (plan.loop == analyze::Loop::kClosed && f.max_concurrency && level > *f.max_concurrency) {
-      throw UsageError(fmt::format("level {} is above --max-concurrency {}", level, *f.max_concurrency));
+      throw UsageError(
+          fmt::format("level {} is above --max-concurrency {}", level, *f.max_concurrency));
     }
     if (plan.loop == analyze::Loop::kOpen && max_rate && level > *max_rate) {
       throw UsageError(fmt::format("level {}/s is above --max-rate {}/s", level, *max_rate));
@@ -136,6 +148,9 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   }
   plan.precheck_url = f.precheck;
   if (f.abort_when) plan.abort_when = analyze::parse_abort_rule(*f.abort_when);
+  if (f.drain_until && experiments::is_url(*f.drain_until)) {
+    experiments::parse_drain_url(*f.drain_until);  // a bad condition is refused before anything
+  }
   plan.drain_until = f.drain_until;
   plan.drain_timeout_ns = positive("--drain-timeout", f.drain_timeout);
   plan.hooks = {f.before_level, f.after_level, f.reset, f.restore,
@@ -153,15 +168,17 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
     base.observe.push_back("host");
   }
   if (plan.loop == analyze::Loop::kOpen && !base.max_connections) {
-    base.max_connections = std::max(base.connections,
-                                    std::min(kDefaultOpenLoopMaxConnections,
-                                             f.max_concurrency.value_or(kDefaultOpenLoopMaxConnections)));
+    base.max_connections = std::max(
+        base.connections, std::min(kDefaultOpenLoopMaxConnections,
+                                   f.max_concurrency.value_or(kDefaultOpenLoopMaxConnections)));
   }
-  if (plan.loop == analyze::Loop::kOpen && f.max_concurrency && base.max_connections > *f.max_concurrency) {
+  if (plan.loop == analyze::Loop::kOpen && f.max_concurrency &&
+      base.max_connections > *f.max_concurrency) {
     throw UsageError("--max-connections is above --max-concurrency");
   }
   const bool open = plan.loop == analyze::Loop::kOpen;
-  plan.make_run = [base, open, scenario](double level, int64_t hold_ns, const std::filesystem::path& dir) {
+  plan.make_run = [base, open, scenario](double level, int64_t hold_ns,
+                                         const std::filesystem::path& dir) {
     RunFlags flags = base;
     if (open) {
       flags.rate = fmt::format("{}", level);
@@ -171,15 +188,16 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
     }
     flags.duration = schedule::format_duration(hold_ns);
     flags.out = dir.string();
-    return build_run_options(flags, command_line(), scenario.get());
+    // The level records its own `proofload run` command, so its Reproduce runs that level.
+    return build_run_options(flags, "", scenario.get());
   };
 
   std::string target = f.run.url;
   if (target.empty() && scenario && scenario->target) target = *scenario->target;
   plan.source = {{"target", target},
                  {"scenario_file", scenario ? nlohmann::json(scenario->file) : nullptr},
-                 {"scenario_sha256", scenario ? nlohmann::json(experiments::file_sha256(scenario->file))
-                                              : nullptr},
+                 {"scenario_sha256",
+                  scenario ? nlohmann::json(experiments::file_sha256(scenario->file)) : nullptr},
                  {"table_file", nullptr},
                  {"table_sha256", nullptr}};
   bool server_observed = false;
@@ -194,17 +212,20 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
       {"repeat", plan.repeat},
       {"repeat_order", f.repeat_order},
       {"stop_on_fail", plan.stop_on_fail},
+      {"fail_if_none", plan.fail_if_none},
+      {"fail_below_rps", plan.fail_below_rps ? nlohmann::json(*plan.fail_below_rps) : nullptr},
       {"max_concurrency", f.max_concurrency ? nlohmann::json(*f.max_concurrency) : nullptr},
       {"max_rate", max_rate ? nlohmann::json(*max_rate) : nullptr},
       {"precheck", optional_json(f.precheck)},
       {"abort_when", optional_json(f.abort_when)},
       {"drain_until", optional_json(f.drain_until)},
-      {"drain_timeout_s", f.drain_until ? nlohmann::json(seconds_of(plan.drain_timeout_ns))
-                                        : nullptr},
-      {"hooks", {{"before_level", optional_json(f.before_level)},
-                 {"after_level", optional_json(f.after_level)},
-                 {"reset", optional_json(f.reset)},
-                 {"restore", optional_json(f.restore)}}},
+      {"drain_timeout_s",
+       f.drain_until ? nlohmann::json(seconds_of(plan.drain_timeout_ns)) : nullptr},
+      {"hooks",
+       {{"before_level", optional_json(f.before_level)},
+        {"after_level", optional_json(f.after_level)},
+        {"reset", optional_json(f.reset)},
+        {"restore", optional_json(f.restore)}}},
       {"hook_timeout_s", seconds_of(plan.hooks.timeout_ns)},
       {"observe", f.run.observe},
       {"server_observed", server_observed},
@@ -220,46 +241,64 @@ void print_report(const char* command, const experiments::LadderPlan& plan,
     if (std::FILE* summary = std::fopen(summary_file.c_str(), "r")) {
       char buffer[8192];
       size_t n;
-      while ((n = std::fread(buffer, 1, sizeof buffer, summary)) > 0) std::fwrite(buffer, 1, n, stdout);
+      while ((n = std::fread(buffer, 1, sizeof buffer, summary)) > 0)
+        std::fwrite(buffer, 1, n, stdout);
       std::fclose(summary);
     }
   }
   std::fprintf(stderr, "%s: %s; report in %s\n", command,
                outcome.result["end_reason"].get<std::string>().c_str(), summary_file.c_str());
+  if (const nlohmann::json* bar =
+          outcome.result.contains("ci_bar") ? &outcome.result["ci_bar"] : nullptr;
+      bar != nullptr && !bar->value("passed", true)) {
+    std::fprintf(stderr, "%s: FAILED the CI bar: %s (exit %d)\n", command,
+                 bar->value("reason", std::string()).c_str(), outcome.exit_code);
+  }
 }
 
 Subcommand add_ladder_command(CLI::App& parent) {
   auto f = std::make_shared<LadderFlags>();
   CLI::App* app = parent.add_subcommand(
-      "ladder", "Where does it buckle? Run a list of levels (or search the highest rate within the "
-                "SLO), judge each, and write a report");
+      "ladder",
+      "Where does it buckle? Run a list of levels (or search the highest rate within the "
+      "SLO), judge each, and write a report");
   app->add_option("target", f->targets,
                   "Target URL, or a scenario file (.yaml) and optionally the URL that replaces its "
                   "target")
       ->required()
       ->expected(1, 2);
-  app->add_option("--concurrency", f->concurrency, "Closed loop levels: connections, e.g. 40,80,120");
+  app->add_option("--concurrency", f->concurrency,
+                  "Closed loop levels: connections, e.g. 40,80,120");
   app->add_option("--rates", f->rates, "Open loop levels: target rates, e.g. 50,150,400,1.5k");
   app->add_flag("--search", f->search,
                 "Search the highest rate that meets the SLO: grow, bisect to within 1%, confirm");
   app->add_option("--start-rate", f->start_rate, "--search: the first rate tried (default 100)");
   app->add_option("--growth", f->growth, "--search: factor between growing steps (default 2)");
-  app->add_option("--step-hold", f->step_hold, "--search: how long each step is measured (default 10s)");
+  app->add_option("--step-hold", f->step_hold,
+                  "--search: how long each step is measured (default 10s)");
   app->add_option("--hold", f->hold, "How long each level is measured (default 30s)");
-  app->add_option("--warmup", f->warmup, "Per level: recorded, excluded from the results (default 5s)");
+  app->add_option("--warmup", f->warmup,
+                  "Per level: recorded, excluded from the results (default 5s)");
   app->add_option("--repeat", f->repeat, "Run each level K times (default 1)");
-  app->add_option("--repeat-order", f->repeat_order,
-                  "sequence (each level K times in a row) or interleaved (the whole ladder K times)");
+  app->add_option(
+      "--repeat-order", f->repeat_order,
+      "sequence (each level K times in a row) or interleaved (the whole ladder K times)");
   add_judgement_flags(app, f->judgement);
   app->add_flag("--stop-on-fail", f->stop_on_fail, "End at the first level that breaks the SLO");
+  app->add_flag("--fail-if-none", f->fail_if_none,
+                "Exit 99 when no level met the SLO (a search: when no rate was confirmed)");
+  app->add_option("--fail-below", f->fail_below,
+                  "Exit 99 when best sustained (a search: the confirmed rate) is below this rate");
   app->add_option("--max-concurrency", f->max_concurrency,
                   "Guard: refuse levels (closed loop) or pools (open loop) above this");
   app->add_option("--max-rate", f->max_rate, "Guard: refuse rates above this (also caps --search)");
   app->add_option("--precheck", f->precheck, "A URL that must answer 2xx before anything starts");
   app->add_option("--abort-when", f->abort_when,
                   "End a level, and the ladder, when this holds, e.g. 'errors > 50% for 10s'");
-  app->add_option("--drain-until", f->drain_until,
-                  "Before each level, wait until this URL answers 2xx or this command exits 0");
+  app->add_option(
+      "--drain-until", f->drain_until,
+      "Before each level, wait until this URL answers 2xx (and, with URL#/pointer==value, "
+      "its JSON holds that) or this command exits 0");
   app->add_option("--drain-timeout", f->drain_timeout, "Longest drain wait (default 60s)");
   app->add_option("--before-level", f->before_level, "Command run just before each level");
   app->add_option("--after-level", f->after_level, "Command run after each level");
@@ -267,7 +306,8 @@ Subcommand add_ladder_command(CLI::App& parent) {
   app->add_option("--restore", f->restore, "Command run once at the end, on every exit path");
   app->add_option("--hook-timeout", f->hook_timeout, "Longest a hook may run (default 60s)");
   app->add_flag("--plan", f->plan, "Print the levels, hooks and total time; send nothing");
-  app->add_option("-c,--connections", f->run.connections, "Open loop: the initial pool (default 10)");
+  app->add_option("-c,--connections", f->run.connections,
+                  "Open loop: the initial pool (default 10)");
   app->add_option("-o,--out", f->run.out, "The report directory (default ladder-DATE-TIME)");
   add_request_flags(app, f->run);
 
@@ -282,7 +322,8 @@ Subcommand add_ladder_command(CLI::App& parent) {
                 return false;
               }
             };
-            std::optional<workload::Scenario> scenario = take_target(f->targets, f->run, given, "ladder");
+            std::optional<workload::Scenario> scenario =
+                take_target(f->targets, f->run, given, "ladder");
             experiments::LadderPlan plan = build_ladder_plan(
                 *f, scenario ? std::make_shared<const workload::Scenario>(*scenario) : nullptr);
             if (f->plan) {

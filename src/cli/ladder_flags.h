@@ -4,8 +4,8 @@
 #pragma once
 
 #include <CLI/CLI.hpp>
-#include <nlohmann/json.hpp>
 #include <memory>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -52,6 +52,8 @@ struct LadderFlags {
   std::string repeat_order = "sequence";
   JudgementFlags judgement;
   bool stop_on_fail = false;
+  bool fail_if_none = false;
+  std::optional<std::string> fail_below;
   std::optional<int> max_concurrency;
   std::optional<std::string> max_rate;
   std::optional<std::string> precheck;

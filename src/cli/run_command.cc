@@ -28,7 +28,6 @@
 namespace proofload::cli {
 namespace {
 
-
 std::string read_body_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw UsageError("cannot read --body-file '" + path + "'");
@@ -61,7 +60,8 @@ void add_request_flags(CLI::App* app, RunFlags& flags) {
   app->add_option("-H,--header", flags.headers, "Request header 'Name: value' (repeatable)");
   app->add_option("--body", flags.body, "Request body");
   app->add_option("--body-file", flags.body_file, "Request body from a file");
-  app->add_option("--timeout", flags.timeout, "Request timeout, also the longest wait in the queue (default 10s)");
+  app->add_option("--timeout", flags.timeout,
+                  "Request timeout, also the longest wait in the queue (default 10s)");
   app->add_option("--connect-timeout", flags.connect_timeout, "Connect timeout (default 5s)");
   app->add_option("--grace", flags.grace,
                   "Time for in-flight requests to finish at the end or on Ctrl-C (default 5s)");
@@ -84,7 +84,8 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
   std::string target = f.url;
   if (target.empty() && scenario) {
     if (!scenario->target) {
-      throw UsageError(scenario->file + ": no target: set 'target:' in the file or give a URL "
+      throw UsageError(scenario->file +
+                       ": no target: set 'target:' in the file or give a URL "
                        "after it");
     }
     target = *scenario->target;
@@ -102,8 +103,9 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
   workload::Scenario merged;
   if (scenario) {
     if (f.method != "GET" || f.body || f.body_file) {
-      throw UsageError("-m, --body and --body-file set the request of a plain run; a scenario "
-                       "file sets each request's method and body");
+      throw UsageError(
+          "-m, --body and --body-file set the request of a plain run; a scenario "
+          "file sets each request's method and body");
     }
     merged = with_flag_headers(*scenario, request.headers);
     workload::SecretStore secrets;
@@ -122,7 +124,8 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
                      f.observe_every + "'");
   }
 
-  if (f.connections < 1) throw UsageError("-c must be at least 1, got " + std::to_string(f.connections));
+  if (f.connections < 1)
+    throw UsageError("-c must be at least 1, got " + std::to_string(f.connections));
   if (f.requests < 0) throw UsageError("-n must not be negative");
   if (f.queue < 0) throw UsageError("--queue must not be negative");
   if (f.rate && f.stages) {
@@ -155,7 +158,7 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
 
   // Without -d, a run bounded by -n runs until its requests are done; otherwise 10 s.
   constexpr int64_t kUnbounded = int64_t{365} * 24 * 3600 * 1'000'000'000;
-  int64_t duration_ns = f.duration ? positive_duration("-d", *f.duration)
+  int64_t duration_ns = f.duration       ? positive_duration("-d", *f.duration)
                         : f.requests > 0 ? kUnbounded
                                          : 10 * int64_t{1'000'000'000};
   nlohmann::json stages_json = nullptr;
@@ -177,24 +180,29 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
   } else {
     load.profile = schedule::Profile::constant(f.connections, load.warmup_ns + duration_ns);
   }
-  if (!(f.stages && load.executor == engine::Executor::kClosedLoop)) load.connections = f.connections;
+  if (!(f.stages && load.executor == engine::Executor::kClosedLoop))
+    load.connections = f.connections;
   if (load.connections < 1) throw UsageError("--stages never asks for a connection");
   load.max_connections = std::max(load.connections, f.max_connections.value_or(load.connections));
   if (f.max_connections && *f.max_connections < load.connections) {
-    throw UsageError("--max-connections must be at least -c (" + std::to_string(load.connections) + ")");
+    throw UsageError("--max-connections must be at least -c (" + std::to_string(load.connections) +
+                     ")");
   }
 
   int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   if (f.workers < 0) throw UsageError("--workers must be at least 1");
   load.workers = std::min(f.workers > 0 ? f.workers : cores, load.connections);
 
-  load.address = engine::resolve(request.url.host, request.url.port);
-  engine::ensure_fd_limit(load.max_connections + 64);
-  engine::check_reachable(load.address, load.connect_timeout_ns);
+  if (!f.plan) {
+    load.address = engine::resolve(request.url.host, request.url.port);
+    engine::ensure_fd_limit(load.max_connections + 64);
+    engine::check_reachable(load.address, load.connect_timeout_ns);
+  }
 
   nlohmann::json headers = nlohmann::json::array();
   for (const auto& [name, value] : request.headers) {
-    headers.push_back({{"name", name}, {"value", is_sensitive_header(name) ? "[redacted]" : value}});
+    headers.push_back(
+        {{"name", name}, {"value", is_sensitive_header(name) ? "[redacted]" : value}});
   }
   spec = {
       {"target", target},
@@ -233,10 +241,54 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
     for (const analyze::Threshold& t : options.thresholds) thresholds.push_back(t.expression);
     spec["thresholds"] = thresholds;
   }
-  options.command_line = command_line;
+  // A scenario's draws repeat with its seed; a plain run draws nothing.
+  if (command_line.empty()) {
+    RunFlags shown = f;
+    if (scenario) shown.scenario_file = scenario->file;
+    options.command_line =
+        run_command_text(shown, scenario ? std::optional<uint64_t>(seed) : std::nullopt);
+  } else {
+    options.command_line = command_line;
+  }
   if (f.out) options.out_dir = *f.out;
   options.live_progress = !f.quiet && isatty(STDERR_FILENO);
   return options;
+}
+
+std::string describe_run(const experiments::RunOptions& options) {
+  const nlohmann::json& s = options.spec_json;
+  const engine::LoadSpec& load = options.load;
+  std::string out = "Run: " + s.value("target", std::string()) + "\n";
+  const bool open = load.executor == engine::Executor::kOpenLoop;
+  if (!s["stages"].is_null()) {
+    out += std::string(open ? "  open loop, arrival rate" : "  closed loop, connections") +
+           " by stages: " + s["stages"].dump() + "\n";
+  } else if (open) {
+    out += "  open loop at " + s["rate_per_s"].dump() + "/s, " + std::to_string(load.connections) +
+           " connections up front, at most " + std::to_string(load.max_connections) + "\n";
+  } else {
+    out += "  closed loop, " + std::to_string(load.connections) + " connections\n";
+  }
+  out += "  duration " +
+         (s["duration_s"].is_null() ? std::string("until -n") : s["duration_s"].dump() + " s") +
+         ", warm-up " + s["warmup_s"].dump() + " s" +
+         (load.max_requests > 0 ? ", at most " + std::to_string(load.max_requests) + " requests"
+                                : std::string()) +
+         "\n";
+  if (s.contains("scenario")) {
+    const nlohmann::json& scenario = s["scenario"];
+    out += "  scenario " + scenario.value("file", std::string("(built in)")) + ": " +
+           std::to_string(scenario.value("requests", nlohmann::json::object()).size()) +
+           " requests, " +
+           std::to_string(scenario.value("flows", nlohmann::json::object()).size()) +
+           " flows, seed " + scenario["seed"].dump() + "\n";
+  }
+  for (const analyze::Threshold& t : options.thresholds)
+    out += "  threshold " + t.expression + "\n";
+  out += "  workers " + std::to_string(load.workers) +
+         (options.out_dir ? ", results to " + options.out_dir->string() : std::string()) + "\n";
+  out += "Nothing was sent (--plan).\n";
+  return out;
 }
 
 Subcommand add_run_command(CLI::App& parent) {
@@ -262,6 +314,8 @@ Subcommand add_run_command(CLI::App& parent) {
   app->add_option("--threshold", flags->thresholds,
                   "Pass/fail bar checked at the end, e.g. 'p95 < 200ms', 'errors < 1%' "
                   "(repeatable; exit 99 when one fails)");
+  app->add_flag("--plan", flags->plan,
+                "Check the flags and the scenario, print the load it would send, send nothing");
   add_request_flags(app, *flags);
 
   return {app, [flags, targets, app] {
@@ -270,6 +324,10 @@ Subcommand add_run_command(CLI::App& parent) {
                 "run");
             experiments::RunOptions options =
                 build_run_options(*flags, command_line(), scenario ? &*scenario : nullptr);
+            if (flags->plan) {
+              std::fputs(describe_run(options).c_str(), stdout);
+              return kExitOk;
+            }
             report::RunResult result = experiments::run_load_test(options);
             if (result.interrupted) return kExitInterrupted;
             return result.thresholds_passed() ? kExitOk : kExitThresholds;

@@ -14,8 +14,8 @@
 namespace proofload::cli {
 
 struct RunFlags {
-  std::string url;                            // "" when a scenario file names its target
-  std::optional<std::string> scenario_file;   // `proofload run FILE.yaml [URL]`
+  std::string url;                           // "" when a scenario file names its target
+  std::optional<std::string> scenario_file;  // `proofload run FILE.yaml [URL]`
   std::string method = "GET";
   std::vector<std::string> headers;
   std::optional<std::string> body;
@@ -39,6 +39,7 @@ struct RunFlags {
   std::optional<uint64_t> seed;         // data and mix draws (default: from the clock, recorded)
   std::vector<std::string> observe;     // --observe SPEC (the generator itself is always observed)
   std::string observe_every = "1s";
+  bool plan = false;  // --plan: check everything, resolve and reach nothing, send nothing
 };
 
 // A scenario file: a YAML name, or anything that is not a URL and exists as a file.
@@ -48,9 +49,19 @@ bool looks_like_scenario_file(const std::string& target);
 // headers, body, timeouts, workers, seed, observers, quiet).
 void add_request_flags(CLI::App* app, RunFlags& flags);
 
+// The `proofload run` command that runs these flags again, quoted for a shell: every flag that is
+// not at its default, the seed the run drew with, and no -o (re-running must not overwrite the
+// recorded run). A ladder's level records it as its own command, so its Reproduce is a run.
+std::string run_command_text(const RunFlags& flags, std::optional<uint64_t> seed);
+
 // Validates the flags (merged with `scenario` beforehand, see scenario_options.h), resolves and
-// checks the target, compiles the workload, and builds the run. Throws UsageError.
+// checks the target (not with flags.plan), compiles the workload, and builds the run.
+// `command_line` is recorded for Reproduce; empty: the run's own (run_command_text). Throws
+// UsageError.
 experiments::RunOptions build_run_options(const RunFlags& flags, const std::string& command_line,
                                           const workload::Scenario* scenario = nullptr);
+
+// `run --plan`: what the run would do, in a few lines; sends nothing.
+std::string describe_run(const experiments::RunOptions& options);
 
 }  // namespace proofload::cli

@@ -37,6 +37,9 @@ class Engine {
   std::optional<measure::WindowStats> next_window();
   // When the last request ended, in ns since the start; valid after next_window() ended.
   int64_t end_ns() const { return mailbox_.end_ns(); }
+  // What ended inside the measured span (the end of the warm-up to the end of the schedule),
+  // merged across workers: throughput's numerators and length. Valid after next_window() ended.
+  measure::MeasuredSpan measured_span() const { return mailbox_.measured_span(); }
   // Totals by the part of the run a request was intended in (warm-up or measured); outcomes,
   // status codes, intended counts and histograms only. Valid after next_window() ended.
   measure::WindowStats measured_total() const { return mailbox_.measured_total(); }

@@ -16,6 +16,7 @@ void WindowMailbox::post(int worker, const measure::WindowStats& stats) {
     } else {
       it->second.merge(stats);
       it->second.warmup = it->second.warmup || stats.warmup;
+      it->second.drain = it->second.drain && stats.drain;  // every worker's span had ended
       it->second.duration_ns = std::max(it->second.duration_ns, stats.duration_ns);
     }
     workers_[worker].posted_up_to = stats.index;
@@ -24,12 +25,14 @@ void WindowMailbox::post(int worker, const measure::WindowStats& stats) {
 }
 
 void WindowMailbox::post_done(int worker, int64_t last_index, int64_t end_ns,
+                              const measure::MeasuredSpan& span,
                               const measure::WindowStats& measured_total,
                               const measure::WindowStats& warmup_total,
                               const measure::NamedTotals& measured_named,
                               const measure::NamedTotals& warmup_named) {
   {
     std::lock_guard lock(mutex_);
+    span_.merge(span);
     measured_total_.merge(measured_total);
     warmup_total_.merge(warmup_total);
     measured_named_.merge(measured_named);
@@ -51,8 +54,8 @@ bool WindowMailbox::ready_locked(int64_t index) const {
 std::optional<measure::WindowStats> WindowMailbox::next_merged() {
   std::unique_lock lock(mutex_);
   for (;;) {
-    bool all_done = std::all_of(workers_.begin(), workers_.end(),
-                                [](const WorkerState& w) { return w.done; });
+    bool all_done =
+        std::all_of(workers_.begin(), workers_.end(), [](const WorkerState& w) { return w.done; });
     if (ready_locked(next_index_)) {
       auto it = pending_.find(next_index_);
       if (it != pending_.end()) {
@@ -70,6 +73,11 @@ std::optional<measure::WindowStats> WindowMailbox::next_merged() {
 int64_t WindowMailbox::end_ns() const {
   std::lock_guard lock(mutex_);
   return end_ns_;
+}
+
+measure::MeasuredSpan WindowMailbox::measured_span() const {
+  std::lock_guard lock(mutex_);
+  return span_;
 }
 
 measure::WindowStats WindowMailbox::measured_total() const {

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "measure/named_stats.h"
+#include "measure/span_counts.h"
 #include "measure/window_stats.h"
 
 namespace proofload::engine {
@@ -23,9 +24,9 @@ class WindowMailbox {
   // Worker side: window `stats.index` of `worker` is complete.
   void post(int worker, const measure::WindowStats& stats);
   // Worker side: `worker` has ended; it posted windows up to `last_index`, its last request
-  // ended at `end_ns` (ns since the run's start), and these are its totals by part of the run
-  // (and, for a scenario, by named request and flow).
-  void post_done(int worker, int64_t last_index, int64_t end_ns,
+  // ended at `end_ns` (ns since the run's start), this is what ended inside its measured span,
+  // and these are its totals by part of the run (and, for a scenario, by named request and flow).
+  void post_done(int worker, int64_t last_index, int64_t end_ns, const measure::MeasuredSpan& span,
                  const measure::WindowStats& measured_total,
                  const measure::WindowStats& warmup_total,
                  const measure::NamedTotals& measured_named = {},
@@ -39,6 +40,7 @@ class WindowMailbox {
   // Valid once next_merged() returned nullopt: when the last worker's last request ended, and
   // the workers' totals merged.
   int64_t end_ns() const;
+  measure::MeasuredSpan measured_span() const;
   measure::WindowStats measured_total() const;
   measure::WindowStats warmup_total() const;
   measure::NamedTotals measured_named() const;
@@ -57,6 +59,7 @@ class WindowMailbox {
   std::map<int64_t, measure::WindowStats> pending_;  // index -> merged so far
   int64_t next_index_ = 0;
   int64_t end_ns_ = 0;
+  measure::MeasuredSpan span_;
   measure::WindowStats measured_total_;
   measure::WindowStats warmup_total_;
   measure::NamedTotals measured_named_;

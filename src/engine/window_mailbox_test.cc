@@ -31,8 +31,10 @@ TEST(WindowMailbox, MergesEachWindowAcrossWorkersInIndexOrder) {
   EXPECT_EQ(first->latency_us.total_count(), 2);
 
   mailbox.post(0, window(1, 1));
-  mailbox.post_done(0, 1, 1'500'000'000, window(0, 4), measure::WindowStats());
-  mailbox.post_done(1, 1, 1'200'000'000, window(0, 12), measure::WindowStats());
+  mailbox.post_done(0, 1, 1'500'000'000, measure::MeasuredSpan(), window(0, 4),
+                    measure::WindowStats());
+  mailbox.post_done(1, 1, 1'200'000'000, measure::MeasuredSpan(), window(0, 12),
+                    measure::WindowStats());
   auto second = mailbox.next_merged();
   ASSERT_TRUE(second.has_value());
   EXPECT_EQ(second->index, 1);
@@ -42,14 +44,35 @@ TEST(WindowMailbox, MergesEachWindowAcrossWorkersInIndexOrder) {
   EXPECT_EQ(mailbox.measured_total().count(measure::Outcome::kSuccess), 16);
 }
 
+TEST(WindowMailbox, MeasuredSpansAddTheirCountsOverTheLongestSpan) {
+  WindowMailbox mailbox(2);
+  measure::MeasuredSpan a;
+  a.counts.responses = 400;
+  a.counts.successes = 390;
+  a.duration_ns = 4'000'000'000;
+  measure::MeasuredSpan b = a;
+  b.counts.responses = 396;
+  b.duration_ns = 3'990'000'000;
+  mailbox.post_done(0, -1, 1, a, measure::WindowStats(), measure::WindowStats());
+  mailbox.post_done(1, -1, 1, b, measure::WindowStats(), measure::WindowStats());
+  EXPECT_FALSE(mailbox.next_merged().has_value());
+  const measure::MeasuredSpan span = mailbox.measured_span();
+  EXPECT_EQ(span.counts.responses, 796);
+  EXPECT_EQ(span.counts.successes, 780);
+  EXPECT_EQ(span.duration_ns, 4'000'000'000);
+  EXPECT_DOUBLE_EQ(span.per_s(span.counts.responses), 199);
+}
+
 TEST(WindowMailbox, AWorkerThatEndedEarlyDoesNotHoldBackLaterWindows) {
   WindowMailbox mailbox(2);
   mailbox.post(0, window(0, 1));
-  mailbox.post_done(0, 0, 800'000'000, measure::WindowStats(), measure::WindowStats());
+  mailbox.post_done(0, 0, 800'000'000, measure::MeasuredSpan(), measure::WindowStats(),
+                    measure::WindowStats());
   mailbox.post(1, window(0, 2));
   mailbox.post(1, window(1, 3));
   mailbox.post(1, window(2, 4));
-  mailbox.post_done(1, 2, 2'900'000'000, measure::WindowStats(), measure::WindowStats());
+  mailbox.post_done(1, 2, 2'900'000'000, measure::MeasuredSpan(), measure::WindowStats(),
+                    measure::WindowStats());
   std::vector<int64_t> successes;
   while (auto w = mailbox.next_merged()) successes.push_back(w->count(measure::Outcome::kSuccess));
   EXPECT_EQ(successes, (std::vector<int64_t>{3, 3, 4}));
@@ -60,8 +83,10 @@ TEST(WindowMailbox, TheCoordinatorWaitsForTheSlowestWorker) {
   mailbox.post(0, window(0, 1));
   std::thread late([&] {
     mailbox.post(1, window(0, 2));
-    mailbox.post_done(0, 0, 1, measure::WindowStats(), measure::WindowStats());
-    mailbox.post_done(1, 0, 1, measure::WindowStats(), measure::WindowStats());
+    mailbox.post_done(0, 0, 1, measure::MeasuredSpan(), measure::WindowStats(),
+                      measure::WindowStats());
+    mailbox.post_done(1, 0, 1, measure::MeasuredSpan(), measure::WindowStats(),
+                      measure::WindowStats());
   });
   auto merged = mailbox.next_merged();  // blocks until worker 1 posted
   late.join();

@@ -34,6 +34,7 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
       wake_fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
       context_(*spec.workload, index, spec.workers),
       named_(!spec.workload->is_fixed()),
+      span_end_ns_(start_ns + spec.profile.duration_ns()),
       read_buffer_(kReadBufferBytes) {
   if (wake_fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
   loop_.add(wake_fd_, EPOLLIN, kWakeToken);
@@ -42,15 +43,16 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
     int pool = schedule::share_of(spec.connections, index, shards);
     int most = schedule::share_of(spec.max_connections, index, shards);
     auto queue = static_cast<size_t>(schedule::share_of(spec.queue_capacity, index, shards));
-    dispatcher_.emplace(schedule::OpenLoopDispatcher::Limits{pool, most, queue,
-                                                              spec.request_timeout_ns});
+    dispatcher_.emplace(
+        schedule::OpenLoopDispatcher::Limits{pool, most, queue, spec.request_timeout_ns});
     arrivals_.emplace(spec.profile, index, shards, spec.max_requests);
     dispatcher_->set_split(start_ns + spec.warmup_ns);
     connections_.resize(most);
     idle_.reserve(most);
   } else {
     connections_.resize(schedule::share_of(spec.connections, index, shards));
-    if (spec.max_requests > 0) request_budget_ = schedule::share_of(spec.max_requests, index, shards);
+    if (spec.max_requests > 0)
+      request_budget_ = schedule::share_of(spec.max_requests, index, shards);
   }
   for (Connection& c : connections_) c.session.bind(workload_);
   if (named_) {
@@ -83,7 +85,7 @@ void Worker::run() {
     control_.stop_level.store(2);  // the others see it within a sweep interval and end too
     int64_t now = monotonic_ns();
     roll_windows(now);
-    if (!draining_) begin_drain(now);
+    if (!draining_) begin_drain(now, true);
     end_drain(now);  // what was in flight or queued still gets its one outcome
     for (Connection& c : connections_) close_connection(c);
     finish_windows();
@@ -98,8 +100,23 @@ void Worker::finish_windows() {
                current_.bytes_out == 0 && current_.connects == 0;
   // A last window that holds nothing and starts after the end adds only an empty row.
   if (!(empty && end_ns <= window_start_ns)) flush_window(std::max(end_ns, window_start_ns));
-  mailbox_.post_done(index_, window_index_ - 1, end_ns - start_ns_, measured_total_,
-                     warmup_total_, measured_named_, warmup_named_);
+  mailbox_.post_done(index_, window_index_ - 1, end_ns - start_ns_, measured_span(),
+                     measured_total_, warmup_total_, measured_named_, warmup_named_);
+}
+
+measure::MeasuredSpan Worker::measured_span() const {
+  const int64_t measured_start_ns = start_ns_ + spec_.warmup_ns;
+  measure::MeasuredSpan span;
+  span.counts = span_;
+  span.duration_ns = std::max<int64_t>(0, span_end_ns_ - measured_start_ns);
+  if (span_.responses == 0 && after_span_.responses > 0) {
+    // Every request started at once (-n no more than -c): no response could end inside the
+    // schedule, so the span runs to the last response instead.
+    span.counts.merge(after_span_);
+    span.duration_ns = std::max<int64_t>(0, last_end_ns_ - measured_start_ns);
+    span.extended_to_last_response = true;
+  }
+  return span;
 }
 
 void Worker::run_loop() {
@@ -169,6 +186,7 @@ void Worker::flush_window(int64_t end_ns) {
   current_.start_ns = window_index_ * spec_.window_ns;
   current_.duration_ns = std::max<int64_t>(0, end_ns - (start_ns_ + current_.start_ns));
   current_.warmup = current_.start_ns < spec_.warmup_ns;
+  current_.drain = start_ns_ + current_.start_ns >= span_end_ns_;
   current_.in_flight_end = busy_;
   current_.queued_end = open_loop() ? static_cast<int64_t>(dispatcher_->queued()) : 0;
   mailbox_.post(index_, current_);
@@ -187,17 +205,26 @@ void Worker::run_schedule(int64_t now) {
   }
   int stop = control_.stop_level.load(std::memory_order_relaxed);
   if (stop > 0) {
-    begin_drain(now);
+    begin_drain(now, true);
     if (stop >= 2) drain_deadline_ns_ = now;
     return;
   }
   if (now < start_ns_) return;
   if (open_loop()) {
     dispatch_arrivals(now);
-    if (!arrivals_->peek()) begin_drain(now);
+    if (!arrivals_->peek()) {
+      // The last arrival is due before the planned end; the span still runs to that end,
+      // unless -n used up the schedule early.
+      const bool by_count = spec_.max_requests > 0 && arrivals_->next_index() >= spec_.max_requests;
+      begin_drain(now, by_count);
+    }
   } else {
-    if (since_start(now) >= spec_.profile.duration_ns() || request_budget_ == 0) {
-      begin_drain(now);
+    if (request_budget_ == 0) {
+      begin_drain(now, true);
+      return;
+    }
+    if (since_start(now) >= spec_.profile.duration_ns()) {
+      begin_drain(now, false);
       return;
     }
     if (!started_) {
@@ -294,7 +321,8 @@ void Worker::sweep(int64_t now) {
 
 // No new work starts; work in progress (requests in flight, queued arrivals, the remaining steps
 // of flows that have begun) may finish until the grace period ends.
-void Worker::begin_drain(int64_t now) {
+void Worker::begin_drain(int64_t now, bool early) {
+  if (early) span_end_ns_ = std::min(span_end_ns_, now);
   draining_ = true;
   drain_deadline_ns_ = now + spec_.grace_ns;
   drain_started_ns_ = now;
@@ -326,8 +354,8 @@ void Worker::sync_never_started() {
   last_end_ns_ = monotonic_ns();
   current_.outcomes[kNever] += total - never_started_seen_;
   warmup_total_.outcomes[kNever] += in_warmup - never_started_in_warmup_seen_;
-  measured_total_.outcomes[kNever] += (total - in_warmup) -
-                                      (never_started_seen_ - never_started_in_warmup_seen_);
+  measured_total_.outcomes[kNever] +=
+      (total - in_warmup) - (never_started_seen_ - never_started_in_warmup_seen_);
   never_started_seen_ = total;
   never_started_in_warmup_seen_ = in_warmup;
 }

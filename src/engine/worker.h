@@ -14,6 +14,7 @@
 #include "engine/window_mailbox.h"
 #include "http/response_parser.h"
 #include "measure/named_stats.h"
+#include "measure/span_counts.h"
 #include "measure/window_stats.h"
 #include "schedule/arrivals.h"
 #include "schedule/open_loop_dispatcher.h"
@@ -52,8 +53,8 @@ class Worker {
   struct Connection {
     int fd = -1;
     ConnState state = ConnState::kClosed;
-    bool want_epollout = false;   // EPOLLOUT registered (connect or a blocked write)
-    bool active = false;          // closed loop: this user is part of the current target
+    bool want_epollout = false;  // EPOLLOUT registered (connect or a blocked write)
+    bool active = false;         // closed loop: this user is part of the current target
     bool got_first_byte = false;
     size_t written = 0;           // request bytes written so far
     int64_t ready_ns = 0;         // closed loop: when the user was ready for its next request
@@ -61,11 +62,11 @@ class Worker {
     int64_t backoff_ns = 0;       // grows after each failed connect, reset on success
     bool reopen_pending = false;  // open loop: reopen at retry_at_ns (after a failed connect)
     int64_t connect_start_ns = 0;
-    int64_t intended_ns = 0;      // the current request's intended start
+    int64_t intended_ns = 0;  // the current request's intended start
     int64_t write_start_ns = 0;
     int64_t first_byte_ns = 0;
-    bool waiting_think = false;   // a think timer is due for this connection's next step
-    std::string_view request;     // the bytes of the request in flight
+    bool waiting_think = false;  // a think timer is due for this connection's next step
+    std::string_view request;    // the bytes of the request in flight
     http::ResponseParser parser;
     workload::Session session;
   };
@@ -83,7 +84,9 @@ class Worker {
   void dispatch_arrivals(int64_t now);
   void adjust_closed_loop_users(int64_t now);
   void sweep(int64_t now);
-  void begin_drain(int64_t now);
+  // `early`: the schedule ended before its planned end (a stop, -n, a failure): the measured
+  // span ends now rather than at the planned end.
+  void begin_drain(int64_t now, bool early);
   void end_drain(int64_t now);
   bool drained() const;
 
@@ -105,6 +108,7 @@ class Worker {
   bool may_continue_iteration(const Connection& c) const;
   void reopen_mid_iteration(Connection& c, int64_t now);
   void end_iteration(Connection& c, const workload::Session::StepEnd& end, int64_t now);
+  void pause_after_iteration(Connection& c, int64_t now, int64_t pause_ns, bool reusable);
   void abandon_iteration(Connection& c);
   void fire_think_timers(int64_t now);
   void record_named(const Connection& c, measure::Outcome outcome, int64_t now, bool responded);
@@ -126,6 +130,13 @@ class Worker {
     return intended_ns < start_ns_ + spec_.warmup_ns ? warmup_total_ : measured_total_;
   }
   bool may_start_request() const;
+  // Where an end at `now` counts for throughput: the measured span, the drain after it, or
+  // nowhere (the warm-up).
+  measure::SpanCounts* span_part(int64_t now) {
+    if (now < start_ns_ + spec_.warmup_ns) return nullptr;
+    return now < span_end_ns_ ? &span_ : &after_span_;
+  }
+  measure::MeasuredSpan measured_span() const;
 
   const LoadSpec& spec_;
   const workload::Workload& workload_;
@@ -141,29 +152,34 @@ class Worker {
   int iterations_in_progress_ = 0;   // begun and not ended or abandoned (flows between steps)
   TimerHeap think_timers_;           // flows' think times; token: the connection's slot
   std::vector<Connection> connections_;
-  std::vector<int> idle_;          // open loop: indexes of idle connections
-  int busy_ = 0;                   // connections with a request in flight
+  std::vector<int> idle_;  // open loop: indexes of idle connections
+  int busy_ = 0;           // connections with a request in flight
   std::optional<schedule::ArrivalSchedule> arrivals_;
   std::optional<schedule::OpenLoopDispatcher> dispatcher_;
   int64_t never_started_seen_ = 0;
   int64_t never_started_in_warmup_seen_ = 0;
-  int64_t request_budget_ = -1;    // closed loop with -n: requests this worker may still start
+  int64_t request_budget_ = -1;  // closed loop with -n: requests this worker may still start
 
-  bool started_ = false;           // closed loop: users were released at the start time
+  bool started_ = false;  // closed loop: users were released at the start time
   bool draining_ = false;
   int64_t drain_started_ns_ = 0;
   int64_t drain_deadline_ns_ = 0;
-  int64_t last_end_ns_ = 0;        // when this worker's last request ended
+  int64_t last_end_ns_ = 0;  // when this worker's last request ended
+  // The end of the measured span (absolute): the schedule's planned end, or earlier when the
+  // schedule was cut short. What ends before it (and after the warm-up) makes throughput.
+  int64_t span_end_ns_ = 0;
+  measure::SpanCounts span_;        // ended inside the measured span
+  measure::SpanCounts after_span_;  // ended after it (the drain): used only if the span had none
   int64_t next_sweep_ns_ = 0;
 
-  measure::WindowStats current_;   // the window being recorded (requests by when they ended)
+  measure::WindowStats current_;  // the window being recorded (requests by when they ended)
   // Totals by the part of the run a request was intended in; bytes and gauges are not kept here.
   measure::WindowStats measured_total_;
   measure::WindowStats warmup_total_;
   measure::NamedTotals measured_named_;  // by request and flow, same split as the totals
   measure::NamedTotals warmup_named_;
   int64_t window_index_ = 0;
-  int64_t window_end_ns_ = 0;      // absolute monotonic ns
+  int64_t window_end_ns_ = 0;  // absolute monotonic ns
 
   static constexpr size_t kReadBufferBytes = 64 * 1024;
   std::vector<char> read_buffer_;

@@ -20,7 +20,6 @@ constexpr int64_t kMaxBackoffNs = 1 * kNsPerS;
 
 int64_t micros(int64_t ns) { return ns / kNsPerUs; }
 
-
 }  // namespace
 
 void Worker::open_connection(Connection& c, int64_t now) {
@@ -142,13 +141,15 @@ void Worker::fail_unsent_step(Connection& c, Outcome outcome, int64_t intended_n
     c.session.begin_step(context_);
     ++iterations_in_progress_;
     c.session.iteration_start_ns = intended_ns;
-    if (named_ && c.session.flow() >= 0) ++named_part_of(intended_ns).flows[c.session.flow()].started;
+    if (named_ && c.session.flow() >= 0)
+      ++named_part_of(intended_ns).flows[c.session.flow()].started;
   }
   c.intended_ns = intended_ns;
   count_intended(intended_ns);
   count_outcome(outcome, intended_ns);
-  record_named(c, outcome, 0, false);
-  end_iteration(c, c.session.on_failure(outcome), 0);
+  const int64_t now = monotonic_ns();
+  record_named(c, outcome, now, false);
+  end_iteration(c, c.session.on_failure(outcome), now);
 }
 
 void Worker::on_ready(Connection& c, int64_t now) {
@@ -192,7 +193,8 @@ void Worker::start_request(Connection& c, int64_t intended_ns, int64_t now) {
   if (first_step) {
     ++iterations_in_progress_;
     c.session.iteration_start_ns = intended_ns;
-    if (named_ && c.session.flow() >= 0) ++named_part_of(intended_ns).flows[c.session.flow()].started;
+    if (named_ && c.session.flow() >= 0)
+      ++named_part_of(intended_ns).flows[c.session.flow()].started;
   }
   c.request = c.session.request_bytes();
   c.parser.start(request.is_head, request.capture);
@@ -280,6 +282,11 @@ void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
     stats->ttfb_us.record(micros(c.first_byte_ns - c.write_start_ns));
   }
   record_named(c, end.outcome, now, true);
+  if (measure::SpanCounts* span = span_part(now)) {
+    ++span->responses;  // a complete response, whatever its outcome
+    if (end.outcome == Outcome::kSuccess) ++span->successes;
+    if (named_ && span == &span_) ++measured_named_.requests[c.session.request()].span_responses;
+  }
   --busy_;
   last_end_ns_ = now;
   c.ready_ns = now;
@@ -341,6 +348,10 @@ void Worker::after_step(Connection& c, const workload::Session::StepEnd& end, in
   bool over = end.iteration_over;
   if (over) {
     end_iteration(c, end, now);
+    if (end.think_ns > 0 && !draining_ && may_continue_iteration(c)) {
+      pause_after_iteration(c, now, end.think_ns, reusable);
+      return;
+    }
   } else if (!may_continue_iteration(c)) {
     abandon_iteration(c);  // the user was ramped down, or the run ends now
     over = true;
@@ -366,6 +377,23 @@ void Worker::after_step(Connection& c, const workload::Session::StepEnd& end, in
   close_connection(c);
   if (open_loop()) dispatcher_->on_connection_lost(false);
   if (!c.waiting_think) reopen_mid_iteration(c, now);  // else the think timer reopens it
+}
+
+// The pause at the end of an iteration (a think on a flow's last step): the connection holds
+// itself back until it is over, then takes its next pick as it would have at once, its latency
+// counted from the end of the pause. The think timer ends it (fire_think_timers), reopening the
+// connection first when it was or gets closed.
+void Worker::pause_after_iteration(Connection& c, int64_t now, int64_t pause_ns, bool reusable) {
+  c.waiting_think = true;
+  c.session.next_step_due_ns = now + pause_ns;
+  c.ready_ns = now + pause_ns;
+  think_timers_.push(c.session.next_step_due_ns, token_of(c));
+  if (reusable) {
+    c.state = ConnState::kThinking;
+    return;
+  }
+  close_connection(c);
+  if (open_loop()) dispatcher_->on_connection_lost(false);
 }
 
 // A flow that has begun may finish within the grace period after the schedule ends (or after
@@ -410,6 +438,14 @@ void Worker::end_iteration(Connection& c, const workload::Session::StepEnd& end,
   c.waiting_think = false;
   if (end.iteration_over) --iterations_in_progress_;
   int flow = c.session.flow();
+  if (measure::SpanCounts* span = end.iteration_over ? span_part(now) : nullptr) {
+    ++span->iterations;
+    if (end.flow_succeeded) ++span->iterations_succeeded;
+    if (flow >= 0) {
+      ++span->flows;
+      if (end.flow_succeeded) ++span->flows_succeeded;
+    }
+  }
   if (!named_ || flow < 0 || !end.iteration_over) return;
   measure::FlowStats& stats = named_part_of(c.session.iteration_start_ns).flows[flow];
   if (end.flow_succeeded) {

@@ -6,6 +6,7 @@
 #include <regex>
 #include <thread>
 
+#include "common/usage_error.h"
 #include "experiments/hooks_test_support.h"
 
 namespace proofload::experiments {
@@ -89,6 +90,54 @@ TEST(DrainGate, AUrlDrainsWhenItAnswers2xx) {
   const std::string text = read_text(log);
   EXPECT_EQ(text.rfind("try 1 at 0 s: HTTP 503\ntry 2 at ", 0), 0u) << text;
   EXPECT_TRUE(text.ends_with("s: HTTP 200\n")) << text;
+}
+
+std::string json_answer(const std::string& body) {
+  return "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: " +
+         std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+TEST(DrainGate, AUrlWithAJsonConditionWaitsUntilItsValueHolds) {
+  // 200 every time, as /admin/backlog does: the status alone would pass at once.
+  ScratchDir dir;
+  ScriptedServer server({json_answer(R"({"backlog":8682,"in_progress":4})"),
+                         json_answer(R"({"backlog":12,"in_progress":1})"),
+                         json_answer(R"({"backlog":0,"in_progress":0})")});
+  const auto log = dir / "drain.log";
+  const DrainResult result =
+      wait_until_drained(server.url("/admin/backlog#/backlog==0"), 5000 * kMs, 20 * kMs, log);
+  EXPECT_TRUE(result.drained);
+  EXPECT_EQ(result.attempts, 3);
+  EXPECT_EQ(result.last_answer, "HTTP 200, /backlog = 0");
+  // The fragment is a condition, never sent.
+  EXPECT_EQ(server.first_request().rfind("GET /admin/backlog HTTP/1.1\r\n", 0), 0u);
+  const std::string text = read_text(log);
+  EXPECT_NE(text.find("try 1 at 0 s: HTTP 200, /backlog = 8682 (waiting for /backlog==0)\n"),
+            std::string::npos)
+      << text;
+}
+
+TEST(DrainGate, JsonConditionsCompareNumbersStringsAndBooleans) {
+  auto holds = [](const std::string& condition, const std::string& body) {
+    std::string seen;
+    return parse_drain_url("http://h/x#" + condition).condition->holds(body, seen);
+  };
+  EXPECT_TRUE(holds("/backlog<=3", R"({"backlog": 2.5})"));
+  EXPECT_FALSE(holds("/backlog<3", R"({"backlog": 3})"));
+  EXPECT_TRUE(holds("/q/0/size>=10", R"({"q": [{"size": 10}]})"));
+  EXPECT_TRUE(holds("/state==idle", R"({"state": "idle"})"));
+  EXPECT_TRUE(holds("/state==\"idle\"", R"({"state": "idle"})"));
+  EXPECT_TRUE(holds("/ready==true", R"({"ready": true})"));
+  EXPECT_TRUE(holds("/backlog!=0", R"({"backlog": 1})"));
+  EXPECT_TRUE(holds("/backlog==0", R"({"backlog": 0.0})"));
+  EXPECT_FALSE(holds("/backlog==0", R"({"other": 0})"));  // missing: not drained
+  EXPECT_FALSE(holds("/backlog==0", "not json"));
+  EXPECT_FALSE(holds("/backlog<5", R"({"backlog": "3"})"));  // a string is no number
+  EXPECT_FALSE(parse_drain_url("http://h/admin/ready").condition);
+  for (const char* bad : {"http://h/x#backlog==0", "http://h/x#/backlog",
+                          "http://h/x#/b==", "http://h/x#/b<idle", "http://h/x#/a~2==1"}) {
+    EXPECT_THROW(parse_drain_url(bad), UsageError) << bad;
+  }
 }
 
 TEST(DrainGate, ARefusedUrlIsNotDrained) {

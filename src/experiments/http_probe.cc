@@ -76,6 +76,10 @@ bool is_url(std::string_view text) {
 }
 
 ProbeAnswer http_get_status(const std::string& url_text, int64_t timeout_ns) {
+  return http_get(url_text, timeout_ns, 0);
+}
+
+ProbeAnswer http_get(const std::string& url_text, int64_t timeout_ns, size_t max_body_bytes) {
   if (starts_with_ignoring_case(url_text, "https://")) {
     throw UsageError("cannot probe '" + url_text + "': https is not supported here (http only)");
   }
@@ -119,7 +123,9 @@ ProbeAnswer http_get_status(const std::string& url_text, int64_t timeout_ns) {
   }
 
   http::ResponseParser parser;
-  parser.start();
+  http::ResponseCapture capture;
+  capture.max_body_bytes = max_body_bytes;
+  parser.start(false, capture);
   char buffer[16 * 1024];
   int64_t received_bytes = 0;
   while (true) {
@@ -133,10 +139,13 @@ ProbeAnswer http_get_status(const std::string& url_text, int64_t timeout_ns) {
     }
     const http::ResponseParser::Result result =
         n == 0 ? parser.finish_eof() : parser.feed(buffer, static_cast<size_t>(n));
-    // The status is known once the head of a final response is in: the body is not needed.
-    if (result.state == http::ResponseParser::State::kComplete || parser.status() >= 200) {
+    // The status is known once the head of a final response is in: the body is needed only
+    // when asked for.
+    if (result.state == http::ResponseParser::State::kComplete ||
+        (max_body_bytes == 0 && parser.status() >= 200)) {
       ProbeAnswer answer;
       answer.status = parser.status();
+      answer.body = parser.captured_body();
       return answer;
     }
     if (result.state == http::ResponseParser::State::kError) {
@@ -147,7 +156,7 @@ ProbeAnswer http_get_status(const std::string& url_text, int64_t timeout_ns) {
                                            : "connection closed without a response");
     }
     received_bytes += n;
-    if (received_bytes > kProbeMaxBytes) {
+    if (received_bytes > kProbeMaxBytes + static_cast<int64_t>(max_body_bytes)) {
       return failure(fmt::format("bad response: no complete head in {} bytes", received_bytes));
     }
   }

@@ -117,11 +117,17 @@ class LadderRun {
     int64_t start = monotonic_ns();
     ProbeAnswer answer = http_get_status(*plan_.precheck_url, 10'000'000'000);
     bool ok = answer.status && *answer.status >= 200 && *answer.status < 300;
-    result_["events"].push_back({{"kind", "precheck"}, {"name", "precheck"}, {"level", nullptr},
-                                 {"repeat", nullptr}, {"command", *plan_.precheck_url},
-                                 {"ok", ok}, {"exit_code", nullptr}, {"timed_out", false},
+    result_["events"].push_back({{"kind", "precheck"},
+                                 {"name", "precheck"},
+                                 {"level", nullptr},
+                                 {"repeat", nullptr},
+                                 {"command", *plan_.precheck_url},
+                                 {"ok", ok},
+                                 {"exit_code", nullptr},
+                                 {"timed_out", false},
                                  {"duration_s", seconds_of(monotonic_ns() - start)},
-                                 {"output_file", nullptr}, {"detail", answer.text()}});
+                                 {"output_file", nullptr},
+                                 {"detail", answer.text()}});
     if (!ok) {
       ending_.set("failed",
                   fmt::format("the pre-check {} answered {}, not 2xx: nothing was sent",
@@ -145,11 +151,17 @@ class LadderRun {
     if (!plan_.quiet) std::fprintf(stderr, "ladder: %s hook: %s\n", name, command->c_str());
     HookResult r = run_hook(name, *command, plan_.hooks.timeout_ns, log, env, cancel);
     result_["events"].push_back(
-        {{"kind", "hook"}, {"name", name}, {"level", at ? nlohmann::json(at->level) : nullptr},
-         {"repeat", at ? nlohmann::json(at->repeat) : nullptr}, {"command", *command},
-         {"ok", r.ok()}, {"exit_code", r.exit_code ? nlohmann::json(*r.exit_code) : nullptr},
-         {"timed_out", r.timed_out}, {"duration_s", r.duration_s},
-         {"output_file", fs::relative(log, plan_.out_dir).string()}, {"detail", r.describe()}});
+        {{"kind", "hook"},
+         {"name", name},
+         {"level", at ? nlohmann::json(at->level) : nullptr},
+         {"repeat", at ? nlohmann::json(at->repeat) : nullptr},
+         {"command", *command},
+         {"ok", r.ok()},
+         {"exit_code", r.exit_code ? nlohmann::json(*r.exit_code) : nullptr},
+         {"timed_out", r.timed_out},
+         {"duration_s", r.duration_s},
+         {"output_file", fs::relative(log, plan_.out_dir).string()},
+         {"detail", r.describe()}});
     if (r.cancelled) {
       ending_.set("interrupted", fmt::format("interrupted by a signal during the {} hook", name),
                   kExitInterrupted);
@@ -168,17 +180,23 @@ class LadderRun {
     fs::path log = plan_.out_dir / "hooks" / (prefix(at) + "drain.log");
     DrainResult r = wait_until_drained(*plan_.drain_until, plan_.drain_timeout_ns,
                                        plan_.drain_every_ns, log, &g_stop);
-    result_["events"].push_back(
-        {{"kind", "drain"}, {"name", "drain"}, {"level", at.level}, {"repeat", at.repeat},
-         {"command", *plan_.drain_until}, {"ok", r.drained}, {"exit_code", nullptr},
-         {"timed_out", !r.drained && !r.cancelled}, {"duration_s", r.waited_s},
-         {"output_file", fs::relative(log, plan_.out_dir).string()},
-         {"detail", r.describe()}});
+    result_["events"].push_back({{"kind", "drain"},
+                                 {"name", "drain"},
+                                 {"level", at.level},
+                                 {"repeat", at.repeat},
+                                 {"command", *plan_.drain_until},
+                                 {"ok", r.drained},
+                                 {"exit_code", nullptr},
+                                 {"timed_out", !r.drained && !r.cancelled},
+                                 {"duration_s", r.waited_s},
+                                 {"output_file", fs::relative(log, plan_.out_dir).string()},
+                                 {"detail", r.describe()}});
     if (r.cancelled) {
       ending_.set("interrupted", "interrupted by a signal while waiting for the drain gate",
                   kExitInterrupted);
     } else if (!r.drained) {
-      ending_.set("failed", fmt::format("the drain gate did not open{}: {}", where(at), r.describe()),
+      ending_.set("failed",
+                  fmt::format("the drain gate did not open{}: {}", where(at), r.describe()),
                   kExitFailure);
     }
     return r.drained;
@@ -202,22 +220,31 @@ class LadderRun {
       options = plan_.make_run(at.level, hold_ns, plan_.out_dir / dir_name);
     } catch (const std::exception& e) {
       // The target went away, or the level cannot be run: nothing of it was sent.
-      ending_.set("failed", fmt::format("level {} could not start: {}", level_text(at.level), e.what()),
+      ending_.set("failed",
+                  fmt::format("level {} could not start: {}", level_text(at.level), e.what()),
                   kExitFailure);
       return std::nullopt;
     }
     options.print_summary = false;
     options.live_progress = options.live_progress && !plan_.quiet;
+    const std::string unit = plan_.loop == analyze::Loop::kOpen ? "/s" : " connections";
+    options.progress_label =
+        plan_.search ? fmt::format("search step {} ({}{})", ordinal_, level_text(at.level), unit)
+                     : fmt::format("level {} of {} ({}{})", ordinal_, schedule_levels(plan_).size(),
+                                   level_text(at.level), unit);
     std::optional<analyze::AbortWatch> watch;
     if (plan_.abort_when) {
       watch.emplace(*plan_.abort_when);
       options.abort_check = [&watch](const measure::WindowStats& w) {
+        // The window as a run of its own: its responses over its length are its throughput.
         report::RunResult window;
         window.total = w;
+        window.span.duration_ns = w.duration_ns;
+        window.span.counts.responses = w.responses();
+        window.span.counts.successes = w.count(measure::Outcome::kSuccess);
         window.measured_duration_s = seconds_of(w.duration_ns);
-        bool fire = watch->add_window(w.duration_ns, [&](const analyze::MetricRef& m) {
-          return observed_metric(window, m);
-        });
+        bool fire = watch->add_window(
+            w.duration_ns, [&](const analyze::MetricRef& m) { return observed_metric(window, m); });
         return fire ? watch->reason() : std::string();
       };
     }
@@ -384,22 +411,23 @@ std::string describe_plan(const LadderPlan& plan) {
     out += fmt::format("  each step: {} warm-up + {} measured; each confirming run: {} + {}\n",
                        duration_text(plan.warmup_ns), duration_text(plan.step_hold_ns),
                        duration_text(plan.warmup_ns), duration_text(plan.hold_ns));
-    out += fmt::format("  at most {} search steps and {} confirming runs{}\n", s.max_steps,
-                       s.confirm_attempts,
-                       s.max_rps ? fmt::format(", never above {}/s",
-                                               report::fixed_with_thousands(*s.max_rps, 0))
-                                 : "");
+    out += fmt::format(
+        "  at most {} search steps and {} confirming runs{}\n", s.max_steps, s.confirm_attempts,
+        s.max_rps ? fmt::format(", never above {}/s", report::fixed_with_thousands(*s.max_rps, 0))
+                  : "");
     load_ns = s.max_steps * (plan.warmup_ns + plan.step_hold_ns) +
               s.confirm_attempts * (plan.warmup_ns + plan.hold_ns);
     waits = s.max_steps + s.confirm_attempts;
   } else {
     std::vector<ScheduledLevel> levels = schedule_levels(plan);
-    out += fmt::format("Ladder: {} loop, {} level runs ({} levels x {} {}), each {} warm-up + {} "
-                       "measured.\n",
-                       open ? "open" : "closed", levels.size(), plan.levels.size(), plan.repeat,
-                       plan.repeat == 1 ? "run" : plan.interleaved ? "passes (interleaved)"
-                                                                    : "runs in a row",
-                       duration_text(plan.warmup_ns), duration_text(plan.hold_ns));
+    out += fmt::format(
+        "Ladder: {} loop, {} level runs ({} levels x {} {}), each {} warm-up + {} "
+        "measured.\n",
+        open ? "open" : "closed", levels.size(), plan.levels.size(), plan.repeat,
+        plan.repeat == 1   ? "run"
+        : plan.interleaved ? "passes (interleaved)"
+                           : "runs in a row",
+        duration_text(plan.warmup_ns), duration_text(plan.hold_ns));
     int n = 0;
     for (const ScheduledLevel& l : levels) {
       out += fmt::format("  {:>3}. level {}{}{}\n", ++n, level_text(l.level), unit,
@@ -422,16 +450,26 @@ std::string describe_plan(const LadderPlan& plan) {
   line("after-level", plan.hooks.after_level);
   out += fmt::format("At the end, on every exit path: restore {}\n",
                      plan.hooks.restore ? *plan.hooks.restore : "(none)");
-  if (plan.precheck_url) out += fmt::format("Before anything: pre-check {} must answer 2xx\n", *plan.precheck_url);
+  if (plan.precheck_url)
+    out += fmt::format("Before anything: pre-check {} must answer 2xx\n", *plan.precheck_url);
   if (plan.abort_when) out += fmt::format("Abort a level when: {}\n", plan.abort_when->text);
   if (plan.stop_on_fail) out += "Stop at the first level that breaks the SLO.\n";
+  if (plan.fail_if_none) {
+    out += plan.search ? "Exit 99 unless the search confirms a rate (--fail-if-none).\n"
+                       : "Exit 99 unless a level meets the SLO (--fail-if-none).\n";
+  }
+  if (plan.fail_below_rps) {
+    out += fmt::format("Exit 99 when {} is below {}/s (--fail-below).\n",
+                       plan.search ? "the confirmed rate" : "best sustained",
+                       report::fixed_with_thousands(*plan.fail_below_rps, 0));
+  }
   int hooks_per_level = (plan.hooks.reset ? 1 : 0) + (plan.hooks.before_level ? 1 : 0) +
                         (plan.hooks.after_level ? 1 : 0);
   int64_t bound_ns = waits * (hooks_per_level * plan.hooks.timeout_ns +
                               (plan.drain_until ? plan.drain_timeout_ns : 0)) +
                      (plan.hooks.restore ? plan.hooks.timeout_ns : 0);
-  out += fmt::format("Total: {} of load{}{}.\n", plan.search ? "at most " + duration_text(load_ns)
-                                                              : duration_text(load_ns),
+  out += fmt::format("Total: {} of load{}{}.\n",
+                     plan.search ? "at most " + duration_text(load_ns) : duration_text(load_ns),
                      bound_ns > 0 ? fmt::format(", plus at most {} in hooks and drain waits",
                                                 duration_text(bound_ns))
                                   : "",
@@ -471,13 +509,54 @@ LadderOutcome run_ladder(const LadderPlan& plan) {
   }
   run.restore();
   Ending& ending = run.ending();
-  if (!ending.ended()) ending.set("complete", plan.search ? "the search ended" : "every level ran", kExitOk);
+  if (!ending.ended())
+    ending.set("complete", plan.search ? "the search ended" : "every level ran", kExitOk);
   nlohmann::json& result = run.result();
   result["status"] = ending.status;
   result["end_reason"] = ending.reason;
   result["finished_at"] = report::iso8601_utc(wall_clock_ns());
   run.save();
-  return {result, ending.exit_code};
+  int exit_code = ending.exit_code;
+  if (plan.fail_if_none || plan.fail_below_rps) {
+    const std::string failure = ci_bar_failure(plan, result);
+    result["ci_bar"] = {
+        {"fail_if_none", plan.fail_if_none},
+        {"fail_below_rps",
+         plan.fail_below_rps ? nlohmann::json(*plan.fail_below_rps) : nlohmann::json(nullptr)},
+        {"passed", failure.empty()},
+        {"reason", failure.empty() ? nlohmann::json(nullptr) : nlohmann::json(failure)}};
+    run.save();
+    if (!failure.empty() && exit_code == kExitOk) exit_code = kExitThresholds;
+  }
+  return {result, exit_code};
+}
+
+std::string ci_bar_failure(const LadderPlan& plan, const nlohmann::json& result) {
+  // A search answers with its confirmed rate; a ladder with its best sustained level.
+  std::optional<double> shown_rps;
+  std::string what;
+  if (plan.search) {
+    const nlohmann::json& search = result["search"];
+    if (search.is_object() && search.value("confirmed", false) && search["found_rps"].is_number()) {
+      shown_rps = search["found_rps"].get<double>();
+    }
+    what = "the search confirmed no rate within the SLO";
+  } else {
+    const nlohmann::json& analysis = result["analysis"];
+    if (analysis.is_object() && analysis["best_sustained"].is_object()) {
+      const nlohmann::json& best = analysis["best_sustained"];
+      shown_rps = best.value("goodput_rps", best.value("achieved_rps", 0.0));
+    }
+    what = "no level met the SLO";
+  }
+  if (!shown_rps) return plan.fail_if_none || plan.fail_below_rps ? what : "";
+  if (plan.fail_below_rps && *shown_rps < *plan.fail_below_rps) {
+    return fmt::format("{} {}/s is below --fail-below {}/s",
+                       plan.search ? "the confirmed rate" : "best sustained",
+                       report::fixed_with_thousands(*shown_rps, 1),
+                       report::fixed_with_thousands(*plan.fail_below_rps, 1));
+  }
+  return "";
 }
 
 }  // namespace proofload::experiments

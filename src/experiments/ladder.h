@@ -48,6 +48,10 @@ struct LadderPlan {
   analyze::Slo slo;
   analyze::AnalysisOptions analysis;
   bool stop_on_fail = false;
+  // For CI: exit 99 when no level met the SLO (a search: no rate was confirmed), or when best
+  // sustained (the search's confirmed rate) is below fail_below_rps.
+  bool fail_if_none = false;
+  std::optional<double> fail_below_rps;
   std::optional<std::string> precheck_url;
   std::optional<analyze::AbortRule> abort_when;
   std::optional<std::string> drain_until;  // URL (2xx = drained) or command (exit 0 = drained)
@@ -80,8 +84,15 @@ std::string describe_plan(const LadderPlan& plan);
 
 struct LadderOutcome {
   nlohmann::json result;  // as written to out_dir/result.json
-  int exit_code = 0;      // 0 complete or stopped as asked; 99 aborted; 1 failed; 130 interrupted
+  // 0: complete or stopped as asked (and the CI bar met); 99: aborted, or the bar of
+  // --fail-if-none / --fail-below not met; 1: failed (pre-check, hook, drain gate, worker);
+  // 130: interrupted. (2, bad input, is the CLI's, before anything runs.)
+  int exit_code = 0;
 };
+
+// The CI bar of --fail-if-none and --fail-below over a finished result: "" when met (or not
+// asked for), else why not ("no level met the SLO"). Pure: `result` as written.
+std::string ci_bar_failure(const LadderPlan& plan, const nlohmann::json& result);
 
 // Runs the ladder (or the search) and writes its directory. Throws UsageError for bad input found
 // before anything is sent (an unreachable target, a pre-check that is not a URL).

@@ -37,6 +37,7 @@ bool row_holds(const MetricRef& m) {
     case MetricRef::Kind::kErrorRate:
     case MetricRef::Kind::kNeverStarted:
     case MetricRef::Kind::kThroughput:
+    case MetricRef::Kind::kGoodput:
       return true;
     case MetricRef::Kind::kOutcomeRate:
       return m.outcome == "status_429";
@@ -67,10 +68,21 @@ analyze::LevelRow row_from_run(const report::RunResult& run, double level, int r
   row.repeat = repeat;
   if (open_loop) row.target_rps = level;
   row.achieved_rps = metric(run, MetricRef::Kind::kThroughput).value_or(0);
+  row.goodput_rps = metric(run, MetricRef::Kind::kGoodput);
+  if (!run.flow_names.empty() && run.span.duration_ns > 0) {
+    // An arrival is a pick of the mix, a flow of several requests included: the target's unit.
+    const measure::SpanCounts& c = run.span.counts;
+    row.arrivals_rps = run.span.per_s(c.iterations);
+    row.flows_per_s = run.span.per_s(c.flows);
+    measure::FlowStats all;
+    for (const measure::FlowStats& f : run.named_total.flows) all.merge(f);
+    row.flow_success_rate = report::share(all.succeeded, all.succeeded + all.failed);
+  }
   row.p50_ms = metric(run, MetricRef::Kind::kPercentile, 50);
   row.p95_ms = metric(run, MetricRef::Kind::kPercentile, 95);
   row.p99_ms = metric(run, MetricRef::Kind::kPercentile, 99);
   row.requests = report::started_requests(run.total);
+  row.responses = run.total.responses();
   row.error_rate = metric(run, MetricRef::Kind::kErrorRate);
   row.rate_429 = metric(run, MetricRef::Kind::kOutcomeRate, 0, "status_429");
   row.never_started = metric(run, MetricRef::Kind::kNeverStarted);
@@ -79,13 +91,17 @@ analyze::LevelRow row_from_run(const report::RunResult& run, double level, int r
       row.generator_cores = source.value("cpu_cores_mean");
     } else if (starts_with(source.label, "host")) {
       if (!row.host_load1) row.host_load1 = source.value("load1_max");
-    } else if (!row.server_cores) {
-      // The server: the first other source that reports its CPU.
-      row.server_cores = source.value("cpu_cores_mean");
-      if (!row.server_cores) row.server_cores = source.value("process_cpu_seconds_total_per_s_mean");
-      if (row.server_cores) row.server_throttled_share = source.value("cpu_throttled_share_mean");
     }
   }
+  // The server, each figure from the source that measures it (observation.h).
+  const report::ServerFigures& server = run.server;
+  row.server_cores = server.cpu_cores_mean;
+  row.server_throttled_share = server.throttled_share_mean;
+  row.server_quota_cores = server.quota_cores;
+  row.server_cpu_limit_cores = server.cpu_limit_cores;
+  row.server_cpu_limit_basis = server.cpu_limit_basis;
+  row.server_cpu_source = server.cpu_source;
+  row.server_throttle_source = server.cgroup_source;
   row.generator_busy = !run.generator_busy_windows.empty();
   row.duration_s = run.measured_duration_s;
   for (const analyze::Threshold& bound : slo.bounds) {
@@ -101,9 +117,8 @@ nlohmann::json analysis_of(const nlohmann::json& result) {
   const nlohmann::json& rows_json = result.at("rows");
   const nlohmann::json& settings = result.at("settings");
   std::vector<analyze::LevelRow> rows;
-  const nlohmann::json* search = result.contains("search") && result["search"].is_object()
-                                     ? &result["search"]
-                                     : nullptr;
+  const nlohmann::json* search =
+      result.contains("search") && result["search"].is_object() ? &result["search"] : nullptr;
   for (size_t i = 0; i < rows_json.size(); ++i) {
     if (search) {
       // The confirming run is reported apart: the analysis is of the search's own steps.
@@ -118,12 +133,14 @@ nlohmann::json analysis_of(const nlohmann::json& result) {
     rows.push_back(analyze::row_from_json(rows_json[i]));
   }
   if (rows.empty()) return nullptr;
-  analyze::Slo slo = analyze::parse_slo(setting<std::string>(settings, "slo", std::string(analyze::kDefaultSlo)),
-                                        setting<bool>(settings, "count_429_as_error", true));
+  analyze::Slo slo =
+      analyze::parse_slo(setting<std::string>(settings, "slo", std::string(analyze::kDefaultSlo)),
+                         setting<bool>(settings, "count_429_as_error", true));
   slo.is_default = setting<bool>(settings, "slo_is_default", false);
   analyze::AnalysisOptions options;
-  options.loop = setting<std::string>(settings, "loop", "closed") == "open" ? analyze::Loop::kOpen
-                                                                           : analyze::Loop::kClosed;
+  options.loop = setting<std::string>(settings, "loop", "closed") == "open"
+                     ? analyze::Loop::kOpen
+                     : analyze::Loop::kClosed;
   if (auto it = settings.find("noise_floor"); it != settings.end() && it->is_number()) {
     options.noise_floor = it->get<double>();
   }
@@ -146,7 +163,8 @@ std::string file_sha256(const std::filesystem::path& file) {
   std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
   unsigned char digest[EVP_MAX_MD_SIZE];
   unsigned int length = 0;
-  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1) return "";
+  if (EVP_Digest(bytes.data(), bytes.size(), digest, &length, EVP_sha256(), nullptr) != 1)
+    return "";
   static constexpr char kHex[] = "0123456789abcdef";
   std::string hex;
   for (unsigned int i = 0; i < length; ++i) {

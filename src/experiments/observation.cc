@@ -1,6 +1,8 @@
 // See observation.h.
 #include "experiments/observation.h"
 
+#include <fmt/format.h>
+
 #include <algorithm>
 
 #include "observe/factory.h"
@@ -12,16 +14,17 @@ namespace {
 std::vector<std::string_view> columns_of_kind(std::string_view kind) {
   if (kind == "self") return {"cpu_cores", "rss_bytes", "threads"};
   if (kind == "pid") {
-    return {"cpu_cores", "cpu_ms_per_request", "rss_bytes", "rss_bytes_peak", "threads",
-            "open_files"};
+    return {"cpu_cores", "cpu_ms_per_request", "rss_bytes", "rss_bytes_peak",
+            "threads",   "open_files"};
   }
   if (kind == "pidfile") {
-    return {"cpu_cores", "cpu_ms_per_request", "rss_bytes", "rss_bytes_peak", "threads",
-            "open_files", "restarts"};
+    return {"cpu_cores", "cpu_ms_per_request", "rss_bytes", "rss_bytes_peak",
+            "threads",   "open_files",         "restarts"};
   }
   if (kind == "cgroup") {
-    return {"cpu_cores", "cpu_ms_per_request", "cpu_throttled_share", "cpu_quota_cores",
-            "memory_bytes", "memory_peak_bytes", "oom_kills"};
+    return {"cpu_cores",       "cpu_ms_per_request", "cpu_throttled_share",
+            "cpu_quota_cores", "memory_bytes",       "memory_peak_bytes",
+            "oom_kills"};
   }
   if (kind == "host") return {"load1", "cpu_busy_share"};
   return {};
@@ -38,7 +41,92 @@ Total total_of(const std::string& name) {
   return Total::kEnd;  // gauges: memory, threads, open files, quota
 }
 
+enum class ServerKind { kProcess, kCgroup, kPrometheus, kOther };
+
+ServerKind server_kind_of(const std::string& spec) {
+  const std::string_view kind = observe::sampler_kind(spec);
+  if (kind == "pid" || kind == "pidfile") return ServerKind::kProcess;
+  if (kind == "cgroup") return ServerKind::kCgroup;
+  if (kind == "prom") return ServerKind::kPrometheus;
+  return ServerKind::kOther;  // the generator itself, the host
+}
+
+std::string cores_words(double cores) {
+  std::string text = fmt::format("{:.2f}", cores);
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
+
 }  // namespace
+
+report::ServerFigures server_figures(const std::vector<report::ObservedSummary>& observed) {
+  report::ServerFigures server;
+  // CPU: the first source of the most direct kind that measured it.
+  const report::ObservedSummary* cpu = nullptr;
+  ServerKind cpu_kind = ServerKind::kOther;
+  auto cpu_mean_of = [](const report::ObservedSummary& s) {
+    auto mean = s.value("cpu_cores_mean");
+    return mean ? mean : s.value("process_cpu_seconds_total_per_s_mean");
+  };
+  for (ServerKind kind : {ServerKind::kProcess, ServerKind::kCgroup, ServerKind::kPrometheus}) {
+    for (const report::ObservedSummary& s : observed) {
+      if (server_kind_of(s.source) != kind || !cpu_mean_of(s)) continue;
+      if (cpu == nullptr) {
+        cpu = &s;
+        cpu_kind = kind;
+      } else {
+        server.cpu_also_measured_by.push_back(s.source);
+      }
+    }
+  }
+  if (cpu != nullptr) {
+    server.cpu_source = cpu->source;
+    server.cpu_cores_mean = cpu_mean_of(*cpu);
+    server.cpu_cores_max = cpu->value("cpu_cores_max");
+    if (!server.cpu_cores_max)
+      server.cpu_cores_max = cpu->value("process_cpu_seconds_total_per_s_max");
+  }
+  // Throttling and quota: the first cgroup that reports them.
+  for (const report::ObservedSummary& s : observed) {
+    if (server_kind_of(s.source) != ServerKind::kCgroup) continue;
+    auto throttled = s.value("cpu_throttled_share_mean");
+    auto quota = s.value("cpu_quota_cores_end");
+    if (!throttled && !quota) continue;
+    server.throttled_share_mean = throttled;
+    server.quota_cores = quota;
+    server.cgroup_source = s.source;
+    break;
+  }
+  // What bounds the CPU it can use: its threads and affinity (the process measured for CPU, else
+  // the first process), and its quota.
+  std::vector<std::pair<double, std::string>> limits;
+  const report::ObservedSummary* process = cpu_kind == ServerKind::kProcess ? cpu : nullptr;
+  for (const report::ObservedSummary& s : observed) {
+    if (process == nullptr && server_kind_of(s.source) == ServerKind::kProcess) process = &s;
+  }
+  if (process != nullptr) {
+    if (auto threads = process->value("threads_end"); threads && *threads > 0) {
+      limits.emplace_back(*threads,
+                          *threads == 1 ? "1 thread" : cores_words(*threads) + " threads");
+    }
+    if (auto cpus = process->value("cpus_allowed_end"); cpus && *cpus > 0) {
+      limits.emplace_back(*cpus, *cpus == 1 ? "1 CPU allowed (its affinity)"
+                                            : cores_words(*cpus) + " CPUs allowed (its affinity)");
+    }
+  }
+  if (server.quota_cores && *server.quota_cores > 0) {
+    limits.emplace_back(*server.quota_cores,
+                        "a quota of " + cores_words(*server.quota_cores) + " cores");
+  }
+  for (const auto& [cores, basis] : limits) {
+    if (!server.cpu_limit_cores || cores < *server.cpu_limit_cores) {
+      server.cpu_limit_cores = cores;
+      server.cpu_limit_basis = basis;
+    }
+  }
+  return server;
+}
 
 std::vector<ObservedSource> label_sources(const std::vector<std::string>& specs) {
   std::vector<ObservedSource> out = {{"self", "self"}};
@@ -71,9 +159,10 @@ std::vector<report::ObservedFigures> ObservationTotals::add_window(
   std::vector<report::ObservedFigures> out;
   for (size_t i = 0; i < figures.size() && i < sources_.size(); ++i) {
     const observe::WindowFigures& f = figures[i].figures;
-    report::ObservedFigures o{sources_[i].label, sources_[i].spec, f.samples, f.gaps,
-                              f.last_error, {}};
-    for (const observe::Figure& figure : f.figures) o.figures.emplace_back(figure.name, figure.value);
+    report::ObservedFigures o{
+        sources_[i].label, sources_[i].spec, f.samples, f.gaps, f.last_error, {}};
+    for (const observe::Figure& figure : f.figures)
+      o.figures.emplace_back(figure.name, figure.value);
     if (auto cores = o.value("cpu_cores"); cores && responses > 0) {
       o.figures.emplace_back("cpu_ms_per_request",
                              *cores * duration_s * 1000.0 / static_cast<double>(responses));
@@ -83,6 +172,13 @@ std::vector<report::ObservedFigures> ObservationTotals::add_window(
       t.samples += f.samples;
       t.gaps += f.gaps;
       if (!f.last_error.empty()) t.last_error = f.last_error;
+      if (observe::sampler_kind(sources_[i].spec) == "prom") {
+        for (const observe::CounterSpan& c : f.counters) {
+          // The first window's start stays; each later window moves the last value on.
+          auto it = t.counters.try_emplace(c.name, report::CounterTotal{c.name, c.start, 0}).first;
+          it->second.last = c.end;
+        }
+      }
       for (const observe::Figure& figure : f.figures) {
         Accumulated& a = t.figures[figure.name];
         if (!a.any) a.first = figure.value;
@@ -105,12 +201,14 @@ std::vector<report::ObservedFigures> ObservationTotals::add_window(
   return out;
 }
 
-std::vector<report::ObservedSummary> ObservationTotals::summaries(int64_t completed_requests) const {
+std::vector<report::ObservedSummary> ObservationTotals::summaries(
+    int64_t completed_requests) const {
   std::vector<report::ObservedSummary> out;
   for (size_t i = 0; i < sources_.size(); ++i) {
     const SourceTotals& t = totals_[i];
-    report::ObservedSummary s{sources_[i].label, sources_[i].spec, t.samples, t.gaps,
-                              t.last_error, {}};
+    report::ObservedSummary s{
+        sources_[i].label, sources_[i].spec, t.samples, t.gaps, t.last_error, {}, {}};
+    for (const auto& [name, counter] : t.counters) s.counters.push_back(counter);
     for (const auto& [name, a] : t.figures) {
       const double mean = a.seconds > 0 ? a.weighted_sum / a.seconds : a.last;
       switch (total_of(name)) {

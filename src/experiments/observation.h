@@ -21,6 +21,9 @@ struct ObservedSource {
   std::string spec;   // as given
 };
 
+// The server's figures from the observed sources (see report::ServerFigures for the rules).
+report::ServerFigures server_figures(const std::vector<report::ObservedSummary>& observed);
+
 // "self" first, then each spec; a kind given twice is numbered from the second ("pid", "pid2").
 std::vector<ObservedSource> label_sources(const std::vector<std::string>& specs);
 
@@ -36,9 +39,9 @@ class ObservationTotals {
   // One window's figures, in the sources' order, converted for the report, with each source's
   // CPU per completed request of the window (`responses`) added; measured windows (not
   // warm-up) also go into the totals.
-  std::vector<report::ObservedFigures> add_window(int64_t index, double duration_s, bool warmup,
-                                                  int64_t responses,
-                                                  const std::vector<observe::SamplerFigures>& figures);
+  std::vector<report::ObservedFigures> add_window(
+      int64_t index, double duration_s, bool warmup, int64_t responses,
+      const std::vector<observe::SamplerFigures>& figures);
 
   // Totals of the measured part; `completed_requests` is the denominator of CPU per request.
   std::vector<report::ObservedSummary> summaries(int64_t completed_requests) const;
@@ -59,6 +62,7 @@ class ObservationTotals {
     int64_t gaps = 0;
     std::string last_error;
     std::map<std::string, Accumulated> figures;
+    std::map<std::string, report::CounterTotal> counters;  // Prometheus endpoints only
   };
 
   std::vector<ObservedSource> sources_;

@@ -2,7 +2,10 @@
 #include "experiments/run_experiment.h"
 
 #include <signal.h>
+#include <sys/ioctl.h>
+#include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdio>
 #include <stdexcept>
@@ -52,6 +55,16 @@ class StopSignals {
 
 int64_t wall_ns_of(int64_t monotonic) { return wall_clock_ns() + (monotonic - monotonic_ns()); }
 
+// A run bounded only by -n has a schedule of a year: no planned end worth showing.
+constexpr int64_t kNoPlannedEndNs = int64_t{300} * 24 * 3600 * kNsPerS;
+
+// The width of the terminal on stderr; 0 when it is not one.
+size_t terminal_columns() {
+  winsize size{};
+  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &size) != 0 || size.ws_col == 0) return 0;
+  return size.ws_col;
+}
+
 }  // namespace
 
 report::RunResult run_load_test(const RunOptions& options) {
@@ -94,8 +107,7 @@ report::RunResult run_load_test(const RunOptions& options) {
   };
 
   std::string abort_reason;
-  bool any_measured = false;
-  int64_t measured_start_ns = 0;
+  const size_t columns = options.live_progress ? terminal_columns() : 0;
   while (auto window = engine.next_window()) {
     // Requests are totalled by the part of the run they were intended in (the engine does
     // that); bytes and connections by the window they happened in.
@@ -103,20 +115,29 @@ report::RunResult run_load_test(const RunOptions& options) {
     part.bytes_in += window->bytes_in;
     part.bytes_out += window->bytes_out;
     part.connects += window->connects;
-    if (window->warmup) {
-      result.warmup_duration_s += static_cast<double>(window->duration_ns) / kNsPerS;
-    } else if (!any_measured) {
-      measured_start_ns = window->start_ns;
-      any_measured = true;
-    }
+    if (window->warmup) result.warmup_duration_s += seconds_of(window->duration_ns);
     if (options.abort_check && !window->warmup && abort_reason.empty()) {
       abort_reason = options.abort_check(*window);
       if (!abort_reason.empty()) engine.request_stop();
     }
     if (options.live_progress) {
-      double elapsed_s = static_cast<double>(window->start_ns + window->duration_ns) / kNsPerS;
-      std::fprintf(stderr, "\r%s\033[K",
-                   report::format_live_line(*window, elapsed_s, window->in_flight_end).c_str());
+      const int64_t end_ns = window->start_ns + window->duration_ns;
+      report::LiveContext where;
+      where.elapsed_s = seconds_of(end_ns);
+      where.label = options.progress_label;
+      const schedule::Profile& profile = options.load.profile;
+      if (profile.duration_ns() < kNoPlannedEndNs)
+        where.planned_s = seconds_of(profile.duration_ns());
+      const bool open = options.load.executor == engine::Executor::kOpenLoop;
+      if (open || profile.segments().size() > 1) {
+        where.target = profile.target_at(std::min(end_ns, profile.duration_ns() - 1));
+        where.target_is_rate = open;
+      }
+      std::string line = report::format_live_line(*window, where);
+      // A line wider than the terminal wraps, and "\r" then rewrites only its last part: the
+      // rest would stay on the screen as a stray partial line.
+      if (columns > 1 && line.size() >= columns) line.resize(columns - 1);
+      std::fprintf(stderr, "\r%s\033[K", line.c_str());
       std::fflush(stderr);
     }
     if (held) write_window(*held, options.observe_every_ns + 200 * kNsPerMs);
@@ -144,8 +165,8 @@ report::RunResult run_load_test(const RunOptions& options) {
                       : options.load.max_requests > 0 && intended >= options.load.max_requests
                           ? "request count reached"
                           : "duration reached";
-  result.measured_duration_s =
-      any_measured ? static_cast<double>(engine.end_ns() - measured_start_ns) / kNsPerS : 0;
+  result.span = engine.measured_span();
+  result.measured_duration_s = seconds_of(result.span.duration_ns);
   if (std::string failure = engine.failure(); !failure.empty()) {
     result.end_reason = "a worker failed: " + failure;
   }
@@ -155,12 +176,14 @@ report::RunResult run_load_test(const RunOptions& options) {
     result.named_total = engine.measured_named();
   }
   result.observed = observation_totals.summaries(result.total.responses());
+  result.server = server_figures(result.observed);
   result.generator_busy_windows = observation_totals.generator_busy_windows();
   result.thresholds = evaluate_thresholds(result, options.thresholds);
   if (directory) directory->finish(result);
   if (options.print_summary) std::fputs(report::format_summary(result).c_str(), stdout);
   if (std::string failure = engine.failure(); !failure.empty()) {
-    throw std::runtime_error("a load worker failed (" + failure + "); the results cover only part "
+    throw std::runtime_error("a load worker failed (" + failure +
+                             "); the results cover only part "
                              "of the run");
   }
   return result;

@@ -19,11 +19,12 @@ namespace proofload::experiments {
 
 struct RunOptions {
   engine::LoadSpec load;
-  nlohmann::json spec_json;      // the normalized spec, as recorded in result.json
+  nlohmann::json spec_json;  // the normalized spec, as recorded in result.json
   std::string command_line;
   std::optional<std::filesystem::path> out_dir;
-  bool live_progress = false;    // one refreshed line on stderr (only on a terminal)
-  bool print_summary = true;     // the human summary on stdout at the end
+  bool live_progress = false;  // one refreshed line on stderr (only on a terminal)
+  std::string progress_label;  // its first words: "level 3 of 5 (1,000/s)" in a ladder
+  bool print_summary = true;   // the human summary on stdout at the end
   // Checked once the run ended; their verdicts go into the result (and decide the exit code).
   std::vector<analyze::Threshold> thresholds;
   // --observe specs (the generator itself is always observed) and how often they are sampled.

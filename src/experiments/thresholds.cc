@@ -46,12 +46,13 @@ bool is_latency(const MetricRef& metric) {
 // Counts of one population of requests (the whole run, or one named request).
 struct RequestCounts {
   const std::array<int64_t, measure::kOutcomeCount>* outcomes;
-  int64_t started;    // ended requests, never-started excluded
-  int64_t responses;  // got an HTTP response
+  int64_t started;         // ended requests, never-started excluded
+  int64_t span_responses;  // got an HTTP response inside the measured span
+  int64_t span_successes;  // succeeded inside the measured span (-1: not counted by name)
 };
 
 std::optional<double> from_counts(const RequestCounts& counts, const MetricRef& metric,
-                                  double measured_s) {
+                                  const measure::MeasuredSpan& span) {
   auto count_of = [&](Outcome o) { return (*counts.outcomes)[static_cast<int>(o)]; };
   switch (metric.kind) {
     case MetricRef::Kind::kErrorRate: {
@@ -62,15 +63,19 @@ std::optional<double> from_counts(const RequestCounts& counts, const MetricRef& 
       return report::share(errors, counts.started);
     }
     case MetricRef::Kind::kOutcomeRate:
-      if (auto o = outcome_named(metric.outcome)) return report::share(count_of(*o), counts.started);
+      if (auto o = outcome_named(metric.outcome))
+        return report::share(count_of(*o), counts.started);
       return std::nullopt;
     case MetricRef::Kind::kCount:
       if (metric.outcome == "requests") return static_cast<double>(counts.started);
       if (auto o = outcome_named(metric.outcome)) return static_cast<double>(count_of(*o));
       return std::nullopt;
     case MetricRef::Kind::kThroughput:
-      if (measured_s <= 0) return std::nullopt;
-      return static_cast<double>(counts.responses) / measured_s;
+      if (span.duration_ns <= 0) return std::nullopt;
+      return span.per_s(counts.span_responses);
+    case MetricRef::Kind::kGoodput:
+      if (span.duration_ns <= 0 || counts.span_successes < 0) return std::nullopt;
+      return span.per_s(counts.span_successes);
     default:
       return std::nullopt;
   }
@@ -101,7 +106,7 @@ std::optional<double> from_flow(const measure::FlowStats& flow, const MetricRef&
 }  // namespace
 
 std::optional<double> observed_metric(const report::RunResult& result, const MetricRef& metric) {
-  const double measured_s = result.measured_duration_s;
+  const measure::MeasuredSpan& span = result.span;
   if (metric.scope.empty()) {
     const measure::WindowStats& t = result.total;
     if (is_latency(metric)) return from_histogram(t.latency_us, metric);
@@ -115,19 +120,16 @@ std::optional<double> observed_metric(const report::RunResult& result, const Met
       if (result.flow_names.empty()) return std::nullopt;
       return from_flow(all, metric);
     }
-    return from_counts({&t.outcomes, report::started_requests(t), t.responses()}, metric,
-                       measured_s);
+    return from_counts(
+        {&t.outcomes, report::started_requests(t), span.counts.responses, span.counts.successes},
+        metric, span);
   }
   if (int r = index_of(result.request_names, metric.scope);
       r >= 0 && static_cast<size_t>(r) < result.named_total.requests.size()) {
     const measure::RequestStats& stats = result.named_total.requests[static_cast<size_t>(r)];
     if (is_latency(metric)) return from_histogram(stats.latency_us, metric);
     int64_t started = stats.ended() - stats.count(Outcome::kNeverStarted);
-    int64_t responses = 0;
-    for (int i = 0; i < measure::kOutcomeCount; ++i) {
-      if (measure::outcome_has_response(static_cast<Outcome>(i))) responses += stats.outcomes[i];
-    }
-    return from_counts({&stats.outcomes, started, responses}, metric, measured_s);
+    return from_counts({&stats.outcomes, started, stats.span_responses, -1}, metric, span);
   }
   if (int f = index_of(result.flow_names, metric.scope);
       f >= 0 && static_cast<size_t>(f) < result.named_total.flows.size()) {

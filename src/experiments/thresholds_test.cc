@@ -19,6 +19,9 @@ void add(std::array<int64_t, measure::kOutcomeCount>& outcomes, Outcome o, int64
 report::RunResult make_result() {
   report::RunResult r;
   r.measured_duration_s = 10;
+  r.span.duration_ns = 10'000'000'000;
+  r.span.counts.responses = 98;
+  r.span.counts.successes = 90;
   r.total.intended = 100;
   add(r.total.outcomes, Outcome::kSuccess, 90);
   add(r.total.outcomes, Outcome::kStatus429, 5);
@@ -33,6 +36,7 @@ report::RunResult make_result() {
   add(lookup.outcomes, Outcome::kSuccess, 76);
   add(lookup.outcomes, Outcome::kStatus429, 4);
   for (int i = 1; i <= 80; ++i) lookup.latency_us.record(i * 1000);
+  lookup.span_responses = 80;
   auto& create = r.named_total.requests[1];
   add(create.outcomes, Outcome::kSuccess, 14);
   add(create.outcomes, Outcome::kCheckFailed, 3);
@@ -59,6 +63,7 @@ TEST(ThresholdMetrics, WholeRunSharesUseStartedRequestsAndIntendedForNeverStarte
   EXPECT_DOUBLE_EQ(observed(r, "rate(status_429) < 1%"), 5.0 / 98.0);
   EXPECT_DOUBLE_EQ(observed(r, "count(check_failed) < 1"), 3.0);
   EXPECT_DOUBLE_EQ(observed(r, "rps > 1"), 98.0 / 10.0);
+  EXPECT_DOUBLE_EQ(observed(r, "goodput > 1"), 90.0 / 10.0);
   EXPECT_NEAR(observed(r, "p50 < 1s"), 49.0, 0.05);
 }
 
@@ -80,16 +85,16 @@ TEST(ThresholdMetrics, UnknownScopeOrEmptyRunIsNoDataAndFails) {
   ASSERT_EQ(verdicts.size(), 1u);
   EXPECT_FALSE(verdicts[0].passed);
   EXPECT_FALSE(verdicts[0].observed.has_value());
-  verdicts = evaluate_thresholds(empty, {analyze::parse_threshold("errors < 1%"),
-                                         analyze::parse_threshold("p99 < 1s")});
+  verdicts = evaluate_thresholds(
+      empty, {analyze::parse_threshold("errors < 1%"), analyze::parse_threshold("p99 < 1s")});
   EXPECT_FALSE(verdicts[0].passed);
   EXPECT_FALSE(verdicts[1].passed);
 }
 
 TEST(ThresholdMetrics, VerdictsFollowTheBound) {
   const report::RunResult r = make_result();
-  auto verdicts = evaluate_thresholds(
-      r, {analyze::parse_threshold("p95(lookup) < 200ms"), analyze::parse_threshold("errors < 1%")});
+  auto verdicts = evaluate_thresholds(r, {analyze::parse_threshold("p95(lookup) < 200ms"),
+                                          analyze::parse_threshold("errors < 1%")});
   ASSERT_EQ(verdicts.size(), 2u);
   EXPECT_TRUE(verdicts[0].passed);
   EXPECT_FALSE(verdicts[1].passed);

@@ -14,6 +14,7 @@ int64_t RequestStats::ended() const {
 void RequestStats::merge(const RequestStats& other) {
   latency_us.merge(other.latency_us);
   for (int i = 0; i < kOutcomeCount; ++i) outcomes[i] += other.outcomes[i];
+  span_responses += other.span_responses;
 }
 
 void FlowStats::merge(const FlowStats& other) {
@@ -30,7 +31,8 @@ void NamedTotals::resize(size_t request_count, size_t flow_count) {
 }
 
 void NamedTotals::merge(const NamedTotals& other) {
-  resize(std::max(requests.size(), other.requests.size()), std::max(flows.size(), other.flows.size()));
+  resize(std::max(requests.size(), other.requests.size()),
+         std::max(flows.size(), other.flows.size()));
   for (size_t i = 0; i < other.requests.size(); ++i) requests[i].merge(other.requests[i]);
   for (size_t i = 0; i < other.flows.size(); ++i) flows[i].merge(other.flows[i]);
 }

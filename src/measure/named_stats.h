@@ -20,6 +20,10 @@ struct RequestStats {
   // step and the think time). Microseconds.
   HdrHistogram latency_us;
   std::array<int64_t, kOutcomeCount> outcomes{};  // requests ended, by outcome
+  // Responses that ended inside the measured span (measure/span_counts.h), whichever part of the
+  // run they were intended in: the numerator of this request's throughput. Kept in the measured
+  // part's totals only.
+  int64_t span_responses = 0;
 
   int64_t count(Outcome o) const { return outcomes[static_cast<int>(o)]; }
   int64_t ended() const;

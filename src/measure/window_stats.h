@@ -17,10 +17,13 @@ constexpr int kStatusSlots = 601;
 constexpr int kStatusOther = 600;
 
 struct WindowStats {
-  int64_t index = 0;             // window number from the start of the run (warm-up included)
-  int64_t start_ns = 0;          // window start, ns since the run started
-  int64_t duration_ns = 0;       // nominal length; the last window of a run may be shorter
-  bool warmup = false;           // inside --warmup: recorded, excluded from results
+  int64_t index = 0;        // window number from the start of the run (warm-up included)
+  int64_t start_ns = 0;     // window start, ns since the run started
+  int64_t duration_ns = 0;  // nominal length; the last window of a run may be shorter
+  bool warmup = false;      // inside --warmup: recorded, excluded from results
+  // Began after the measured span ended: the schedule was over, and what ends here is work in
+  // flight finishing within the grace period. Not part of throughput (docs/measurement.md).
+  bool drain = false;
 
   // Latency: from the intended start (schedule time in open loop, ready time in closed loop)
   // to the last byte of the response. Microseconds. Responses of any status are recorded.
@@ -32,13 +35,13 @@ struct WindowStats {
 
   std::array<int64_t, kOutcomeCount> outcomes{};  // requests ended in this window, by outcome
   std::array<int64_t, kStatusSlots> status{};     // responses by status code
-  int64_t intended = 0;        // requests the schedule wanted in this window (open loop: due;
-                               // closed loop: started)
-  int64_t bytes_in = 0;        // bytes read from the server (headers and bodies)
-  int64_t bytes_out = 0;       // bytes written to the server
-  int64_t connects = 0;        // TCP connections opened successfully
-  int64_t in_flight_end = 0;   // requests started but not ended at the window's end (gauge)
-  int64_t queued_end = 0;      // open loop: requests waiting for a connection at the end (gauge)
+  int64_t intended = 0;       // requests the schedule wanted in this window (open loop: due;
+                              // closed loop: started)
+  int64_t bytes_in = 0;       // bytes read from the server (headers and bodies)
+  int64_t bytes_out = 0;      // bytes written to the server
+  int64_t connects = 0;       // TCP connections opened successfully
+  int64_t in_flight_end = 0;  // requests started but not ended at the window's end (gauge)
+  int64_t queued_end = 0;     // open loop: requests waiting for a connection at the end (gauge)
 
   void add_status(int code) { ++status[(code >= 0 && code < kStatusOther) ? code : kStatusOther]; }
   int64_t count(Outcome o) const { return outcomes[static_cast<int>(o)]; }

@@ -103,11 +103,42 @@ std::optional<PidStat> parse_pid_stat(std::string_view text, std::string& error)
   return stat;
 }
 
+namespace {
+
+// "0-1,3" -> 3; nullopt for anything that is not such a list.
+std::optional<int64_t> count_cpu_list(std::string_view list) {
+  int64_t count = 0;
+  while (!list.empty()) {
+    const size_t comma = list.find(',');
+    const std::string_view range = list.substr(0, comma);
+    list = comma == std::string_view::npos ? std::string_view() : list.substr(comma + 1);
+    const size_t dash = range.find('-');
+    int64_t first = 0;
+    int64_t last = 0;
+    if (!parse_number(range.substr(0, dash), first)) return std::nullopt;
+    last = first;
+    if (dash != std::string_view::npos && !parse_number(range.substr(dash + 1), last)) {
+      return std::nullopt;
+    }
+    if (last < first) return std::nullopt;
+    count += last - first + 1;
+  }
+  return count > 0 ? std::optional<int64_t>(count) : std::nullopt;
+}
+
+}  // namespace
+
 PidStatus parse_pid_status(std::string_view text) {
   PidStatus status;
   while (!text.empty()) {
     std::string_view line = next_line(text);
     constexpr std::string_view kVmRss = "VmRSS:";
+    constexpr std::string_view kCpus = "Cpus_allowed_list:";
+    if (line.substr(0, kCpus.size()) == kCpus) {
+      Words words(line.substr(kCpus.size()));
+      status.cpus_allowed = count_cpu_list(words.next());
+      continue;
+    }
     if (line.substr(0, kVmRss.size()) != kVmRss) continue;
     Words words(line.substr(kVmRss.size()));
     int64_t kib = 0;

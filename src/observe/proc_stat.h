@@ -33,6 +33,8 @@ std::optional<PidStat> parse_pid_stat(std::string_view text, std::string& error)
 // lacks it: a kernel thread or a zombie has no VmRSS.
 struct PidStatus {
   std::optional<int64_t> vm_rss_bytes;  // "VmRSS:   11204 kB"
+  // "Cpus_allowed_list:  0-1,3": how many CPUs its affinity lets it run on (3 here).
+  std::optional<int64_t> cpus_allowed;
 };
 PidStatus parse_pid_status(std::string_view text);
 

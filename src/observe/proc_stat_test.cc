@@ -88,6 +88,15 @@ TEST(PidStatus, VmRssIsAbsentWhereTheKernelLeavesItOut) {
   EXPECT_FALSE(parse_pid_status("").vm_rss_bytes);
 }
 
+TEST(PidStatus, CountsTheCpusItsAffinityAllows) {
+  EXPECT_EQ(parse_pid_status(read_fixture(fixture_root() / "proc/42/status")).cpus_allowed, 2);
+  EXPECT_EQ(parse_pid_status("Cpus_allowed_list:\t3\n").cpus_allowed, 1);
+  EXPECT_EQ(parse_pid_status("Cpus_allowed_list:\t0-1,4,6-7\n").cpus_allowed, 5);
+  EXPECT_FALSE(parse_pid_status("Cpus_allowed_list:\t2-1\n").cpus_allowed);
+  EXPECT_FALSE(parse_pid_status("Cpus_allowed_list:\tx\n").cpus_allowed);
+  EXPECT_FALSE(parse_pid_status("").cpus_allowed);
+}
+
 TEST(OpenFiles, CountsTheEntriesOfTheFdDirectory) {
   EXPECT_EQ(count_open_files(fixture_root() / "proc/42/fd"), 4);
   EXPECT_EQ(count_open_files(fixture_root() / "proc/43/fd"), std::nullopt);  // no fd directory

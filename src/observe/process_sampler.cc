@@ -163,7 +163,7 @@ bool ProcessSampler::sample_into(Sample& sample, std::string& error) {
   const uint64_t user_ticks = utime_offset_ticks_ + last_utime_ticks_;
   const uint64_t system_ticks = stime_offset_ticks_ + last_stime_ticks_;
   auto& readings = sample.readings;
-  readings.reserve(7);
+  readings.reserve(9);
   readings.push_back(
       {"cpu_user_seconds", MetricKind::kCounter, static_cast<double>(user_ticks) / ticks_per_s_});
   readings.push_back({"cpu_system_seconds", MetricKind::kCounter,
@@ -172,6 +172,12 @@ bool ProcessSampler::sample_into(Sample& sample, std::string& error) {
                       static_cast<double>(user_ticks + system_ticks) / ticks_per_s_});
   readings.push_back({"rss_bytes", MetricKind::kGauge, static_cast<double>(observed->rss_bytes)});
   readings.push_back({"threads", MetricKind::kGauge, static_cast<double>(stat.num_threads)});
+  // With the threads, what bounds the CPU it can use: a server pinned to one CPU, or with one
+  // thread, is CPU-bound at one core.
+  if (observed->cpus_allowed) {
+    readings.push_back(
+        {"cpus_allowed", MetricKind::kGauge, static_cast<double>(*observed->cpus_allowed)});
+  }
   if (observed->open_files) {
     readings.push_back(
         {"open_files", MetricKind::kGauge, static_cast<double>(*observed->open_files)});
@@ -224,8 +230,9 @@ std::optional<ProcessSampler::Observed> ProcessSampler::observe(const std::strin
     return std::nullopt;
   }
   // VmRSS is in kB whatever the page size; stat's rss (pages) only stands in where it is absent.
-  observed.rss_bytes =
-      parse_pid_status(text_).vm_rss_bytes.value_or(observed.stat.rss_pages * page_size_bytes_);
+  const PidStatus status = parse_pid_status(text_);
+  observed.rss_bytes = status.vm_rss_bytes.value_or(observed.stat.rss_pages * page_size_bytes_);
+  observed.cpus_allowed = status.cpus_allowed;
   if (mode_ != Mode::kSelf) observed.open_files = count_open_files(fd_dir_);
   return observed;
 }

@@ -58,6 +58,7 @@ class ProcessSampler final : public Sampler {
     PidStat stat;
     int64_t rss_bytes = 0;
     std::optional<int64_t> open_files;
+    std::optional<int64_t> cpus_allowed;  // CPUs its affinity allows
   };
 
   ProcessSampler(Mode mode, std::string spec, const std::filesystem::path& root);

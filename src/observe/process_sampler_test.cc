@@ -148,7 +148,9 @@ TEST(ProcessSampler, SelfReadsProcSelfWithoutOpenFiles) {
   EXPECT_DOUBLE_EQ(value(sample, "cpu_system_seconds"), 20 / kTicksPerS);
   EXPECT_EQ(value(sample, "rss_bytes"), 8192.0 * 1024);
   EXPECT_EQ(value(sample, "threads"), 3);
-  EXPECT_EQ(sample.readings.size(), 5u);
+  // Cpus_allowed_list 0-1: what bounds the CPU it can use, with its threads.
+  EXPECT_EQ(value(sample, "cpus_allowed"), 2);
+  EXPECT_EQ(sample.readings.size(), 6u);
 }
 
 TEST(ProcessSampler, OtherKindsAreLeftToOtherFactories) {

@@ -70,6 +70,7 @@ WindowFigures SampleSeries::figures(int64_t start_ns, int64_t end_ns, int64_t sl
       const Reading* before = find_reading(*base, r.name);
       if (before == nullptr || r.value < before->value) continue;  // new, or reset: unknown
       const double increase = r.value - before->value;
+      out.counters.push_back({r.name, before->value, r.value});
       if (r.name == "cpu_periods") periods = increase;
       if (r.name == "cpu_throttled_periods") throttled = increase;
       if (is_event_counter(r.name)) {

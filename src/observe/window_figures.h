@@ -25,13 +25,23 @@ struct Figure {
   double value = 0;
 };
 
+// A counter's raw values over a window: at its base sample and at its last one.
+struct CounterSpan {
+  std::string name;
+  double start = 0;
+  double end = 0;
+};
+
 struct WindowFigures {
-  int64_t start_ns = 0;   // the window, on the same clock as the samples
+  int64_t start_ns = 0;  // the window, on the same clock as the samples
   int64_t end_ns = 0;
-  int samples = 0;        // good samples taken inside the window
-  int gaps = 0;           // failed samples inside the window
-  std::string last_error; // the last gap's reason ("" when none)
+  int samples = 0;         // good samples taken inside the window
+  int gaps = 0;            // failed samples inside the window
+  std::string last_error;  // the last gap's reason ("" when none)
   std::vector<Figure> figures;
+  // Each counter's raw values (those the figures above turned into rates), so a server-side
+  // count can be set against the client's; a reset counter is left out, as in the figures.
+  std::vector<CounterSpan> counters;
 
   std::optional<double> value(const std::string& name) const;
 };

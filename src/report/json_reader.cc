@@ -35,6 +35,16 @@ std::optional<double> JsonReader::number(std::string_view key) const {
   return value->get<double>();
 }
 
+std::optional<uint64_t> JsonReader::unsigned_integer(std::string_view key) const {
+  const json* value = find(key);
+  if (value == nullptr) return std::nullopt;
+  if (value->is_number_unsigned()) return value->get<uint64_t>();
+  if (value->is_number_integer() && value->get<int64_t>() >= 0) {
+    return static_cast<uint64_t>(value->get<int64_t>());
+  }
+  fail("'" + name(key) + "' is not a whole number 0 or more");
+}
+
 double JsonReader::required_number(std::string_view key) const {
   required(key);
   return *number(key);
@@ -120,7 +130,8 @@ std::vector<std::pair<std::string, JsonReader>> JsonReader::members(std::string_
   return out;
 }
 
-std::vector<std::pair<std::string, double>> JsonReader::numbers_by_name(std::string_view key) const {
+std::vector<std::pair<std::string, double>> JsonReader::numbers_by_name(
+    std::string_view key) const {
   std::vector<std::pair<std::string, double>> out;
   const JsonReader container = object(key);
   if (!container.present()) return out;

@@ -30,13 +30,16 @@ class JsonReader {
   const nlohmann::json& required(std::string_view key) const;
   std::optional<double> number(std::string_view key) const;
   double required_number(std::string_view key) const;
+  // A whole number 0 or more, read exactly (a seed of 2^60 is no double); a fraction or a
+  // negative number throws.
+  std::optional<uint64_t> unsigned_integer(std::string_view key) const;
   std::string text(std::string_view key) const;  // "" when missing
   std::string required_text(std::string_view key) const;
   std::optional<bool> boolean(std::string_view key) const;
   JsonReader object(std::string_view key) const;
-  std::vector<JsonReader> objects(std::string_view key) const;            // an array of objects
+  std::vector<JsonReader> objects(std::string_view key) const;             // an array of objects
   std::optional<std::vector<double>> numbers(std::string_view key) const;  // an array of numbers
-  std::vector<std::string> texts(std::string_view key) const;             // an array of strings
+  std::vector<std::string> texts(std::string_view key) const;              // an array of strings
   std::optional<size_t> size_of(std::string_view key) const;  // an array's length; none: missing
   // The members of an object whose values are objects, in key order.
   std::vector<std::pair<std::string, JsonReader>> members(std::string_view key) const;

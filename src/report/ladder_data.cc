@@ -36,15 +36,22 @@ RowView read_row(const Reader& r) {
   row.repeat = r.number("repeat");
   row.target_rps = r.number("target_rps");
   row.achieved_rps = r.required_number("achieved_rps");
+  row.goodput_rps = r.number("goodput_rps");
+  row.arrivals_rps = r.number("arrivals_rps");
+  row.flows_per_s = r.number("flows_per_s");
+  row.flow_success_rate = r.number("flow_success_rate");
   row.p50_ms = r.number("p50_ms");
   row.p95_ms = r.number("p95_ms");
   row.p99_ms = r.number("p99_ms");
   row.requests = r.number("requests");
+  row.responses = r.number("responses");
   row.error_rate = r.number("error_rate");
   row.rate_429 = r.number("rate_429");
   row.never_started = r.number("never_started");
   row.server_cores = r.number("server_cores");
   row.server_throttled_share = r.number("server_throttled_share");
+  row.server_quota_cores = r.number("server_quota_cores");
+  row.server_cpu_limit_cores = r.number("server_cpu_limit_cores");
   row.generator_cores = r.number("generator_cores");
   row.generator_busy = r.boolean("generator_busy");
   row.host_load1 = r.number("host_load1");
@@ -60,6 +67,10 @@ LevelView read_level(const Reader& r) {
   level.repeats = static_cast<int>(r.number("repeats").value_or(1));
   level.target_rps = r.number("target_rps");
   level.achieved_rps = r.required_number("achieved_rps");
+  level.goodput_rps = r.number("goodput_rps").value_or(level.achieved_rps);
+  level.arrivals_rps = r.number("arrivals_rps");
+  level.flows_per_s = r.number("flows_per_s");
+  level.flow_success_rate = r.number("flow_success_rate");
   level.p50_ms = r.number("p50_ms");
   level.p95_ms = r.number("p95_ms");
   level.p99_ms = r.number("p99_ms");
@@ -69,10 +80,17 @@ LevelView read_level(const Reader& r) {
   level.never_started = r.number("never_started");
   level.server_cores = r.number("server_cores");
   level.server_throttled_share = r.number("server_throttled_share");
+  level.server_quota_cores = r.number("server_quota_cores");
+  level.server_cpu_limit_cores = r.number("server_cpu_limit_cores");
+  level.server_cpu_source = r.text("server_cpu_source");
+  level.server_cpu_limit_basis = r.text("server_cpu_limit_basis");
+  level.server_throttle_source = r.text("server_throttle_source");
+  level.server_cpu_bound = r.boolean("server_cpu_bound").value_or(false);
   level.generator_cores = r.number("generator_cores");
   level.host_load1 = r.number("host_load1");
   level.generator_busy = r.boolean("generator_busy").value_or(false);
   level.meets_slo = r.boolean("meets_slo").value_or(false);
+  level.errors_meet_slo = r.boolean("errors_meet_slo").value_or(true);
   for (const Reader& check : r.objects("slo")) {
     level.slo.push_back({check.text("expression"), check.number("observed"),
                          check.text("observed_text"), check.boolean("passed").value_or(false)});
@@ -92,7 +110,8 @@ LevelView read_level(const Reader& r) {
 std::optional<LevelRef> read_ref(const Reader& parent, std::string_view key) {
   const Reader r = parent.object(key);
   if (!r.present()) return std::nullopt;
-  return LevelRef{r.required_number("level"), r.required_number("achieved_rps")};
+  const double achieved = r.required_number("achieved_rps");
+  return LevelRef{r.required_number("level"), achieved, r.number("goodput_rps").value_or(achieved)};
 }
 
 EventView read_event(const Reader& r) {
@@ -164,6 +183,7 @@ void read_analysis(const Reader& top, LadderView& v) {
   const Reader daily = a.object("daily_capacity");
   v.daily_at_operating_target = daily.number("at_operating_target");
   v.daily_at_best_sustained = daily.number("at_best_sustained");
+  v.daily_significant_digits = daily.number("significant_digits");
 }
 
 }  // namespace
@@ -202,6 +222,10 @@ LadderView read_ladder(const nlohmann::json& result) {
   // The settings' copy of the SLO flag is the one the run used; the analysis repeats it.
   v.count_429_as_error = settings.boolean("count_429_as_error");
   v.slo_text = settings.text("slo");
+
+  const Reader bar = top.object("ci_bar");
+  v.ci_bar_passed = bar.boolean("passed");
+  v.ci_bar_reason = bar.text("reason");
 
   for (const Reader& row : top.objects("rows")) v.rows.push_back(read_row(row));
   for (const Reader& event : top.objects("events")) v.events.push_back(read_event(event));

@@ -28,12 +28,18 @@ struct LevelView {
   int repeats = 1;
   std::optional<double> target_rps;
   double achieved_rps = 0;
+  double goodput_rps = 0;  // what the rules judge (achieved_rps in a file that predates it)
+  std::optional<double> arrivals_rps, flows_per_s, flow_success_rate;
   std::optional<double> p50_ms, p95_ms, p99_ms;
   std::optional<double> requests;                             // sum over repeats
   std::optional<double> error_rate, rate_429, never_started;  // shares 0..1
   std::optional<double> server_cores, server_throttled_share, generator_cores, host_load1;
+  std::optional<double> server_quota_cores, server_cpu_limit_cores;
+  std::string server_cpu_source, server_throttle_source, server_cpu_limit_basis;
+  bool server_cpu_bound = false;
   bool generator_busy = false;
   bool meets_slo = false;
+  bool errors_meet_slo = true;
   std::vector<SloCheck> slo;
   std::vector<std::string> untrusted;  // "p99", "p95"
   std::optional<double> gain;
@@ -41,7 +47,8 @@ struct LevelView {
   bool short_of_target = false;
   std::optional<double> rps_per_server_core, server_cpu_ms_per_request;
   std::optional<double> achieved_cv, p95_cv;
-  std::string verdict;  // "clean", "highest within SLO", "knee", "saturated"
+  std::string
+      verdict;  // "clean", "highest within SLO", "knee", "knee, highest within SLO", "saturated"
 };
 
 // rows[]: one run of one level, as recorded.
@@ -50,9 +57,11 @@ struct RowView {
   std::optional<double> repeat;
   std::optional<double> target_rps;
   double achieved_rps = 0;
-  std::optional<double> p50_ms, p95_ms, p99_ms, requests;
+  std::optional<double> goodput_rps, arrivals_rps, flows_per_s, flow_success_rate;
+  std::optional<double> p50_ms, p95_ms, p99_ms, requests, responses;
   std::optional<double> error_rate, rate_429, never_started;
   std::optional<double> server_cores, server_throttled_share, generator_cores;
+  std::optional<double> server_quota_cores, server_cpu_limit_cores;
   std::optional<bool> generator_busy;
   std::optional<double> host_load1, duration_s;
   std::string directory;  // "" for analyze
@@ -90,6 +99,7 @@ struct SearchView {
 struct LevelRef {
   double level = 0;
   double achieved_rps = 0;
+  double goodput_rps = 0;  // achieved_rps in a file that predates goodput
 };
 
 struct LadderView {
@@ -107,6 +117,10 @@ struct LadderView {
   bool stop_on_fail = false;
   std::optional<bool> server_observed;
   std::vector<std::string> observe;
+
+  // ci_bar: --fail-if-none / --fail-below and whether the result met them (nullopt: not asked).
+  std::optional<bool> ci_bar_passed;
+  std::string ci_bar_reason;
 
   std::vector<RowView> rows;
   std::vector<EventView> events;
@@ -128,6 +142,7 @@ struct LadderView {
   std::optional<double> operating_target_rps, operating_fraction;
   std::string operating_basis;
   std::optional<double> daily_at_operating_target, daily_at_best_sustained;
+  std::optional<double> daily_significant_digits;
 };
 
 // Required: schema ("proofload.ladder/v1"), kind, status, analysis.levels (not empty) with each

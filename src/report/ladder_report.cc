@@ -5,6 +5,7 @@
 #include "report/ladder_report.h"
 
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include <algorithm>
 #include <cmath>
@@ -126,23 +127,25 @@ std::vector<std::string> buckle_row(const LadderView& v) {
   if (!v.knee) {
     std::string answer;
     if (v.levels.size() == 1) {
-      answer = "Not reached: only one level was tested (" + rate_text(last.achieved_rps) +
+      answer = "Not reached: only one level was tested (" + rate_text(last.goodput_rps) +
                " at level " + level_text(last.level) + ")";
     } else if (last.gain && v.noise_floor && *last.gain >= *v.noise_floor) {
-      answer = "Not reached: throughput still grew at the highest level tested (" +
-               rate_text(last.achieved_rps) + " at level " + level_text(last.level) + ")";
+      answer = "Not reached: goodput still grew at the highest level tested (" +
+               rate_text(last.goodput_rps) + " at level " + level_text(last.level) + ")";
     } else {
       answer = "Not reached within the levels tested: the highest, level " +
-               level_text(last.level) + ", gave " + rate_text(last.achieved_rps) +
+               level_text(last.level) + ", gave " + rate_text(last.goodput_rps) +
                (last.gain_text.empty() ? "" : " (" + last.gain_text + ")");
     }
     return {"Where does it buckle?", answer, source_word(v) + ", all levels"};
   }
   const LevelView* knee = find_level(v, v.knee->level);
-  std::string answer = "About " + rate_text(v.knee->achieved_rps) + " at level " +
+  std::string answer = "About " + rate_text(v.knee->goodput_rps) + " at level " +
                        level_text(v.knee->level) + " — " +
                        (v.knee_reason.empty() ? "reason not recorded" : v.knee_reason);
-  if (knee != nullptr && knee->server_cores) {
+  if (knee != nullptr && knee->server_cores && knee->server_cpu_bound) {
+    answer += "; CPU-bound: the server used " + cpu_of_limit_text(*knee) + " there";
+  } else if (knee != nullptr && knee->server_cores) {
     answer += "; the server used " + cores_text(*knee->server_cores) + " cores there";
   } else {
     answer += "; server CPU not measured";
@@ -208,18 +211,11 @@ std::vector<std::string> operating_row(const LadderView& v) {
 }
 
 std::vector<std::string> daily_row(const LadderView& v) {
-  std::vector<std::string> parts;
-  if (v.daily_at_operating_target) {
-    parts.push_back(count_text(*v.daily_at_operating_target) +
-                    " requests/day at the operating target");
-  }
-  if (v.daily_at_best_sustained) {
-    parts.push_back(count_text(*v.daily_at_best_sustained) + " at best sustained");
-  }
+  const std::vector<std::string> parts = daily_parts(v);
   if (parts.empty()) {
     return {"Daily capacity", "Not computed: no operating target and no level within the SLO", "–"};
   }
-  return {"Daily capacity", list_text(parts), "rate × 86,400 s"};
+  return {"Daily capacity", list_text(parts), daily_rule_text(v)};
 }
 
 std::vector<std::string> plateau_row(const LadderView& v) {
@@ -272,6 +268,11 @@ std::string short_version(const LadderView& v) {
   out += table_row({"---", "---", "---"});
   std::vector<std::vector<std::string>> rows = {buckle_row(v), best_row(v)};
   if (v.kind == "search" && v.search) rows.push_back(search_row(v));
+  if (v.ci_bar_passed) {
+    rows.push_back({"Did it pass the CI bar?",
+                    *v.ci_bar_passed ? "Yes" : "No: " + v.ci_bar_reason + " (exit code 99)",
+                    "--fail-if-none / --fail-below"});
+  }
   rows.push_back(operating_row(v));
   rows.push_back(daily_row(v));
   rows.push_back(plateau_row(v));
@@ -331,8 +332,18 @@ std::string levels_table(const LadderView& v) {
   const bool repeated = runs_per_level(v) > 1;
   std::vector<std::string> header = {"level"};
   if (repeated) header.push_back("runs");
-  for (const char* name : {"target/s", "achieved/s", "p50 ms", "p95 ms", "p99 ms", "errors", "429",
-                           "never started", "server cores", "throttled", "gen. cores", "gain"}) {
+  const bool flows = std::any_of(v.levels.begin(), v.levels.end(),
+                                 [](const LevelView& l) { return l.arrivals_rps.has_value(); });
+  header.emplace_back("target/s");
+  if (flows) header.emplace_back("arrivals/s");
+  header.emplace_back("achieved/s");
+  header.emplace_back("goodput/s");
+  if (flows) {
+    header.emplace_back("flows/s");
+    header.emplace_back("flow success");
+  }
+  for (const char* name : {"p50 ms", "p95 ms", "p99 ms", "errors", "429", "never started",
+                           "server cores", "throttled", "gen. cores", "gain"}) {
     header.emplace_back(name);
   }
   if (repeated) {
@@ -350,9 +361,16 @@ std::string levels_table(const LadderView& v) {
     std::vector<std::string> cells = {level_text(l.level)};
     if (repeated) cells.push_back(std::to_string(l.repeats));
     cells.push_back(l.target_rps ? level_text(*l.target_rps) : kDash);
+    if (flows) cells.push_back(l.arrivals_rps ? rate_number(*l.arrivals_rps) : kDash);
     const int achieved_decimals =
         honest_decimals(l, "rps", l.achieved_rps, std::abs(l.achieved_rps) >= 100 ? 0 : 1);
     cells.push_back(fixed(l.achieved_rps, achieved_decimals));
+    cells.push_back(fixed(l.goodput_rps, honest_decimals(l, "goodput", l.goodput_rps,
+                                                         std::abs(l.goodput_rps) >= 100 ? 0 : 1)));
+    if (flows) {
+      cells.push_back(l.flows_per_s ? rate_number(*l.flows_per_s) : kDash);
+      cells.push_back(l.flow_success_rate ? percent_text(*l.flow_success_rate, 1) : kDash);
+    }
     cells.push_back(ms_cell(l, "p50", l.p50_ms));
     cells.push_back(ms_cell(l, "p95", l.p95_ms));
     cells.push_back(ms_cell(l, "p99", l.p99_ms));
@@ -382,15 +400,28 @@ std::string levels_table(const LadderView& v) {
       !v.count_429_as_error ? "429 answers included (whether the SLO counted them is not recorded)"
       : *v.count_429_as_error ? "429 answers included, as the SLO counts them"
                               : "429 answers included here, though the SLO does not count them";
+  out +=
+      "achieved/s: responses of any status per second of the level's measured span; "
+      "goodput/s: successful requests per second of it, what the verdicts, best sustained and "
+      "the peak are judged on. ";
+  if (flows) {
+    out +=
+        "target/s and arrivals/s count arrivals, one pick of the mix each (a flow is one "
+        "arrival of several requests); achieved/s and goodput/s count requests. flows/s: flows "
+        "that ended per second; flow success: share of finished flows that succeeded. ";
+  }
   out += "errors: share of the requests that ended (started and finished) that failed, " +
          errors_note +
          ". 429: share of them answered 429. never started: share of the intended requests that "
-         "never started. throttled: share of the server's CPU periods throttled. gain: achieved "
-         "throughput against the level before, \"flat\" inside the " +
+         "never started. throttled: share of the server's CPU periods throttled. gain: goodput "
+         "against the level before, \"flat\" inside the " +
          noise_floor_words(v) + " noise floor. " + kDash + ": not measured" +
          (v.loop == "closed" ? " (target/s: a closed loop has no target rate)." : ".");
   if (any_busy) out += " (busy): the generator used 80% or more of its cores in this level.";
   out += "\n\n";
+  if (const std::string sources = server_sources_text(v); !sources.empty()) {
+    out += sources + "\n\n";
+  }
   if (repeated) {
     out += fmt::format(
         "Each row is the mean over the level's runs (up to {}; requests: the sum). The SLO is "
@@ -461,14 +492,15 @@ std::string search_steps(const LadderView& v) {
   if (v.kind != "search" || !v.search) return "";
   const SearchView& s = *v.search;
   std::string out = "## Search steps\n\n";
-  out += table_row({"step", "phase", "rate/s", "passed", "achieved/s", "p95 ms"});
-  out += table_row({"---:", "---", "---:", "---", "---:", "---:"});
+  out += table_row({"step", "phase", "rate/s", "passed", "achieved/s", "goodput/s", "p95 ms"});
+  out += table_row({"---:", "---", "---:", "---", "---:", "---:", "---:"});
   for (size_t i = 0; i < s.steps.size(); ++i) {
     const SearchStepView& step = s.steps[i];
     const RowView* row = step.row && *step.row < v.rows.size() ? &v.rows[*step.row] : nullptr;
     out += table_row(
         {std::to_string(i + 1), step.phase.empty() ? kDash : step.phase, level_text(step.rate_rps),
          step.passed ? "yes" : "no", row != nullptr ? rate_number(row->achieved_rps) : kDash,
+         row != nullptr && row->goodput_rps ? rate_number(*row->goodput_rps) : kDash,
          row != nullptr && row->p95_ms ? fixed(*row->p95_ms, ms_decimals(*row->p95_ms)) : kDash});
   }
   out +=
@@ -518,8 +550,10 @@ std::string reproduce(const LadderView& v) {
     directories += "- " + row_label(v, i) + ": " + inline_code(row.directory) + "\n";
   }
   if (!directories.empty()) {
-    out += "Each level's own run (summary.md, result.json, windows.csv, latency.hlog), under DIR:\n\n" +
-           directories;
+    out +=
+        "Each level's own run (summary.md, result.json, windows.csv, latency.hlog), under "
+        "DIR:\n\n" +
+        directories;
   }
   while (out.ends_with("\n\n")) out.pop_back();
   return out;
@@ -557,9 +591,11 @@ std::string render_ladder_summary(const nlohmann::json& result) {
 std::string render_levels_csv(const nlohmann::json& result) {
   const LadderView v = read_ladder_rows(result);
   std::string out =
-      "level,repeat,target_rps,achieved_rps,p50_ms,p95_ms,p99_ms,requests,error_rate,rate_429,"
-      "never_started,server_cores,server_throttled_share,generator_cores,generator_busy,host_load1,"
-      "duration_s,verdict\n";
+      "level,repeat,target_rps,achieved_rps,goodput_rps,arrivals_rps,"
+      "flows_per_s,flow_success_rate,p50_ms,p95_ms,p99_ms,requests,responses,error_rate,rate_429,"
+      "never_started,server_cores,server_throttled_share,server_quota_cores,"
+      "server_cpu_limit_cores,generator_cores,generator_busy,host_load1,duration_s,status,"
+      "verdict\n";
   // A search's confirming run is reported apart from the analysis (which ran on the grow and
   // bisect steps): its level's verdict is not its own.
   std::vector<bool> confirming(v.rows.size(), false);
@@ -573,14 +609,33 @@ std::string render_levels_csv(const nlohmann::json& result) {
     const RowView& r = v.rows[i];
     const LevelView* level = confirming[i] ? nullptr : find_level(v, r.level);
     const std::string busy = !r.generator_busy ? "" : *r.generator_busy ? "1" : "0";
-    out += fmt::format("{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
-                       csv_number(r.level), csv_number(r.repeat), csv_number(r.target_rps),
-                       csv_number(r.achieved_rps), csv_number(r.p50_ms), csv_number(r.p95_ms),
-                       csv_number(r.p99_ms), csv_number(r.requests), csv_number(r.error_rate),
-                       csv_number(r.rate_429), csv_number(r.never_started),
-                       csv_number(r.server_cores), csv_number(r.server_throttled_share),
-                       csv_number(r.generator_cores), busy, csv_number(r.host_load1),
-                       csv_number(r.duration_s), level == nullptr ? "" : csv_text(level->verdict));
+    const std::vector<std::string> cells = {csv_number(r.level),
+                                            csv_number(r.repeat),
+                                            csv_number(r.target_rps),
+                                            csv_number(r.achieved_rps),
+                                            csv_number(r.goodput_rps),
+                                            csv_number(r.arrivals_rps),
+                                            csv_number(r.flows_per_s),
+                                            csv_number(r.flow_success_rate),
+                                            csv_number(r.p50_ms),
+                                            csv_number(r.p95_ms),
+                                            csv_number(r.p99_ms),
+                                            csv_number(r.requests),
+                                            csv_number(r.responses),
+                                            csv_number(r.error_rate),
+                                            csv_number(r.rate_429),
+                                            csv_number(r.never_started),
+                                            csv_number(r.server_cores),
+                                            csv_number(r.server_throttled_share),
+                                            csv_number(r.server_quota_cores),
+                                            csv_number(r.server_cpu_limit_cores),
+                                            csv_number(r.generator_cores),
+                                            busy,
+                                            csv_number(r.host_load1),
+                                            csv_number(r.duration_s),
+                                            csv_text(r.status),
+                                            level == nullptr ? "" : csv_text(level->verdict)};
+    out += fmt::format("{}\n", fmt::join(cells, ","));
   }
   return out;
 }

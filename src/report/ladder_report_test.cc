@@ -12,6 +12,7 @@
 #include <sstream>
 #include <stdexcept>
 
+#include "analyze/level_table.h"
 #include "report/markdown_test_support.h"
 #include "report/test_fixtures.h"
 
@@ -86,6 +87,10 @@ void expect_levels_table_matches_json(const json& result) {
       {"runs", {"repeats", 1}},
       {"target/s", {"target_rps", 1}},
       {"achieved/s", {"achieved_rps", 1}},
+      {"goodput/s", {"goodput_rps", 1}},
+      {"arrivals/s", {"arrivals_rps", 1}},
+      {"flows/s", {"flows_per_s", 1}},
+      {"flow success", {"flow_success_rate", 100}},
       {"p50 ms", {"p50_ms", 1}},
       {"p95 ms", {"p95_ms", 1}},
       {"p99 ms", {"p99_ms", 1}},
@@ -154,8 +159,12 @@ TEST(LadderSummary, ShortVersionNamesKneeBestSustainedAndOperatingTarget) {
   EXPECT_EQ(best[2], "level 64: p95 = 36.8 ms, errors = 0%");
   const auto operating = short_row(summary, "Recommended operating target");
   EXPECT_TRUE(operating[1].starts_with("≤ 1,020/s (50% of the knee")) << operating[1];
+  // Three significant digits, and the hold they rest on: an extrapolation from 10 s.
   EXPECT_EQ(short_row(summary, "Daily capacity")[1],
-            "88,171,200 requests/day at the operating target and 178,536,960 at best sustained");
+            "88,200,000 requests/day at the operating target (from a 10 s hold) and 179,000,000 "
+            "at best sustained (from a 10 s hold)");
+  EXPECT_EQ(short_row(summary, "Daily capacity")[2],
+            "rate × 86,400 s, rounded to 3 significant digits");
   EXPECT_TRUE(
       short_row(summary, "Is throughput flat anywhere?")[1].starts_with("Yes: from level 32"));
   EXPECT_EQ(short_row(summary, "Was the generator the limit?")[1],
@@ -167,9 +176,8 @@ TEST(LadderSummary, NoKneeSaysNotReachedWithTheHighestLevel) {
   result["analysis"]["knee"] = nullptr;
   result["analysis"]["levels"][4]["gain"] = 0.2;
   const std::string summary = render_ladder_summary(result);
-  EXPECT_EQ(
-      short_row(summary, "Where does it buckle?")[1],
-      "Not reached: throughput still grew at the highest level tested (1,891/s at level 128)");
+  EXPECT_EQ(short_row(summary, "Where does it buckle?")[1],
+            "Not reached: goodput still grew at the highest level tested (1,843/s at level 128)");
   EXPECT_NE(section(summary, "Findings").find("**No knee within the levels tested**"),
             std::string::npos);
 }
@@ -189,9 +197,14 @@ TEST(LadderSummary, NoLevelWithinTheSloGivesTheNoneTexts) {
 }
 
 TEST(LadderSummary, OperatingTargetAboveBestSustainedIsFlagged) {
-  const std::string flagged = render_ladder_summary(load("open_repeats"));
+  // An analysis recorded before the target was capped at best sustained.
+  json recorded = load("open_repeats");
+  recorded["analysis"]["operating_target_rps"] = 313.4;
+  const std::string flagged = render_ladder_summary(recorded);
   EXPECT_NE(short_row(flagged, "Recommended operating target")[1].find(
-                "It is above the best sustained within the SLO (199/s at level 200)"),
+                "It is above the best sustained within the SLO (196/s at level 200)"),
+            std::string::npos);
+  EXPECT_EQ(render_ladder_summary(load("open_repeats")).find("above the best sustained"),
             std::string::npos);
   EXPECT_EQ(render_ladder_summary(load("closed_knee")).find("above the best sustained"),
             std::string::npos);
@@ -203,9 +216,14 @@ TEST(LadderSummary, SearchHasItsRowAndSteps) {
             "325/s, confirmed: the 30 s confirming run at that rate held the SLO");
   const auto steps = first_table(section(summary, "Search steps"));
   ASSERT_EQ(steps.size(), 9u);
-  EXPECT_EQ(steps[3], (std::vector<std::string>{"3", "grow", "400", "no", "352", "1,630.0"}));
-  EXPECT_EQ(steps[7], (std::vector<std::string>{"7", "bisect", "337.5", "no", "335", "1,004.3"}));
-  EXPECT_EQ(steps[8], (std::vector<std::string>{"8", "confirm", "325", "yes", "325", "44.9"}));
+  EXPECT_EQ(steps[0], (std::vector<std::string>{"step", "phase", "rate/s", "passed", "achieved/s",
+                                                "goodput/s", "p95 ms"}));
+  EXPECT_EQ(steps[3],
+            (std::vector<std::string>{"3", "grow", "400", "no", "352", "352", "1,630.0"}));
+  EXPECT_EQ(steps[7],
+            (std::vector<std::string>{"7", "bisect", "337.5", "no", "335", "335", "1,004.3"}));
+  EXPECT_EQ(steps[8],
+            (std::vector<std::string>{"8", "confirm", "325", "yes", "325", "325", "44.9"}));
   EXPECT_NE(section(summary, "Search steps")
                 .find("The search ended: converged within 5%: between 325/s and 337.5/s."),
             std::string::npos);
@@ -371,6 +389,14 @@ TEST(LadderSummary, EventsTableReadsDrainWaitsPlainly) {
 
 // ---- SLO values and nulls ----
 
+// The index of a table's column by its header.
+size_t column_of(const std::vector<std::vector<std::string>>& table, const std::string& name) {
+  const auto& header = table.at(0);
+  const auto it = std::find(header.begin(), header.end(), name);
+  EXPECT_NE(it, header.end()) << "no column " << name;
+  return static_cast<size_t>(it - header.begin());
+}
+
 TEST(LadderSummary, TableNeverRoundsAFailureIntoAPass) {
   json result = load("closed_knee");
   json& level = result["analysis"]["levels"][3];
@@ -385,9 +411,10 @@ TEST(LadderSummary, TableNeverRoundsAFailureIntoAPass) {
                      {"observed_text", "errors = 1.0004%"},
                      {"passed", false}};
   const auto table = first_table(section(render_ladder_summary(result), "Levels"));
-  EXPECT_EQ(table[4][4], "1,000.04");
-  EXPECT_EQ(table[4][6], "1.0004%");
-  EXPECT_EQ(table[3][4], "18.9");  // others keep the usual precision
+  const size_t p95 = column_of(table, "p95 ms");
+  EXPECT_EQ(table[4][p95], "1,000.04");
+  EXPECT_EQ(table[4][column_of(table, "errors")], "1.0004%");
+  EXPECT_EQ(table[3][p95], "18.9");  // others keep the usual precision
 }
 
 TEST(LadderSummary, NullsAreDashesNeverZeroOrNull) {
@@ -395,11 +422,11 @@ TEST(LadderSummary, NullsAreDashesNeverZeroOrNull) {
   EXPECT_FALSE(says(summary, "null"));
   const auto table = first_table(section(summary, "Levels"));
   for (size_t r = 1; r < table.size(); ++r) {
-    EXPECT_EQ(table[r][9], kDash);   // server cores
-    EXPECT_EQ(table[r][10], kDash);  // throttled
-    EXPECT_EQ(table[r][11], kDash);  // gen. cores
+    for (const char* column : {"server cores", "throttled", "gen. cores"}) {
+      EXPECT_EQ(table[r][column_of(table, column)], kDash) << column;
+    }
   }
-  EXPECT_EQ(table[1][12], kDash);  // the first level has no gain
+  EXPECT_EQ(table[1][column_of(table, "gain")], kDash);  // the first level has no gain
 }
 
 TEST(LadderSummary, MissingOptionalKeysReadAsNotRecorded) {
@@ -412,7 +439,8 @@ TEST(LadderSummary, MissingOptionalKeysReadAsNotRecorded) {
   EXPECT_TRUE(says(summary, "Start time not recorded")) << summary;
   EXPECT_TRUE(says(summary, "The command was not recorded."));
   EXPECT_FALSE(says(summary, "null"));
-  EXPECT_EQ(first_table(section(summary, "Levels"))[1][3], kDash);  // p50
+  const auto levels = first_table(section(summary, "Levels"));
+  EXPECT_EQ(levels[1][column_of(levels, "p50 ms")], kDash);
 
   // Every optional key of a full result, removed one at a time.
   const json full = load("search");
@@ -450,8 +478,9 @@ TEST(LadderSummary, NoLevelYetSaysSoAndWhy) {
   result["status"] = "failed";
   result["end_reason"] = "the pre-check http://127.0.0.1:9/health answered connection refused";
   const std::string summary = render_ladder_summary(result);
-  EXPECT_TRUE(says(summary, "No level was measured: the pre-check http://127.0.0.1:9/health "
-                            "answered connection refused."))
+  EXPECT_TRUE(says(summary,
+                   "No level was measured: the pre-check http://127.0.0.1:9/health "
+                   "answered connection refused."))
       << summary;
   EXPECT_FALSE(says(summary, "## Levels"));
   EXPECT_TRUE(says(summary, "## Reproduce"));
@@ -518,9 +547,14 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
 TEST(LevelsCsv, HeaderIsTheColumnsAnalyzeReads) {
   const std::string csv = render_levels_csv(load("closed_knee"));
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "level,repeat,target_rps,achieved_rps,p50_ms,p95_ms,p99_ms,requests,error_rate,"
-            "rate_429,never_started,server_cores,server_throttled_share,generator_cores,"
-            "generator_busy,host_load1,duration_s,verdict");
+            "level,repeat,target_rps,achieved_rps,goodput_rps,arrivals_rps,flows_per_s,"
+            "flow_success_rate,p50_ms,p95_ms,p99_ms,requests,responses,error_rate,rate_429,"
+            "never_started,server_cores,server_throttled_share,server_quota_cores,"
+            "server_cpu_limit_cores,generator_cores,generator_busy,host_load1,duration_s,status,"
+            "verdict");
+  // Every column but status and verdict is one `proofload analyze` reads back.
+  const analyze::LevelTable table = analyze::parse_level_table(csv, "levels.csv");
+  EXPECT_TRUE(table.ignored_columns.empty());
 }
 
 TEST(LevelsCsv, EveryRowRoundTripsItsValues) {
@@ -535,11 +569,14 @@ TEST(LevelsCsv, EveryRowRoundTripsItsValues) {
       ASSERT_EQ(lines[r + 1].size(), header.size()) << "row " << r;
       for (size_t c = 0; c + 1 < header.size(); ++c) {
         const std::string& cell = lines[r + 1][c];
-        const json& value = row[header[c]];
+        // A row recorded before a column existed has no key for it: an empty cell.
+        const json value = row.contains(header[c]) ? row[header[c]] : json(nullptr);
         if (value.is_null()) {
           EXPECT_EQ(cell, "") << header[c];
         } else if (value.is_boolean()) {
           EXPECT_EQ(cell, value.get<bool>() ? "1" : "0") << header[c];
+        } else if (value.is_string() || header[c] == "status") {
+          EXPECT_EQ(cell, value.is_string() ? value.get<std::string>() : "") << header[c];
         } else {
           EXPECT_EQ(cell.find(','), std::string::npos);
           EXPECT_EQ(std::strtod(cell.c_str(), nullptr), value.get<double>())

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cmath>
 
 #include "report/ladder_text.h"
 
@@ -55,12 +56,20 @@ std::string why_it_stopped(const LadderView& v, const LevelView& knee) {
            " cores and was throttled in " + percent_text(*knee.server_throttled_share) +
            " of its CPU periods.";
   }
+  if (knee.server_cpu_bound) {
+    return " The ceiling is the server's CPU (measured): here it used " + cpu_of_limit_text(knee) +
+           ".";
+  }
   std::string before;
   const auto it = std::find_if(v.levels.begin(), v.levels.end(),
                                [&](const LevelView& l) { return l.level == knee.level; });
   if (it != v.levels.begin() && it != v.levels.end() && std::prev(it)->server_cores) {
     before = " (" + cores_text(*std::prev(it)->server_cores) + " at level " +
              level_text(std::prev(it)->level) + ")";
+  }
+  if (knee.server_cpu_limit_cores) {
+    return " The server used " + cpu_of_limit_text(knee) + before +
+           ", short of it: CPU was not what stopped it, and what did was not measured.";
   }
   return " The server used " + cores + " cores here" + before +
          "; the data holds no core count or quota to set that against, so whether CPU was the "
@@ -73,12 +82,12 @@ std::string knee_finding(const LadderView& v) {
     return paragraph(
         "**No knee within the levels tested**: no level broke the SLO or stopped "
         "scaling. The highest, level " +
-        level_text(last.level) + ", gave " + rate_text(last.achieved_rps) +
+        level_text(last.level) + ", gave " + rate_text(last.goodput_rps) + " goodput" +
         (last.gain_text.empty() ? "" : " (" + last.gain_text + ")") +
         "; where it buckles lies beyond it.");
   }
   std::string out = "**The knee is level " + level_text(v.knee->level) + "** (" +
-                    rate_text(v.knee->achieved_rps) +
+                    rate_text(v.knee->goodput_rps) + " goodput" +
                     "): " + (v.knee_reason.empty() ? "reason not recorded" : v.knee_reason) + ".";
   if (const LevelView* knee = find_level(v, v.knee->level)) out += why_it_stopped(v, *knee);
   return paragraph(out);
@@ -86,7 +95,7 @@ std::string knee_finding(const LadderView& v) {
 
 std::string steps_finding(const LadderView& v) {
   if (v.levels.size() < 2) return "";
-  std::string out = "**Step by step**, achieved throughput against the level before (noise floor " +
+  std::string out = "**Step by step**, goodput against the level before (noise floor " +
                     noise_floor_words(v) + "):\n\n";
   for (size_t i = 1; i < v.levels.size(); ++i) {
     const LevelView& l = v.levels[i];
@@ -103,18 +112,18 @@ std::string best_finding(const LadderView& v) {
   if (v.best_sustained) {
     const LevelView* best = find_level(v, v.best_sustained->level);
     out = "**Best sustained within the SLO: " +
-          (v.best_sustained_text.empty() ? rate_text(v.best_sustained->achieved_rps) +
-                                               " at level " + level_text(v.best_sustained->level)
+          (v.best_sustained_text.empty() ? rate_text(v.best_sustained->goodput_rps) + " at level " +
+                                               level_text(v.best_sustained->level)
                                          : v.best_sustained_text) +
-          "**";
+          "** of goodput (successful requests)";
     if (best != nullptr && !best->slo.empty()) out += " (" + bounds_text(*best) + ")";
     out += ".";
     if (v.peak && v.peak->level == v.best_sustained->level) {
-      out += " It is also the peak: no level achieved more.";
+      out += " It is also the peak: no level whose errors met the SLO had more goodput.";
     } else if (v.peak) {
       const LevelView* peak = find_level(v, v.peak->level);
       const std::string failed = peak != nullptr ? failed_bounds_text(*peak) : "";
-      out += " The peak, " + rate_text(v.peak->achieved_rps) + " at level " +
+      out += " The peak, " + rate_text(v.peak->goodput_rps) + " at level " +
              level_text(v.peak->level) + ", is past the SLO" +
              (failed.empty() ? "" : " (" + failed + ")") + ".";
     }
@@ -129,8 +138,10 @@ std::string best_finding(const LadderView& v) {
                                           : failed_bounds_text(lowest)) +
       ".";
   if (v.peak) {
-    out += " The peak was " + rate_text(v.peak->achieved_rps) + " at level " +
+    out += " The peak was " + rate_text(v.peak->goodput_rps) + " of goodput at level " +
            level_text(v.peak->level) + ".";
+  } else {
+    out += " No level kept its errors within the SLO, so none is a peak.";
   }
   return paragraph(out);
 }
@@ -151,7 +162,7 @@ std::string per_core_finding(const LadderView& v) {
   std::vector<std::string> parts;
   if (best->rps_per_server_core) {
     parts.push_back("handled " + rate_number(*best->rps_per_server_core) +
-                    " requests/s per core of CPU it used");
+                    " successful requests/s per core of CPU it used");
   }
   if (best->server_cpu_ms_per_request) {
     parts.push_back(
@@ -161,7 +172,7 @@ std::string per_core_finding(const LadderView& v) {
   }
   return paragraph("At best sustained (level " + level_text(best->level) + ") the server " +
                    list_text(parts) +
-                   " (measured: achieved throughput and the server's mean CPU).");
+                   " (measured: goodput, achieved throughput and the server's mean CPU).");
 }
 
 std::string slo_finding(const LadderView& v) {
@@ -212,16 +223,8 @@ std::string operating_finding(const LadderView& v) {
                                      : without_none(v.operating_basis)) +
           ".";
   }
-  if (v.daily_at_operating_target || v.daily_at_best_sustained) {
-    std::vector<std::string> parts;
-    if (v.daily_at_operating_target) {
-      parts.push_back(count_text(*v.daily_at_operating_target) +
-                      " requests at the operating target");
-    }
-    if (v.daily_at_best_sustained) {
-      parts.push_back(count_text(*v.daily_at_best_sustained) + " at best sustained");
-    }
-    out += " Daily capacity (the rate × 86,400 s): " + list_text(parts) + ".";
+  if (const std::vector<std::string> parts = daily_parts(v); !parts.empty()) {
+    out += " Daily capacity (" + daily_rule_text(v) + "): " + list_text(parts) + ".";
   } else {
     out += " Daily capacity: not computed.";
   }
@@ -392,9 +395,9 @@ std::string operating_warning(const LadderView& v) {
   if (!v.best_sustained) {
     return "No level met the SLO, so no rate is shown to meet it, this one included.";
   }
-  if (*v.operating_target_rps <= v.best_sustained->achieved_rps) return "";
+  if (*v.operating_target_rps <= v.best_sustained->goodput_rps) return "";
   return "It is above the best sustained within the SLO (" +
-         rate_text(v.best_sustained->achieved_rps) + " at level " +
+         rate_text(v.best_sustained->goodput_rps) + " at level " +
          level_text(v.best_sustained->level) + "): no level shows this rate meeting the SLO.";
 }
 
@@ -416,6 +419,83 @@ std::vector<double> levels_not_run(const LadderView& v) {
     if (runs == 0) out.push_back(level);
   }
   return out;
+}
+
+std::string cpu_of_limit_text(const LevelView& level) {
+  if (!level.server_cores) return "an unmeasured share of its CPU";
+  std::string out = cores_text(*level.server_cores);
+  if (!level.server_cpu_limit_cores) return out + " cores";
+  const double limit = *level.server_cpu_limit_cores;
+  out += " of the " + fixed(limit, limit == std::floor(limit) ? 0 : 2) +
+         (limit == 1 ? " core" : " cores") + " it could use";
+  if (!level.server_cpu_limit_basis.empty()) out += " (" + level.server_cpu_limit_basis + ")";
+  return out;
+}
+
+namespace {
+
+// How long the level behind a daily figure was measured: the longest of its runs.
+std::optional<double> hold_of(const LadderView& v, double level) {
+  std::optional<double> longest;
+  for (const RowView& r : v.rows) {
+    if (r.level == level && r.duration_s && (!longest || *r.duration_s > *longest)) {
+      longest = r.duration_s;
+    }
+  }
+  return longest ? longest : v.hold_s;
+}
+
+std::string from_hold(std::optional<double> hold_s) {
+  return hold_s ? " (from a " + seconds_text(*hold_s) + " hold)" : " (hold not recorded)";
+}
+
+}  // namespace
+
+std::vector<std::string> daily_parts(const LadderView& v) {
+  std::vector<std::string> parts;
+  if (v.daily_at_operating_target) {
+    const std::optional<double> basis = v.knee ? v.knee->level : v.levels.back().level;
+    parts.push_back(count_text(*v.daily_at_operating_target) +
+                    " requests/day at the operating target" + from_hold(hold_of(v, *basis)));
+  }
+  if (v.daily_at_best_sustained && v.best_sustained) {
+    parts.push_back(count_text(*v.daily_at_best_sustained) + " at best sustained" +
+                    from_hold(hold_of(v, v.best_sustained->level)));
+  }
+  return parts;
+}
+
+std::string daily_rule_text(const LadderView& v) {
+  std::string out = "rate × 86,400 s";
+  if (v.daily_significant_digits) {
+    out += fmt::format(", rounded to {} significant digits",
+                       static_cast<int>(*v.daily_significant_digits));
+  }
+  return out;
+}
+
+std::string server_sources_text(const LadderView& v) {
+  std::string cpu;
+  std::string throttle;
+  for (const LevelView& l : v.levels) {
+    if (cpu.empty()) cpu = l.server_cpu_source;
+    if (throttle.empty()) throttle = l.server_throttle_source;
+  }
+  if (cpu.empty() && throttle.empty()) return "";
+  std::vector<std::string> parts;
+  if (!cpu.empty()) parts.push_back("server cores from " + inline_code(cpu));
+  if (!throttle.empty()) parts.push_back("throttling and quota from " + inline_code(throttle));
+  std::vector<std::string> unused;
+  for (const std::string& spec : v.observe) {
+    if (spec == cpu || spec == throttle || spec == "host" || spec == "self") continue;
+    unused.push_back(inline_code(spec));
+  }
+  std::string out = "Server figures: " + list_text(parts) + ", whatever the order of --observe";
+  if (!unused.empty()) {
+    out += "; also observed, not used for these columns: " + list_text(unused) +
+           " (their figures are in each level's result.json)";
+  }
+  return out + ".";
 }
 
 std::string findings_section(const LadderView& v) {

@@ -36,6 +36,17 @@ std::string operating_warning(const LadderView& v);
 // How long a search's confirming run was measured (its row's duration, else settings.hold_s).
 std::optional<double> confirming_run_s(const LadderView& v);
 
+// "0.98 of the 1 core it could use (1 thread)": a level's server CPU against its limit.
+std::string cpu_of_limit_text(const LevelView& level);
+// "91,000,000 requests/day at the operating target", ... each rounded as the analysis recorded
+// and said to come from the hold it was measured over; empty when none was computed.
+std::vector<std::string> daily_parts(const LadderView& v);
+// The Evidence of the daily figures: "rate × 86,400 s, 3 significant digits".
+std::string daily_rule_text(const LadderView& v);
+// Which observed source gave the server's CPU and its throttling, and which others measured the
+// CPU too but were not used; "" when no server was observed.
+std::string server_sources_text(const LadderView& v);
+
 std::string findings_section(const LadderView& v);
 std::string limits_section(const LadderView& v);
 

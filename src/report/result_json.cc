@@ -53,17 +53,27 @@ json summary_json(const RunResult& result) {
   const WindowStats& t = result.total;
   const int64_t never_started = t.count(Outcome::kNeverStarted);
   const int64_t responses = t.responses();
-  json throughput = result.measured_duration_s > 0
-                        ? json(static_cast<double>(responses) / result.measured_duration_s)
-                        : json(nullptr);
+  const measure::MeasuredSpan& span = result.span;
+  const bool has_span = span.duration_ns > 0;
+  const measure::SpanCounts& c = span.counts;
   return {{"requests", responses},
           {"intended", t.intended},
           {"errors", t.errors()},
           {"error_rate", number_or_null(share(t.errors(), started_requests(t)))},
           {"never_started", never_started},
           {"never_started_share", number_or_null(share(never_started, t.intended))},
-          {"throughput_rps", throughput},
+          {"throughput_rps", has_span ? json(result.throughput_rps()) : json(nullptr)},
+          {"goodput_rps", has_span ? json(result.goodput_rps()) : json(nullptr)},
           {"duration_s", result.measured_duration_s},
+          // The numerators of the rates: what ended inside the measured span.
+          {"span",
+           {{"responses", c.responses},
+            {"successes", c.successes},
+            {"iterations", c.iterations},
+            {"iterations_succeeded", c.iterations_succeeded},
+            {"flows", c.flows},
+            {"flows_succeeded", c.flows_succeeded},
+            {"extended_to_last_response", span.extended_to_last_response}}},
           {"latency_ms", latency_json(summarize_latency(t.latency_us), true)},
           {"service_time_ms", latency_json(summarize_latency(t.service_us), true)},
           {"ttfb_ms", latency_json(summarize_latency(t.ttfb_us), true)},
@@ -77,7 +87,8 @@ json summary_json(const RunResult& result) {
 // By named request: what each `requests:` entry of a scenario got (measured part).
 json requests_by_name_json(const RunResult& result) {
   json out = json::object();
-  for (size_t i = 0; i < result.request_names.size() && i < result.named_total.requests.size(); ++i) {
+  for (size_t i = 0; i < result.request_names.size() && i < result.named_total.requests.size();
+       ++i) {
     const measure::RequestStats& r = result.named_total.requests[i];
     int64_t ended = r.ended();
     int64_t errors = 0;
@@ -86,16 +97,16 @@ json requests_by_name_json(const RunResult& result) {
       if (measure::outcome_is_error(static_cast<Outcome>(o))) errors += r.outcomes[o];
       if (measure::outcome_has_response(static_cast<Outcome>(o))) responses += r.outcomes[o];
     }
-    json throughput = result.measured_duration_s > 0
-                          ? json(static_cast<double>(responses) / result.measured_duration_s)
-                          : json(nullptr);
-    out[result.request_names[i]] = {{"requests", ended},
-                                    {"responses", responses},
-                                    {"errors", errors},
-                                    {"error_rate", number_or_null(share(errors, ended))},
-                                    {"throughput_rps", throughput},
-                                    {"latency_ms", latency_json(summarize_latency(r.latency_us), true)},
-                                    {"outcomes", outcomes_json(r.outcomes, false)}};
+    json throughput =
+        result.span.duration_ns > 0 ? json(result.span.per_s(r.span_responses)) : json(nullptr);
+    out[result.request_names[i]] = {
+        {"requests", ended},
+        {"responses", responses},
+        {"errors", errors},
+        {"error_rate", number_or_null(share(errors, ended))},
+        {"throughput_rps", throughput},
+        {"latency_ms", latency_json(summarize_latency(r.latency_us), true)},
+        {"outcomes", outcomes_json(r.outcomes, false)}};
   }
   return out;
 }
@@ -115,6 +126,21 @@ json flows_json(const RunResult& result) {
         {"duration_ms", latency_json(summarize_latency(f.duration_us), true)}};
   }
   return out;
+}
+
+json text_or_null(const std::string& text) { return text.empty() ? json(nullptr) : json(text); }
+
+json server_json(const ServerFigures& s) {
+  return {{"cpu_cores_mean", number_or_null(s.cpu_cores_mean)},
+          {"cpu_cores_max", number_or_null(s.cpu_cores_max)},
+          {"cpu_source", text_or_null(s.cpu_source)},
+          {"cpu_also_measured_by", s.cpu_also_measured_by},
+          {"throttled_share_mean", number_or_null(s.throttled_share_mean)},
+          {"quota_cores", number_or_null(s.quota_cores)},
+          {"cgroup_source", text_or_null(s.cgroup_source)},
+          {"cpu_limit_cores", number_or_null(s.cpu_limit_cores)},
+          {"cpu_limit_basis", text_or_null(s.cpu_limit_basis)},
+          {"cpu_bound", s.cpu_bound()}};
 }
 
 json thresholds_json(const RunResult& result) {
@@ -153,18 +179,19 @@ json window_to_json(const WindowSummary& w) {
   json throughput =
       duration_s > 0 ? json(static_cast<double>(w.responses()) / duration_s) : json(nullptr);
   json out = {{"index", w.index},
-          {"start_s", seconds(w.start_ns)},
-          {"duration_s", duration_s},
-          {"warmup", w.warmup},
-          {"requests", w.responses()},
-          {"intended", w.intended},
-          {"errors", w.errors()},
-          {"never_started", w.count(Outcome::kNeverStarted)},
-          {"throughput_rps", throughput},
-          {"latency_ms", latency_json(w.latency, false)},
-          {"outcomes", outcomes_json(w.outcomes, true)},
-          {"in_flight", w.in_flight_end},
-          {"queued", w.queued_end}};
+              {"start_s", seconds(w.start_ns)},
+              {"duration_s", duration_s},
+              {"warmup", w.warmup},
+              {"drain", w.drain},
+              {"requests", w.responses()},
+              {"intended", w.intended},
+              {"errors", w.errors()},
+              {"never_started", w.count(Outcome::kNeverStarted)},
+              {"throughput_rps", throughput},
+              {"latency_ms", latency_json(w.latency, false)},
+              {"outcomes", outcomes_json(w.outcomes, true)},
+              {"in_flight", w.in_flight_end},
+              {"queued", w.queued_end}};
   if (!w.observed.empty()) out["observed"] = observed_window_json(w.observed);
   return out;
 }
@@ -185,8 +212,8 @@ json header_json(const RunResult& result, const char* status) {
 
 json result_to_json(const RunResult& result) {
   json out = header_json(result, result.aborted       ? "aborted"
-                                  : result.interrupted ? "interrupted"
-                                                       : "complete");
+                                 : result.interrupted ? "interrupted"
+                                                      : "complete");
   out["end_reason"] = result.end_reason;
   out["summary"] = summary_json(result);
   if (!result.request_names.empty()) out["requests"] = requests_by_name_json(result);
@@ -196,12 +223,22 @@ json result_to_json(const RunResult& result) {
     for (const ObservedSummary& o : result.observed) {
       json entry = figures_json(o.figures);
       entry["source"] = o.source;
+      if (!o.counters.empty()) {
+        json counters = json::object();
+        for (const CounterTotal& c : o.counters) {
+          counters[c.name] = {{"first", c.first}, {"last", c.last}, {"delta", c.delta()}};
+        }
+        entry["counters"] = std::move(counters);
+      }
       entry["samples"] = o.samples;
       entry["gaps"] = o.gaps;
       if (!o.last_error.empty()) entry["error"] = o.last_error;
       observed[o.label] = std::move(entry);
     }
     out["observed"] = std::move(observed);
+    if (result.server.any() || result.server.cpu_limit_cores) {
+      out["server"] = server_json(result.server);
+    }
     out["generator_busy_windows"] = result.generator_busy_windows;
   }
   if (!result.thresholds.empty()) {

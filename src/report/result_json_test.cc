@@ -65,7 +65,13 @@ TEST(ResultJson, SummaryCountsAndRates) {
   EXPECT_DOUBLE_EQ(s["error_rate"].get<double>(), 7.0 / 1997.0);  // of started requests
   EXPECT_EQ(s["never_started"], 3);
   EXPECT_DOUBLE_EQ(s["never_started_share"].get<double>(), 3.0 / 2000.0);
-  EXPECT_DOUBLE_EQ(s["throughput_rps"].get<double>(), 1995.0 / 2.5);
+  // Responses that ended inside the measured span (windows 1 and 2) over its 2 s: the mean of
+  // those windows' rates (995/s and 1,000/s), not responses by intent over a stretched time.
+  EXPECT_DOUBLE_EQ(s["throughput_rps"].get<double>(), (995.0 + 1000.0) / 2);
+  EXPECT_DOUBLE_EQ(s["goodput_rps"].get<double>(), (990.0 + 1000.0) / 2);
+  EXPECT_DOUBLE_EQ(s["duration_s"].get<double>(), 2.0);
+  EXPECT_EQ(s["span"]["responses"], 1995);
+  EXPECT_EQ(s["span"]["successes"], 1990);
   EXPECT_EQ(s["status"], json({{"200", 1990}, {"503", 5}}));
   EXPECT_EQ(s["outcomes"]["never_started"], 3);
   EXPECT_EQ(s["outcomes"]["reset"], 0);  // every outcome listed, even at zero

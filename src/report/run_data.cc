@@ -44,7 +44,7 @@ void read_spec(const Reader& spec, RunView& v) {
   const Reader scenario = spec.object("scenario");
   if (scenario.present()) {
     v.scenario_file = scenario.text("file");
-    v.seed = scenario.number("seed");
+    v.seed = scenario.unsigned_integer("seed");
     v.scenario_requests = scenario.size_of("requests");
     v.scenario_flows = scenario.size_of("flows");
   }
@@ -59,6 +59,11 @@ void read_summary(const Reader& s, RunView& v) {
   v.never_started = s.number("never_started");
   v.never_started_share = s.number("never_started_share");
   v.throughput_rps = s.number("throughput_rps");
+  v.goodput_rps = s.number("goodput_rps");
+  const Reader span = s.object("span");
+  v.span_responses = span.number("responses");
+  v.span_successes = span.number("successes");
+  v.span_extended = span.boolean("extended_to_last_response").value_or(false);
   v.duration_s = s.number("duration_s");
   v.bytes_in = s.number("bytes_in");
   v.bytes_out = s.number("bytes_out");
@@ -87,12 +92,31 @@ void read_observed(const Reader& top, RunView& v) {
     source.samples = r.number("samples");
     source.gaps = r.number("gaps");
     source.error = r.text("error");
+    for (const auto& [series, counter] : r.members("counters")) {
+      const std::optional<double> first = counter.number("first");
+      const std::optional<double> last = counter.number("last");
+      if (first && last) source.counters.push_back({series, {*first, *last}});
+    }
     for (auto& figure : r.own_numbers()) {
       if (figure.first != "samples" && figure.first != "gaps") {
         source.figures.push_back(std::move(figure));
       }
     }
     v.sources.push_back(std::move(source));
+  }
+  if (const Reader server = top.object("server"); server.present()) {
+    ServerView s;
+    s.cpu_cores_mean = server.number("cpu_cores_mean");
+    s.cpu_cores_max = server.number("cpu_cores_max");
+    s.cpu_source = server.text("cpu_source");
+    s.cpu_also_measured_by = server.texts("cpu_also_measured_by");
+    s.throttled_share_mean = server.number("throttled_share_mean");
+    s.quota_cores = server.number("quota_cores");
+    s.cgroup_source = server.text("cgroup_source");
+    s.cpu_limit_cores = server.number("cpu_limit_cores");
+    s.cpu_limit_basis = server.text("cpu_limit_basis");
+    s.cpu_bound = server.boolean("cpu_bound").value_or(false);
+    v.server = std::move(s);
   }
   // The generator first, as the run observed it; the others in key order.
   std::stable_partition(v.sources.begin(), v.sources.end(),

@@ -47,10 +47,22 @@ struct SourceView {
   std::optional<double> samples, gaps;
   std::string error;                                    // the last sample's failure
   std::vector<std::pair<std::string, double>> figures;  // every other number, by name
+  // A Prometheus endpoint's counters: series -> (first, last) raw values over the measured part.
+  std::vector<std::pair<std::string, std::pair<double, double>>> counters;
 
   std::optional<double> value(const std::string& name) const;
+  bool is_prometheus() const { return source.starts_with("prom:"); }
   bool is_generator() const { return label == "self"; }
   bool is_host() const;
+};
+
+// server: the server's figures, each from the source that measures it (report::ServerFigures).
+struct ServerView {
+  std::optional<double> cpu_cores_mean, cpu_cores_max, throttled_share_mean, quota_cores,
+      cpu_limit_cores;
+  std::string cpu_source, cgroup_source, cpu_limit_basis;
+  std::vector<std::string> cpu_also_measured_by;
+  bool cpu_bound = false;
 };
 
 struct RunView {
@@ -61,14 +73,17 @@ struct RunView {
   bool observe_only = false;  // spec.command == "observe": no load was sent
   std::string target, executor, scenario_file;
   std::optional<double> connections, max_connections, rate_per_s, planned_duration_s, spec_warmup_s,
-      requests_limit, seed;
+      requests_limit;
+  std::optional<uint64_t> seed;  // exact: printed in a command line that must read back
   std::vector<std::pair<double, double>> stages;  // (duration_s, target)
   std::optional<size_t> scenario_requests, scenario_flows;
   std::vector<std::string> observe;  // spec.observe as given
 
   // summary
   std::optional<double> requests, intended, errors, error_rate, never_started, never_started_share,
-      throughput_rps, duration_s, bytes_in, bytes_out, connects;
+      throughput_rps, goodput_rps, duration_s, bytes_in, bytes_out, connects;
+  std::optional<double> span_responses, span_successes;  // what ended inside the measured span
+  bool span_extended = false;  // the span ran to the last response (every request began at once)
   LatencyView latency, service_time, ttfb;
   // as recorded, in the order of measure::kOutcomeNames (success first; unknown names last)
   std::vector<std::pair<std::string, double>> outcomes;
@@ -82,8 +97,9 @@ struct RunView {
   std::vector<ThresholdView> thresholds;
   std::optional<bool> thresholds_passed;
 
-  bool observed_recorded = false;   // result.json holds `observed`
-  std::vector<SourceView> sources;  // the generator ("self") first, then in key order
+  bool observed_recorded = false;    // result.json holds `observed`
+  std::vector<SourceView> sources;   // the generator ("self") first, then in key order
+  std::optional<ServerView> server;  // nullopt: no server figures recorded
   std::optional<std::vector<double>> busy_windows;  // nullopt: not recorded
 
   // An outcome's count; nullopt when outcomes were not recorded.

@@ -111,7 +111,7 @@ std::string scenario_words(const RunView& v) {
     parts.push_back(plural(static_cast<double>(*v.scenario_flows), "flow", "flows"));
   }
   if (!parts.empty()) out += ": " + list_text(parts);
-  if (v.seed) out += "; its random draws used seed " + level_text(*v.seed);
+  if (v.seed) out += "; its random draws used seed " + std::to_string(*v.seed);
   return out + ".\n\n";
 }
 
@@ -154,19 +154,50 @@ std::string header_of(const RunView& v) {
 
 std::vector<std::string> carry_row(const RunView& v) {
   const std::string question = "How much did it carry?";
-  const std::string evidence = "responses of any status per measured second, warm-up excluded";
+  std::string evidence =
+      "responses (of any status) and successes that ended in the measured span, from the end of "
+      "the warm-up to the end of the schedule, per second of it";
+  if (v.span_extended) evidence += " (extended to the last response: every request began at once)";
   if (!v.throughput_rps) {
     return {question, "Not measured: no measured time recorded", evidence};
   }
   std::string answer = rps_number(v, "rps", *v.throughput_rps) + "/s";
-  if (v.requests && v.duration_s) {
-    answer += " (" + plural(*v.requests, "response", "responses") + " in " +
-              seconds_text(*v.duration_s) + " measured)";
+  if (v.span_responses && v.duration_s) {
+    answer += " (" + plural(*v.span_responses, "response", "responses") + " in the " +
+              seconds_text(*v.duration_s) + " measured span)";
   }
+  if (v.goodput_rps) answer += ", goodput " + rps_number(v, "goodput", *v.goodput_rps) + "/s";
   if (v.executor == "open_loop" && v.stages.empty() && v.rate_per_s) {
-    answer += " against " + level_text(*v.rate_per_s) + "/s scheduled";
+    answer += ", against " + level_text(*v.rate_per_s) + "/s scheduled";
   }
   return {question, answer, evidence};
+}
+
+// Whether the server's CPU was its limit: its mean CPU against the most it could use.
+std::optional<std::vector<std::string>> server_cpu_row(const RunView& v) {
+  if (!v.server || !v.server->cpu_cores_mean) return std::nullopt;
+  const ServerView& s = *v.server;
+  const std::string question = "Was the server's CPU the limit?";
+  const std::string used = cores_text(*s.cpu_cores_mean) + " cores mean";
+  std::string evidence = "server CPU from " + inline_code(s.cpu_source);
+  if (!s.cpu_limit_basis.empty()) evidence += "; its limit: " + s.cpu_limit_basis;
+  if (!s.cpu_limit_cores) {
+    return std::vector<std::string>{
+        question,
+        "Not shown: the server used " + used +
+            ", and nothing observed says how many cores it could use (no threads, affinity or "
+            "quota seen)",
+        evidence};
+  }
+  const std::string limit = cores_text(*s.cpu_limit_cores);
+  if (s.cpu_bound) {
+    return std::vector<std::string>{question,
+                                    "Yes: CPU-bound, it used " + used + " of the " + limit +
+                                        " it could use (90% or more of it)",
+                                    evidence};
+  }
+  return std::vector<std::string>{
+      question, "No: it used " + used + " of the " + limit + " it could use", evidence};
 }
 
 std::vector<std::string> fast_row(const RunView& v) {
@@ -289,6 +320,7 @@ std::vector<std::string> status_row(const RunView& v) {
 std::string short_version(const RunView& v) {
   std::vector<std::vector<std::string>> rows = {carry_row(v), fast_row(v), failed_row(v),
                                                 thresholds_row(v), generator_row(v)};
+  if (auto server = server_cpu_row(v)) rows.push_back(*server);
   if (v.status != "complete") rows.push_back(status_row(v));
   return "## The short version\n\n" + table_row({"Question", "Answer", "Evidence"}) +
          table_row({"---", "---", "---"}) + rows_text(rows) + "\n";
@@ -299,8 +331,8 @@ std::string short_version(const RunView& v) {
 std::string reproduce(const RunView& v) {
   std::string out = "## Reproduce\n\n" + command_block(v.command_line);
   if (v.seed) {
-    out += "The scenario's random draws used seed " + level_text(*v.seed) + ": " +
-           inline_code("--seed " + level_text(*v.seed)) + " repeats them.\n\n";
+    out += "The scenario's random draws used seed " + std::to_string(*v.seed) + ": " +
+           inline_code("--seed " + std::to_string(*v.seed)) + " repeats them.\n\n";
   }
   out += "Re-render this report from the recorded data: `proofload report DIR`. " +
          std::string(v.observe_only ? "`windows.csv` holds the observers' figures window by window."

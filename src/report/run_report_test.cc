@@ -12,8 +12,8 @@
 #include <sstream>
 #include <stdexcept>
 
-#include "report/result_json.h"
 #include "report/markdown_test_support.h"
+#include "report/result_json.h"
 #include "report/test_fixtures.h"
 
 namespace proofload::report {
@@ -129,11 +129,13 @@ TEST(RunSummary, ShortVersionNumbersAreThoseInResultJson) {
   const std::string summary = render_run_summary(result);
 
   const std::vector<Shown> carry = numbers_in(short_row(summary, "How much did it carry?")[1]);
-  ASSERT_EQ(carry.size(), 4u);  // 798/s (1,995 responses in 2.5 s measured) against 1,000/s
+  // 998/s (1,995 responses in the 2 s measured span), goodput 995/s, against 1,000/s scheduled
+  ASSERT_EQ(carry.size(), 5u);
   expect_shows(carry[0], s["throughput_rps"].get<double>());
-  expect_shows(carry[1], s["requests"].get<double>());
+  expect_shows(carry[1], s["span"]["responses"].get<double>());
   expect_shows(carry[2], s["duration_s"].get<double>());
-  expect_shows(carry[3], result["spec"]["rate_per_s"].get<double>());
+  expect_shows(carry[3], s["goodput_rps"].get<double>());
+  expect_shows(carry[4], result["spec"]["rate_per_s"].get<double>());
 
   const std::vector<std::string> fast = short_row(summary, "How fast?");
   const std::vector<Shown> latency = numbers_in(fast[1]);
@@ -365,7 +367,7 @@ TEST(RunLimits, InterruptedOrAbortedCoversOnlyThePartThatRan) {
     const std::string summary = render_run_summary(result);
     EXPECT_TRUE(has_limit(result, "The run did not complete (" + std::string(status) +
                                       "): " + result["end_reason"].get<std::string>() +
-                                      ". The figures cover only the part that ran: 2.5 s measured "
+                                      ". The figures cover only the part that ran: 2 s measured "
                                       "of the 3 s planned."));
     EXPECT_TRUE(short_row(summary, "Did it run to the end?")[1].starts_with(
         "No (" + std::string(status) + ")"));
@@ -403,13 +405,17 @@ TEST(RunSummary, ObservedSourcesAreTheirFigures) {
             "CPU 0.31 cores mean, 1.62 max (6.20 CPU-s), 4.150 ms per request; RSS 24.0 MiB at the "
             "end; 3 threads at the end");
   json prom = scenario();
-  prom["observed"]["prom"] = {{"source", "prom:http://127.0.0.1:8080/metrics"},
-                              {"samples", 20},
-                              {"gaps", 0},
-                              {"http_requests_total_per_s_mean", 74.2},
-                              {"queue_depth_end", 3}};
+  prom["observed"]["prom"] = {
+      {"source", "prom:http://127.0.0.1:8080/metrics"},
+      {"samples", 20},
+      {"gaps", 0},
+      {"http_requests_total_per_s_mean", 74.2},
+      {"queue_depth_end", 3},
+      {"counters", {{"http_requests_total", {{"first", 100}, {"last", 1584}, {"delta", 1484}}}}}};
+  // Its series by name (not "2 figures (in result.json)"), a counter with its increase, so a
+  // count the server kept can be set against the client's.
   EXPECT_EQ(row_of(section(render_run_summary(prom), "Observed"), "prom")[4],
-            "2 figures (in result.json)");
+            "`http_requests_total` +1,484 (100 to 1,584); `queue_depth_end` 3");
 }
 
 TEST(RunSummary, ObserveOnlyDirectorySaysNoLoadWasSent) {

@@ -13,6 +13,7 @@
 #include "measure/hdr_histogram.h"
 #include "measure/named_stats.h"
 #include "measure/outcome.h"
+#include "measure/span_counts.h"
 #include "measure/window_stats.h"
 
 namespace proofload::report {
@@ -25,6 +26,7 @@ struct LatencySummary {
   int64_t count = 0;             // values recorded
   std::optional<double> p50_ms;  // nearest-rank percentiles (bucket's highest equivalent)
   std::optional<double> p90_ms;
+  std::optional<double> p95_ms;  // the percentile most SLOs name
   std::optional<double> p99_ms;
   std::optional<double> p99_9_ms;
   std::optional<double> max_ms;   // largest value (bucket's highest equivalent)
@@ -45,20 +47,56 @@ struct ObservedFigures {
   std::optional<double> value(const std::string& name) const;
 };
 
+// A counter of an observed source (a Prometheus series) over the measured part: its raw value at
+// the start and at the end, so that a count the server kept can be set against the client's.
+struct CounterTotal {
+  std::string name;
+  double first = 0;
+  double last = 0;
+  double delta() const { return last - first; }
+};
+
 // One observed source over the measured part of the run.
 struct ObservedSummary {
   std::string label;
   std::string source;
   int64_t samples = 0;
-  int64_t gaps = 0;        // a gap is stated in the summary: the figures have holes
+  int64_t gaps = 0;  // a gap is stated in the summary: the figures have holes
   std::string last_error;
   // "cpu_cores_mean", "cpu_cores_max", "cpu_seconds" (used in the measured part),
   // "cpu_ms_per_request" (per completed request), "rss_bytes_end", "rss_bytes_peak",
   // "memory_bytes_end", "memory_peak_bytes_peak", "cpu_throttled_share_mean", "restarts",
   // "oom_kills", "load1_max", "cpu_busy_share_mean": only those its readings allow.
   std::vector<std::pair<std::string, double>> figures;
+  std::vector<CounterTotal> counters;  // Prometheus endpoints only, by series name
 
   std::optional<double> value(const std::string& name) const;
+};
+
+// The server as the observers saw it over the measured part, each figure taken from the source
+// that measures it, whatever the order of --observe: its CPU from its process (pid:, pidfile:),
+// else from its cgroup, else from a Prometheus endpoint's process_cpu_seconds_total; throttling
+// and quota from its cgroup; the most CPU it could use from its threads and the CPUs it may run
+// on (its process) and its quota (its cgroup). Sources that measured a figure too but were not
+// used are named, so a report can say which one it used.
+struct ServerFigures {
+  std::optional<double> cpu_cores_mean;  // cores
+  std::optional<double> cpu_cores_max;
+  std::string cpu_source;                         // the spec used: "pid:4242"; "" when none
+  std::vector<std::string> cpu_also_measured_by;  // other sources with a CPU figure, not used
+  std::optional<double> throttled_share_mean;     // share of CFS periods throttled (0..1)
+  std::optional<double> quota_cores;              // the cgroup's CPU quota, cores
+  std::string cgroup_source;                      // where throttling and quota came from
+  std::optional<double> cpu_limit_cores;          // the least of threads, CPUs allowed and quota
+  std::string cpu_limit_basis;  // "1 thread", "2 CPUs allowed", "a 0.8-core quota"
+
+  // Its mean CPU reached kCpuBoundShare of what it could use: CPU was its limit.
+  static constexpr double kCpuBoundShare = 0.9;
+  bool cpu_bound() const {
+    return cpu_cores_mean && cpu_limit_cores && *cpu_limit_cores > 0 &&
+           *cpu_cores_mean >= kCpuBoundShare * *cpu_limit_cores;
+  }
+  bool any() const { return cpu_cores_mean || throttled_share_mean || quota_cores; }
 };
 
 // One window as the run keeps it once it has been streamed to disk: counts and percentiles but
@@ -68,6 +106,7 @@ struct WindowSummary {
   int64_t start_ns = 0;     // window start, ns since the run started
   int64_t duration_ns = 0;  // nominal length; the last window may be shorter
   bool warmup = false;      // inside --warmup: recorded, excluded from results
+  bool drain = false;       // after the measured span: the schedule had ended (the grace period)
 
   LatencySummary latency;  // from the intended start to the last byte
   LatencySummary service;  // from the first byte written to the last byte read
@@ -89,10 +128,11 @@ struct WindowSummary {
 
 // A threshold as evaluated at the end of the run (see analyze/threshold.h).
 struct ThresholdVerdict {
-  std::string expression;          // as written: "p95(lookup) < 200ms"
-  std::optional<double> observed;  // in the metric's unit (ms, share 0..1, count, req/s); none: no data
-  std::string observed_text;       // "p95(lookup) = 183.2 ms", "no data"
-  bool passed = false;             // no data never passes
+  std::string expression;  // as written: "p95(lookup) < 200ms"
+  std::optional<double>
+      observed;               // in the metric's unit (ms, share 0..1, count, req/s); none: no data
+  std::string observed_text;  // "p95(lookup) = 183.2 ms", "no data"
+  bool passed = false;        // no data never passes
 };
 
 struct RunResult {
@@ -113,8 +153,14 @@ struct RunResult {
   measure::WindowStats total;
   // Sum of the warm-up windows: recorded apart.
   measure::WindowStats warmup_total;
-  // Length of the measured part of the run (after warm-up, until the last request ended), s.
+  // What ended inside the measured span (from the end of the warm-up to the end of the schedule)
+  // and its length: throughput and goodput are these counts per second of it.
+  measure::MeasuredSpan span;
+  // The span's length, s (span.duration_ns in seconds).
   double measured_duration_s = 0;
+  // Responses (any status) and successes per second of the span; 0 for an empty span.
+  double throughput_rps() const { return span.per_s(span.counts.responses); }
+  double goodput_rps() const { return span.per_s(span.counts.successes); }
   // Total length of the warm-up windows, s.
   double warmup_duration_s = 0;
 
@@ -128,6 +174,7 @@ struct RunResult {
   // fixed at the start), and each source over the measured part.
   std::vector<std::string> observed_columns;
   std::vector<ObservedSummary> observed;
+  ServerFigures server;  // combined from `observed` (the generator and the host are not the server)
   // Measured windows in which the generator's workers used 80% or more of their cores: there the
   // generator, not the server, may have been the limit.
   std::vector<int64_t> generator_busy_windows;

@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "measure/percentile_trust.h"
 #include "report/ladder_text.h"
 
 namespace proofload::report::run {
@@ -42,6 +43,28 @@ std::string latency_cell(const RunView& v, const Percentile* p, std::string_view
                          std::optional<double> ms) {
   if (!ms) return kDash;
   return ms_number(v, metric, *ms) + (p != nullptr && untrusted(v, *p) ? "*" : "");
+}
+
+// A Prometheus endpoint's series: counters with their increase, then gauges, up to a dozen.
+std::string prometheus_words(const SourceView& s) {
+  constexpr size_t kShown = 12;
+  auto number = [](double v) { return v == std::floor(v) ? count_text(v) : fixed(v, 3); };
+  std::vector<std::string> items;
+  for (const auto& [series, values] : s.counters) {
+    items.push_back(inline_code(series) + " +" + number(values.second - values.first) + " (" +
+                    number(values.first) + " to " + number(values.second) + ")");
+  }
+  for (const auto& [name, value] : s.figures) {
+    if (name.find("_per_s_") != std::string::npos) continue;  // a counter's rate
+    items.push_back(inline_code(name) + " " + number(value));
+  }
+  if (items.empty()) return "no series";
+  std::string out;
+  for (size_t i = 0; i < items.size() && i < kShown; ++i) out += (i == 0 ? "" : "; ") + items[i];
+  if (items.size() > kShown) {
+    out += "; " + count_text(static_cast<double>(items.size() - kShown)) + " more in result.json";
+  }
+  return out;
 }
 
 // What a source's figures say, in words; the figures not described are counted.
@@ -112,6 +135,10 @@ std::string figures_words(const SourceView& s) {
     parts.push_back((cpus ? plural(*cpus, "CPU", "CPUs") + ", " : std::string("CPUs ")) +
                     percent_text(*busy) + " busy (mean)");
   }
+  // A Prometheus endpoint: its series by name (the ones ?match= chose, or the first few), each
+  // counter with how much it grew over the measured part, so that it can be set against the
+  // client's counts; a counter's rates are in result.json.
+  if (s.is_prometheus()) return prometheus_words(s);
   const size_t others = s.figures.size() - described;
   if (others > 0) {
     parts.push_back(parts.empty()
@@ -129,7 +156,8 @@ std::string figures_words(const SourceView& s) {
 }  // namespace
 
 bool untrusted(const RunView& v, const Percentile& p) {
-  return v.requests && *v.requests > 0 && *v.requests < p.needed;
+  return v.requests && *v.requests > 0 &&
+         !measure::percentile_trusted(static_cast<int64_t>(*v.requests), p.percentile);
 }
 
 std::string ms_number(const RunView& v, std::string_view metric, double ms) {
@@ -329,10 +357,29 @@ std::string observed_table(const RunView& v) {
                       s.source.empty() ? kDash : table_cell(inline_code(s.source)),
                       count_or_dash(s.samples), table_cell(gaps), table_cell(figures_words(s))});
   }
-  return out +
-         "\nOver the measured part: CPU in cores (1.00 is one core busy all the time), CPU per "
-         "completed request, memory in MiB (1,048,576 bytes). A gap is a sample that failed: the "
-         "figures have no value there rather than a wrong one.\n\n";
+  out +=
+      "\nOver the measured part: CPU in cores (1.00 is one core busy all the time), CPU per "
+      "completed request, memory in MiB (1,048,576 bytes). A gap is a sample that failed: the "
+      "figures have no value there rather than a wrong one.";
+  if (v.server && (!v.server->cpu_source.empty() || !v.server->cgroup_source.empty())) {
+    const ServerView& s = *v.server;
+    std::vector<std::string> parts;
+    if (!s.cpu_source.empty()) {
+      std::string cpu = "its CPU from " + inline_code(s.cpu_source);
+      if (!s.cpu_also_measured_by.empty()) {
+        std::vector<std::string> others;
+        for (const std::string& o : s.cpu_also_measured_by) others.push_back(inline_code(o));
+        cpu += " (" + list_text(others) + " measured it too, not used)";
+      }
+      parts.push_back(cpu);
+    }
+    if (!s.cgroup_source.empty()) {
+      parts.push_back("its throttling and quota from " + inline_code(s.cgroup_source));
+    }
+    out += " The server is read by what each source measures, whatever the order of --observe: " +
+           list_text(parts) + ".";
+  }
+  return out + "\n\n";
 }
 
 void add_observer_limits(const RunView& v, std::vector<std::string>& bullets) {
@@ -426,7 +473,7 @@ std::string limits_section(const RunView& v) {
   for (const Percentile& p : kPercentiles) {
     if ((v.latency.*p.value).has_value() && untrusted(v, p)) {
       few.emplace_back(p.label);
-      needed.push_back(count_text(p.needed));
+      needed.push_back(count_text(static_cast<double>(measure::samples_needed_for(p.percentile))));
     }
   }
   if (!few.empty()) {

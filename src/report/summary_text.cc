@@ -4,10 +4,12 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 #include <optional>
 #include <string_view>
 
+#include "measure/percentile_trust.h"
 #include "report/numbers.h"
 
 namespace proofload::report {
@@ -52,12 +54,6 @@ std::string target_text(const json& spec) {
   return target != spec.end() && target->is_string() ? target->get<std::string>() : "";
 }
 
-// A percentile is only as good as the samples behind it: p99 needs at least 100 values to be
-// more than "the largest one or two". Marked with '*' below that.
-int64_t samples_needed(double percentile) {
-  return static_cast<int64_t>(std::ceil(100.0 / (100.0 - percentile) - 1e-9));
-}
-
 std::string ms_cell(std::optional<double> value, bool too_few) {
   // The marker gets its own column so that the digits stay aligned.
   if (!value) return "- ";
@@ -78,8 +74,9 @@ void append_latency_table(std::string& out, const WindowStats& t) {
   out += table_row("ms", "latency ", "service time ");
   bool any_marked = false;
   for (double p : {50.0, 90.0, 99.0, 99.9}) {
-    const bool few_latency = latency.total_count() < samples_needed(p);
-    const bool few_service = service.total_count() < samples_needed(p);
+    // One rule for every output (measure/percentile_trust.h).
+    const bool few_latency = !measure::percentile_trusted(latency.total_count(), p);
+    const bool few_service = !measure::percentile_trusted(service.total_count(), p);
     const bool shown_latency = few_latency && latency.total_count() > 0;
     const bool shown_service = few_service && service.total_count() > 0;
     any_marked = any_marked || shown_latency || shown_service;
@@ -91,8 +88,9 @@ void append_latency_table(std::string& out, const WindowStats& t) {
   out += table_row("mean", ms_cell(mean_ms(latency), false), ms_cell(mean_ms(service), false));
   if (any_marked) {
     out +=
-        "  * too few samples for this percentile (p90 needs 10, p99 100, p99.9 1,000):\n"
-        "    read it as one of the slowest requests, not as a stable percentile\n";
+        "  * too few samples for this percentile (10 at or beyond it: p50 needs 20, p90 100,\n"
+        "    p99 1,000, p99.9 10,000): read it as one of the slowest requests, not as a stable\n"
+        "    percentile\n";
   }
   if (latency.total_count() == 0) out += "  no responses: no latency was measured\n";
 }
@@ -130,7 +128,8 @@ void append_requests_by_name(std::string& out, const RunResult& result) {
   for (const measure::RequestStats& r : result.named_total.requests) all += r.ended();
   out += fmt::format("by request      {:>10}{:>8}{:>9}{:>12}{:>12}{:>12}\n", "requests", "share",
                      "errors", "p50 ms", "p95 ms", "p99 ms");
-  for (size_t i = 0; i < result.request_names.size() && i < result.named_total.requests.size(); ++i) {
+  for (size_t i = 0; i < result.request_names.size() && i < result.named_total.requests.size();
+       ++i) {
     const measure::RequestStats& r = result.named_total.requests[i];
     int64_t errors = 0;
     for (int o = 0; o < measure::kOutcomeCount; ++o) {
@@ -166,7 +165,9 @@ void append_flows(std::string& out, const RunResult& result) {
       "  finished (abandoned: cut short by the end of the run); p50: whole-flow duration\n";
 }
 
-std::string mib(double bytes) { return fixed_with_thousands(bytes / (1024.0 * 1024.0), 1) + " MiB"; }
+std::string mib(double bytes) {
+  return fixed_with_thousands(bytes / (1024.0 * 1024.0), 1) + " MiB";
+}
 
 // One line per observed source: what it shows of CPU, memory, throttling and restarts, and any
 // gap in its samples (a figure with holes must say so).
@@ -178,7 +179,8 @@ void append_observed(std::string& out, const RunResult& result) {
     if (auto mean = o.value("cpu_cores_mean")) {
       std::string cpu = fmt::format("CPU {:.2f} cores mean, {:.2f} max", *mean,
                                     o.value("cpu_cores_max").value_or(*mean));
-      if (auto per = o.value("cpu_ms_per_request")) cpu += fmt::format(", {:.3f} ms per request", *per);
+      if (auto per = o.value("cpu_ms_per_request"))
+        cpu += fmt::format(", {:.3f} ms per request", *per);
       parts.push_back(cpu);
     }
     if (auto share = o.value("cpu_throttled_share_mean")) {
@@ -193,17 +195,20 @@ void append_observed(std::string& out, const RunResult& result) {
                         mib(*end) + " at the end" + (peak ? ", " + mib(*peak) + " peak" : ""));
       }
     }
-    if (auto restarts = o.value("restarts")) parts.push_back(fmt::format("{:.0f} restarts", *restarts));
+    if (auto restarts = o.value("restarts"))
+      parts.push_back(fmt::format("{:.0f} restarts", *restarts));
     if (auto kills = o.value("oom_kills")) parts.push_back(fmt::format("{:.0f} OOM kills", *kills));
     if (auto load = o.value("load1_max")) parts.push_back(fmt::format("load {:.2f} max", *load));
-    if (auto busy = o.value("cpu_busy_share_mean")) parts.push_back("CPUs " + percent(*busy) + " busy");
+    if (auto busy = o.value("cpu_busy_share_mean"))
+      parts.push_back("CPUs " + percent(*busy) + " busy");
     std::string name = o.label == o.source ? o.label : o.label + " (" + o.source + ")";
     if (o.label == "self") name = "self (the generator)";
     // A Prometheus endpoint's series are too many for a line: they are in result.json.
-    std::string line = !parts.empty()    ? parts[0]
-                       : o.figures.empty() ? std::string("no figures")
-                                           : fmt::format("{} figures (in result.json)",
-                                                         with_thousands(static_cast<int64_t>(o.figures.size())));
+    std::string line = !parts.empty() ? parts[0]
+                       : o.figures.empty()
+                           ? std::string("no figures")
+                           : fmt::format("{} figures (in result.json)",
+                                         with_thousands(static_cast<int64_t>(o.figures.size())));
     for (size_t i = 1; i < parts.size(); ++i) line += "; " + parts[i];
     out += fmt::format("  {}: {}\n", name, line);
     if (o.gaps > 0) {
@@ -219,8 +224,8 @@ void append_thresholds(std::string& out, const RunResult& result) {
   for (const ThresholdVerdict& t : result.thresholds) passed += t.passed ? 1 : 0;
   out += fmt::format("thresholds      {} of {} passed\n", passed, result.thresholds.size());
   for (const ThresholdVerdict& t : result.thresholds) {
-    out += fmt::format("  {}  {:<32} {}\n", t.passed ? "PASS" : "FAIL", t.expression,
-                       t.observed_text);
+    out +=
+        fmt::format("  {}  {:<32} {}\n", t.passed ? "PASS" : "FAIL", t.expression, t.observed_text);
   }
 }
 
@@ -256,10 +261,12 @@ std::string format_summary(const RunResult& result) {
                                   : std::string(" (no warm-up)"));
   out += fmt::format("  requests      {} responses of {} intended\n", with_thousands(t.responses()),
                      with_thousands(t.intended));
-  if (result.measured_duration_s > 0) {
+  if (result.span.duration_ns > 0) {
     out += fmt::format(
-        "  throughput    {} req/s (responses per measured second)\n",
-        fixed_with_thousands(static_cast<double>(t.responses()) / result.measured_duration_s, 1));
+        "  throughput    {} req/s (responses ending in the measured span, per second)\n",
+        fixed_with_thousands(result.throughput_rps(), 1));
+    out += fmt::format("  goodput       {} req/s (successes, likewise)\n",
+                       fixed_with_thousands(result.goodput_rps(), 1));
   }
   out += "\n";
 
@@ -328,22 +335,37 @@ std::string format_observed_summary(const RunResult& result) {
   return out;
 }
 
-std::string format_live_line(const WindowStats& last_window, double elapsed_s, int64_t in_flight) {
+std::string format_live_line(const WindowStats& last_window, const LiveContext& where) {
   const WindowStats& w = last_window;
+  const double elapsed_s = where.elapsed_s;
+  const int64_t in_flight = w.in_flight_end;
   const double duration_s = static_cast<double>(w.duration_ns) / 1e9;
   const int64_t rate =
       duration_s > 0 ? std::llround(static_cast<double>(w.responses()) / duration_s) : 0;
   auto ms = [](std::optional<double> value) {
     return value ? fixed_with_thousands(*value, 2) + "ms" : std::string("-");
   };
-  std::string line = fmt::format(
-      "{:>4.0f}s  {} req/s  p50 {}  p99 {}  errors {}  in flight {}", elapsed_s,
-      with_thousands(rate), ms(percentile_ms(w.latency_us, 50.0)),
-      ms(percentile_ms(w.latency_us, 99.0)), with_thousands(w.errors()), with_thousands(in_flight));
+  std::string line = where.label.empty() ? "" : where.label + "  ";
+  line += fmt::format("{:>4.0f}s", elapsed_s);
+  if (where.planned_s) {
+    line += fmt::format(" of {:.0f}s ({:.0f}s left)", *where.planned_s,
+                        std::max(0.0, *where.planned_s - elapsed_s));
+  }
+  if (where.target) {
+    line +=
+        where.target_is_rate
+            ? "  target " + fixed_with_thousands(*where.target, *where.target < 100 ? 1 : 0) + "/s"
+            : "  users " + with_thousands(std::llround(*where.target));
+  }
+  line += fmt::format("  {} req/s  p50 {}  p99 {}  errors {}  in flight {}", with_thousands(rate),
+                      ms(percentile_ms(w.latency_us, 50.0)), ms(percentile_ms(w.latency_us, 99.0)),
+                      with_thousands(w.errors()), with_thousands(in_flight));
+  if (w.queued_end > 0) line += "  queued " + with_thousands(w.queued_end);
   if (const int64_t never_started = w.count(Outcome::kNeverStarted); never_started > 0) {
     line += "  never started " + with_thousands(never_started);
   }
   if (w.warmup) line += "  (warm-up)";
+  if (w.drain) line += "  (finishing)";
   return line;
 }
 

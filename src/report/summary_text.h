@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 #include "measure/window_stats.h"
@@ -19,9 +20,17 @@ std::string format_summary(const RunResult& result);
 // `proofload observe`, which sends no load.
 std::string format_observed_summary(const RunResult& result);
 
+// Where the run is, for the live line: time so far and planned, and what the schedule asks now.
+struct LiveContext {
+  double elapsed_s = 0;
+  std::optional<double> planned_s;  // warm-up included; none when only -n bounds the run
+  std::optional<double> target;     // open loop: the arrival rate now; closed loop with stages:
+  bool target_is_rate = true;       //   the users now (target_is_rate false)
+  std::string label;                // "level 3 of 5 (1,000/s)" in a ladder; "" in a run
+};
+
 // One progress line for the window that just ended, without a newline, e.g.
-// "  12s  9,981 req/s  p50 1.02ms  p99 3.40ms  errors 0  in flight 12".
-std::string format_live_line(const measure::WindowStats& last_window, double elapsed_s,
-                             int64_t in_flight);
+// "  12s of 40s (28s left)  9,981 req/s  p50 1.02ms  p99 3.40ms  errors 0  in flight 12".
+std::string format_live_line(const measure::WindowStats& last_window, const LiveContext& where);
 
 }  // namespace proofload::report

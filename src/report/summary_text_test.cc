@@ -63,12 +63,19 @@ TEST(SummaryText, NoResponsesShowsDashesNotZeros) {
 
 TEST(SummaryText, MarksPercentilesWithTooFewSamples) {
   RunResult result;
-  result.total.latency_us.record_n(1000, 50);  // enough for p90, not for p99 or p99.9
+  result.total.latency_us.record_n(1000, 50);  // enough for p50 (20), not for p90 (100)
   result.total.service_us.record_n(900, 50);
   const std::string text = format_summary(result);
-  EXPECT_NE(text.find("  p90               1.000           0.900\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  p50               1.000           0.900\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  p90               1.000*          0.900*\n"), std::string::npos) << text;
   EXPECT_NE(text.find("  p99               1.000*          0.900*\n"), std::string::npos) << text;
   EXPECT_NE(text.find("* too few samples for this percentile"), std::string::npos) << text;
+}
+
+LiveContext at(double elapsed_s) {
+  LiveContext where;
+  where.elapsed_s = elapsed_s;
+  return where;
 }
 
 TEST(LiveLine, ReadsLikeTheExample) {
@@ -77,9 +84,32 @@ TEST(LiveLine, ReadsLikeTheExample) {
   w.latency_us.record_n(1020, 9000);
   w.latency_us.record_n(3400, 981);
   w.outcomes[static_cast<int>(Outcome::kSuccess)] = 9981;
+  w.in_flight_end = 12;
   // 3400 lies in the bucket [3400, 3401]: 3.401 ms, shown with 2 decimals.
-  EXPECT_EQ(format_live_line(w, 12.0, 12),
+  EXPECT_EQ(format_live_line(w, at(12.0)),
             "  12s  9,981 req/s  p50 1.02ms  p99 3.40ms  errors 0  in flight 12");
+}
+
+TEST(LiveLine, SaysWhereTheRunIsWhatItAsksAndWhatWaits) {
+  WindowStats w;
+  w.duration_ns = 1'000'000'000;
+  w.outcomes[static_cast<int>(Outcome::kSuccess)] = 1024;
+  w.in_flight_end = 500;
+  w.queued_end = 1855;
+  const LiveContext ramp{.elapsed_s = 12.0,
+                         .planned_s = 40.0,
+                         .target = 2500.0,
+                         .target_is_rate = true,
+                         .label = "level 3 of 5 (2,500/s)"};
+  EXPECT_EQ(format_live_line(w, ramp),
+            "level 3 of 5 (2,500/s)    12s of 40s (28s left)  target 2,500/s  1,024 req/s  p50 -  "
+            "p99 -  errors 0  in flight 500  queued 1,855");
+  const LiveContext users{
+      .elapsed_s = 5.0, .planned_s = 50.0, .target = 40.0, .target_is_rate = false, .label = ""};
+  w.drain = true;
+  EXPECT_EQ(format_live_line(w, users),
+            "   5s of 50s (45s left)  users 40  1,024 req/s  p50 -  p99 -  errors 0  in flight 500"
+            "  queued 1,855  (finishing)");
 }
 
 TEST(LiveLine, EmptyWindowWarmupAndNeverStarted) {
@@ -88,7 +118,8 @@ TEST(LiveLine, EmptyWindowWarmupAndNeverStarted) {
   w.warmup = true;
   w.outcomes[static_cast<int>(Outcome::kNeverStarted)] = 1200;
   w.outcomes[static_cast<int>(Outcome::kTimeout)] = 3;
-  EXPECT_EQ(format_live_line(w, 3.0, 1024),
+  w.in_flight_end = 1024;
+  EXPECT_EQ(format_live_line(w, at(3.0)),
             "   3s  0 req/s  p50 -  p99 -  errors 3  in flight 1,024  never started 1,200"
             "  (warm-up)");
 }

@@ -34,10 +34,14 @@ std::string_view query_value(std::string_view query, std::string_view name) {
 // Status line and reason of a lifecycle answer that is not OK.
 std::string_view lifecycle_error_status(LifecycleStatus status) {
   switch (status) {
-    case LifecycleStatus::kNotFound: return "404 Not Found";
-    case LifecycleStatus::kInvalidAction: return "409 Conflict";
-    case LifecycleStatus::kFull: return "503 Service Unavailable";
-    case LifecycleStatus::kOk: break;
+    case LifecycleStatus::kNotFound:
+      return "404 Not Found";
+    case LifecycleStatus::kInvalidAction:
+      return "409 Conflict";
+    case LifecycleStatus::kFull:
+      return "503 Service Unavailable";
+    case LifecycleStatus::kOk:
+      break;
   }
   return "200 OK";
 }
@@ -87,6 +91,12 @@ int RouteHandler::serve_builtin(const Route& route, const RequestHead& request,
   }
   if (!items_) return answer("503 Service Unavailable", "text/plain", "no lifecycle store\n");
   if (name == "admin.backlog") return answer("200 OK", kJson, counters_body(items_->counters()));
+  if (name == "admin.ready") {
+    // A drain gate's URL: 503 until every accepted write is committed (backlog and in_progress 0).
+    const LifecycleCounters counters = items_->counters();
+    const bool drained = counters.backlog == 0 && counters.in_progress == 0;
+    return answer(drained ? "200 OK" : "503 Service Unavailable", kJson, counters_body(counters));
+  }
   if (name == "admin.reset") {
     items_->reset();
     if (cache_) cache_->clear();
@@ -119,7 +129,8 @@ int RouteHandler::serve_builtin(const Route& route, const RequestHead& request,
   } else if (name == "lifecycle.assign") {
     std::string_view who = request.body.empty() ? std::string_view("someone") : request.body;
     status = items_->assign(*id, who.substr(0, 100));
-    if (status == LifecycleStatus::kOk) return answer("202 Accepted", kJson, "{\"state\":\"accepted\"}");
+    if (status == LifecycleStatus::kOk)
+      return answer("202 Accepted", kJson, "{\"state\":\"accepted\"}");
   } else if (name == "lifecycle.resolve") {
     status = items_->resolve(*id);
     if (status == LifecycleStatus::kOk) return answer("200 OK", kJson, "{\"state\":\"accepted\"}");

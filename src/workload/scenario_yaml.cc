@@ -229,13 +229,9 @@ std::vector<FlowSpec> parse_flows(const Context& context, const FieldMap& top,
     if (steps.size() == 0) context.source.fail(steps, where + " needs at least one step");
     for (size_t i = 0; i < steps.size(); ++i) {
       std::string step_where = "step " + std::to_string(i + 1) + " of " + where;
+      // A think on the last step is the pause at the end of each iteration.
       flow.steps.push_back(
           parse_step(context, steps[i], step_where, items, flow_names, request_names));
-      if (i + 1 == steps.size() && flow.steps.back().think_ns > 0) {
-        context.source.fail(steps[i], step_where +
-                                          ": 'think' on the last step has no effect "
-                                          "(it is the pause before the next step)");
-      }
     }
     flows.push_back(std::move(flow));
   }

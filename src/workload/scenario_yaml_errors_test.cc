@@ -12,7 +12,6 @@
 namespace proofload::workload {
 namespace {
 
-
 TEST(ScenarioYamlErrors, YamlSyntaxAndShape) {
   EXPECT_EQ(error_of("requests:\n  r: {path: /\n"),
             "s.yaml:3:1: invalid YAML: end of map flow not found (inside { } or [ ], quote values "
@@ -211,9 +210,8 @@ TEST(ScenarioYamlErrors, NamesAcrossRequestsAndFlows) {
             "nest)");
   EXPECT_EQ(error_of(with("flows:\n  f: {steps: []}\n")),
             "s.yaml:4:14: flow 'f' needs at least one step");
-  EXPECT_EQ(error_of(with("flows:\n  f: {steps: [{request: r, think: 1s}]}\n")),
-            "s.yaml:4:15: step 1 of flow 'f': 'think' on the last step has no effect (it is the "
-            "pause before the next step)");
+  // A think on the last step is the pause at the end of each iteration: accepted.
+  EXPECT_EQ(error_of(with("flows:\n  f: {steps: [{request: r, think: 1s}]}\n")), "");
   EXPECT_EQ(error_of(with("flows:\n  f: {steps: [{request: r, think: soon}, r]}\n")).substr(0, 51),
             "s.yaml:4:35: 'think' in step 1 of flow 'f': invalid");
 }

@@ -78,8 +78,8 @@ Session::StepEnd Session::on_response(const http::ResponseParser& parser) {
   bool passed = true;
   bool status_checked = false;
   for (const CompiledCheck& check : r.checks) {
-    status_checked |= check.kind() == CheckSpec::Kind::kStatusIn ||
-                      check.kind() == CheckSpec::Kind::kStatusRange;
+    status_checked |=
+        check.kind() == CheckSpec::Kind::kStatusIn || check.kind() == CheckSpec::Kind::kStatusRange;
     if (!check.passes(response, json_)) {
       passed = false;
       break;
@@ -113,7 +113,9 @@ Session::StepEnd Session::end_step(measure::Outcome outcome) {
   bool last = static_cast<size_t>(step_) + 1 == plan.steps.size();
   if (last || !iteration_ok_) {
     in_iteration_ = false;
-    return {outcome, true, iteration_ok_, 0};
+    // A think on the flow's last step is the pause at the end of each iteration (k6's sleep at
+    // the end), however the flow ended.
+    return {outcome, true, iteration_ok_, plan.steps.back().think_ns};
   }
   ++step_;
   return {outcome, false, false, step.think_ns};

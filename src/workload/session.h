@@ -52,7 +52,9 @@ class Session {
     measure::Outcome outcome;  // the request's outcome (check_failed when a check failed)
     bool iteration_over;       // no further step: the entry is done
     bool flow_succeeded;       // iteration_over of a flow: every step passed
-    int64_t think_ns;          // !iteration_over: pause before the next step
+    // !iteration_over: the pause before the next step. iteration_over: the pause at the end of
+    // the iteration (a think on the flow's last step), before this connection's next pick.
+    int64_t think_ns;
   };
   // A complete response to the current step, as the parser kept it: runs the checks and the
   // extractions. An extraction that finds nothing fails the step (check_failed): later steps
@@ -65,7 +67,7 @@ class Session {
 
   int entry() const { return entry_; }      // the entry of the current iteration
   int request() const { return request_; }  // the request of the current step
-  int flow() const;                          // its flow index, -1 for a single request
+  int flow() const;                         // its flow index, -1 for a single request
   bool first_step() const { return step_ == 0; }
 
   // When the current iteration's first step was due (for the flow's duration).

@@ -41,7 +41,7 @@ std::string note(const std::string& log, const std::string& what) {
 std::vector<std::string> ladder(const std::string& url, const std::string& out,
                                 std::vector<std::string> extra) {
   std::vector<std::string> args = {proofload_binary(), "ladder", url, "-q", "-o", out,
-                                   "--workers", "1"};
+                                   "--workers",        "1"};
   args.insert(args.end(), extra.begin(), extra.end());
   return args;
 }
@@ -50,13 +50,13 @@ TEST(Ladder, HooksAndDrainGateRunInOrderAroundEachLevel) {
   ServeProcess server;
   const std::string dir = make_temp_dir("ladder-hooks");
   const std::string log = dir + "/order.log";
-  Completed c = run_to_completion(
-      ladder(server.url(), dir + "/out",
-             {"--concurrency", "1,2", "--hold", "1s", "--warmup", "0s", "--reset",
-              note(log, "reset"), "--drain-until", "echo drain >> " + log, "--before-level",
-              note(log, "before"), "--after-level", note(log, "after"), "--restore",
-              note(log, "restore")}),
-      60s);
+  Completed c =
+      run_to_completion(ladder(server.url(), dir + "/out",
+                               {"--concurrency", "1,2", "--hold", "1s", "--warmup", "0s", "--reset",
+                                note(log, "reset"), "--drain-until", "echo drain >> " + log,
+                                "--before-level", note(log, "before"), "--after-level",
+                                note(log, "after"), "--restore", note(log, "restore")}),
+                        60s);
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_EQ(lines_of(read_file(log)),
             (std::vector<std::string>{"reset 1", "drain", "before 1", "after 1", "reset 2", "drain",
@@ -85,16 +85,15 @@ TEST(Ladder, AScenarioFileWithItsOwnRunSettingsIsDrivenByTheLevels) {
   ServeProcess server({"--profile", "demo"});
   const std::string dir = make_temp_dir("ladder-scenario");
   // Its own rate, duration and request count are replaced by the ladder's levels and hold.
-  std::ofstream(dir + "/mix.yaml")
-      << "executor: {rate: 5000, duration: 1h, requests: 3}\n"
-         "requests:\n"
-         "  lookup: {path: /sic/62012, checks: [{status: 200}]}\n"
-         "  hybrid: {path: /sic/hybrid, checks: [{status: 200}]}\n"
-         "mix: {lookup: 1, hybrid: 1}\n";
-  Completed c = run_to_completion({proofload_binary(), "ladder", dir + "/mix.yaml", server.url(),
-                                   "--rates", "20,40", "--hold", "2s", "--warmup", "0s", "-q",
-                                   "-o", dir + "/out", "--workers", "1"},
-                                  60s);
+  std::ofstream(dir + "/mix.yaml") << "executor: {rate: 5000, duration: 1h, requests: 3}\n"
+                                      "requests:\n"
+                                      "  lookup: {path: /sic/62012, checks: [{status: 200}]}\n"
+                                      "  hybrid: {path: /sic/hybrid, checks: [{status: 200}]}\n"
+                                      "mix: {lookup: 1, hybrid: 1}\n";
+  Completed c = run_to_completion(
+      {proofload_binary(), "ladder", dir + "/mix.yaml", server.url(), "--rates", "20,40", "--hold",
+       "2s", "--warmup", "0s", "-q", "-o", dir + "/out", "--workers", "1"},
+      60s);
   ASSERT_EQ(c.exit_code, 0) << c.err;
   json result = read_json(dir + "/out/result.json");
   EXPECT_EQ(result["source"]["scenario_file"], dir + "/mix.yaml");
@@ -110,11 +109,10 @@ TEST(Ladder, AScenarioFileWithItsOwnRunSettingsIsDrivenByTheLevels) {
 TEST(Ladder, InterleavedRepeatsRunTheWholeLadderAgainAndMeasureTheNoiseFloor) {
   ServeProcess server;
   const std::string dir = make_temp_dir("ladder-repeat");
-  Completed c = run_to_completion(
-      ladder(server.url(), dir + "/out",
-             {"--concurrency", "1,2", "--hold", "1s", "--warmup", "0s", "--repeat", "2",
-              "--repeat-order", "interleaved"}),
-      60s);
+  Completed c = run_to_completion(ladder(server.url(), dir + "/out",
+                                         {"--concurrency", "1,2", "--hold", "1s", "--warmup", "0s",
+                                          "--repeat", "2", "--repeat-order", "interleaved"}),
+                                  60s);
   ASSERT_EQ(c.exit_code, 0) << c.err;
   json result = read_json(dir + "/out/result.json");
   std::vector<std::string> order;
@@ -198,12 +196,11 @@ TEST(Ladder, AbortWhenEndsTheLevelAndTheLadderWithExit99) {
   const std::string dir = make_temp_dir("ladder-abort-out");
   const std::string log = dir + "/order.log";
   const auto start = std::chrono::steady_clock::now();
-  Completed c = run_to_completion(
-      ladder(server.url("/broken"), dir + "/out",
-             {"--rates", "50,100", "--hold", "30s", "--warmup", "0s", "--abort-when",
-              "errors > 50% for 2s", "--after-level", note(log, "after"), "--restore",
-              note(log, "restore")}),
-      60s);
+  Completed c = run_to_completion(ladder(server.url("/broken"), dir + "/out",
+                                         {"--rates", "50,100", "--hold", "30s", "--warmup", "0s",
+                                          "--abort-when", "errors > 50% for 2s", "--after-level",
+                                          note(log, "after"), "--restore", note(log, "restore")}),
+                                  60s);
   EXPECT_EQ(c.exit_code, 99) << c.err;
   EXPECT_LT(std::chrono::steady_clock::now() - start, 20s);  // not the 30 s hold
   EXPECT_EQ(lines_of(read_file(log)), (std::vector<std::string>{"after 50", "restore"}));
@@ -220,10 +217,10 @@ TEST(Ladder, StopOnFailEndsAtTheFirstLevelThatBreaksTheSlo) {
   std::ofstream(routes) << "routes:\n  - {name: broken, path: /broken, status: 503}\n";
   ServeProcess server({"--routes", routes});
   const std::string dir = make_temp_dir("ladder-stop-out");
-  Completed c = run_to_completion(ladder(server.url("/broken"), dir + "/out",
-                                         {"--concurrency", "1,2,4", "--hold", "1s", "--warmup",
-                                          "0s", "--stop-on-fail"}),
-                                  60s);
+  Completed c = run_to_completion(
+      ladder(server.url("/broken"), dir + "/out",
+             {"--concurrency", "1,2,4", "--hold", "1s", "--warmup", "0s", "--stop-on-fail"}),
+      60s);
   EXPECT_EQ(c.exit_code, 0) << c.err;
   json result = read_json(dir + "/out/result.json");
   EXPECT_EQ(result["status"], "stopped");
@@ -231,6 +228,37 @@ TEST(Ladder, StopOnFailEndsAtTheFirstLevelThatBreaksTheSlo) {
   ASSERT_EQ(result["rows"].size(), 1u);
   EXPECT_EQ(result["analysis"]["knee"]["level"], 1);
   EXPECT_TRUE(result["analysis"]["best_sustained"].is_null());
+}
+
+TEST(Ladder, FailIfNoneGivesCiANonZeroExitWhenNoLevelMeetsTheSlo) {
+  const std::string routes = make_temp_dir("ladder-none") + "/routes.yaml";
+  std::ofstream(routes) << "routes:\n  - {name: broken, path: /broken, status: 503}\n"
+                           "  - {name: ok, path: /ok}\n";
+  ServeProcess server({"--routes", routes});
+  const std::string dir = make_temp_dir("ladder-none-out");
+  auto run = [&](const std::string& path, const std::string& out, std::vector<std::string> extra) {
+    std::vector<std::string> args = {"--concurrency", "1,2", "--hold", "1s", "--warmup", "0s"};
+    args.insert(args.end(), extra.begin(), extra.end());
+    return run_to_completion(ladder(server.url(path), dir + "/" + out, args), 60s);
+  };
+  // Every level fails: without the flag the ladder ran as asked (exit 0), with it CI is told.
+  EXPECT_EQ(run("/broken", "plain", {}).exit_code, 0);
+  Completed failed = run("/broken", "bar", {"--fail-if-none"});
+  EXPECT_EQ(failed.exit_code, 99) << failed.err;
+  EXPECT_NE(failed.err.find("FAILED the CI bar: no level met the SLO"), std::string::npos)
+      << failed.err;
+  json result = read_json(dir + "/bar/result.json");
+  EXPECT_EQ(result["ci_bar"]["passed"], false);
+  EXPECT_EQ(result["ci_bar"]["reason"], "no level met the SLO");
+  EXPECT_NE(read_file(dir + "/bar/summary.md").find("| Did it pass the CI bar? | No: no level met"),
+            std::string::npos);
+  // A healthy route passes the bar, and a --fail-below above what it carries does not.
+  EXPECT_EQ(run("/ok", "healthy", {"--fail-if-none"}).exit_code, 0);
+  Completed below = run("/ok", "below", {"--fail-below", "1e8"});
+  EXPECT_EQ(below.exit_code, 99) << below.err;
+  EXPECT_NE(read_json(dir + "/below/result.json")["ci_bar"]["reason"].get<std::string>().find(
+                "is below --fail-below 100,000,000.0/s"),
+            std::string::npos);
 }
 
 TEST(Ladder, CtrlCEndsTheLevelRunsRestoreAndKeepsTheReport) {
@@ -262,11 +290,11 @@ TEST(Ladder, PlanPrintsTheLevelsAndTimeAndSendsNothing) {
   // Nothing listens there: a plan that connected would fail.
   const std::string url = "http://127.0.0.1:" + std::to_string(unused_loopback_port()) + "/";
   const std::string dir = make_temp_dir("ladder-plan");
-  Completed c = run_to_completion(
-      ladder(url, dir + "/out",
-             {"--rates", "100,200,400", "--hold", "1m", "--warmup", "10s", "--repeat", "2",
-              "--before-level", "./prepare.sh", "--plan"}),
-      30s);
+  Completed c =
+      run_to_completion(ladder(url, dir + "/out",
+                               {"--rates", "100,200,400", "--hold", "1m", "--warmup", "10s",
+                                "--repeat", "2", "--before-level", "./prepare.sh", "--plan"}),
+                        30s);
   ASSERT_EQ(c.exit_code, 0) << c.err;
   EXPECT_NE(c.out.find("6 level runs"), std::string::npos) << c.out;
   EXPECT_NE(c.out.find("level 400/s (repeat 2)"), std::string::npos) << c.out;
@@ -303,22 +331,25 @@ TEST(Ladder, BadInputIsOneLineAndExit2) {
 
 TEST(Analyze, TheExampleTableHasItsKneeWhereTheSloBreaks) {
   const std::string dir = make_temp_dir("analyze-example");
-  Completed c = run_to_completion({proofload_binary(), "analyze", PL_EXAMPLES_DIR "/ladder-table.csv",
-                                   "--slo", "p95<=1s,errors<=1%", "--noise-floor", "6.7%", "--out",
-                                   dir},
-                                  30s);
+  Completed c =
+      run_to_completion({proofload_binary(), "analyze", PL_EXAMPLES_DIR "/ladder-table.csv",
+                         "--slo", "p95<=1s,errors<=1%", "--noise-floor", "6.7%", "--out", dir},
+                        30s);
   ASSERT_EQ(c.exit_code, 0) << c.err;
   json analysis = read_json(dir + "/result.json")["analysis"];
   EXPECT_EQ(analysis["knee"]["level"], 6);
   EXPECT_EQ(analysis["best_sustained"]["level"], 5);
   EXPECT_DOUBLE_EQ(analysis["best_sustained"]["achieved_rps"].get<double>(), 1930.4);
-  EXPECT_EQ(analysis["peak"]["level"], 7);
-  EXPECT_NEAR(analysis["operating_target_rps"].get<double>(), 0.5 * 2066.0, 1e-6);
+  // The table has no goodput column: achieved less its errors.
+  EXPECT_NEAR(analysis["best_sustained"]["goodput_rps"].get<double>(), 1930.4 * (1 - 0.0009), 1e-9);
+  // Level 7 carried a little more, but its errors (2.1%) break the SLO: it is not the peak.
+  EXPECT_EQ(analysis["peak"]["level"], 6);
+  EXPECT_NEAR(analysis["operating_target_rps"].get<double>(), 0.5 * 2066.0 * (1 - 0.0031), 1e-6);
   std::vector<std::string> verdicts;
   for (const json& l : analysis["levels"]) verdicts.push_back(l["verdict"]);
-  EXPECT_EQ(verdicts, (std::vector<std::string>{"clean", "clean", "clean", "clean",
-                                                "highest within SLO", "knee", "saturated",
-                                                "saturated"}));
+  EXPECT_EQ(verdicts,
+            (std::vector<std::string>{"clean", "clean", "clean", "clean", "highest within SLO",
+                                      "knee", "saturated", "saturated"}));
   EXPECT_NE(c.out.find("knee"), std::string::npos);  // the report is printed too
   EXPECT_EQ(read_file(dir + "/summary.md"), c.out);
 }

@@ -99,7 +99,6 @@ void expect_flow_accounting(const json& result, const std::string& flow,
   EXPECT_EQ(failed_requests, n(f["failed"])) << requests.dump(2);
 }
 
-
 // Requests the server answered on every route but /metrics itself (from its /metrics page).
 int64_t requests_served(int port) {
   std::istringstream page(http_get(port, "/metrics"));
@@ -217,6 +216,28 @@ TEST(Scenario, FlowWithThinkTimeAfterTheAssignAlwaysSucceeds) {
   EXPECT_EQ(flow["success_rate"], 1.0);
   EXPECT_GE(flow["duration_ms"]["p50"].get<double>(), 50);  // the think time is inside the flow
   EXPECT_EQ(n(r.result["summary"]["errors"]), 0);
+}
+
+TEST(Scenario, AThinkOnTheLastStepPausesTheUserAtTheEndOfEachIteration) {
+  // k6's sleep at the end of an iteration: one user, one quick request, 200 ms pause, 1.1 s.
+  ServeProcess server({"--profile", "demo"});
+  std::string dir = make_temp_dir("pause");
+  std::string file = write_file(dir, "pause.yaml", R"(
+requests:
+  health: {path: /health, checks: [{status: 200}]}
+flows:
+  visit: {steps: [{request: health, think: 200ms}]}
+)");
+  auto r =
+      run_scenario(file, server.url(), {"-c", "1", "-d", "1100ms", "--workers", "1"}, dir + "/out");
+  ASSERT_EQ(r.run.exit_code, 0) << r.run.err;
+  const json& flow = r.result["flows"]["visit"];
+  // Iterations at 0, 0.2, ..., 1.0 s: six, where without the pause there would be thousands.
+  EXPECT_GE(n(flow["succeeded"]), 5);
+  EXPECT_LE(n(flow["started"]), 6);
+  EXPECT_EQ(n(flow["failed"]), 0);
+  // The pause is the user's, not the next request's wait: latency stays that of /health.
+  EXPECT_LT(r.result["summary"]["latency_ms"]["max"].get<double>(), 100);
 }
 
 TEST(Scenario, ExtractsFromAHeaderAndWithARegexAndFailsAFlowWhenNothingIsFound) {
@@ -466,8 +487,8 @@ TEST(Scenario, ThresholdOnARequestThatNeverRanIsNoDataAndFails) {
 TEST(Scenario, ThresholdFlagOnAnUnknownNameIsRefusedBeforeTheRun) {
   std::string dir = make_temp_dir("unknown-threshold-flag");
   std::string file = write_file(dir, "s.yaml", kOneRequest);
-  auto r = run_scenario(file, "http://127.0.0.1:1/", {"-n", "20", "--threshold", "p95(nosuch) < 1s"},
-                        dir + "/out");
+  auto r = run_scenario(file, "http://127.0.0.1:1/",
+                        {"-n", "20", "--threshold", "p95(nosuch) < 1s"}, dir + "/out");
   EXPECT_EQ(r.run.exit_code, 2);
   EXPECT_NE(r.run.err.find("'nosuch' is no request or flow"), std::string::npos) << r.run.err;
 }

@@ -223,7 +223,27 @@ routes:
   - {name: resolve, method: POST, path: "/items/{id}/resolve", builtin: lifecycle.resolve}
   - {name: get, method: GET, path: "/items/{id}", builtin: lifecycle.get}
   - {name: backlog, method: GET, path: /admin/backlog, builtin: admin.backlog}
+  - {name: ready, method: GET, path: /admin/ready, builtin: admin.ready}
 )";
+
+TEST(ServeRoutesLifecycle, ReadyAnswers503UntilEveryAcceptedWriteIsCommitted) {
+  // /admin/backlog answers 200 whatever the backlog: a drain gate on it would pass at once.
+  ServeProcess server({"--routes", write_routes("ready", kLifecycleRoutes)});
+  HttpClient client(server.port());
+  for (int i = 0; i < 3; ++i) {
+    ASSERT_EQ(client.send("POST", "/items", "", "item").status, 201);
+  }
+  // One committer at 50 ms a commit: three writes take 150 ms.
+  HttpAnswer busy = client.send("GET", "/admin/ready");
+  EXPECT_EQ(busy.status, 503) << busy.head << busy.body;
+  const json counters = json::parse(busy.body);
+  EXPECT_GT(counters["backlog"].get<int64_t>() + counters["in_progress"].get<int64_t>(), 0);
+  EXPECT_EQ(client.send("GET", "/admin/backlog").status, 200);
+  ASSERT_TRUE(wait_until_drained(client)) << "the backlog did not drain within 5 s";
+  HttpAnswer ready = client.send("GET", "/admin/ready");
+  EXPECT_EQ(ready.status, 200) << ready.head << ready.body;
+  EXPECT_EQ(json::parse(ready.body)["backlog"], 0);
+}
 
 TEST(ServeRoutesLifecycle, ResolveBeforeTheAssignCommitsIs409ThenSucceedsOnceDrained) {
   ServeProcess server({"--routes", write_routes("lifecycle", kLifecycleRoutes)});

@@ -92,6 +92,7 @@ routes:
   - {name: health,        method: GET,  path: /health,               builtin: health}
   - {name: metrics,       method: GET,  path: /metrics,              builtin: metrics}
   - {name: admin.backlog, method: GET,  path: /admin/backlog,        builtin: admin.backlog}
+  - {name: admin.ready,   method: GET,  path: /admin/ready,          builtin: admin.ready}
   - {name: admin.reset,   method: POST, path: /admin/reset,          builtin: admin.reset}
 )yaml";
 

@@ -43,13 +43,14 @@ TEST(DemoProfile, ParsesAndHasEveryRoute) {
            {"GET", "/health", "health"},
            {"GET", "/metrics", "metrics"},
            {"GET", "/admin/backlog", "admin.backlog"},
+           {"GET", "/admin/ready", "admin.ready"},
            {"POST", "/admin/reset", "admin.reset"},
        }) {
     const RouteSpec* route = find_route(demo, e.method, e.path);
     ASSERT_NE(route, nullptr) << e.method << " " << e.path;
     EXPECT_EQ(route->builtin, e.builtin) << e.path;
   }
-  EXPECT_EQ(demo.routes.size(), 16u);
+  EXPECT_EQ(demo.routes.size(), 17u);
   ASSERT_TRUE(demo.lifecycle);
   EXPECT_FALSE(demo.stalls);  // a demo's numbers should not depend on when a stall falls
 }

@@ -67,10 +67,10 @@ struct SseSpec {
 };
 
 // The handlers the server implements itself; a route names one in `builtin`.
-inline constexpr std::array<std::string_view, 9> kBuiltinHandlers = {
-    "lifecycle.create", "lifecycle.assign", "lifecycle.resolve",
-    "lifecycle.get",    "lifecycle.search", "admin.backlog",
-    "admin.reset",      "health",           "metrics"};
+inline constexpr std::array<std::string_view, 10> kBuiltinHandlers = {
+    "lifecycle.create", "lifecycle.assign", "lifecycle.resolve", "lifecycle.get",
+    "lifecycle.search", "admin.backlog",    "admin.ready",       "admin.reset",
+    "health",           "metrics"};
 
 // Methods a route may name; "*" matches any method.
 inline constexpr std::array<std::string_view, 8> kRouteMethods = {

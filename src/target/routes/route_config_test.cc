@@ -81,7 +81,7 @@ TEST(PathTemplate, ShapeIgnoresParameterNames) {
 TEST(BuiltinHandlers, KnowsEveryHandlerTheServerImplements) {
   for (std::string_view name :
        {"lifecycle.create", "lifecycle.assign", "lifecycle.resolve", "lifecycle.get",
-        "lifecycle.search", "admin.backlog", "admin.reset", "health", "metrics"}) {
+        "lifecycle.search", "admin.backlog", "admin.ready", "admin.reset", "health", "metrics"}) {
     EXPECT_TRUE(is_builtin_handler(name)) << name;
   }
   EXPECT_FALSE(is_builtin_handler("lifecycle"));

@@ -297,7 +297,8 @@ TEST(RoutesYamlErrors, BuiltinHandlers) {
   EXPECT_EQ(error_of(one_route("    builtin: lifecycle.creat\n")),
             "r.yaml:4:14: 'builtin' in route 'lookup': unknown handler 'lifecycle.creat'; did "
             "you mean 'lifecycle.create'? allowed: lifecycle.create, lifecycle.assign, "
-            "lifecycle.resolve, lifecycle.get, lifecycle.search, admin.backlog, admin.reset, "
+            "lifecycle.resolve, lifecycle.get, lifecycle.search, admin.backlog, admin.ready, "
+            "admin.reset, "
             "health, metrics");
   EXPECT_EQ(error_of(one_route("    builtin: health\n    body: hi\n")),
             "r.yaml:5:5: 'body' in route 'lookup': cannot be combined with 'builtin' (the "
