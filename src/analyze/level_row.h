@@ -50,7 +50,7 @@ struct LevelRow {
   // The most CPU the server could have used, in cores: the least of its threads, the CPUs it may
   // run on and its quota, as far as the observers saw them.
   std::optional<double> server_cpu_limit_cores;
-  std::string server_cpu_limit_basis;  // what set it: "1 thread", "a quota of 0.8 cores"
+  std::string server_cpu_limit_basis;  // what set it: "its one thread", "its CPU quota of 0.8 cores"
   // Which observed source each server figure came from ("pid:4242", "cgroup:/sys/fs/..."), so a
   // report can say so when several measured it; "" when none did.
   std::string server_cpu_source;

@@ -310,6 +310,10 @@ Subcommand add_ladder_command(CLI::App& parent) {
                   "Open loop: the initial pool (default 10)");
   app->add_option("-o,--out", f->run.out, "The report directory (default ladder-DATE-TIME)");
   add_request_flags(app, f->run);
+  // The shared flag's default is run's (-c); a ladder's pool grows further by default.
+  app->get_option("--max-connections")
+      ->description("Open loop: the pool may grow to this many connections (default 1000, or "
+                    "--max-concurrency when lower)");
 
   return {app, [f, app] {
             // A scenario's settings fill the flags not given; `ladder` has no --rate, -d, ...

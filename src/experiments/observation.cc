@@ -107,17 +107,18 @@ report::ServerFigures server_figures(const std::vector<report::ObservedSummary>&
   }
   if (process != nullptr) {
     if (auto threads = process->value("threads_end"); threads && *threads > 0) {
-      limits.emplace_back(*threads,
-                          *threads == 1 ? "1 thread" : cores_words(*threads) + " threads");
+      limits.emplace_back(*threads, *threads == 1 ? "its one thread"
+                                                  : "its " + cores_words(*threads) + " threads");
     }
     if (auto cpus = process->value("cpus_allowed_end"); cpus && *cpus > 0) {
-      limits.emplace_back(*cpus, *cpus == 1 ? "1 CPU allowed (its affinity)"
-                                            : cores_words(*cpus) + " CPUs allowed (its affinity)");
+      limits.emplace_back(*cpus, *cpus == 1 ? "the one CPU its affinity allows"
+                                            : "the " + cores_words(*cpus) +
+                                                  " CPUs its affinity allows");
     }
   }
   if (server.quota_cores && *server.quota_cores > 0) {
     limits.emplace_back(*server.quota_cores,
-                        "a quota of " + cores_words(*server.quota_cores) + " cores");
+                        "its CPU quota of " + cores_words(*server.quota_cores) + " cores");
   }
   for (const auto& [cores, basis] : limits) {
     if (!server.cpu_limit_cores || cores < *server.cpu_limit_cores) {

@@ -69,5 +69,66 @@ TEST(Observation, TotalsCoverMeasuredWindowsOnlyWithCpuPerRequest) {
   EXPECT_EQ(totals.generator_busy_windows(), std::vector<int64_t>{2});
 }
 
+report::ObservedSummary summary(std::string label, std::string spec,
+                                std::vector<std::pair<std::string, double>> figures) {
+  report::ObservedSummary s;
+  s.label = std::move(label);
+  s.source = std::move(spec);
+  s.figures = std::move(figures);
+  return s;
+}
+
+// A process pinned to its cgroup with a 0.8-core quota, as the README observes it.
+const report::ObservedSummary kPid = summary("pid", "pid:4242",
+                                             {{"cpu_cores_mean", 0.79},
+                                              {"cpu_cores_max", 0.81},
+                                              {"threads_end", 4},
+                                              {"cpus_allowed_end", 2}});
+const report::ObservedSummary kCgroup =
+    summary("cgroup", "cgroup:/sys/fs/cgroup/cpu/app",
+            {{"cpu_cores_mean", 0.8}, {"cpu_throttled_share_mean", 1.0}, {"cpu_quota_cores_end", 0.8}});
+
+TEST(ServerFigures, EachFigureComesFromTheSourceThatMeasuresItWhateverTheOrder) {
+  // The README's order (pid, then cgroup) once lost the throttling: it came from the first source
+  // that reported CPU.
+  const report::ServerFigures a = server_figures({summary("self", "self", {{"cpu_cores_mean", 0.1}}),
+                                                  kPid, kCgroup});
+  const report::ServerFigures b = server_figures({kCgroup, kPid});
+  for (const report::ServerFigures* s : {&a, &b}) {
+    EXPECT_EQ(s->cpu_source, "pid:4242");  // the process measures its own CPU most directly
+    EXPECT_EQ(s->cpu_cores_mean, 0.79);
+    EXPECT_EQ(s->cpu_also_measured_by, std::vector<std::string>{"cgroup:/sys/fs/cgroup/cpu/app"});
+    EXPECT_EQ(s->throttled_share_mean, 1.0);  // the cgroup's, in either order
+    EXPECT_EQ(s->quota_cores, 0.8);
+    EXPECT_EQ(s->cgroup_source, "cgroup:/sys/fs/cgroup/cpu/app");
+    // What it could use: the least of 4 threads, 2 CPUs and a 0.8-core quota.
+    EXPECT_EQ(s->cpu_limit_cores, 0.8);
+    EXPECT_EQ(s->cpu_limit_basis, "its CPU quota of 0.8 cores");
+    EXPECT_TRUE(s->cpu_bound());  // 0.79 of 0.8
+  }
+}
+
+TEST(ServerFigures, AOneThreadedServerPinnedToOneCpuIsCpuBoundAtOneCore) {
+  const report::ServerFigures pinned = server_figures({summary(
+      "pid", "pid:7", {{"cpu_cores_mean", 0.97}, {"threads_end", 1}, {"cpus_allowed_end", 1}})});
+  EXPECT_EQ(pinned.cpu_limit_cores, 1);
+  EXPECT_TRUE(pinned.cpu_bound());
+  const report::ServerFigures idle = server_figures(
+      {summary("pid", "pid:7", {{"cpu_cores_mean", 0.4}, {"threads_end", 8}, {"cpus_allowed_end", 2}})});
+  EXPECT_EQ(idle.cpu_limit_basis, "the 2 CPUs its affinity allows");
+  EXPECT_FALSE(idle.cpu_bound());
+  // Only a Prometheus endpoint: its process_cpu_seconds_total, no limit known.
+  const report::ServerFigures prom = server_figures(
+      {summary("prom", "prom:http://127.0.0.1:1/metrics",
+               {{"process_cpu_seconds_total_per_s_mean", 0.5}})});
+  EXPECT_EQ(prom.cpu_cores_mean, 0.5);
+  EXPECT_FALSE(prom.cpu_limit_cores);
+  EXPECT_FALSE(prom.cpu_bound());
+  // The generator and the host are never the server.
+  EXPECT_FALSE(server_figures({summary("self", "self", {{"cpu_cores_mean", 1.0}}),
+                               summary("host", "host", {{"cpu_busy_share_mean", 0.9}})})
+                   .any());
+}
+
 }  // namespace
 }  // namespace proofload::experiments

@@ -133,10 +133,8 @@ report::RunResult run_load_test(const RunOptions& options) {
         where.target = profile.target_at(std::min(end_ns, profile.duration_ns() - 1));
         where.target_is_rate = open;
       }
-      std::string line = report::format_live_line(*window, where);
-      // A line wider than the terminal wraps, and "\r" then rewrites only its last part: the
-      // rest would stay on the screen as a stray partial line.
-      if (columns > 1 && line.size() >= columns) line.resize(columns - 1);
+      const std::string line =
+          report::fit_to_terminal(report::format_live_line(*window, where), columns);
       std::fprintf(stderr, "\r%s\033[K", line.c_str());
       std::fflush(stderr);
     }

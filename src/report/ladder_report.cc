@@ -81,8 +81,11 @@ std::string scope_of(const LadderView& v) {
   std::string out = loop;
   out += v.loop == "closed"
              ? ": concurrency levels " + levels_text(levels) + " (requests in flight)"
-         : v.loop == "open" ? ": target rates " + levels_text(levels) + " requests/s"
-                            : ": levels " + levels_text(levels);
+         : v.loop == "open"
+             ? ": target rates " + levels_text(levels) +
+                   (v.scenario_file.empty() ? " requests/s"
+                                            : " arrivals/s (an arrival is one pick of the mix)")
+             : ": levels " + levels_text(levels);
   out += ", each " + hold_words(v, v.hold_s) + "; " + repeat_words(v) + ".";
   if (v.stop_on_fail)
     out += " Set to stop at the first level that breaks the SLO (--stop-on-fail).";
@@ -144,7 +147,7 @@ std::vector<std::string> buckle_row(const LadderView& v) {
                        level_text(v.knee->level) + " — " +
                        (v.knee_reason.empty() ? "reason not recorded" : v.knee_reason);
   if (knee != nullptr && knee->server_cores && knee->server_cpu_bound) {
-    answer += "; CPU-bound: the server used " + cpu_of_limit_text(*knee) + " there";
+    answer += "; CPU-bound there: the server used " + cpu_of_limit_text(*knee);
   } else if (knee != nullptr && knee->server_cores) {
     answer += "; the server used " + cores_text(*knee->server_cores) + " cores there";
   } else {

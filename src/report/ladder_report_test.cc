@@ -161,8 +161,8 @@ TEST(LadderSummary, ShortVersionNamesKneeBestSustainedAndOperatingTarget) {
   EXPECT_TRUE(operating[1].starts_with("≤ 1,020/s (50% of the knee")) << operating[1];
   // Three significant digits, and the hold they rest on: an extrapolation from 10 s.
   EXPECT_EQ(short_row(summary, "Daily capacity")[1],
-            "88,200,000 requests/day at the operating target (from a 10 s hold) and 179,000,000 "
-            "at best sustained (from a 10 s hold)");
+            "88,200,000 requests/day at the operating target (measured over 10 s) and 179,000,000 "
+            "at best sustained (measured over 10 s)");
   EXPECT_EQ(short_row(summary, "Daily capacity")[2],
             "rate × 86,400 s, rounded to 3 significant digits");
   EXPECT_TRUE(
@@ -244,6 +244,30 @@ TEST(LadderSummary, CpuQuotaIsTheCeilingOnlyWhenThrottlingShowsIt) {
   const std::string unthrottled = section(render_ladder_summary(load("closed_knee")), "Findings");
   EXPECT_EQ(unthrottled.find("The ceiling is"), std::string::npos);
   EXPECT_NE(unthrottled.find("why it stopped scaling was not measured"), std::string::npos);
+}
+
+TEST(LadderSummary, AServerAtTheCoresItCanUseIsCalledCpuBoundWithTheFigure) {
+  // The demo's server: one thread pinned to one CPU, using all of it at the knee.
+  json result = load("closed_knee");
+  json& knee = result["analysis"]["levels"][2];
+  knee["server_cores"] = 0.98;
+  knee["server_cpu_limit_cores"] = 1;
+  knee["server_cpu_limit_basis"] = "the one CPU its affinity allows";
+  knee["server_cpu_bound"] = true;
+  const std::string summary = render_ladder_summary(result);
+  EXPECT_NE(section(summary, "Findings")
+                .find("The ceiling is the server's CPU (measured): here it used 0.98 of the 1 core "
+                      "it could use (the one CPU its affinity allows)."),
+            std::string::npos)
+      << section(summary, "Findings");
+  EXPECT_NE(short_row(summary, "Where does it buckle?")[1].find("CPU-bound there"),
+            std::string::npos);
+  EXPECT_EQ(summary.find("whether CPU was the limit is not shown"), std::string::npos);
+  // Short of its limit: CPU was not what stopped it, and the report says so.
+  knee["server_cores"] = 0.5;
+  knee["server_cpu_bound"] = false;
+  EXPECT_NE(render_ladder_summary(result).find("short of it: CPU was not what stopped it"),
+            std::string::npos);
 }
 
 // ---- What this does not show: each statement exactly when its fact holds ----

@@ -446,7 +446,7 @@ std::optional<double> hold_of(const LadderView& v, double level) {
 }
 
 std::string from_hold(std::optional<double> hold_s) {
-  return hold_s ? " (from a " + seconds_text(*hold_s) + " hold)" : " (hold not recorded)";
+  return hold_s ? " (measured over " + seconds_text(*hold_s) + ")" : " (hold not recorded)";
 }
 
 }  // namespace

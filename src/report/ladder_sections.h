@@ -36,7 +36,7 @@ std::string operating_warning(const LadderView& v);
 // How long a search's confirming run was measured (its row's duration, else settings.hold_s).
 std::optional<double> confirming_run_s(const LadderView& v);
 
-// "0.98 of the 1 core it could use (1 thread)": a level's server CPU against its limit.
+// "0.98 of the 1 core it could use (its one thread)": a level's server CPU against its limit.
 std::string cpu_of_limit_text(const LevelView& level);
 // "91,000,000 requests/day at the operating target", ... each rounded as the analysis recorded
 // and said to come from the hold it was measured over; empty when none was computed.

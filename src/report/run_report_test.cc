@@ -14,6 +14,7 @@
 
 #include "report/markdown_test_support.h"
 #include "report/result_json.h"
+#include "report/summary_text.h"
 #include "report/test_fixtures.h"
 
 namespace proofload::report {
@@ -184,6 +185,28 @@ TEST(RunSummary, LatencyTableIsTheJsonsPercentiles) {
     EXPECT_EQ(row[1].ends_with("*"), std::string(label) == "p99.9") << label;
   }
   EXPECT_NE(table.find("fewer than 10 responses at or beyond this percentile"), std::string::npos);
+}
+
+TEST(RunSummary, TheTerminalAndSummaryMdMarkTheSamePercentiles) {
+  // A 131-response run: the terminal once printed p99 plain while summary.md marked it.
+  for (int64_t responses : {131, 999, 1000, 25, 19}) {
+    SCOPED_TRACE(responses);
+    RunResult run = testing_support::make_synthetic_result();
+    run.total = measure::WindowStats();
+    run.total.latency_us.record_n(2000, responses);
+    run.total.service_us.record_n(1500, responses);
+    run.total.outcomes[static_cast<int>(measure::Outcome::kSuccess)] = responses;
+    run.total.intended = responses;
+    const std::string terminal = format_summary(run);
+    const std::string table = section(render_run_summary(result_to_json(run)), "Latency");
+    for (const char* label : {"p50", "p90", "p99", "p99.9"}) {
+      const bool marked_md = row_of(table, label)[1].ends_with("*");
+      const size_t line = terminal.find(std::string("  ") + label + " ");
+      ASSERT_NE(line, std::string::npos) << terminal;
+      const std::string row = terminal.substr(line, terminal.find('\n', line) - line);
+      EXPECT_EQ(row.find('*') != std::string::npos, marked_md) << label << ": " << row;
+    }
+  }
 }
 
 TEST(RunSummary, OutcomesNameTheirDenominators) {

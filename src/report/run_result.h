@@ -88,7 +88,7 @@ struct ServerFigures {
   std::optional<double> quota_cores;              // the cgroup's CPU quota, cores
   std::string cgroup_source;                      // where throttling and quota came from
   std::optional<double> cpu_limit_cores;          // the least of threads, CPUs allowed and quota
-  std::string cpu_limit_basis;  // "1 thread", "2 CPUs allowed", "a 0.8-core quota"
+  std::string cpu_limit_basis;  // "its one thread", "its CPU quota of 0.8 cores"
 
   // Its mean CPU reached kCpuBoundShare of what it could use: CPU was its limit.
   static constexpr double kCpuBoundShare = 0.9;

@@ -335,6 +335,11 @@ std::string format_observed_summary(const RunResult& result) {
   return out;
 }
 
+std::string fit_to_terminal(std::string line, size_t columns) {
+  if (columns > 1 && line.size() >= columns) line.resize(columns - 1);
+  return line;
+}
+
 std::string format_live_line(const WindowStats& last_window, const LiveContext& where) {
   const WindowStats& w = last_window;
   const double elapsed_s = where.elapsed_s;

@@ -33,4 +33,8 @@ struct LiveContext {
 // "  12s of 40s (28s left)  9,981 req/s  p50 1.02ms  p99 3.40ms  errors 0  in flight 12".
 std::string format_live_line(const measure::WindowStats& last_window, const LiveContext& where);
 
+// The live line cut to a terminal `columns` wide (0: not a terminal, left whole): a line that
+// wraps is rewritten by "\r" only in its last part, leaving the rest as a stray partial line.
+std::string fit_to_terminal(std::string line, size_t columns);
+
 }  // namespace proofload::report

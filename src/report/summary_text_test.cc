@@ -112,6 +112,14 @@ TEST(LiveLine, SaysWhereTheRunIsWhatItAsksAndWhatWaits) {
             "  queued 1,855  (finishing)");
 }
 
+TEST(LiveLine, NeverWiderThanTheTerminal) {
+  // A ladder's line is long; one that wraps leaves its first part on screen at every refresh.
+  const std::string line(130, 'x');
+  EXPECT_EQ(fit_to_terminal(line, 80).size(), 79u);
+  EXPECT_EQ(fit_to_terminal(line, 200), line);
+  EXPECT_EQ(fit_to_terminal(line, 0), line);  // not a terminal: nothing is refreshed
+}
+
 TEST(LiveLine, EmptyWindowWarmupAndNeverStarted) {
   WindowStats w;
   w.duration_ns = 1'000'000'000;

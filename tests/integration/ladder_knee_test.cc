@@ -109,6 +109,16 @@ TEST(LadderKnee, TheDemoReportNamesTheKnee) {
   const std::string summary = read_file(out + "/summary.md");
   EXPECT_NE(summary.find("**The knee is level "), std::string::npos) << summary;
   EXPECT_TRUE(analysis["levels"].back()["server_cores"].is_number());
+  // The demo pins its one-threaded server to one CPU: at the knee that core is its limit, and the
+  // report says so with the figure rather than "whether CPU was the limit is not shown".
+  json knee;
+  for (const json& level : analysis["levels"]) {
+    if (level["level"] == analysis["knee"]["level"]) knee = level;
+  }
+  EXPECT_EQ(knee["server_cpu_limit_cores"], 1) << knee.dump();
+  EXPECT_NE(summary.find("The ceiling is the server's CPU (measured)"), std::string::npos)
+      << summary;
+  EXPECT_EQ(summary.find("whether CPU was the limit is not shown"), std::string::npos);
 }
 
 }  // namespace

@@ -329,6 +329,30 @@ TEST(Ladder, BadInputIsOneLineAndExit2) {
   }
 }
 
+// Docs that drifted once: what they say about flags must be what --help says.
+TEST(Docs, TheFlagsAndDefaultsTheDocsNameAreTheCommands) {
+  const std::string serve_md = read_file(PL_DOCS_DIR "/serve.md");
+  const std::string demo_help = run_to_completion({proofload_binary(), "demo", "--help"}).out;
+  const size_t demo = serve_md.find("`proofload demo`");
+  ASSERT_NE(demo, std::string::npos);
+  // Every `--flag` of the demo's paragraph exists (it once named -d and --rate, refused).
+  const std::string paragraph = serve_md.substr(demo, serve_md.find("\n\n", demo) - demo);
+  for (size_t at = paragraph.find("`-"); at != std::string::npos; at = paragraph.find("`-", at + 1)) {
+    std::string flag = paragraph.substr(at + 1, paragraph.find_first_of("` ", at + 1) - at - 1);
+    EXPECT_NE(demo_help.find(flag), std::string::npos) << flag << " is not a demo flag";
+  }
+  // The ladder's pool default, in its help and in ladder.md.
+  const std::string ladder_help = run_to_completion({proofload_binary(), "ladder", "--help"}).out;
+  EXPECT_NE(ladder_help.find("default 1000"), std::string::npos) << ladder_help;
+  EXPECT_NE(read_file(PL_DOCS_DIR "/ladder.md").find("in a ladder the default is 1,000"),
+            std::string::npos);
+  // README's drain gate is a route of the demo profile (it once answered 404).
+  const std::string readme = read_file(PL_DOCS_DIR "/../README.md");
+  EXPECT_NE(readme.find("--drain-until http://127.0.0.1:8080/admin/ready"), std::string::npos);
+  ServeProcess server({"--profile", "demo"});
+  EXPECT_NE(http_get(server.port(), "/admin/ready").find("\"backlog\":0"), std::string::npos);
+}
+
 TEST(Analyze, TheExampleTableHasItsKneeWhereTheSloBreaks) {
   const std::string dir = make_temp_dir("analyze-example");
   Completed c =
