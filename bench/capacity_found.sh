@@ -5,7 +5,7 @@
 #   1. a ladder of open-loop rates at 20%, 40%, 60%, 80%, 100%, 120% and 150% of that capacity,
 #   2. --search from 20% of it (grow x2, bisect to within 1%, confirm),
 # ROUNDS times each, against the SLO p95 <= 100 ms, errors <= 1%. For each: the knee's level and
-# achieved rate, best sustained, and the rate the search found with its steps and wall time, as a
+# goodput, best sustained, and the rate the search found with its steps and wall time, as a
 # share of the capacity.
 #
 #   bench/capacity_found.sh [path/to/proofload] [COST_MS=2] [HOLD=5s] [ROUNDS=2]
@@ -45,9 +45,10 @@ a = ladder["analysis"]
 knee = a["knee"]
 best = a["best_sustained"]
 def share(x): return f"{x:.0f}/s ({x / capacity:.0%})"
+# Rates are judged on goodput (successful requests per second of the measured span).
 print(f"round {round_}: ladder knee at level {knee['level'] if knee else 'none'}"
-      f" achieving {share(knee['achieved_rps']) if knee else '-'};"
-      f" best sustained {share(best['achieved_rps']) if best else 'none'}")
+      f" with goodput {share(knee['goodput_rps']) if knee else '-'};"
+      f" best sustained {share(best['goodput_rps']) if best else 'none'}")
 s = search["search"]
 found = s["found_rps"]
 print(f"round {round_}: search found {share(found) if found else 'none'}"

@@ -42,8 +42,16 @@ Measured run(const PacedServer& server, std::vector<std::string> flags, const st
   std::vector<std::string> header;
   for (std::istringstream cells(line); std::getline(cells, line, ',');) header.push_back(line);
   auto column = [&](const std::string& name) {
-    return static_cast<size_t>(std::find(header.begin(), header.end(), name) - header.begin());
+    const auto at = std::find(header.begin(), header.end(), name);
+    EXPECT_NE(at, header.end()) << "windows.csv has no column " << name;
+    return static_cast<size_t>(at - header.begin());
   };
+  for (const char* name : {"warmup", "drain", "throughput_rps"}) {
+    if (std::find(header.begin(), header.end(), name) == header.end()) {
+      ADD_FAILURE() << "windows.csv has no column " << name;
+      return m;
+    }
+  }
   double sum = 0;
   while (std::getline(csv, line)) {
     std::vector<std::string> row;
