@@ -182,6 +182,7 @@ class Worker {
   int64_t window_end_ns_ = 0;  // absolute monotonic ns
 
   static constexpr size_t kReadBufferBytes = 64 * 1024;
+  static constexpr int kMaxReadsPerEvent = 4;  // 256 KiB of one connection per turn of the loop
   std::vector<char> read_buffer_;
   std::string failure_;
 };

@@ -221,8 +221,11 @@ void Worker::write_request(Connection& c) {
   set_epollout(c, false);
 }
 
+// At most kMaxReadsPerEvent reads per readiness event: a response that never ends (an endless
+// body, 1xx responses without end) must not hold the loop, where timeouts, the window hand-off and
+// stop signals are seen. epoll is level-triggered, so what is left is reported again at once.
 void Worker::read_response(Connection& c) {
-  for (;;) {
+  for (int reads = 0; reads < kMaxReadsPerEvent; ++reads) {
     ssize_t n = recv(c.fd, read_buffer_.data(), read_buffer_.size(), 0);
     int64_t now = monotonic_ns();
     if (n > 0) {
@@ -250,7 +253,7 @@ void Worker::read_response(Connection& c) {
         return;
       }
       if (static_cast<size_t>(n) < read_buffer_.size()) return;  // wait for more
-      continue;
+      continue;  // the buffer was filled: more may be waiting
     }
     if (n == 0) {
       auto result = c.parser.finish_eof();

@@ -25,6 +25,9 @@ const llhttp_settings_t& ResponseParser::settings() {
     s.on_header_value_complete = &ResponseParser::on_header_value_complete;
     s.on_headers_complete = &ResponseParser::on_headers_complete;
     s.on_body = &ResponseParser::on_body;
+    s.on_chunk_extension_name = &ResponseParser::on_chunk_extension;
+    s.on_chunk_extension_value = &ResponseParser::on_chunk_extension;
+    s.on_chunk_header = &ResponseParser::on_chunk_header;
     s.on_message_complete = &ResponseParser::on_message_complete;
     return s;
   }();
@@ -48,6 +51,8 @@ ResponseParser& ResponseParser::operator=(ResponseParser&& other) noexcept {
   head_request_ = other.head_request_;
   state_ = other.state_;
   received_any_ = other.received_any_;
+  interim_responses_ = other.interim_responses_;
+  chunk_extension_bytes_ = other.chunk_extension_bytes_;
   head_bytes_ = other.head_bytes_;
   trailer_bytes_ = other.trailer_bytes_;
   status_line_done_ = other.status_line_done_;
@@ -69,6 +74,7 @@ void ResponseParser::start(bool head_request, Capture capture) {
   capture_ = capture;
   state_ = State::kNeedMore;
   received_any_ = false;
+  interim_responses_ = 0;
   error_text_[0] = '\0';
   begin_message();
 }
@@ -79,6 +85,7 @@ void ResponseParser::begin_message() {
   llhttp_reset(&parser_);
   head_bytes_ = 0;
   trailer_bytes_ = 0;
+  chunk_extension_bytes_ = 0;
   status_line_done_ = false;
   headers_complete_ = false;
   final_complete_ = false;
@@ -119,7 +126,11 @@ ResponseParser::Result ResponseParser::feed(const char* data, size_t size) {
         state_ = State::kComplete;
         return {State::kComplete, offset};
       }
-      begin_message();  // an interim 1xx response: the final one follows
+      // An interim 1xx response: the final one follows, unless the server sends them forever.
+      if (++interim_responses_ > kMaxInterimResponses) {
+        return fail("too many interim (1xx) responses", nullptr, offset);
+      }
+      begin_message();
       continue;
     }
     const char* pos = llhttp_get_error_pos(&parser_);
@@ -192,10 +203,39 @@ int ResponseParser::on_header_value_complete(llhttp_t* parser) {
 int ResponseParser::on_headers_complete(llhttp_t* parser) {
   ResponseParser& p = self(parser);
   p.headers_complete_ = true;
-  p.status_ = parser->status_code;
+  const int status = parser->status_code;
+  p.status_ = status;
+  if (status < 100) {
+    llhttp_set_error_reason(parser, "status code below 100");
+    return HPE_USER;
+  }
+  const bool announces_body =
+      (parser->flags & F_CHUNKED) != 0 ||
+      ((parser->flags & F_CONTENT_LENGTH) != 0 && parser->content_length > 0);
+  if (status == 204 && announces_body) {
+    llhttp_set_error_reason(parser, "a 204 (No Content) response with a body");
+    return HPE_USER;
+  }
   // 1: no body follows, whatever the headers say. A HEAD response announces the length of the
-  // body a GET would have had; llhttp cannot know the request method in response mode.
-  return p.head_request_ ? 1 : 0;
+  // body a GET would have had, and a 304's Content-Length is the representation's (RFC 9110
+  // 8.6): neither has a body. llhttp cannot know the request method in response mode, and (8.1)
+  // reads a 304's Content-Length as a body.
+  return p.head_request_ || status == 304 ? 1 : 0;
+}
+
+int ResponseParser::on_chunk_extension(llhttp_t* parser, const char*, size_t length) {
+  ResponseParser& p = self(parser);
+  p.chunk_extension_bytes_ += length;
+  if (p.chunk_extension_bytes_ > kMaxChunkExtensionBytes) {
+    llhttp_set_error_reason(parser, "chunk extension too long");
+    return HPE_USER;
+  }
+  return HPE_OK;
+}
+
+int ResponseParser::on_chunk_header(llhttp_t* parser) {
+  self(parser).chunk_extension_bytes_ = 0;  // the next chunk's extensions count from zero
+  return HPE_OK;
 }
 
 int ResponseParser::on_body(llhttp_t* parser, const char* at, size_t length) {

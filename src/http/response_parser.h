@@ -24,6 +24,9 @@ class ResponseParser {
   // `max_header_bytes` bounds the head of each response (status line, header lines and the blank
   // line, counted as received) and, separately, its chunked trailers.
   explicit ResponseParser(size_t max_header_bytes = 64 * 1024);
+
+  static constexpr int kMaxInterimResponses = 32;
+  static constexpr size_t kMaxChunkExtensionBytes = 4096;
   ResponseParser(const ResponseParser&) = delete;
   ResponseParser& operator=(const ResponseParser&) = delete;
   // Movable so connections can live in a vector (llhttp keeps a pointer back to its owner,
@@ -44,10 +47,14 @@ class ResponseParser {
   };
 
   // Feeds received bytes. Stops right after one complete final response: interim 1xx responses
-  // (100 Continue, 103 Early Hints) are skipped; 101 counts as final. On kComplete, bytes after
-  // `consumed` are not part of the response (the caller decides; the engine treats them as a
-  // protocol error). After kComplete or kError, further calls return the same state with
-  // consumed 0 until start().
+  // (100 Continue, 103 Early Hints) are skipped, up to kMaxInterimResponses of them (more is an
+  // error: a server flooding them would hold the response forever); 101 counts as final. A
+  // status below 100 is an error; a 204 that announces a body is an error; a 304 (and any answer
+  // to HEAD) has no body whatever its Content-Length says. llhttp runs in strict mode: a chunk
+  // not followed by CRLF is an error, and so is a chunk extension over kMaxChunkExtensionBytes. On
+  // kComplete, bytes after `consumed` are not part of the response (the caller decides; the engine
+  // treats them as a protocol error). After kComplete or kError, further calls return the same
+  // state with consumed 0 until start().
   Result feed(const char* data, size_t size);
   // The peer closed the connection: kComplete for a body delimited by the close, kNeedMore if
   // nothing of this response had arrived (an idle connection closed), else kError.
@@ -78,6 +85,8 @@ class ResponseParser {
   int count_trailer_bytes(size_t length);
   static int on_headers_complete(llhttp_t* parser);
   static int on_body(llhttp_t* parser, const char* at, size_t length);
+  static int on_chunk_extension(llhttp_t* parser, const char* at, size_t length);
+  static int on_chunk_header(llhttp_t* parser);
   static int on_message_complete(llhttp_t* parser);
 
   void begin_message();  // forgets everything of the message in progress
@@ -89,9 +98,11 @@ class ResponseParser {
   bool head_request_ = false;
   State state_ = State::kNeedMore;
   bool received_any_ = false;
+  int interim_responses_ = 0;  // 1xx responses skipped before the final one
   // Per message (reset for each interim 1xx response as well):
-  size_t head_bytes_ = 0;     // head bytes fed while the headers were incomplete
-  size_t trailer_bytes_ = 0;  // field and value bytes of chunked trailers
+  size_t head_bytes_ = 0;             // head bytes fed while the headers were incomplete
+  size_t trailer_bytes_ = 0;          // field and value bytes of chunked trailers
+  size_t chunk_extension_bytes_ = 0;  // of the chunk being read
   bool status_line_done_ = false;
   bool headers_complete_ = false;
   bool final_complete_ = false;  // on_message_complete ran for a final (non-1xx) response

@@ -34,15 +34,6 @@ std::string default_description(const CheckSpec& spec) {
 
 }  // namespace
 
-// std::regex_error says what is wrong; the pattern is added so the one line stands alone.
-std::regex compile_regex(const std::string& pattern) {
-  try {
-    return std::regex(pattern, std::regex::ECMAScript);
-  } catch (const std::regex_error& e) {
-    throw UsageError("invalid regular expression " + quoted(pattern) + ": " + e.what());
-  }
-}
-
 CompiledCheck CompiledCheck::compile(const CheckSpec& spec) {
   CompiledCheck check;
   check.kind_ = spec.kind;
@@ -64,7 +55,7 @@ CompiledCheck CompiledCheck::compile(const CheckSpec& spec) {
       check.text_ = spec.text;
       break;
     case CheckSpec::Kind::kBodyMatches:
-      check.regex_ = compile_regex(spec.text);
+      check.regex_ = Pattern::compile(spec.text);
       break;
     case CheckSpec::Kind::kJsonEquals:
       check.pointer_ = JsonPointer::parse(spec.path);
@@ -92,10 +83,8 @@ CheckResult CompiledCheck::evaluate(const ResponseView& response, JsonBodyCache&
       if (response.body.find(text_) != std::string_view::npos) return CheckResult::kPassed;
       return response.body_truncated ? CheckResult::kBodyTruncated : CheckResult::kFailed;
     case CheckSpec::Kind::kBodyMatches:
-      if (response.body_truncated || response.body.size() > kMaxRegexBodyBytes) {
-        return CheckResult::kBodyTruncated;
-      }
-      return verdict(std::regex_search(response.body.begin(), response.body.end(), *regex_));
+      if (response.body_truncated) return CheckResult::kBodyTruncated;
+      return verdict(regex_->search(response.body));
     case CheckSpec::Kind::kJsonEquals: {
       if (response.body_truncated) return CheckResult::kBodyTruncated;
       const nlohmann::json* document = json.document(response);

@@ -7,11 +7,11 @@
 #include <cstddef>
 #include <nlohmann/json.hpp>
 #include <optional>
-#include <regex>
 #include <string>
 #include <vector>
 
 #include "workload/json_body.h"
+#include "workload/pattern.h"
 #include "workload/response_view.h"
 #include "workload/scenario.h"
 
@@ -20,22 +20,10 @@ namespace proofload::workload {
 enum class CheckResult {
   kPassed,
   kFailed,
-  // The check reads the body and the body was cut at the capture cap (or, for a regex, is longer
-  // than kMaxRegexBodyBytes), so it cannot be judged: counted as a failure, with this reason.
+  // The check reads the body and the body was cut at the capture cap, so it cannot be judged:
+  // counted as a failure, with this reason.
   kBodyTruncated,
 };
-
-// An ECMAScript std::regex; throws UsageError "invalid regular expression 'P': why" (shared by
-// checks and extractions).
-std::regex compile_regex(const std::string& pattern);
-
-// The longest body a regex check or extraction runs on; a longer one is treated as truncated.
-// libstdc++'s std::regex backtracks by recursion, one level per character a repetition takes:
-// measured on an 8 MB thread stack (GCC 12, -O2), `(.*)$` overflows it past ~26 K characters,
-// `(a|b)*c` past ~11 K, `((a)|(b))*c` past ~8 K (ASan builds ~30% fewer). A crash would lose the
-// run, so longer bodies are not judged. Time is quadratic for a pattern that fails from every
-// start (`.*x` takes ~1 s on 4 KiB); patterns that begin with literal text (`id=(\d+)`) are fast.
-inline constexpr size_t kMaxRegexBodyBytes = 8 * 1024;
 
 class CompiledCheck {
  public:
@@ -49,8 +37,8 @@ class CompiledCheck {
   // - `body contains` on a truncated body passes when the text is in the captured part and
   //   otherwise gives kBodyTruncated (the text may lie beyond the cap);
   // - `body matches` and JSON checks on a truncated body give kBodyTruncated (a regex may match
-  //   differently on a prefix; a cut body is not JSON); so does `body matches` on a body longer
-  //   than kMaxRegexBodyBytes.
+  //   differently on a prefix; a cut body is not JSON). Regexes are RE2's (pattern.h): linear
+  //   in the body, whatever the pattern.
   CheckResult evaluate(const ResponseView& response, JsonBodyCache& json) const;
   bool passes(const ResponseView& response, JsonBodyCache& json) const {
     return evaluate(response, json) == CheckResult::kPassed;
@@ -68,7 +56,7 @@ class CompiledCheck {
   int status_min_ = 0;
   int status_max_ = 0;
   std::string text_;                    // kBodyContains
-  std::optional<std::regex> regex_;     // kBodyMatches
+  std::optional<Pattern> regex_;        // kBodyMatches
   std::optional<JsonPointer> pointer_;  // kJsonEquals
   nlohmann::json expected_;             // kJsonEquals
   std::string description_;

@@ -34,9 +34,9 @@ CompiledExtract CompiledExtract::compile(const ExtractSpec& spec) {
       extract.pointer_ = JsonPointer::parse(spec.expression);
       break;
     case ExtractSpec::Kind::kRegex: {
-      extract.regex_ = compile_regex(spec.expression);
-      const auto groups = extract.regex_->mark_count();
-      if (spec.group < 0 || static_cast<size_t>(spec.group) > groups) {
+      extract.regex_ = Pattern::compile(spec.expression);
+      const int groups = extract.regex_->groups();
+      if (spec.group < 0 || spec.group > groups) {
         throw UsageError("regular expression '" + spec.expression + "' has " +
                          std::to_string(groups) + " capture group(s); group " +
                          std::to_string(spec.group) + " does not exist");
@@ -105,16 +105,8 @@ bool CompiledExtract::extract_json(const ResponseView& response, JsonBodyCache& 
 }
 
 bool CompiledExtract::extract_regex(const ResponseView& response, std::string& out) const {
-  if (response.body_truncated || response.body.size() > kMaxRegexBodyBytes) return false;
-  std::cmatch match;
-  if (!std::regex_search(response.body.data(), response.body.data() + response.body.size(), match,
-                         *regex_)) {
-    return false;
-  }
-  const std::csub_match& group = match[group_];
-  if (!group.matched) return false;
-  out.assign(group.first, group.second);
-  return true;
+  if (response.body_truncated) return false;
+  return regex_->search_group(response.body, group_, out);
 }
 
 bool CompiledExtract::needs_body() const {

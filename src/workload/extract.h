@@ -5,10 +5,10 @@
 #pragma once
 
 #include <optional>
-#include <regex>
 #include <string>
 
 #include "workload/json_body.h"
+#include "workload/pattern.h"
 #include "workload/response_view.h"
 #include "workload/scenario.h"
 
@@ -24,12 +24,11 @@ class CompiledExtract {
   // Writes the value into `out` (assigned, so its capacity is reused) and returns true; returns
   // false, leaving `out` unspecified, when nothing is found: no regex match (or the group took
   // no part in it), a missing pointer, a body that is not JSON, an absent header, a body
-  // extraction from a truncated body (a value cut at the cap would be silently wrong), or a
-  // regex on a body longer than kMaxRegexBodyBytes (check.h: std::regex's stack use).
+  // extraction from a truncated body (a value cut at the cap would be silently wrong).
   // A JSON string comes out unquoted and unescaped; numbers, booleans, null, objects and arrays
   // as compact JSON text ("42", "true", "null", "{\"a\":1}"). Never throws for any response.
   // No allocation beyond growing `out`, except for JSON floats, objects and arrays (serialized
-  // through a temporary) and std::regex's own match state.
+  // through a temporary).
   bool extract(const ResponseView& response, JsonBodyCache& json, std::string& out) const;
 
   bool needs_body() const;     // JSON and regex extractions
@@ -44,7 +43,7 @@ class CompiledExtract {
   std::string variable_;
   ExtractSpec::Kind kind_ = ExtractSpec::Kind::kJsonPointer;
   std::optional<JsonPointer> pointer_;  // kJsonPointer
-  std::optional<std::regex> regex_;     // kRegex
+  std::optional<Pattern> regex_;        // kRegex
   int group_ = 1;                       // kRegex
   std::string header_name_;             // kHeader
 };

@@ -291,7 +291,7 @@ TEST(ScenarioYamlErrors, ChecksExtractionsAndThresholds) {
             "max)");
   EXPECT_EQ(error_of("requests:\n  r: {path: /, checks: [{body_matches: \"(unclosed\"}]}\n"),
             "s.yaml:2:40: 'body_matches' in check 1 of request 'r': invalid regular expression "
-            "'(unclosed': Mismatched '(' and ')' in regular expression");
+            "'(unclosed': missing ): (unclosed (RE2 syntax: no backreferences or lookaround)");
   EXPECT_EQ(error_of("requests:\n  r: {path: /, checks: [{json: {path: id, equals: 1}}]}\n"),
             "s.yaml:2:32: 'json' in check 1 of request 'r': invalid JSON pointer 'id': it must be "
             "empty or start with '/'");

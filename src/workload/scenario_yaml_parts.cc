@@ -8,7 +8,6 @@
 #include <limits>
 #include <map>
 #include <nlohmann/json.hpp>
-#include <regex>
 
 #include "common/usage_error.h"
 #include "workload/check.h"
@@ -49,15 +48,45 @@ bool iequals(std::string_view a, std::string_view b) {
 
 // ---- YAML to JSON (`json:` bodies and `equals:` values) ----
 
+bool is_digit(char c) { return c >= '0' && c <= '9'; }
+
+// Consumes a run of digits from `text` at `at`; how many.
+size_t digits_at(std::string_view text, size_t& at) {
+  const size_t start = at;
+  while (at < text.size() && is_digit(text[at])) ++at;
+  return at - start;
+}
+
+// -?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?, read by hand: the scalar is the user's, and a
+// backtracking regex would recurse once per character of it.
+bool is_json_number(std::string_view text) {
+  size_t at = 0;
+  if (at < text.size() && text[at] == '-') ++at;
+  if (at < text.size() && text[at] == '0') {
+    ++at;
+  } else if (at >= text.size() || !is_digit(text[at]) || digits_at(text, at) == 0) {
+    return false;
+  }
+  if (at < text.size() && text[at] == '.') {
+    ++at;
+    if (digits_at(text, at) == 0) return false;
+  }
+  if (at < text.size() && (text[at] == 'e' || text[at] == 'E')) {
+    ++at;
+    if (at < text.size() && (text[at] == '+' || text[at] == '-')) ++at;
+    if (digits_at(text, at) == 0) return false;
+  }
+  return at == text.size();
+}
+
 // A plain (unquoted) scalar as YAML's core schema reads it; quoted scalars are always strings.
 nlohmann::ordered_json scalar_to_json(const YAML::Node& node) {
   const std::string& text = node.Scalar();
   if (node.Tag() == "?") {
-    static const std::regex kNumber(R"(-?(0|[1-9][0-9]*)(\.[0-9]+)?([eE][-+]?[0-9]+)?)");
     if (text == "true" || text == "True" || text == "TRUE") return true;
     if (text == "false" || text == "False" || text == "FALSE") return false;
     if (text == "null" || text == "Null" || text == "NULL" || text == "~") return nullptr;
-    if (std::regex_match(text, kNumber)) return nlohmann::ordered_json::parse(text);
+    if (is_json_number(text)) return nlohmann::ordered_json::parse(text);
   }
   return text;
 }
@@ -126,18 +155,25 @@ std::optional<std::string> read_status_text(const Context& context, const YAML::
     return std::nullopt;
   }
   std::string text = yaml_reader::read_string(context.source, node, what);
-  static const std::regex kClass("([1-5])xx");
-  static const std::regex kRange("([0-9]+) *- *([0-9]+)");
-  std::smatch match;
-  if (std::regex_match(text, match, kClass)) {
+  // "2xx", or "200-299" (spaces around the dash allowed): read by hand, see is_json_number.
+  size_t dash = text.find('-');
+  std::string_view low = std::string_view(text).substr(0, dash);
+  std::string_view high =
+      dash == std::string::npos ? std::string_view() : std::string_view(text).substr(dash + 1);
+  while (!low.empty() && low.back() == ' ') low.remove_suffix(1);
+  while (!high.empty() && high.front() == ' ') high.remove_prefix(1);
+  auto all_digits = [](std::string_view s) {
+    return !s.empty() && std::all_of(s.begin(), s.end(), is_digit);
+  };
+  if (text.size() == 3 && text[0] >= '1' && text[0] <= '5' && text.substr(1) == "xx") {
     spec.kind = CheckSpec::Kind::kStatusRange;
-    spec.status_min = std::stoi(match[1]) * 100;
+    spec.status_min = (text[0] - '0') * 100;
     spec.status_max = spec.status_min + 99;
-  } else if (std::regex_match(text, match, kRange)) {
+  } else if (dash != std::string::npos && all_digits(low) && all_digits(high)) {
     spec.kind = CheckSpec::Kind::kStatusRange;
-    bool in_range = match[1].length() == 3 && match[2].length() == 3;
-    spec.status_min = in_range ? std::stoi(match[1]) : 0;
-    spec.status_max = in_range ? std::stoi(match[2]) : 0;
+    bool in_range = low.size() == 3 && high.size() == 3;
+    spec.status_min = in_range ? std::stoi(std::string(low)) : 0;
+    spec.status_max = in_range ? std::stoi(std::string(high)) : 0;
     if (spec.status_min < 100 || spec.status_max > 599) {
       context.source.fail(node, what + ": a status range goes from 100 to 599, got '" + text + "'");
     }
@@ -356,7 +392,6 @@ YAML::Mark Context::mark_in_scalar(const YAML::Node& node, size_t offset, bool* 
   if (exact != nullptr) *exact = true;
   return mark;
 }
-
 
 void for_each_named(const Context& context, const YAML::Node& map, const std::string& what,
                     std::string_view kind, const NamedEntry& on_entry) {
