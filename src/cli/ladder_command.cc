@@ -91,7 +91,7 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   f.run.stages.reset();
   f.run.duration.reset();
   f.run.executor.reset();
-  f.run.requests = 0;
+  f.run.requests.reset();
   plan.loop = f.concurrency ? analyze::Loop::kClosed : analyze::Loop::kOpen;
   if (f.concurrency) plan.levels = parse_levels("--concurrency", *f.concurrency, true);
   if (f.rates) plan.levels = parse_levels("--rates", *f.rates, false);

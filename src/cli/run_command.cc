@@ -3,7 +3,10 @@
 // before anything is sent (exit 2 on bad input; exit 99 when a threshold fails).
 #include <unistd.h>
 
+#include <fmt/format.h>
+
 #include <algorithm>
+#include <charconv>
 #include <filesystem>
 #include <fstream>
 #include <iterator>
@@ -41,6 +44,16 @@ int64_t positive_duration(const std::string& flag, const std::string& text) {
 }
 
 }  // namespace
+
+uint64_t parse_seed(const std::string& text) {
+  uint64_t seed = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), seed);
+  if (text.empty() || error != std::errc() || end != text.data() + text.size()) {
+    throw UsageError("--seed must be a whole number from 0 to 18446744073709551615, got '" + text +
+                     "'");
+  }
+  return seed;
+}
 
 bool looks_like_scenario_file(const std::string& target) {
   auto ends_with = [&](std::string_view suffix) {
@@ -99,7 +112,7 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
   if (f.body) request.body = *f.body;
   if (f.body_file) request.body = read_body_file(*f.body_file);
   // Data and mix draws repeat with the same seed; without one, the clock picks it (recorded).
-  const uint64_t seed = f.seed.value_or(static_cast<uint64_t>(wall_clock_ns()));
+  const uint64_t seed = f.seed ? parse_seed(*f.seed) : static_cast<uint64_t>(wall_clock_ns());
   workload::Scenario merged;
   if (scenario) {
     if (f.method != "GET" || f.body || f.body_file) {
@@ -124,9 +137,21 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
                      f.observe_every + "'");
   }
 
-  if (f.connections < 1)
+  if (f.connections < 1) {
     throw UsageError("-c must be at least 1, got " + std::to_string(f.connections));
-  if (f.requests < 0) throw UsageError("-n must not be negative");
+  }
+  if (f.connections > kMaxConnections) {
+    throw UsageError("-c must be at most " + std::to_string(kMaxConnections) + ", got " +
+                     std::to_string(f.connections));
+  }
+  if (f.max_connections && *f.max_connections > kMaxConnections) {
+    throw UsageError("--max-connections must be at most " + std::to_string(kMaxConnections));
+  }
+  if (f.requests && *f.requests < 1) {
+    throw UsageError("-n must be at least 1 (leave it out for no request limit), got " +
+                     std::to_string(*f.requests));
+  }
+  const int64_t requests = f.requests.value_or(0);
   if (f.queue < 0) throw UsageError("--queue must not be negative");
   if (f.rate && f.stages) {
     throw UsageError("--rate and --stages both set the load: use --stages with --executor open");
@@ -153,21 +178,34 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
   load.request_timeout_ns = positive_duration("--timeout", f.timeout);
   load.connect_timeout_ns = positive_duration("--connect-timeout", f.connect_timeout);
   load.grace_ns = schedule::parse_duration_ns(f.grace);
-  load.max_requests = f.requests;
+  load.max_requests = requests;
   load.queue_capacity = f.queue;
 
   // Without -d, a run bounded by -n runs until its requests are done; otherwise 10 s.
   constexpr int64_t kUnbounded = int64_t{365} * 24 * 3600 * 1'000'000'000;
-  int64_t duration_ns = f.duration       ? positive_duration("-d", *f.duration)
-                        : f.requests > 0 ? kUnbounded
-                                         : 10 * int64_t{1'000'000'000};
+  int64_t duration_ns = f.duration     ? positive_duration("-d", *f.duration)
+                        : requests > 0 ? kUnbounded
+                                       : 10 * int64_t{1'000'000'000};
+  if (duration_ns > kMaxRunNs - load.warmup_ns) {
+    throw UsageError("the warm-up and -d together must be at most ten years");
+  }
   nlohmann::json stages_json = nullptr;
   if (f.stages) {
     if (f.duration) throw UsageError("-d and --stages both set the duration: use one");
     auto stages = schedule::parse_stages(*f.stages);
     stages_json = nlohmann::json::array();
     double peak = 0;
+    int64_t total_ns = 0;
     for (const auto& s : stages) {
+      // A stage's target is a rate (open loop) or connections: the same caps as --rate and -c.
+      const bool open = load.executor == engine::Executor::kOpenLoop;
+      const double cap = open ? schedule::kMaxRatePerS : kMaxConnections;
+      if (s.target > cap) {
+        throw UsageError(fmt::format("--stages target {} is above {} {}", s.target, cap,
+                                     open ? "requests/s" : "connections"));
+      }
+      total_ns += s.duration_ns;
+      if (total_ns > kMaxRunNs) throw UsageError("--stages last more than ten years");
       stages_json.push_back({{"duration_s", seconds_of(s.duration_ns)}, {"target", s.target}});
       peak = std::max(peak, s.target);
     }
@@ -218,10 +256,10 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
                          : nlohmann::json(nullptr)},
       {"stages", stages_json},
       {"duration_s", f.stages ? nlohmann::json(seconds_of(load.profile.duration_ns()))
-                     : f.duration || f.requests == 0 ? nlohmann::json(seconds_of(duration_ns))
+                     : f.duration || requests == 0 ? nlohmann::json(seconds_of(duration_ns))
                                                      : nlohmann::json(nullptr)},
       {"warmup_s", seconds_of(load.warmup_ns)},
-      {"requests_limit", f.requests > 0 ? nlohmann::json(f.requests) : nlohmann::json(nullptr)},
+      {"requests_limit", requests > 0 ? nlohmann::json(requests) : nlohmann::json(nullptr)},
       {"queue_capacity", load.queue_capacity},
       {"timeout_s", seconds_of(load.request_timeout_ns)},
       {"connect_timeout_s", seconds_of(load.connect_timeout_ns)},

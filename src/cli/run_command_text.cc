@@ -21,7 +21,7 @@ std::string run_command_text(const RunFlags& f, std::optional<uint64_t> seed) {
   if (f.max_connections) option("--max-connections", std::to_string(*f.max_connections));
   if (f.duration) option("-d", *f.duration);
   if (f.warmup != defaults.warmup) option("--warmup", f.warmup);
-  if (f.requests != defaults.requests) option("-n", std::to_string(f.requests));
+  if (f.requests) option("-n", std::to_string(*f.requests));
   if (f.queue != defaults.queue) option("--queue", std::to_string(f.queue));
   if (f.method != defaults.method) option("-m", f.method);
   for (const std::string& header : f.headers) option("-H", header);

@@ -27,7 +27,7 @@ struct RunFlags {
   std::optional<std::string> duration;
   std::optional<std::string> stages;
   std::string warmup = "0s";
-  int64_t requests = 0;
+  std::optional<int64_t> requests;  // -n: nullopt is no limit (-n 0 is refused)
   int64_t queue = 10'000;
   std::string timeout = "10s";
   std::string connect_timeout = "5s";
@@ -36,11 +36,22 @@ struct RunFlags {
   std::optional<std::string> out;
   bool quiet = false;
   std::vector<std::string> thresholds;  // --threshold, added to the scenario's
-  std::optional<uint64_t> seed;         // data and mix draws (default: from the clock, recorded)
+  // Data and mix draws (default: from the clock, recorded). Text, read by parse_seed: a number
+  // past 2^64 - 1 is refused, not saturated.
+  std::optional<std::string> seed;
   std::vector<std::string> observe;     // --observe SPEC (the generator itself is always observed)
   std::string observe_every = "1s";
   bool plan = false;  // --plan: check everything, resolve and reach nothing, send nothing
 };
+
+// Limits that every way of asking for a load meets (flags, scenario files, ladder levels): a
+// rate is at most schedule::kMaxRatePerS, connections at most kMaxConnections, and warm-up plus
+// duration at most kMaxRunNs.
+constexpr int kMaxConnections = 1'000'000;
+constexpr int64_t kMaxRunNs = int64_t{10} * 365 * 24 * 3600 * 1'000'000'000;  // ten years
+
+// --seed: a whole number 0 to 2^64 - 1; throws UsageError for anything else.
+uint64_t parse_seed(const std::string& text);
 
 // A scenario file: a YAML name, or anything that is not a URL and exists as a file.
 bool looks_like_scenario_file(const std::string& target);

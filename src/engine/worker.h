@@ -183,6 +183,7 @@ class Worker {
 
   static constexpr size_t kReadBufferBytes = 64 * 1024;
   static constexpr int kMaxReadsPerEvent = 4;  // 256 KiB of one connection per turn of the loop
+  static constexpr int kMaxArrivalsPerTurn = 4096;
   std::vector<char> read_buffer_;
   std::string failure_;
 };

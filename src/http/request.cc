@@ -2,6 +2,7 @@
 // Stateless; thread-safe.
 #include "http/request.h"
 
+#include <algorithm>
 #include <string>
 
 #include "common/usage_error.h"
@@ -47,9 +48,14 @@ bool is_token(std::string_view s) {
   return true;
 }
 
-// CR and LF would end the header early and let a value inject headers; NUL breaks servers.
+// A field value is visible characters, spaces and tabs (RFC 9110 5.5): CR and LF would end the
+// header early and let a value inject headers, NUL breaks servers, and no other control
+// character (nor DEL) belongs in one.
 bool has_forbidden_value_char(std::string_view value) {
-  return value.find_first_of(std::string_view("\r\n\0", 3)) != std::string_view::npos;
+  return std::any_of(value.begin(), value.end(), [](char c) {
+    const auto u = static_cast<unsigned char>(c);
+    return (u < 0x20 && u != '\t') || u == 0x7f;
+  });
 }
 
 bool iequals(std::string_view a, std::string_view b) {
@@ -77,7 +83,9 @@ void validate_header(std::string_view name, std::string_view value) {
                      "' (letters, digits and !#$%&'*+-.^_`|~ only)");
   }
   if (has_forbidden_value_char(value)) {
-    throw UsageError("invalid value for header '" + printable(name) + "': CR, LF or NUL inside");
+    throw UsageError("invalid value for header '" + printable(name) +
+                     "': a control character inside (CR, LF, NUL, ...: only visible characters, "
+                     "spaces and tabs); the value is not shown, it may be a secret");
   }
 }
 
@@ -92,22 +100,24 @@ void append_header(std::string& out, std::string_view name, std::string_view val
 
 std::string_view default_user_agent() { return "proofload/" PROOFLOAD_VERSION; }
 
+// Errors name the header, never its value: a rejected -H 'Authorization: ...' must not print
+// the token.
 std::pair<std::string, std::string> parse_header_flag(std::string_view text) {
-  if (has_forbidden_value_char(text)) {
-    throw UsageError("invalid header '" + printable(text) + "': CR, LF or NUL inside");
-  }
   const size_t colon = text.find(':');
   if (colon == std::string_view::npos) {
-    throw UsageError("invalid header '" + printable(text) + "': expected 'Name: value'");
+    throw UsageError("invalid header: expected 'Name: value', and there is no ':' (the text is "
+                     "not shown, it may be a secret)");
   }
   const std::string_view name = text.substr(0, colon);
-  if (name.empty()) throw UsageError("invalid header '" + printable(text) + "': empty name");
+  if (name.empty()) throw UsageError("invalid header: empty name before ':'");
   if (!is_token(name)) {
-    throw UsageError("invalid header '" + printable(text) +
-                     "': the name may hold only letters, digits and !#$%&'*+-.^_`|~ "
-                     "(no spaces before ':')");
+    throw UsageError("invalid header name '" + printable(name) +
+                     "': it may hold only letters, digits and !#$%&'*+-.^_`|~ (no spaces "
+                     "before ':')");
   }
-  return {std::string(name), std::string(trim_ows(text.substr(colon + 1)))};
+  const std::string_view value = trim_ows(text.substr(colon + 1));
+  validate_header(name, value);
+  return {std::string(name), std::string(value)};
 }
 
 std::string build_request(const RequestSpec& spec) {

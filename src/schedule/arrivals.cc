@@ -74,6 +74,20 @@ void ArrivalSchedule::advance() {
   compute_next();
 }
 
+int64_t ArrivalSchedule::skip_through(int64_t t_ns, int64_t split_ns, int64_t& before_split) {
+  before_split = 0;
+  if (!next_ns_ || *next_ns_ > t_ns) return 0;
+  // This shard's arrivals k = next_k_, next_k_ + shards, ... below `end` (all shards' count).
+  auto mine_below = [&](int64_t end) {
+    return end > next_k_ ? (end - next_k_ + shards_ - 1) / shards_ : int64_t{0};
+  };
+  const int64_t skipped = mine_below(total_arrivals_until(t_ns + 1));
+  before_split = std::min(skipped, mine_below(total_arrivals_until(split_ns)));
+  next_k_ += skipped * shards_;
+  compute_next();
+  return skipped;
+}
+
 int64_t ArrivalSchedule::total_arrivals_until(int64_t t_ns) const {
   // Arrival k is before t exactly when the integral up to t exceeds k, so the count is about
   // ceil(integral); then settle the last one or two by the rounded times themselves, so this

@@ -34,6 +34,10 @@ class ArrivalSchedule {
   // Index k (in the whole schedule) of the arrival peek() returns: for request numbering.
   int64_t next_index() const { return next_k_; }
   void advance();
+  // Skips this shard's arrivals due at or before `t_ns` (from the run start) without handing
+  // them out, and returns how many; `before_split` is set to how many of them were due before
+  // `split_ns`. For arrivals that cannot start anyway, counted at once (OpenLoopDispatcher).
+  int64_t skip_through(int64_t t_ns, int64_t split_ns, int64_t& before_split);
   // Number of arrivals, all shards together (and within max_count), due strictly before t:
   // what the whole run should have started by t. Exactly consistent with arrival_time_ns.
   int64_t total_arrivals_until(int64_t t_ns) const;

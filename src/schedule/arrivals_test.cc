@@ -228,3 +228,35 @@ TEST(ShareOf, SharesSumToTheTotal) {
 
 }  // namespace
 }  // namespace proofload::schedule
+
+namespace proofload::schedule {
+namespace {
+
+TEST(Arrivals, SkippingThroughATimeCountsExactlyTheArrivalsDueByThen) {
+  // 1,000/s over 10 s in 3 shards; the split (a warm-up) at 2 s.
+  const Profile p = Profile::constant(1000, 10 * kNsPerS);
+  for (int shard = 0; shard < 3; ++shard) {
+    ArrivalSchedule skipping(p, shard, 3);
+    ArrivalSchedule walking(p, shard, 3);
+    int64_t before_split = 0;
+    const int64_t skipped = skipping.skip_through(5 * kNsPerS, 2 * kNsPerS, before_split);
+    int64_t walked = 0;
+    int64_t walked_before_split = 0;
+    while (walking.peek() && *walking.peek() <= 5 * kNsPerS) {
+      if (*walking.peek() < 2 * kNsPerS) ++walked_before_split;
+      walking.advance();
+      ++walked;
+    }
+    EXPECT_EQ(skipped, walked) << shard;
+    EXPECT_EQ(before_split, walked_before_split) << shard;
+    EXPECT_EQ(skipping.peek(), walking.peek()) << shard;  // both go on from the same arrival
+  }
+  ArrivalSchedule capped(p, 0, 1, 250);  // -n 250: only those are due
+  int64_t before = 0;
+  EXPECT_EQ(capped.skip_through(9 * kNsPerS, 0, before), 250);
+  EXPECT_FALSE(capped.peek());
+  EXPECT_EQ(capped.skip_through(9 * kNsPerS, 0, before), 0);
+}
+
+}  // namespace
+}  // namespace proofload::schedule

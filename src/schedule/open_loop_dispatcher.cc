@@ -3,6 +3,7 @@
 #include "schedule/open_loop_dispatcher.h"
 
 #include <cassert>
+#include <cstdint>
 #include <string>
 
 #include "common/usage_error.h"
@@ -57,6 +58,24 @@ OpenLoopDispatcher::Action OpenLoopDispatcher::on_arrival(int64_t intended_ns) {
     return Action::kQueuedOpenNew;
   }
   return Action::kQueued;
+}
+
+std::optional<int64_t> OpenLoopDispatcher::saturated_until(int64_t intended_ns) {
+  expire(intended_ns);
+  const bool grow = open_or_opening_ + pending_growth_ < limits_.max_connections;
+  if (idle_ > 0 || grow || (size_ < limits_.queue_capacity && size_ < ring_.size())) {
+    return std::nullopt;
+  }
+  if (size_ == 0) return INT64_MAX;  // no queue: nothing will ever free a place by itself
+  const int64_t head = ring_[head_];
+  // The head expires once an arrival is more than max_wait_ns after it.
+  return head > INT64_MAX - limits_.max_wait_ns ? INT64_MAX : head + limits_.max_wait_ns;
+}
+
+void OpenLoopDispatcher::never_start(int64_t count, int64_t before_split) {
+  intended_ += count;
+  never_started_ += count;
+  never_started_before_split_ += before_split;
 }
 
 std::optional<int64_t> OpenLoopDispatcher::on_connection_ready(int64_t now_ns) {

@@ -57,6 +57,17 @@ class OpenLoopDispatcher {
   // full, since the connection it asked for will take it.
   Action on_arrival(int64_t intended_ns);
 
+  // Up to when every arrival would be never started, if nothing else happened: no connection is
+  // idle, the pool cannot grow and the queue is full. Until its oldest entry expires (and frees a
+  // place) or, with no queue at all, for ever (INT64_MAX); nullopt when an arrival at
+  // `intended_ns` could be sent or queued. Expires entries up to `intended_ns` first.
+  std::optional<int64_t> saturated_until(int64_t intended_ns);
+  // `count` arrivals that saturated_until() says cannot start, counted at once: intended and
+  // never started, `before_split` of them intended before the split. (The engine skips them in
+  // bulk: one by one, a rate far above what the generator can send would take longer than the
+  // run itself.)
+  void never_start(int64_t count, int64_t before_split);
+
   // A connection is ready for work: it just connected, or it finished a request. Queued
   // requests older than max_wait_ns at now_ns are dropped first (never started). Returns the
   // intended time of the oldest queued request, which the connection must send now (its

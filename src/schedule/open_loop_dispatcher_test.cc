@@ -238,3 +238,37 @@ TEST(OpenLoopDispatcher, NeverStartedIsSplitByIntendedTime) {
 
 }  // namespace
 }  // namespace proofload::schedule
+
+namespace proofload::schedule {
+namespace {
+
+TEST(OpenLoopDispatcher, SaturatedUntilTheOldestQueuedRequestExpiresThenArrivalsCountInBulk) {
+  OpenLoopDispatcher d =
+      connected({.pool = 1, .max_connections = 1, .queue_capacity = 2, .max_wait_ns = 100});
+  EXPECT_EQ(d.saturated_until(0), std::nullopt);  // an idle connection takes the next one
+  EXPECT_EQ(d.on_arrival(0), Action::kSendNow);
+  EXPECT_EQ(d.saturated_until(5), std::nullopt);  // the queue has room
+  EXPECT_EQ(d.on_arrival(5), Action::kQueued);
+  EXPECT_EQ(d.on_arrival(7), Action::kQueued);
+  // Full, no idle connection, no growth: until the head (5) is 100 ns old.
+  EXPECT_EQ(d.saturated_until(8), 105);
+  // One by one, every arrival up to 105 would be never started; in bulk, the same counts.
+  d.never_start(1000, 400);
+  EXPECT_EQ(d.intended(), 1003);
+  EXPECT_EQ(d.never_started(), 1000);
+  EXPECT_TRUE(d.invariants_hold());
+  EXPECT_EQ(d.saturated_until(106), std::nullopt);  // the head expired: a place is free
+  EXPECT_EQ(d.never_started(), 1001);
+}
+
+TEST(OpenLoopDispatcher, WithNoQueueAtAllItStaysSaturatedUntilAConnectionIsReady) {
+  OpenLoopDispatcher d =
+      connected({.pool = 1, .max_connections = 1, .queue_capacity = 0, .max_wait_ns = 100});
+  EXPECT_EQ(d.on_arrival(0), Action::kSendNow);
+  EXPECT_EQ(d.saturated_until(1), INT64_MAX);
+  EXPECT_EQ(d.on_connection_ready(50), std::nullopt);
+  EXPECT_EQ(d.saturated_until(51), std::nullopt);
+}
+
+}  // namespace
+}  // namespace proofload::schedule

@@ -59,6 +59,41 @@ TEST(BadInput, MissingBodyFile) {
 }
 TEST(BadInput, NoSubcommand) { expect_usage_error({}, "subcommand"); }
 
+// Every way of asking for a load meets the same caps, and numbers that do not fit are refused.
+TEST(BadInput, StageTargetsAreCappedAsRatesAndConnectionsAre) {
+  expect_usage_error({"run", "http://127.0.0.1:1/", "--executor", "open", "--stages", "1s:1e18"},
+                     "above 1000000000 requests/s");
+  expect_usage_error({"run", "http://127.0.0.1:1/", "--stages", "1s:1e18"},
+                     "above 1000000 connections");
+  expect_usage_error({"run", "http://127.0.0.1:1/", "-c", "2000000"}, "-c must be at most 1000000");
+}
+
+TEST(BadInput, NumbersThatDoNotFitAreRefusedNotBent) {
+  // -n 0 once meant "no limit", a seed past 2^64 saturated, a long run overflowed.
+  expect_usage_error({"run", "http://127.0.0.1:1/", "-n", "0"}, "-n must be at least 1");
+  expect_usage_error({"run", "http://127.0.0.1:1/", "--seed", "18446744073709551616"},
+                     "--seed must be a whole number");
+  expect_usage_error({"run", "http://127.0.0.1:1/", "--seed", "-1"}, "--seed must be");
+  expect_usage_error({"run", "http://127.0.0.1:1/", "-d", "9223372036s", "--warmup", "2s"},
+                     "at most ten years");
+}
+
+TEST(BadInput, AHeaderWithAControlCharacterIsRefusedWithoutItsValue) {
+  for (const char* header : {"Authorization: Bearer s3cret\x01", "X-Token: s3cret\x7f",
+                             "Authorization: s3cret\x1b[2J"}) {
+    auto run = run_to_completion({proofload_binary(), "run", "http://127.0.0.1:1/", "-H", header},
+                                 std::chrono::seconds(20));
+    EXPECT_EQ(run.exit_code, 2) << header;
+    EXPECT_NE(run.err.find("control character"), std::string::npos) << run.err;
+    EXPECT_EQ(run.err.find("s3cret"), std::string::npos) << "the value was echoed: " << run.err;
+  }
+  auto no_colon = run_to_completion(
+      {proofload_binary(), "run", "http://127.0.0.1:1/", "-H", "Authorization Bearer s3cret"},
+      std::chrono::seconds(20));
+  EXPECT_EQ(no_colon.exit_code, 2);
+  EXPECT_EQ(no_colon.err.find("s3cret"), std::string::npos) << no_colon.err;
+}
+
 // Runs 40 requests against a misbehaving server; returns result.json's summary.
 json run_against(const RawServer& server, const std::string& name) {
   std::string out = make_temp_dir(name);

@@ -265,6 +265,26 @@ TEST(Run, OpenLoopRequestCountCapsTheSchedule) {
   EXPECT_NEAR(summary["duration_s"].get<double>(), 0.3, 0.1);
 }
 
+TEST(Run, ARateFarAboveWhatCanBeSentEndsOnTimeAndCountsTheRestAsNeverStarted) {
+  // --rate 1e8 took 7.7 s for -d 1s, and 1e9 never ended: arrivals were handled one by one.
+  ServeProcess server;
+  std::string out = make_temp_dir("huge-rate");
+  const auto start = std::chrono::steady_clock::now();
+  auto run = run_to_completion({proofload_binary(), "run", server.url(), "--rate", "1e9", "-c",
+                                "2", "--queue", "100", "-d", "2s", "--grace", "1s", "--workers",
+                                "1", "--out", out},
+                               seconds(30));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  EXPECT_LT(std::chrono::steady_clock::now() - start, seconds(8));
+  json result = read_result(out);
+  const json& summary = result["summary"];
+  expect_counts_add_up(summary);
+  EXPECT_EQ(summary["intended"], 2'000'000'000);  // the schedule is counted whole
+  EXPECT_GT(summary["never_started_share"].get<double>(), 0.99);
+  EXPECT_GT(summary["requests"].get<int64_t>(), 0);  // and what could be sent was
+  EXPECT_GE(count_lines(read_file(out + "/windows.csv")), 3u);  // windows kept coming
+}
+
 TEST(Run, AServerThatDiesMidRunIsCountedNotTrusted) {
   auto server = std::make_unique<ServeProcess>();
   std::string url = server->url();
