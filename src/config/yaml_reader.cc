@@ -2,6 +2,8 @@
 // apart from the file name; throws UsageError only.
 #include "config/yaml_reader.h"
 
+#include <yaml-cpp/depthguard.h>
+
 #include <algorithm>
 #include <array>
 #include <charconv>
@@ -316,11 +318,55 @@ std::string unknown_choice(std::string_view kind, const std::string& value,
   return message + (message.back() == '?' ? " " : "; ") + "allowed: " + join_names(allowed);
 }
 
+namespace {
+
+// Walks the tree as the readers will, aliases expanded, and stops at the first bound passed.
+// Linear in the bounds, whatever the aliases multiply to.
+struct ExpansionBudget {
+  const Source& source;
+  int64_t nodes = 0;
+  int64_t scalar_bytes = 0;
+
+  void walk(const YAML::Node& node, int depth) {
+    if (++nodes > kMaxExpandedNodes) {
+      source.fail(node, "the file expands to more than " + std::to_string(kMaxExpandedNodes) +
+                            " values (YAML aliases repeat what they name at every use)");
+    }
+    if (node.IsScalar()) {
+      scalar_bytes += static_cast<int64_t>(node.Scalar().size());
+      if (scalar_bytes > kMaxExpandedScalarBytes) {
+        source.fail(node, "the file's text expands to more than " +
+                              std::to_string(kMaxExpandedScalarBytes >> 20) +
+                              " MiB (YAML aliases repeat what they name at every use)");
+      }
+      return;
+    }
+    if (!node.IsMap() && !node.IsSequence()) return;
+    if (depth >= kMaxDepth) {
+      source.fail(node, "nested more than " + std::to_string(kMaxDepth) +
+                            " levels deep (maps and lists inside each other)");
+    }
+    for (const auto& item : node) {
+      if (node.IsMap()) {
+        walk(item.first, depth + 1);
+        walk(item.second, depth + 1);
+      } else {
+        walk(item, depth + 1);
+      }
+    }
+  }
+};
+
+}  // namespace
+
 YAML::Node load_single_document(const Source& source, std::string_view text, std::string_view kind,
                                 std::string_view needs, std::string_view flow_example) {
   std::vector<YAML::Node> documents;
   try {
     documents = YAML::LoadAll(std::string(text));
+  } catch (const YAML::DeepRecursion& error) {
+    source.fail(error.mark, "invalid YAML: nested more than " + std::to_string(kMaxDepth) +
+                                " levels deep (maps and lists inside each other)");
   } catch (const YAML::Exception& error) {
     std::string hint;
     if (error.msg.find("flow") != std::string::npos) {
@@ -337,6 +383,7 @@ YAML::Node load_single_document(const Source& source, std::string_view text, std
                 "the " + std::string(kind) + " is empty: it needs " + std::string(needs));
   }
   if (documents.size() > 1) source.fail(documents[1], "one YAML document per " + std::string(kind));
+  ExpansionBudget{source}.walk(documents.front(), 0);
   return documents.front();
 }
 

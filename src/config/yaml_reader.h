@@ -35,9 +35,17 @@ class Source {
 std::optional<std::string_view> nearest_key(std::string_view key,
                                             std::span<const std::string_view> allowed);
 
+// What a configuration file may expand to: YAML aliases share nodes, so a few lines can stand for
+// billions of them ("billion laughs"), and every reader below walks them expanded.
+constexpr int kMaxDepth = 64;                  // maps and lists inside each other
+constexpr int64_t kMaxExpandedNodes = 100'000;  // nodes, each alias counted at every use
+constexpr int64_t kMaxExpandedScalarBytes = int64_t{16} << 20;
+
 // The one YAML document of a configuration file. Fails on a syntax error (with a hint for the
 // usual causes: an unquoted { } inside a flow map, like `flow_example`; a bare * alias), an empty
-// file ("the KIND is empty: it needs NEEDS"), or several documents.
+// file ("the KIND is empty: it needs NEEDS"), several documents, nesting deeper than kMaxDepth,
+// or aliases that expand past kMaxExpandedNodes or kMaxExpandedScalarBytes (each one line, at
+// the node where the bound was passed).
 YAML::Node load_single_document(const Source& source, std::string_view text, std::string_view kind,
                                 std::string_view needs, std::string_view flow_example);
 

@@ -133,15 +133,17 @@ std::vector<uint8_t> HdrHistogram::encode_compressed() const {
   put_be64(v2, static_cast<uint64_t>(lowest_discernible_));
   put_be64(v2, static_cast<uint64_t>(highest_trackable_));
   put_be64(v2, std::bit_cast<uint64_t>(1.0));  // integer-to-double conversion ratio
+  // Counters past the allocated prefix are zero (an empty histogram has none allocated).
+  auto count_at = [&](size_t i) { return i < counts_.size() ? counts_[i] : int64_t{0}; };
   size_t i = 0;
   while (i < limit) {
-    const int64_t count = counts_[i++];
+    const int64_t count = count_at(i++);
     if (count != 0) {
       put_zigzag(v2, count);
       continue;
     }
     int64_t zeros = 1;
-    while (i < limit && counts_[i] == 0) {
+    while (i < limit && count_at(i) == 0) {
       ++zeros;
       ++i;
     }
@@ -192,7 +194,7 @@ HdrHistogram HdrHistogram::decode_compressed(const uint8_t* data, size_t size) {
   if (!inflate_exactly(zs, header, kV2HeaderBytes)) fail("compressed header truncated or corrupt");
   HdrHistogram h = histogram_for(parse_v2_header(header));
   const uint32_t payload = get_be32(header + 4);
-  if (payload > h.counts_.size() * kMaxLeb128Bytes) fail("payload longer than its counters");
+  if (payload > h.full_size_ * kMaxLeb128Bytes) fail("payload longer than its counters");
   std::vector<uint8_t> counts(payload);
   if (!inflate_exactly(zs, counts.data(), payload)) fail("compressed payload truncated or corrupt");
   // Run the stream to its end so that zlib checks its Adler-32 of what we decoded.
@@ -207,7 +209,7 @@ HdrHistogram HdrHistogram::decode_compressed(const uint8_t* data, size_t size) {
 }
 
 void HdrHistogram::decode_counts(const uint8_t* payload, size_t size) {
-  const size_t n = counts_.size();
+  const size_t n = full_size_;
   size_t pos = 0;
   size_t dst = 0;
   int64_t total = 0;
@@ -222,7 +224,9 @@ void HdrHistogram::decode_counts(const uint8_t* payload, size_t size) {
     if (dst >= n) fail("more counts than the configuration has counters");
     if (v > INT64_MAX - total) fail("total count overflows");
     total += v;
-    counts_[dst++] = v;
+    if (v != 0 && dst >= counts_.size()) grow_to(static_cast<int>(dst));
+    if (v != 0) counts_[dst] = v;
+    ++dst;
   }
   establish_totals_from_counts();
 }

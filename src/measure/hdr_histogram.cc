@@ -53,8 +53,23 @@ HdrHistogram::HdrHistogram(int64_t lowest_discernible, int64_t highest_trackable
     ++buckets;
   }
   bucket_count_ = buckets;
-  counts_.assign(
-      static_cast<size_t>(bucket_count_ + 1) * static_cast<size_t>(sub_bucket_half_count_), 0);
+  full_size_ = static_cast<size_t>(bucket_count_ + 1) * static_cast<size_t>(sub_bucket_half_count_);
+}
+
+void HdrHistogram::grow_to(int index) {
+  const auto half = static_cast<size_t>(sub_bucket_half_count_);
+  const size_t wanted = (static_cast<size_t>(index) / half + 1) * half;
+  counts_.resize(std::min(full_size_, std::max(wanted, counts_.size())), 0);
+}
+
+bool HdrHistogram::same_counts(const HdrHistogram& other) const {
+  if (!same_configuration(other) || total_count_ != other.total_count_) return false;
+  // The allocated prefixes may differ in length: what lies past the shorter one must be zero.
+  const std::vector<int64_t>& longer = counts_.size() >= other.counts_.size() ? counts_ : other.counts_;
+  const std::vector<int64_t>& shorter = &longer == &counts_ ? other.counts_ : counts_;
+  return std::equal(shorter.begin(), shorter.end(), longer.begin()) &&
+         std::all_of(longer.begin() + static_cast<ptrdiff_t>(shorter.size()), longer.end(),
+                     [](int64_t c) { return c == 0; });
 }
 
 int64_t HdrHistogram::value_from_index(int index) const {
@@ -101,9 +116,10 @@ void HdrHistogram::merge(const HdrHistogram& other) {
         std::to_string(other.significant_figures_) + ")");
   }
   if (other.total_count_ == 0) return;
+  if (other.counts_.size() > counts_.size()) counts_.resize(other.counts_.size(), 0);
   int64_t* dst = counts_.data();
   const int64_t* src = other.counts_.data();
-  const size_t n = counts_.size();
+  const size_t n = other.counts_.size();
   for (size_t i = 0; i < n; ++i) dst[i] += src[i];
   total_count_ += other.total_count_;
   clamped_count_ += other.clamped_count_;

@@ -25,13 +25,18 @@ class HdrHistogram {
                         int significant_figures = 3);
 
   // Values above highest_trackable are clamped to it and values below 0 are clamped to 0;
-  // both are counted in clamped_count(). A count <= 0 records nothing. Never allocates.
+  // both are counted in clamped_count(). A count <= 0 records nothing. Counters are allocated
+  // as far as the highest value recorded so far needs, a bucket at a time: memory follows what
+  // is used (an unused histogram holds none; one of millisecond latencies a few thousand), and
+  // recording allocates only when a value lands past every bucket used before.
   void record(int64_t value) { record_n(value, 1); }
   void record_n(int64_t value, int64_t count) {
     if (count <= 0) return;
     const int64_t kept = std::clamp<int64_t>(value, 0, highest_trackable_);
     clamped_count_ += (kept != value) ? count : 0;
-    counts_[index_of(kept)] += count;
+    const int index = index_of(kept);
+    if (static_cast<size_t>(index) >= counts_.size()) grow_to(index);
+    counts_[index] += count;
     total_count_ += count;
     sum_ += static_cast<Int128>(kept) * count;
     min_value_ = std::min(min_value_, kept);
@@ -66,8 +71,9 @@ class HdrHistogram {
   // counter as `value`.
   int64_t lowest_equivalent(int64_t value) const;
   int64_t highest_equivalent(int64_t value) const;
-  // Number of counters (memory is 8 bytes each).
-  size_t counter_count() const { return counts_.size(); }
+  // Number of counters of the configuration, and how many are allocated now (8 bytes each).
+  size_t counter_count() const { return full_size_; }
+  size_t allocated_counters() const { return counts_.size(); }
   // True when both have the same lowest/highest/figures (the condition for merge()).
   bool same_configuration(const HdrHistogram& other) const {
     return lowest_discernible_ == other.lowest_discernible_ &&
@@ -75,10 +81,7 @@ class HdrHistogram {
            significant_figures_ == other.significant_figures_;
   }
   // True when both hold the same counts (configuration, total and every counter).
-  bool same_counts(const HdrHistogram& other) const {
-    return same_configuration(other) && total_count_ == other.total_count_ &&
-           counts_ == other.counts_;
-  }
+  bool same_counts(const HdrHistogram& other) const;
 
   // HdrHistogram's V2 compressed encoding, the form carried base64-encoded in interval logs:
   // cookie 0x1c849304 (written as 0x1c849314, with the word-size nibble that Java's
@@ -103,6 +106,8 @@ class HdrHistogram {
            (sub_bucket - sub_bucket_half_count_);
   }
   int64_t value_from_index(int index) const;
+  // Allocates counters up to `index` (whole buckets, at most full_size_).
+  void grow_to(int index);
   int64_t size_of_equivalent_range(int64_t value) const;
   // Recomputes total, min, max and the midpoint sum from the counters (after decoding).
   void establish_totals_from_counts();
@@ -121,6 +126,7 @@ class HdrHistogram {
   int64_t sub_bucket_mask_ = 0;
   int leading_zero_count_base_ = 0;
   int bucket_count_ = 0;
+  size_t full_size_ = 0;  // counters the configuration has; counts_ holds a prefix of them
 
   int64_t total_count_ = 0;
   int64_t clamped_count_ = 0;

@@ -286,3 +286,33 @@ TEST(HdrHistogram, ResetClearsEverything) {
 
 }  // namespace
 }  // namespace proofload::measure
+
+namespace proofload::measure {
+namespace {
+
+TEST(HdrHistogram, MemoryFollowsTheHighestValueRecorded) {
+  // 1 us .. 1 h at 3 digits has 23,552 counters (188 KB); a histogram kept per named request and
+  // per window must not cost that when it holds nothing or only milliseconds.
+  HdrHistogram h;
+  EXPECT_EQ(h.allocated_counters(), 0u);
+  h.record(1'500);  // 1.5 ms
+  const size_t at_ms = h.allocated_counters();
+  EXPECT_LE(at_ms, 2'048u);
+  h.record(900);
+  EXPECT_EQ(h.allocated_counters(), at_ms);  // no growth below the highest so far
+  h.record(3'600'000'000);
+  EXPECT_EQ(h.allocated_counters(), h.counter_count());
+  // Merging a short one into an empty one, and comparing, see the same counts.
+  HdrHistogram a;
+  HdrHistogram b;
+  b.record(42);
+  a.merge(b);
+  EXPECT_TRUE(a.same_counts(b));
+  b.record(5'000'000);
+  a.record(5'000'000);
+  EXPECT_TRUE(a.same_counts(b));
+  EXPECT_EQ(a.value_at_percentile(100), b.value_at_percentile(100));
+}
+
+}  // namespace
+}  // namespace proofload::measure

@@ -13,6 +13,11 @@
 
 namespace proofload::workload {
 
+// At most this many named requests and flows in a scenario: each keeps its own figures in every
+// worker (docs/scenario.md states the bound).
+constexpr size_t kMaxNamedRequests = 1'000;
+constexpr size_t kMaxFlows = 1'000;
+
 // Where something was written, for messages: "FILE:LINE:COLUMN" (1-based; 0 when unknown).
 struct SourceLocation {
   std::string file;

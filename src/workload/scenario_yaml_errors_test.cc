@@ -2,6 +2,7 @@
 // a user fixing the file needs, and the message says what is wrong and what is allowed.
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <filesystem>
 #include <string>
 
@@ -24,6 +25,48 @@ TEST(ScenarioYamlErrors, YamlSyntaxAndShape) {
             "(\"lookup: {path: /sic/1}\"), got a single value");
   EXPECT_EQ(error_of(with("---\nrequests: {}\n")),
             "s.yaml:4:1: one YAML document per scenario file");
+}
+
+TEST(ScenarioYamlErrors, AliasesThatExpandWithoutEndAndDeepNestingAreOneLocatedLine) {
+  // A billion laughs: nine levels of ten aliases each stand for 10^10 values. Loading it walked
+  // them all (json_template_uses), or in an `equals` reached 8.2 GB in 60 s.
+  std::string laughs = "requests:\n  r:\n    path: /\n    json:\n      a0: &a0 [x, x, x, x, x]\n";
+  for (int i = 1; i < 10; ++i) {
+    laughs += "      a" + std::to_string(i) + ": &a" + std::to_string(i) + " [";
+    for (int j = 0; j < 10; ++j) laughs += (j ? ", *a" : "*a") + std::to_string(i - 1);
+    laughs += "]\n";
+  }
+  const auto start = std::chrono::steady_clock::now();
+  const std::string expanded = error_of(laughs);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(5));  // not a hang
+  EXPECT_TRUE(expanded.starts_with("s.yaml:")) << expanded;
+  EXPECT_NE(expanded.find("expands to more than 100000 values (YAML aliases repeat what they "
+                          "name at every use)"),
+            std::string::npos)
+      << expanded;
+  // A long text named many times: bounded by its bytes too.
+  std::string long_text = "requests:\n  r:\n    path: /\n    json:\n      t: &t " +
+                           std::string(1 << 20, 'x') + "\n      many: [";
+  for (int j = 0; j < 40; ++j) long_text += (j ? ", *t" : "*t");
+  EXPECT_NE(error_of(long_text + "]\n").find("expands to more than 16 MiB"), std::string::npos);
+  // Deep nesting once said only "bad file".
+  const std::string deep = "requests:\n  r: {path: /, json: " + std::string(5000, '[') +
+                           std::string(5000, ']') + "}\n";
+  EXPECT_NE(error_of(deep).find("nested more than 64 levels deep"), std::string::npos);
+  const std::string nested = "requests:\n  r: {path: /, json: " + std::string(100, '[') +
+                             std::string(100, ']') + "}\n";
+  EXPECT_NE(error_of(nested).find("nested more than 64 levels deep"), std::string::npos);
+}
+
+TEST(ScenarioYamlErrors, MoreNamedRequestsThanTheStatedBoundAreRefused) {
+  // 100,000 of them once reached 21 GB: each keeps its own figures.
+  std::string many = "requests:\n";
+  for (size_t i = 0; i <= kMaxNamedRequests; ++i) many += "  r" + std::to_string(i) + ": {path: /}\n";
+  EXPECT_EQ(error_of(many),
+            "s.yaml:2:3: 'requests' in the scenario file: more than 1000 named requests (1001): "
+            "each keeps its own figures; merge those that need no figures of their own");
+  many.resize(many.rfind("  r1000"));
+  EXPECT_EQ(error_of(many), "");
 }
 
 TEST(ScenarioYamlErrors, UnknownKeysNameTheNearestAndTheAllowed) {
