@@ -7,17 +7,15 @@
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
-#include <fstream>
 #include <iterator>
 #include <limits>
 #include <map>
 #include <optional>
-#include <system_error>
 
+#include "common/file_text.h"
 #include "common/text.h"
 #include "common/usage_error.h"
 
@@ -206,6 +204,8 @@ class RowReader {
     if (text.empty()) return std::nullopt;
     const double value = to_double(text, text, column);
     if (value < 0) fail(column, text, "is negative");
+    // Finite is not enough: a rate of 1e308 overflows every sum and ratio made of it.
+    if (value > kMaxTableNumber) fail(column, text, "is above 1e15");
     return value;
   }
 
@@ -397,6 +397,11 @@ LevelTable parse_level_table(std::string_view csv_text, const std::string& file_
   std::map<double, int> rows_per_level;
   while (reader.next(record)) {
     if (is_blank(record)) continue;
+    if (table.rows.size() == kMaxTableRows) {
+      failer.fail(record.line, fmt::format("more than {} rows: a level table holds one row per "
+                                           "level and repeat",
+                                           kMaxTableRows));
+    }
     if (record.cells.size() != header.cells.size()) {
       failer.fail(record.line, fmt::format("{} cells, but the header has {} columns",
                                            record.cells.size(), header.cells.size()));
@@ -457,15 +462,7 @@ void require_slo_columns(const LevelTable& table, const Slo& slo,
 
 LevelTable read_level_table(const std::filesystem::path& file) {
   const std::string name = file.string();
-  std::error_code ec;
-  if (std::filesystem::is_directory(file, ec)) {
-    throw UsageError("cannot read " + name + ": it is a directory");
-  }
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw UsageError("cannot read " + name + ": " + std::strerror(errno));
-  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-  if (in.bad()) throw UsageError("cannot read " + name + ": " + std::strerror(errno));
-  return parse_level_table(text, name);
+  return parse_level_table(read_bounded_file(name, "table", kMaxTableBytes), name);
 }
 
 }  // namespace proofload::analyze

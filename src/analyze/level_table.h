@@ -35,6 +35,12 @@
 
 namespace proofload::analyze {
 
+// A table is read up to kMaxTableBytes and kMaxTableRows rows (time and memory are linear in
+// the rows: about 20 KB each through the analysis and its report), its numbers up to 1e15.
+constexpr size_t kMaxTableRows = 10'000;
+constexpr int64_t kMaxTableBytes = int64_t{64} << 20;
+constexpr double kMaxTableNumber = 1e15;
+
 struct LevelTable {
   std::vector<LevelRow> rows;        // in the order of the file
   bool has_targets = false;          // the table has a target_rps column

@@ -314,13 +314,13 @@ TEST(LevelTable, ReadsAFileAndNamesItInErrors) {
     ADD_FAILURE() << "missing.csv read";
   } catch (const UsageError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "cannot read " + missing.string() + ": No such file or directory");
+              "cannot read table '" + missing.string() + "': No such file or directory");
   }
   try {
     read_level_table(dir);
     ADD_FAILURE() << "a directory read";
   } catch (const UsageError& e) {
-    EXPECT_EQ(std::string(e.what()), "cannot read " + dir.string() + ": it is a directory");
+    EXPECT_EQ(std::string(e.what()), "cannot read table '" + dir.string() + "': it is a directory");
   }
   std::filesystem::remove_all(dir);
 }

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <cstdio>
 
+#include "analyze/level_table.h"
 #include "cli/command_line.h"
 #include "cli/ladder_flags.h"
 #include "cli/run_flags.h"
@@ -27,6 +28,8 @@ namespace {
 // Open loop pool when -c / --max-connections are not given: enough connections for a slow
 // service at a high rate (a level that needs more counts never-started work, reported).
 constexpr int kDefaultOpenLoopMaxConnections = 1000;
+// Far past any ladder a person plans (each level is at least one hold).
+constexpr size_t kMaxLevels = 1000;
 
 // "40,80,120" or "50,1.5k,3k": positive, rising.
 std::vector<double> parse_levels(const std::string& flag, const std::string& text, bool whole) {
@@ -44,11 +47,18 @@ std::vector<double> parse_levels(const std::string& flag, const std::string& tex
     if (whole && level != std::floor(level)) {
       throw UsageError(flag + " levels are connections (whole numbers), got '" + item + "'");
     }
+    if (whole && level > kMaxConnections) {
+      throw UsageError(flag + " levels must be at most " + std::to_string(kMaxConnections) +
+                       " connections, got '" + item + "'");
+    }
     if (!levels.empty() && level <= levels.back()) {
       throw UsageError(flag + " levels must rise, got " + item + " after " +
                        fmt::format("{}", levels.back()));
     }
     levels.push_back(level);
+    if (levels.size() > kMaxLevels) {
+      throw UsageError(flag + " has more than " + std::to_string(kMaxLevels) + " levels");
+    }
     if (comma == std::string::npos) break;
     start = comma + 1;
   }
@@ -101,6 +111,13 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   plan.warmup_ns = (plan.warmup_ns + 999'999'999) / 1'000'000'000 * 1'000'000'000;
   if (f.repeat < 1 || f.repeat > 100)
     throw UsageError("--repeat must be 1 to 100, got " + std::to_string(f.repeat));
+  // One row per level and repeat: what `analyze` reads back (analyze::kMaxTableRows).
+  if (plan.levels.size() * static_cast<size_t>(f.repeat) > analyze::kMaxTableRows) {
+    throw UsageError(fmt::format("{} levels repeated {} times is {} runs; a ladder has at most {}",
+                                 plan.levels.size(), f.repeat,
+                                 plan.levels.size() * static_cast<size_t>(f.repeat),
+                                 analyze::kMaxTableRows));
+  }
   if (f.repeat_order != "sequence" && f.repeat_order != "interleaved") {
     throw UsageError("--repeat-order must be 'sequence' or 'interleaved', got '" + f.repeat_order +
                      "'");

@@ -8,8 +8,6 @@
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
-#include <fstream>
-#include <iterator>
 #include <sstream>
 #include <thread>
 
@@ -18,6 +16,7 @@
 #include "cli/scenario_options.h"
 #include "cli/subcommand.h"
 #include "common/clock.h"
+#include "common/file_text.h"
 #include "common/usage_error.h"
 #include "engine/tcp.h"
 #include "experiments/run_experiment.h"
@@ -31,11 +30,8 @@
 namespace proofload::cli {
 namespace {
 
-std::string read_body_file(const std::string& path) {
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw UsageError("cannot read --body-file '" + path + "'");
-  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-}
+// A request body is held once per connection's send buffer: 64 MiB is far past any real one.
+constexpr int64_t kMaxBodyFileBytes = int64_t{64} << 20;
 
 int64_t positive_duration(const std::string& flag, const std::string& text) {
   int64_t ns = schedule::parse_duration_ns(text);
@@ -110,7 +106,7 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
   for (const std::string& h : f.headers) request.headers.push_back(http::parse_header_flag(h));
   if (f.body && f.body_file) throw UsageError("--body and --body-file both set the body: use one");
   if (f.body) request.body = *f.body;
-  if (f.body_file) request.body = read_body_file(*f.body_file);
+  if (f.body_file) request.body = read_bounded_file(*f.body_file, "--body-file", kMaxBodyFileBytes);
   // Data and mix draws repeat with the same seed; without one, the clock picks it (recorded).
   const uint64_t seed = f.seed ? parse_seed(*f.seed) : static_cast<uint64_t>(wall_clock_ns());
   workload::Scenario merged;

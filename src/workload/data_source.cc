@@ -5,12 +5,14 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
 #include <stdexcept>
 #include <system_error>
 
+#include "common/file_text.h"
 #include "common/usage_error.h"
 
 namespace proofload::workload {
@@ -275,39 +277,14 @@ void DataSource::draw(DataCursor& cursor, Rng& rng, std::string& out) const {
 
 const std::string& DataSource::name() const { return name_; }
 
-std::string read_text_file(const std::string& path, std::string_view what) {
-  // Only the errno's text: never a byte of the content (it may be a secret).
-  auto fail_with = [&](int error) {
-    throw UsageError("cannot read " + std::string(what) + " '" + path +
-                     "': " + std::generic_category().message(error));
-  };
-  const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) fail_with(errno);
-  struct stat status {};
-  if (::fstat(fd, &status) != 0 || S_ISDIR(status.st_mode)) {
-    const int error = S_ISDIR(status.st_mode) ? EISDIR : errno;
-    ::close(fd);
-    fail_with(error);
-  }
-  std::string content;
-  std::array<char, 65536> buffer;
-  while (true) {
-    const ssize_t got = ::read(fd, buffer.data(), buffer.size());
-    if (got == 0) break;
-    if (got < 0) {
-      if (errno == EINTR) continue;
-      const int error = errno;
-      ::close(fd);
-      fail_with(error);
-    }
-    content.append(buffer.data(), static_cast<size_t>(got));
-  }
-  ::close(fd);
-  return content;
+bool DataSource::has_value_breaking_a_line() const {
+  return std::any_of(values_.begin(), values_.end(), [](const std::string& value) {
+    return value.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos;
+  });
 }
 
 std::vector<std::string> read_lines_file(const std::string& path) {
-  const std::string content = read_text_file(path, "data file");
+  const std::string content = read_bounded_file(path, "data file", kMaxDataFileBytes);
   std::string_view rest = without_bom(content);
   std::vector<std::string> lines;
   while (!rest.empty()) {
@@ -321,7 +298,7 @@ std::vector<std::string> read_lines_file(const std::string& path) {
 }
 
 std::vector<std::string> read_csv_column(const std::string& path, const std::string& column) {
-  const std::string content = read_text_file(path, "data file");
+  const std::string content = read_bounded_file(path, "data file", kMaxDataFileBytes);
   CsvReader reader(without_bom(content), path);
   std::vector<std::string> fields;
   int line = 0;

@@ -49,6 +49,9 @@ class DataSource {
   void draw(DataCursor& cursor, Rng& rng, std::string& out) const;
 
   const std::string& name() const;
+  // Some value holds CR, LF or NUL: it would split a request line or a header (values from a
+  // file or a quoted CSV field can; generated ones never do).
+  bool has_value_breaking_a_line() const;
 
  private:
   std::string name_;
@@ -68,9 +71,8 @@ uint64_t uniform_below(Rng& rng, uint64_t bound);
 int64_t uniform_int(Rng& rng, int64_t min, int64_t max);
 
 // Loading helpers used by the parser. Errors are UsageErrors naming the file, never its content.
-// The whole content of a file; throws "cannot read WHAT 'PATH': reason" (`what`: "data file",
-// "secret file", ...).
-std::string read_text_file(const std::string& path, std::string_view what);
+// Data files are read whole (read_bounded_file), up to this many bytes.
+constexpr int64_t kMaxDataFileBytes = int64_t{256} << 20;
 // One value a line: blank (empty or whitespace-only) lines skipped, a trailing \r removed.
 // Throws "cannot read data file 'PATH': reason".
 std::vector<std::string> read_lines_file(const std::string& path);

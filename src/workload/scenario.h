@@ -17,6 +17,8 @@ namespace proofload::workload {
 // worker (docs/scenario.md states the bound).
 constexpr size_t kMaxNamedRequests = 1'000;
 constexpr size_t kMaxFlows = 1'000;
+// A scenario file is read up to this size (its YAML's expansion is bounded as well: yaml_reader).
+constexpr int64_t kMaxScenarioFileBytes = int64_t{16} << 20;
 
 // Where something was written, for messages: "FILE:LINE:COLUMN" (1-based; 0 when unknown).
 struct SourceLocation {

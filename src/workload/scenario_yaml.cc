@@ -13,6 +13,7 @@
 #include <set>
 
 #include "analyze/threshold.h"
+#include "common/file_text.h"
 #include "common/usage_error.h"
 #include "http/url.h"
 #include "schedule/parse.h"
@@ -544,7 +545,7 @@ Scenario parse_scenario_yaml(std::string_view text, std::string_view file_name,
 }
 
 Scenario load_scenario_file(const std::string& path) {
-  std::string text = read_text_file(path, "scenario file");
+  std::string text = read_bounded_file(path, "scenario file", kMaxScenarioFileBytes);
   // A file in the current directory has an empty parent: its data paths stay as written.
   return parse_scenario_yaml(text, path, std::filesystem::path(path).parent_path());
 }

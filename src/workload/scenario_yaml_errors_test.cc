@@ -189,6 +189,16 @@ TEST(ScenarioYamlErrors, Data) {
   EXPECT_EQ(error_of(with("data:\n  x: {sequence: {step: 0}}\n")),
             "s.yaml:4:24: 'step' in 'sequence' of data 'x': must not be 0 (every value would be "
             "the same)");
+  // A sequence that would wrap within 2^40 values (it used to wrap silently).
+  EXPECT_EQ(error_of(with("data:\n  x: {sequence: {start: 0, step: 1000000000000000000}}\n")),
+            "s.yaml:4:34: 'step' in 'sequence' of data 'x': leaves the 64-bit range after 10 "
+            "values from 'start'; a sequence must reach 2^40 values without wrapping");
+  EXPECT_NE(error_of(with("data:\n  x: {sequence: {start: -9223372036854775000, step: -1}}\n"))
+                .find("leaves the 64-bit range after 809 values"),
+            std::string::npos);
+  EXPECT_EQ(error_of(with("data:\n  x: {sequence: {start: -9223372036854775808, step: 1}}\n"
+                          "  y: {sequence: {start: 0, step: 8388607}}\n")),
+            "");
   EXPECT_EQ(error_of(with("data:\n  x: {pool: {size: 0, of: {uuid: {}}}}\n")),
             "s.yaml:4:20: 'size' in 'pool' of data 'x': expected an integer from 1 to 10000000, "
             "got '0'");

@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <utility>
 
+#include "common/file_text.h"
 #include "common/usage_error.h"
-#include "workload/data_source.h"
 
 namespace proofload::workload {
 
@@ -18,6 +18,14 @@ std::optional<std::string> process_getenv(const std::string& name) {
   return std::string(value);
 }
 
+// A secret goes into a header or a URL as it is: a CR or LF there would start a header of its
+// own (injection), a NUL would end the head early. A secret is one line.
+void refuse_line_breaks(const std::string& value, const std::string& which) {
+  if (value.find_first_of(std::string_view("\r\n\0", 3)) != std::string::npos) {
+    throw UsageError("secret " + which + " holds a line break or NUL: a secret must be one line");
+  }
+}
+
 }  // namespace
 
 SecretStore::SecretStore(GetenvFn getenv_fn)
@@ -27,22 +35,24 @@ const std::string& SecretStore::env(const std::string& name) {
   if (auto found = env_values_.find(name); found != env_values_.end()) return found->second;
   std::optional<std::string> value = getenv_fn_(name);
   if (!value) throw UsageError("secret ${env:" + name + "} is not set");
+  refuse_line_breaks(*value, "${env:" + name + "}");
   remember(*value);
   return env_values_.emplace(name, std::move(*value)).first->second;
 }
 
 const std::string& SecretStore::file(const std::string& path) {
   if (auto found = file_values_.find(path); found != file_values_.end()) return found->second;
-  // The reason read_text_file gives comes from errno, never from the content.
-  std::string content = read_text_file(
+  // The reason read_bounded_file gives comes from errno, never from the content.
+  std::string content = read_bounded_file(
       base_dir_.empty() || std::filesystem::path(path).is_absolute() ? path
                                                                      : (base_dir_ / path).string(),
-      "secret file");
+      "secret file", kMaxSecretFileBytes);
   if (content.ends_with("\r\n")) {
     content.resize(content.size() - 2);
   } else if (content.ends_with('\n')) {
     content.pop_back();
   }
+  refuse_line_breaks(content, "${file:" + path + "} (one trailing newline is dropped)");
   remember(content);
   return file_values_.emplace(path, std::move(content)).first->second;
 }

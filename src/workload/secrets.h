@@ -4,6 +4,7 @@
 // once configuration is over the store is read-only and redact() may be called from any thread.
 #pragma once
 
+#include <cstdint>
 #include <filesystem>
 #include <functional>
 #include <map>
@@ -13,6 +14,9 @@
 #include <vector>
 
 namespace proofload::workload {
+
+// A secret file is a token or a password, read up to this size.
+constexpr int64_t kMaxSecretFileBytes = int64_t{64} << 10;
 
 class SecretStore {
  public:

@@ -71,8 +71,30 @@ TEST(SecretStore, FileLosesOneTrailingNewline) {
   EXPECT_EQ(secrets.file(write_file("lf", "tok-lf\n")), "tok-lf");
   EXPECT_EQ(secrets.file(write_file("crlf", "tok-crlf\r\n")), "tok-crlf");
   EXPECT_EQ(secrets.file(write_file("none", "tok-none")), "tok-none");
-  EXPECT_EQ(secrets.file(write_file("two", "tok-two\n\n")), "tok-two\n");
-  EXPECT_EQ(secrets.file(write_file("inner", "line1\nline2\n")), "line1\nline2");
+}
+
+// A CR or LF left in a secret would be sent as a header line of its own (injection).
+TEST(SecretStore, ASecretWithALineBreakLeftInItIsRefusedWithoutItsValue) {
+  SecretStore secrets = store_with({{"CRLF", "tok\r\nX-Injected: 1"}});
+  const std::string two = write_file("two", "tok-two\n\n");
+  EXPECT_EQ(usage_error_of([&] { secrets.file(two); }),
+            "secret ${file:" + two +
+                "} (one trailing newline is dropped) holds a line break or NUL: a secret must be "
+                "one line");
+  const std::string inner = usage_error_of([&] { secrets.file(write_file("inner", "ab\rcd\n")); });
+  EXPECT_NE(inner.find("holds a line break"), std::string::npos);
+  EXPECT_EQ(inner.find('\r'), std::string::npos);  // no byte of the value
+  const std::string env = usage_error_of([&] { secrets.env("CRLF"); });
+  EXPECT_EQ(env, "secret ${env:CRLF} holds a line break or NUL: a secret must be one line");
+  EXPECT_EQ(secrets.redact("tok"), "tok");  // nothing refused was remembered as sent
+}
+
+TEST(SecretStore, ASecretFileIsReadUpTo64KiB) {
+  SecretStore secrets = store_with({});
+  EXPECT_EQ(secrets.file(write_file("big", std::string(64 << 10, 'k'))).size(), 64u << 10);
+  const std::string larger = write_file("larger", std::string((64 << 10) + 1, 'k'));
+  EXPECT_EQ(usage_error_of([&] { secrets.file(larger); }),
+            "secret file '" + larger + "' is larger than 64 KiB");
 }
 
 TEST(SecretStore, RelativeFileIsTakenFromTheBaseDirectory) {
@@ -88,7 +110,7 @@ TEST(SecretStore, UnreadableFileErrorGivesPathAndReason) {
   EXPECT_EQ(usage_error_of([&] { secrets.file(missing); }),
             "cannot read secret file '" + missing + "': No such file or directory");
   const std::string directory = testing::TempDir();
-  EXPECT_NE(usage_error_of([&] { secrets.file(directory); }).find("Is a directory"),
+  EXPECT_NE(usage_error_of([&] { secrets.file(directory); }).find("it is a directory"),
             std::string::npos);
 }
 

@@ -166,6 +166,15 @@ std::shared_ptr<const Workload> Workload::compile(const Scenario& scenario,
   for (const RequestSpec& request : scenario.requests) {
     w->requests_.push_back(compile_request(request, scenario, target, variables, secrets));
     request_names.push_back(request.name);
+    // Extracted values are screened as they arrive (Session); data values are known now.
+    for (int slot : w->requests_.back().head.slots()) {
+      const int source = w->data_source_of_slot_[static_cast<size_t>(slot)];
+      if (source >= 0 && w->data_[static_cast<size_t>(source)].has_value_breaking_a_line()) {
+        throw UsageError(request.where.text() + ": request '" + request.name + "' puts data '" +
+                         variables.name(slot) +
+                         "' in its path or headers, and a value of it holds a line break or NUL");
+      }
+    }
   }
   for (const FlowSpec& flow : scenario.flows) w->flow_names_.push_back(flow.name);
 

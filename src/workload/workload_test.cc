@@ -109,6 +109,29 @@ TEST(Workload, ProtocolHeadersAndBrokenValuesAreRejectedWithTheLocation) {
   EXPECT_THROW(compile(scenario), UsageError);
 }
 
+// A CSV field may hold a line break; in a header it would be a header line of its own.
+TEST(Workload, DataWithALineBreakIsRefusedInTheHeadAndAllowedInTheBody) {
+  Scenario scenario;
+  scenario.data.push_back(list_data("note", {"plain", "two\r\nX-Injected: 1"}));
+  RequestSpec r = request("post", "POST", "/notes");
+  r.header_templates = {{"X-Note", "${note}"}};
+  scenario.requests.push_back(r);
+  try {
+    compile(scenario);
+    FAIL() << "expected a UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "test.yaml:1:1: request 'post' puts data 'note' in its path or headers, and a value "
+              "of it holds a line break or NUL");
+  }
+  scenario.requests[0].header_templates.clear();
+  scenario.requests[0].path_template = "/notes/${note}";
+  EXPECT_THROW(compile(scenario), UsageError);
+  scenario.requests[0].path_template = "/notes";
+  scenario.requests[0].body_template = "${note}";
+  EXPECT_NO_THROW(compile(scenario));
+}
+
 TEST(Workload, MixPicksEntriesInProportionToTheirWeights) {
   Scenario scenario;
   for (const char* name : {"lookup", "similarity", "hybrid"}) {

@@ -94,6 +94,42 @@ TEST(BadInput, AHeaderWithAControlCharacterIsRefusedWithoutItsValue) {
   EXPECT_EQ(no_colon.err.find("s3cret"), std::string::npos) << no_colon.err;
 }
 
+// A file the user names is read up to a stated size: /dev/zero once read until bad_alloc (exit 1),
+// a 1 GB one-line file took 5.2 GB; a directory is one clear line.
+TEST(BadInput, FilesAreReadUpToAStatedSizeAndADirectoryIsNoFile) {
+  expect_usage_error({"run", "http://127.0.0.1:1/", "-m", "POST", "--body-file", "/dev/zero"},
+                     "--body-file '/dev/zero' is larger than 64 MiB");
+  const std::string dir = make_temp_dir("file-is-dir");
+  expect_usage_error({"run", "http://127.0.0.1:1/", "-m", "POST", "--body-file", dir},
+                     "cannot read --body-file '" + dir + "': it is a directory");
+  expect_usage_error({"analyze", "/dev/zero"}, "table '/dev/zero' is larger than 64 MiB");
+  expect_usage_error({"analyze", dir}, "it is a directory");
+  const std::string scenario = dir + "/zero.yaml";
+  write_file(scenario, "requests:\n  r: {path: /, body: '${file:/dev/zero}'}\n");
+  expect_usage_error({"run", scenario, "http://127.0.0.1:1/"},
+                     "secret file '/dev/zero' is larger than 64 KiB");
+  write_file(scenario, "data:\n  x: {file: /dev/zero}\nrequests:\n  r: {path: '/${x}'}\n");
+  expect_usage_error({"run", scenario, "http://127.0.0.1:1/"},
+                     "data file '/dev/zero' is larger than 256 MiB");
+  write_file(scenario, "data:\n  x: {file: " + dir + "}\nrequests:\n  r: {path: '/${x}'}\n");
+  expect_usage_error({"run", scenario, "http://127.0.0.1:1/"}, "it is a directory");
+  expect_usage_error({"serve", "--routes", "/dev/zero"},
+                     "routes file '/dev/zero' is larger than 16 MiB");
+}
+
+TEST(BadInput, ATableOfMoreRowsThanALadderHasIsRefusedAtTheRowPastTheLimit) {
+  const std::string dir = make_temp_dir("table-rows");
+  std::string table = "level,achieved_rps,error_rate,p99_ms\n";
+  for (int i = 1; i <= 10'001; ++i) table += std::to_string(i) + "," + std::to_string(i) + ",0,5\n";
+  write_file(dir + "/levels.csv", table);
+  expect_usage_error({"analyze", dir + "/levels.csv", "--slo", "p99<100ms", "--out", dir + "/a"},
+                     "levels.csv:10002: more than 10000 rows");
+  // A number past 1e15 overflowed every sum (analyze printed inf/s and -nan%).
+  write_file(dir + "/big.csv", "level,achieved_rps,error_rate,p99_ms\n1,1e300,0,5\n");
+  expect_usage_error({"analyze", dir + "/big.csv", "--slo", "p99<100ms", "--out", dir + "/b"},
+                     "is above 1e15");
+}
+
 // Runs 40 requests against a misbehaving server; returns result.json's summary.
 json run_against(const RawServer& server, const std::string& name) {
   std::string out = make_temp_dir(name);

@@ -318,6 +318,7 @@ TEST(Ladder, BadInputIsOneLineAndExit2) {
       {"--rates", "100", "--precheck", "not-a-url"},
       {"--rates", "100", "--repeat-order", "random"},
       {"--rates", "100", "--429", "maybe"},
+      {"--concurrency", "1,2000000"},  // above the connection cap run has
   };
   for (const auto& extra : cases) {
     std::vector<std::string> args = {proofload_binary(), "ladder", url, "--plan"};
@@ -327,6 +328,20 @@ TEST(Ladder, BadInputIsOneLineAndExit2) {
     EXPECT_EQ(std::count(c.err.begin(), c.err.end(), '\n'), 1) << c.err;
     EXPECT_EQ(c.err.find("proofload: error:"), 0u) << c.err;
   }
+  // One row per level and repeat, at most what `analyze` reads back (it planned 100,000 runs).
+  std::string levels;
+  for (int i = 1; i <= 1000; ++i) levels += (i > 1 ? "," : "") + std::to_string(i);
+  Completed many = run_to_completion(
+      {proofload_binary(), "ladder", url, "--plan", "--rates", levels, "--repeat", "11"}, 30s);
+  EXPECT_EQ(many.exit_code, 2) << many.err;
+  EXPECT_NE(many.err.find("1000 levels repeated 11 times is 11000 runs; a ladder has at most "
+                          "10000"),
+            std::string::npos)
+      << many.err;
+  Completed too_many = run_to_completion(
+      {proofload_binary(), "ladder", url, "--plan", "--rates", levels + ",1001"}, 30s);
+  EXPECT_NE(too_many.err.find("--rates has more than 1000 levels"), std::string::npos)
+      << too_many.err;
 }
 
 // Docs that drifted once: what they say about flags must be what --help says.

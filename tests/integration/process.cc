@@ -152,6 +152,10 @@ std::string read_file(const std::string& path) {
   return content.str();
 }
 
+void write_file(const std::string& path, const std::string& content) {
+  std::ofstream(path, std::ios::binary) << content;
+}
+
 std::string make_temp_dir(const std::string& name) {
   const char* base = std::getenv("TMPDIR");
   auto dir = std::filesystem::path(base ? base : "/tmp") /

@@ -74,6 +74,8 @@ int unused_loopback_port();
 
 // Reads a whole file ("" if missing).
 std::string read_file(const std::string& path);
+// Writes `content` to `path` (replacing it).
+void write_file(const std::string& path, const std::string& content);
 // A fresh empty directory under the test's temporary directory.
 std::string make_temp_dir(const std::string& name);
 

@@ -2,19 +2,15 @@
 // routes_yaml.h and docs/serve-routes.md). Stateless; throws UsageError only.
 #include "target/routes/routes_yaml.h"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-#include <unistd.h>
 #include <yaml-cpp/yaml.h>
 
 #include <algorithm>
 #include <array>
-#include <cerrno>
 #include <cmath>
-#include <cstring>
 #include <limits>
 #include <map>
 
+#include "common/file_text.h"
 #include "common/usage_error.h"
 #include "config/yaml_reader.h"
 
@@ -52,7 +48,7 @@ constexpr int64_t kMaxSseEventBytes = 1024 * 1024;
 constexpr int64_t kMaxCount = 1'000'000'000;
 constexpr size_t kMaxNameBytes = 100;
 // A routes file is a few kilobytes; anything this large is the wrong file.
-constexpr off_t kMaxFileBytes = 16 * 1024 * 1024;
+constexpr int64_t kMaxFileBytes = int64_t{16} << 20;
 
 using yaml_reader::unknown_choice;
 
@@ -412,39 +408,7 @@ RouteTable parse_routes_yaml(std::string_view text, std::string_view file_name) 
 }
 
 RouteTable load_routes_file(const std::string& path) {
-  auto cannot = [&](const std::string& reason) {
-    return UsageError("cannot read routes file '" + path + "': " + reason);
-  };
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) throw cannot(std::strerror(errno));
-  std::string text;
-  struct stat status {};
-  int saved_errno = 0;
-  std::string problem;
-  if (::fstat(fd, &status) != 0) {
-    problem = std::strerror(errno);
-  } else if (S_ISDIR(status.st_mode)) {
-    problem = "it is a directory";
-  } else if (status.st_size > kMaxFileBytes) {
-    problem = "larger than 16 MiB, not a routes file";
-  } else {
-    char buffer[64 * 1024];
-    while (true) {
-      ssize_t n = ::read(fd, buffer, sizeof buffer);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) saved_errno = errno;
-      if (n <= 0) break;
-      text.append(buffer, static_cast<size_t>(n));
-      if (static_cast<off_t>(text.size()) > kMaxFileBytes) {
-        problem = "larger than 16 MiB, not a routes file";
-        break;
-      }
-    }
-    if (saved_errno != 0) problem = std::strerror(saved_errno);
-  }
-  ::close(fd);
-  if (!problem.empty()) throw cannot(problem);
-  return parse_routes_yaml(text, path);
+  return parse_routes_yaml(read_bounded_file(path, "routes file", kMaxFileBytes), path);
 }
 
 }  // namespace proofload::target
