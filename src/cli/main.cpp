@@ -31,7 +31,8 @@ int main(int argc, char** argv) {
     std::puts("proofload " PROOFLOAD_VERSION);
     return kExitOk;
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "proofload: error: %s (see --help)\n", e.what());
+    std::fprintf(stderr, "proofload: error: %s (see --help)\n",
+                 cli::without_sensitive_values(e.what()).c_str());
     return kExitUsage;
   }
   try {
@@ -39,10 +40,10 @@ int main(int argc, char** argv) {
       if (command.app->parsed()) return command.run();
     }
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "proofload: error: %s\n", e.what());
+    std::fprintf(stderr, "proofload: error: %s\n", cli::without_sensitive_values(e.what()).c_str());
     return kExitUsage;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "proofload: error: %s\n", e.what());
+    std::fprintf(stderr, "proofload: error: %s\n", cli::without_sensitive_values(e.what()).c_str());
     return kExitFailure;
   }
   return kExitUsage;

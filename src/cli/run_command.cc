@@ -67,6 +67,16 @@ void add_request_flags(CLI::App* app, RunFlags& flags) {
                   "Open loop: requests that may wait for a connection (default 10000)");
   app->add_option("-m,--method", flags.method, "HTTP method (default GET)");
   app->add_option("-H,--header", flags.headers, "Request header 'Name: value' (repeatable)");
+  // Read from argv by remember_command_line, before any output: the option is here to be
+  // accepted and listed, and to check that each is a header name.
+  app->add_option("--redact", flags.redact,
+                  "Never record this header's value, as Authorization, Proxy-Authorization, "
+                  "Cookie and X-Api-Key never are (repeatable)")
+      ->check(CLI::Validator(
+          [](std::string& name) -> std::string {
+            return http::is_token(name) ? "" : "'" + name + "' is no header name";
+          },
+          "HEADER"));
   app->add_option("--body", flags.body, "Request body");
   app->add_option("--body-file", flags.body_file, "Request body from a file");
   app->add_option("--timeout", flags.timeout,

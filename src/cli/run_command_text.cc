@@ -24,7 +24,8 @@ std::string run_command_text(const RunFlags& f, std::optional<uint64_t> seed) {
   if (f.requests) option("-n", std::to_string(*f.requests));
   if (f.queue != defaults.queue) option("--queue", std::to_string(f.queue));
   if (f.method != defaults.method) option("-m", f.method);
-  for (const std::string& header : f.headers) option("-H", header);
+  std::vector<std::string> variables;
+  for (const std::string& header : f.headers) out += " -H " + shown_header_argument(header, variables);
   if (f.body) option("--body", *f.body);
   if (f.body_file) option("--body-file", *f.body_file);
   if (f.timeout != defaults.timeout) option("--timeout", f.timeout);
@@ -35,7 +36,7 @@ std::string run_command_text(const RunFlags& f, std::optional<uint64_t> seed) {
   if (seed) option("--seed", std::to_string(*seed));
   for (const std::string& o : f.observe) option("--observe", o);
   if (f.observe_every != defaults.observe_every) option("--observe-every", f.observe_every);
-  return out;
+  return out + sensitive_variables_note(variables);
 }
 
 }  // namespace proofload::cli

@@ -18,6 +18,7 @@ struct RunFlags {
   std::optional<std::string> scenario_file;  // `proofload run FILE.yaml [URL]`
   std::string method = "GET";
   std::vector<std::string> headers;
+  std::vector<std::string> redact;  // --redact NAME: see command_line.h (it acts from argv)
   std::optional<std::string> body;
   std::optional<std::string> body_file;
   int connections = 10;

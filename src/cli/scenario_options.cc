@@ -3,6 +3,7 @@
 
 #include <algorithm>
 
+#include "cli/command_line.h"
 #include "common/usage_error.h"
 #include "schedule/parse.h"
 #include "workload/response_view.h"
@@ -35,12 +36,6 @@ nlohmann::json headers_json(const std::vector<std::pair<std::string, std::string
 }
 
 }  // namespace
-
-bool is_sensitive_header(std::string name) {
-  std::transform(name.begin(), name.end(), name.begin(), ::tolower);
-  return name == "authorization" || name == "proxy-authorization" || name == "cookie" ||
-         name == "x-api-key";
-}
 
 std::optional<workload::Scenario> take_target(const std::vector<std::string>& targets,
                                               RunFlags& flags, const FlagGiven& given,

@@ -48,7 +48,4 @@ std::vector<analyze::Threshold> collect_thresholds(const workload::Scenario* sce
 nlohmann::json scenario_spec_json(const workload::Scenario& scenario,
                                   const workload::Workload& workload);
 
-// Header values that are never recorded (Authorization, Cookie, ...).
-bool is_sensitive_header(std::string name);
-
 }  // namespace proofload::cli

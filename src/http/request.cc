@@ -40,14 +40,6 @@ bool is_token_char(char c) {
   }
 }
 
-bool is_token(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!is_token_char(c)) return false;
-  }
-  return true;
-}
-
 // A field value is visible characters, spaces and tabs (RFC 9110 5.5): CR and LF would end the
 // header early and let a value inject headers, NUL breaks servers, and no other control
 // character (nor DEL) belongs in one.
@@ -97,6 +89,14 @@ void append_header(std::string& out, std::string_view name, std::string_view val
 }
 
 }  // namespace
+
+bool is_token(std::string_view s) {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!is_token_char(c)) return false;
+  }
+  return true;
+}
 
 std::string_view default_user_agent() { return "proofload/" PROOFLOAD_VERSION; }
 

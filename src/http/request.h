@@ -19,6 +19,9 @@ struct RequestSpec {
   std::string body;
 };
 
+// RFC 9110 token: what a method or a header name may be (not empty).
+bool is_token(std::string_view s);
+
 // "proofload/<version>": sent as User-Agent unless the user sets one.
 std::string_view default_user_agent();
 

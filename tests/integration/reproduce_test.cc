@@ -6,6 +6,7 @@
 
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -28,8 +29,10 @@ std::string reproduce_command(const std::string& summary) {
   return summary.substr(open + 4, close - open - 4);
 }
 
-// Words as a POSIX shell splits them: spaces apart, '...' literal, "..." with \" and \\.
-std::vector<std::string> shell_words(const std::string& command) {
+// Words as a POSIX shell splits them: spaces apart, '...' literal, "..." with \" and \\ and
+// $NAME taken from `env`, a # starting a word begins a comment.
+std::vector<std::string> shell_words(const std::string& command,
+                                     const std::map<std::string, std::string>& env = {}) {
   std::vector<std::string> words;
   std::string word;
   bool in_word = false;
@@ -44,8 +47,19 @@ std::vector<std::string> shell_words(const std::string& command) {
       word += command.substr(i + 1, end - i - 1);
       i = end;
       in_word = true;
+    } else if (c == '#' && !in_word) {
+      break;
     } else if (c == '"') {
       for (++i; i < command.size() && command[i] != '"'; ++i) {
+        if (command[i] == '$') {
+          size_t end = i + 1;
+          while (end < command.size() && (std::isalnum(command[end]) || command[end] == '_')) ++end;
+          const auto value = env.find(command.substr(i + 1, end - i - 1));
+          EXPECT_NE(value, env.end()) << "unset variable in " << command;
+          if (value != env.end()) word += value->second;
+          i = end - 1;
+          continue;
+        }
         if (command[i] == '\\' && i + 1 < command.size()) ++i;
         word += command[i];
       }
@@ -60,8 +74,9 @@ std::vector<std::string> shell_words(const std::string& command) {
 }
 
 // Runs `command` (as printed: "proofload run ...") again with --plan; its exit code.
-Completed replan(const std::string& command, const std::vector<std::string>& extra = {}) {
-  std::vector<std::string> words = shell_words(command);
+Completed replan(const std::string& command, const std::vector<std::string>& extra = {},
+                 const std::map<std::string, std::string>& env = {}) {
+  std::vector<std::string> words = shell_words(command, env);
   EXPECT_GE(words.size(), 2u) << command;
   EXPECT_EQ(words[0], "proofload") << command;
   words[0] = proofload_binary();
@@ -127,6 +142,79 @@ TEST(Reproduce, TheDemoAndItsLevelsReproduce) {
   EXPECT_NE(level.find("scenario.yaml"), std::string::npos) << level;  // the demo wrote it there
   const Completed level_again = replan(level);
   EXPECT_EQ(level_again.exit_code, 0) << level_again.err;
+}
+
+// A secret given with -H in any spelling, and a header named by --redact: in no file and no
+// output of run, ladder and report; the Reproduce lines name the variables to set instead, and
+// pasted with them set they run again. A command that refuses the flag does not echo it.
+TEST(Reproduce, ASecretHeaderIsWrittenNowhereAndReproduceNamesItsVariable) {
+  const std::vector<std::string> secrets = {"SEKRIT-auth", "SEKRIT-cookie", "SEKRIT-key",
+                                            "SEKRIT-mine"};
+  const std::vector<std::string> headers = {
+      "-H", "Authorization: Bearer SEKRIT-auth", "--header=cookie:SEKRIT-cookie",
+      "-HX-Api-Key: SEKRIT-key", "--header", "X-Mine: SEKRIT-mine", "--redact", "x-mine"};
+  auto expect_nowhere = [&](const std::string& where, const std::string& text) {
+    for (const std::string& secret : secrets) {
+      EXPECT_EQ(text.find(secret), std::string::npos) << secret << " in " << where;
+    }
+  };
+  auto expect_no_file_holds_them = [&](const std::string& dir) {
+    int files = 0;
+    for (const auto& entry : std::filesystem::recursive_directory_iterator(dir)) {
+      if (!entry.is_regular_file()) continue;
+      ++files;
+      expect_nowhere(entry.path().string(), read_file(entry.path().string()));
+    }
+    EXPECT_GT(files, 3) << dir;
+  };
+  const std::map<std::string, std::string> env = {{"AUTHORIZATION", "Bearer x"},
+                                                  {"COOKIE", "c=1"},
+                                                  {"X_API_KEY", "k"},
+                                                  {"X_MINE", "m"}};
+  ServeProcess server;
+  const std::string dir = make_temp_dir("repro-secrets");
+
+  std::vector<std::string> run = {proofload_binary(), "run", server.url("/hello"), "-d", "1s",
+                                  "-c", "1", "--workers", "1", "-o", dir + "/run"};
+  run.insert(run.end(), headers.begin(), headers.end());
+  const Completed ran = run_to_completion(run, 30s);
+  ASSERT_EQ(ran.exit_code, 0) << ran.err;
+  expect_nowhere("run's output", ran.out + ran.err);
+  expect_no_file_holds_them(dir + "/run");
+  const std::string command = reproduce_command(read_file(dir + "/run/summary.md"));
+  EXPECT_NE(command.find("-H \"Authorization: $AUTHORIZATION\""), std::string::npos) << command;
+  EXPECT_NE(command.find("--header=\"cookie: $COOKIE\""), std::string::npos) << command;
+  EXPECT_NE(command.find("# set AUTHORIZATION, COOKIE, X_API_KEY, X_MINE first: their values "
+                         "are not recorded"),
+            std::string::npos)
+      << command;
+  EXPECT_EQ(replan(command, {}, env).exit_code, 0);
+
+  std::vector<std::string> ladder = {proofload_binary(), "ladder", server.url("/hello"), "--rates",
+                                     "50", "--hold", "1s", "--warmup", "0s", "--workers", "1",
+                                     "-o", dir + "/ladder"};
+  ladder.insert(ladder.end(), headers.begin(), headers.end());
+  const Completed laddered = run_to_completion(ladder, 60s);
+  ASSERT_EQ(laddered.exit_code, 0) << laddered.err;
+  expect_nowhere("ladder's output", laddered.out + laddered.err);
+  expect_no_file_holds_them(dir + "/ladder");
+  const std::string level = reproduce_command(read_file(dir + "/ladder/levels/01-50/summary.md"));
+  EXPECT_NE(level.find("-H \"X-Mine: $X_MINE\""), std::string::npos) << level;
+  EXPECT_EQ(replan(level, {}, env).exit_code, 0);
+
+  const Completed reported = run_to_completion({proofload_binary(), "report", dir + "/ladder"}, 30s);
+  EXPECT_EQ(reported.exit_code, 0) << reported.err;
+  expect_nowhere("report's output", reported.out + reported.err);
+  expect_no_file_holds_them(dir + "/ladder");
+
+  // Refused: demo takes no -H, serve none either; CLI11's message quotes the argument.
+  for (const std::string command_name : {"demo", "serve"}) {
+    const Completed refused = run_to_completion(
+        {proofload_binary(), command_name, "--plan", "--header=Authorization: Bearer SEKRIT-auth"},
+        30s);
+    EXPECT_EQ(refused.exit_code, 2) << refused.err;
+    expect_nowhere(command_name + "'s refusal", refused.out + refused.err);
+  }
 }
 
 }  // namespace
