@@ -98,12 +98,21 @@ report::RunResult run_load_test(const RunOptions& options) {
   // A window is written once the observers have sampled past its end, so each window is held
   // until the next one arrives (and the last until the observers have stopped).
   std::optional<measure::WindowStats> held;
+  // A window that cannot be written (the disk filled up) stops the run: what it measured from
+  // then on could not be recorded. The result is still finished, and the error raised at the end.
+  std::string write_failure;
   auto write_window = [&](const measure::WindowStats& w, int64_t wait_ns) {
     const int64_t start = engine.start_ns() + w.start_ns;
     auto figures = observer.window(start, start + w.duration_ns, wait_ns);
     auto observed = observation_totals.add_window(
         w.index, static_cast<double>(w.duration_ns) / kNsPerS, w.warmup, w.responses(), figures);
-    if (directory) directory->append_window(w, result.start_wall_ns + w.start_ns, observed);
+    if (!directory || !write_failure.empty()) return;
+    try {
+      directory->append_window(w, result.start_wall_ns + w.start_ns, observed);
+    } catch (const std::runtime_error& e) {
+      write_failure = e.what();
+      engine.request_stop();
+    }
   };
 
   std::string abort_reason;
@@ -168,6 +177,10 @@ report::RunResult run_load_test(const RunOptions& options) {
   if (std::string failure = engine.failure(); !failure.empty()) {
     result.end_reason = "a worker failed: " + failure;
   }
+  if (!write_failure.empty()) {
+    result.interrupted = true;  // status "interrupted": the figures cover the part that ran
+    result.end_reason = "stopped: " + write_failure;
+  }
   if (const workload::Workload& w = *options.load.workload; !w.is_fixed()) {
     for (const workload::CompiledRequest& r : w.requests()) result.request_names.push_back(r.name);
     result.flow_names = w.flow_names();
@@ -177,8 +190,21 @@ report::RunResult run_load_test(const RunOptions& options) {
   result.server = server_figures(result.observed);
   result.generator_busy_windows = observation_totals.generator_busy_windows();
   result.thresholds = evaluate_thresholds(result, options.thresholds);
-  if (directory) directory->finish(result);
+  // The terminal summary comes from memory: it is printed even when the files could not be.
+  std::exception_ptr finish_failure;
+  if (directory) {
+    try {
+      directory->finish(result);
+    } catch (const std::runtime_error&) {
+      finish_failure = std::current_exception();
+    }
+  }
   if (options.print_summary) std::fputs(report::format_summary(result).c_str(), stdout);
+  if (!write_failure.empty() && !finish_failure) {
+    throw std::runtime_error(write_failure + "; the run stopped there, and result.json holds what "
+                             "was measured until then");
+  }
+  if (finish_failure) std::rethrow_exception(finish_failure);
   if (std::string failure = engine.failure(); !failure.empty()) {
     throw std::runtime_error("a load worker failed (" + failure +
                              "); the results cover only part "

@@ -2,6 +2,7 @@
 // Numbers are formatted with std::to_chars so that a process locale never changes the format.
 #include "measure/hlog.h"
 
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <ctime>
@@ -116,7 +117,17 @@ std::vector<uint8_t> base64_decode(std::string_view text) {
 }
 
 void HlogWriter::put(const std::string& text) {
-  if (std::fwrite(text.data(), 1, text.size(), out_) != text.size()) ok_ = false;
+  errno = 0;
+  if (std::fwrite(text.data(), 1, text.size(), out_) != text.size()) note_failure();
+}
+
+void HlogWriter::flush() {
+  errno = 0;
+  if (std::fflush(out_) != 0) note_failure();
+}
+
+void HlogWriter::note_failure() {
+  if (error_ == 0) error_ = errno != 0 ? errno : EIO;
 }
 
 void HlogWriter::write_header(double start_time_epoch_s) {
@@ -130,7 +141,7 @@ void HlogWriter::write_header(double start_time_epoch_s) {
   put("#[Histogram log format version 1.3]\n");
   put("#[StartTime: " + fixed3(start_time_epoch_s) + " (seconds since epoch), " + date + "]\n");
   put(std::string(kLegend) + "\n");
-  if (std::fflush(out_) != 0) ok_ = false;
+  flush();
 }
 
 void HlogWriter::write_interval(double start_s, double length_s, const HdrHistogram& h,
@@ -147,7 +158,7 @@ void HlogWriter::write_interval(double start_s, double length_s, const HdrHistog
   line.append(fixed3(static_cast<double>(h.max()) / kMaxValueUnitRatio)).push_back(',');
   line.append(base64_encode(encoded.data(), encoded.size())).push_back('\n');
   put(line);
-  if (std::fflush(out_) != 0) ok_ = false;
+  flush();
 }
 
 std::vector<HlogInterval> read_hlog(std::istream& in) {

@@ -29,14 +29,18 @@ class HlogWriter {  // streams to a FILE* the caller owns; flushes after each in
   void write_interval(double start_s, double length_s, const HdrHistogram& h,
                       std::string_view tag = {});
   // False once any write or flush to the file has failed (disk full, closed pipe, ...); the
-  // writer keeps going so that a run is not stopped by its log.
-  bool ok() const { return ok_; }
+  // writer keeps going so that a run is not stopped by its log. error(): the errno of the first
+  // failure (EIO when the call gave none), 0 while ok.
+  bool ok() const { return error_ == 0; }
+  int error() const { return error_; }
 
  private:
   void put(const std::string& text);
+  void flush();
+  void note_failure();
 
   std::FILE* out_;
-  bool ok_ = true;
+  int error_ = 0;
 };
 
 struct HlogInterval {

@@ -30,9 +30,14 @@ class ResultDirectory {
   static constexpr const char* kLatencyHlog = "latency.hlog";
   // One JSON object per line, per window; removed once result.json holds them.
   static constexpr const char* kWindowsJournal = ".windows.jsonl";
+  // Space kept free from the start to the end of the run, so that a disk filling up meanwhile
+  // still leaves room for the final result.json (without its windows) and summary.md.
+  static constexpr const char* kReserve = ".proofload-reserve";
+  static constexpr int64_t kReserveBytes = int64_t{1} << 20;
 
-  // Creates `directory` (and its parents) if missing and checks that files can be created in
-  // it, before anything is sent. Throws UsageError("cannot write results to DIR: reason").
+  // Creates `directory` (and its parents) if missing and reserves kReserveBytes in it, before
+  // anything is sent (a full disk, permissions or a read-only mount show here). Throws
+  // UsageError("cannot write results to DIR: reason").
   explicit ResultDirectory(std::filesystem::path directory);
   ~ResultDirectory();
   ResultDirectory(const ResultDirectory&) = delete;
@@ -53,10 +58,13 @@ class ResultDirectory {
   void append_window(const measure::WindowStats& w, int64_t window_start_wall_ns,
                      const std::vector<ObservedFigures>& observed = {});
 
-  // Closes the streams (fsynced) and rewrites result.json atomically with the final result
-  // (status "complete" or "interrupted") and, as its `windows`, every window appended
-  // (final_result.windows is not used); then writes summary.md atomically, rendered from the
-  // result.json just committed, read back (the bytes `proofload report DIR` renders later).
+  // Closes the streams (fsynced), frees the reserve and rewrites result.json atomically with the
+  // final result (status "complete" or "interrupted") and, as its `windows`, every window
+  // appended (final_result.windows is not used); then writes summary.md atomically, rendered
+  // from the result.json just committed, read back (the bytes `proofload report DIR` renders
+  // later). When result.json with its windows cannot be written (the disk is full), it is
+  // written without them, naming the journal that holds them as "pending_windows" (see
+  // complete_pending_windows), summary.md is written all the same, and the error is thrown.
   // Throws std::runtime_error on I/O failure.
   void finish(const RunResult& final_result);
 
@@ -64,7 +72,7 @@ class ResultDirectory {
 
  private:
   void close_streams();
-  void write_final_result(const RunResult& final_result);
+  void release_reserve();
   void write_summary();
 
   std::filesystem::path directory_;
@@ -75,5 +83,11 @@ class ResultDirectory {
   int64_t start_wall_ns_ = 0;
   std::vector<std::string> observed_columns_;
 };
+
+// A result.json that finish() wrote without its windows names them as "pending_windows": this
+// puts them in from the journal (atomically, then removes the journal), as `proofload report
+// DIR` does once there is space. False when nothing was pending. Throws std::runtime_error on
+// I/O failure, and for a result.json that is not JSON.
+bool complete_pending_windows(const std::filesystem::path& directory);
 
 }  // namespace proofload::report

@@ -4,8 +4,12 @@
 #include "report/result_directory.h"
 
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
+#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <vector>
@@ -41,6 +45,43 @@ int hlog_intervals(const std::filesystem::path& path) {
   }
   return n;
 }
+
+// A tmpfs of `bytes` mounted on `dir` in a mount namespace of this test process's own, so no
+// other process sees it (ctest runs each test in a process of its own); unmounted when done.
+// Needs root (CAP_SYS_ADMIN), as CI has: a full or read-only disk cannot be made otherwise.
+class PrivateTmpfs {
+ public:
+  PrivateTmpfs(const std::filesystem::path& dir, int64_t bytes, bool read_only = false)
+      : dir_(dir) {
+    std::filesystem::create_directories(dir);
+    if (::unshare(CLONE_NEWNS) != 0 ||
+        ::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr) != 0) {
+      error_ = std::string("a mount namespace of its own: ") + std::strerror(errno);
+      return;
+    }
+    const std::string options = "size=" + std::to_string(bytes);
+    if (::mount("tmpfs", dir.c_str(), "tmpfs", read_only ? MS_RDONLY : 0, options.c_str()) != 0) {
+      error_ = std::string("a tmpfs: ") + std::strerror(errno);
+      return;
+    }
+    mounted_ = true;
+  }
+  ~PrivateTmpfs() {
+    if (mounted_) ::umount2(dir_.c_str(), MNT_DETACH);
+  }
+  // Why it could not be made ("" when it was).
+  const std::string& error() const { return error_; }
+  void resize(int64_t bytes) {
+    const std::string options = "size=" + std::to_string(bytes);
+    ASSERT_EQ(::mount(nullptr, dir_.c_str(), nullptr, MS_REMOUNT, options.c_str()), 0)
+        << std::strerror(errno);
+  }
+
+ private:
+  std::filesystem::path dir_;
+  bool mounted_ = false;
+  std::string error_;
+};
 
 TEST(ResultDirectory, StreamsEachWindowBeforeFinish) {
   ScratchDirectory scratch;
@@ -141,10 +182,86 @@ TEST(ResultDirectory, RunWithoutWindowsHasAnEmptyWindowsArray) {
 
 TEST(ResultDirectory, CreatesMissingParents) {
   ScratchDirectory scratch;
-  ResultDirectory dir(scratch.path() / "a" / "b" / "c");
-  EXPECT_TRUE(std::filesystem::is_directory(scratch.path() / "a" / "b" / "c"));
-  // The write check leaves nothing behind.
+  {
+    ResultDirectory dir(scratch.path() / "a" / "b" / "c");
+    EXPECT_TRUE(std::filesystem::is_directory(scratch.path() / "a" / "b" / "c"));
+  }
+  // The write check (the reserve) leaves nothing behind.
   EXPECT_TRUE(std::filesystem::is_empty(scratch.path() / "a" / "b" / "c"));
+}
+
+// The disk fills up while windows are written: the error names ENOSPC, the final result.json
+// (status and summary, without the windows: they do not fit) is written in the space the
+// reserve kept, and summary.md beside it; once there is space, the windows are put in.
+TEST(ResultDirectory, AFullDiskLeavesAFinalResultAndItsWindowsInTheJournal) {
+  ScratchDirectory scratch;
+  const std::filesystem::path mount_point = scratch.path() / "disk";
+  PrivateTmpfs disk(mount_point, 3 << 20);
+  if (!disk.error().empty()) GTEST_SKIP() << "needs root to make a full disk: " << disk.error();
+  const RunResult result = make_synthetic_result();
+  const measure::WindowStats window = testing_support::make_synthetic_windows().front();
+  size_t written = 0;
+  std::string append_error;
+  {
+    ResultDirectory dir(mount_point / "run");
+    dir.open(result);
+    for (int i = 0; i < 100'000 && append_error.empty(); ++i) {
+      measure::WindowStats w = window;
+      w.index = i;
+      w.start_ns = int64_t{i} * 1'000'000'000;
+      try {
+        dir.append_window(w, result.start_wall_ns + w.start_ns);
+        ++written;
+      } catch (const std::runtime_error& e) {
+        append_error = e.what();
+      }
+    }
+    EXPECT_NE(append_error.find("No space left on device"), std::string::npos) << append_error;
+    ASSERT_GT(written, 100u);
+    try {
+      dir.finish(result);
+      FAIL() << "the windows fit after all";
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("No space left on device"), std::string::npos)
+          << e.what();
+      EXPECT_NE(std::string(e.what()).find("run `proofload report " +
+                                           (mount_point / "run").string() + "` to put them in"),
+                std::string::npos)
+          << e.what();
+    }
+  }
+  const auto run = mount_point / "run";
+  const json pending = json::parse(read_file(run / "result.json"));
+  EXPECT_EQ(pending["status"], "complete");
+  EXPECT_EQ(pending["pending_windows"]["journal"], ".windows.jsonl");
+  EXPECT_TRUE(pending["summary"].is_object());
+  EXPECT_FALSE(read_file(run / "summary.md").empty());
+  EXPECT_FALSE(std::filesystem::exists(run / ResultDirectory::kReserve));
+
+  disk.resize(64 << 20);
+  EXPECT_TRUE(complete_pending_windows(run));
+  const json complete = json::parse(read_file(run / "result.json"));
+  EXPECT_FALSE(complete.contains("pending_windows"));
+  EXPECT_EQ(complete["windows"].size(), written);
+  EXPECT_EQ(complete["summary"], pending["summary"]);
+  EXPECT_FALSE(std::filesystem::exists(run / ResultDirectory::kWindowsJournal));
+  EXPECT_FALSE(complete_pending_windows(run));  // nothing pending any more
+}
+
+// A disk with no room for the reserve is refused before anything is sent.
+TEST(ResultDirectory, ADiskWithoutRoomForTheReserveIsRefusedAtTheStart) {
+  ScratchDirectory scratch;
+  const std::filesystem::path mount_point = scratch.path() / "disk";
+  PrivateTmpfs disk(mount_point, 512 << 10);
+  if (!disk.error().empty()) GTEST_SKIP() << "needs root to make a full disk: " << disk.error();
+  try {
+    ResultDirectory dir(mount_point / "run");
+    FAIL() << "expected UsageError";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()), "cannot write results to " + (mount_point / "run").string() +
+                                         ": No space left on device (a run keeps 1 MiB free for "
+                                         "its final results)");
+  }
 }
 
 TEST(ResultDirectory, PathThroughAFileGivesClearUsageError) {
@@ -161,21 +278,69 @@ TEST(ResultDirectory, PathThroughAFileGivesClearUsageError) {
   }
 }
 
-TEST(ResultDirectory, ReadOnlyDirectoryGivesPermissionDenied) {
-  if (::geteuid() == 0) GTEST_SKIP() << "root writes to read-only directories";
+TEST(ResultDirectory, AReadOnlyFileSystemIsRefusedAtTheStart) {
   ScratchDirectory scratch;
-  const auto target = scratch.path() / "locked";
-  std::filesystem::create_directory(target);
-  std::filesystem::permissions(
-      target, std::filesystem::perms::owner_read | std::filesystem::perms::owner_exec);
+  const std::filesystem::path mount_point = scratch.path() / "ro";
+  PrivateTmpfs disk(mount_point, 1 << 20, /*read_only=*/true);
+  if (!disk.error().empty()) GTEST_SKIP() << "needs root to mount a read-only disk: " << disk.error();
   try {
-    ResultDirectory dir(target);
+    ResultDirectory dir(mount_point);
     FAIL() << "expected UsageError";
   } catch (const UsageError& e) {
     EXPECT_EQ(std::string(e.what()),
-              "cannot write results to " + target.string() + ": Permission denied");
+              "cannot write results to " + mount_point.string() + ": Read-only file system");
   }
-  std::filesystem::permissions(target, std::filesystem::perms::owner_all);
+}
+
+// Root writes anywhere: as root, the attempt is made by a child that has become "nobody".
+TEST(ResultDirectory, ReadOnlyDirectoryGivesPermissionDenied) {
+  ScratchDirectory scratch;
+  using std::filesystem::perms;
+  std::filesystem::permissions(scratch.path(), perms::owner_all | perms::group_read |
+                                                   perms::group_exec | perms::others_read |
+                                                   perms::others_exec);
+  const auto target = scratch.path() / "locked";
+  std::filesystem::create_directory(target);
+  constexpr uid_t kNobody = 65534;
+  const bool root = ::geteuid() == 0;
+  if (root) {
+    ASSERT_EQ(::chown(target.c_str(), kNobody, kNobody), 0);
+  }
+  std::filesystem::permissions(target, perms::owner_read | perms::owner_exec);
+  auto attempt = [&]() -> std::string {
+    try {
+      ResultDirectory dir(target);
+      return "no error";
+    } catch (const UsageError& e) {
+      return e.what();
+    }
+  };
+  std::string error;
+  if (!root) {
+    error = attempt();
+  } else {
+    int pipe_fds[2];
+    ASSERT_EQ(::pipe(pipe_fds), 0);
+    const pid_t child = ::fork();
+    ASSERT_GE(child, 0);
+    if (child == 0) {
+      ::close(pipe_fds[0]);
+      const std::string text = ::setgid(kNobody) == 0 && ::setuid(kNobody) == 0
+                                   ? attempt()
+                                   : std::string("cannot become nobody");
+      const ssize_t ignored = ::write(pipe_fds[1], text.data(), text.size());
+      (void)ignored;
+      ::_exit(0);
+    }
+    ::close(pipe_fds[1]);
+    char buffer[512];
+    ssize_t n;
+    while ((n = ::read(pipe_fds[0], buffer, sizeof buffer)) > 0) error.append(buffer, n);
+    ::close(pipe_fds[0]);
+    ::waitpid(child, nullptr, 0);
+  }
+  EXPECT_EQ(error, "cannot write results to " + target.string() + ": Permission denied");
+  std::filesystem::permissions(target, perms::owner_all);
 }
 
 TEST(ResultDirectory, AppendBeforeOpenIsAProgrammingError) {

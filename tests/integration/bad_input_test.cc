@@ -1,6 +1,12 @@
 // Bad input gives one clear line on stderr and exit code 2, before anything is sent; a bad
 // server's answers are counted as outcomes, never a crash.
 #include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/mount.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <nlohmann/json.hpp>
 
@@ -128,6 +134,37 @@ TEST(BadInput, ATableOfMoreRowsThanALadderHasIsRefusedAtTheRowPastTheLimit) {
   write_file(dir + "/big.csv", "level,achieved_rps,error_rate,p99_ms\n1,1e300,0,5\n");
   expect_usage_error({"analyze", dir + "/big.csv", "--slo", "p99<100ms", "--out", dir + "/b"},
                      "is above 1e15");
+}
+
+// The disk fills up during a run (a tmpfs with room for the reserve and a few pages, in a mount
+// namespace of this test's own, which the proofload it starts inherits). The run once ended
+// with result.json "running", no summary printed and the error as "Input/output error".
+TEST(BadDisk, AFullDiskStopsTheRunWithTheSummaryPrintedAndResultJsonFinished) {
+  if (::geteuid() != 0) GTEST_SKIP() << "needs root to mount a small tmpfs (CI runs as root)";
+  ASSERT_EQ(::unshare(CLONE_NEWNS), 0) << std::strerror(errno);
+  ASSERT_EQ(::mount(nullptr, "/", nullptr, MS_REC | MS_PRIVATE, nullptr), 0) << std::strerror(errno);
+  const std::string disk = make_temp_dir("full-disk");
+  // The reserve (1 MiB) and four pages: result.json, windows.csv and latency.hlog take one each.
+  const std::string size = "size=" + std::to_string((1 << 20) + 4 * 4096);
+  ASSERT_EQ(::mount("tmpfs", disk.c_str(), "tmpfs", 0, size.c_str()), 0) << std::strerror(errno);
+  ServeProcess server;
+  const std::string out = disk + "/out";
+  const Completed run = run_to_completion({proofload_binary(), "run", server.url(), "-c", "1",
+                                           "--workers", "1", "-d", "60s", "-o", out},
+                                          std::chrono::seconds(50));
+  EXPECT_EQ(run.exit_code, 1) << run.err;
+  EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
+  EXPECT_NE(run.err.find("No space left on device; the run stopped there"), std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.err.find("Input/output error"), std::string::npos) << run.err;
+  EXPECT_NE(run.out.find("INTERRUPTED"), std::string::npos) << "no summary printed: " << run.out;
+  const json result = json::parse(read_file(out + "/result.json"));
+  EXPECT_EQ(result["status"], "interrupted");
+  EXPECT_TRUE(result["end_reason"].get<std::string>().starts_with("stopped: cannot write "))
+      << result["end_reason"];
+  EXPECT_FALSE(read_file(out + "/summary.md").empty());
+  EXPECT_EQ(run_to_completion({proofload_binary(), "report", out}).exit_code, 0);
+  ::umount2(disk.c_str(), MNT_DETACH);
 }
 
 // Runs 40 requests against a misbehaving server; returns result.json's summary.
