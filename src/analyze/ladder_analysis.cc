@@ -493,12 +493,17 @@ LadderAnalysis analyze_ladder(const std::vector<LevelRow>& rows, const Slo& slo,
       const LevelAnalysis& best = a.levels[*a.best_sustained];
       if (*a.operating_target_rps > best.goodput_rps) {
         a.operating_target_rps = best.goodput_rps;
-        a.operating_headroom = knee.goodput_rps / best.goodput_rps;
-        a.operating_basis = "best sustained (" + rate_text(best.goodput_rps) + " at level " +
-                            level_text(best.level) + "): " + fraction + " of the knee (" +
-                            rate_text(knee.goodput_rps) + " at level " + level_text(knee.level) +
-                            ") would be above the most that met the SLO; " +
-                            fmt::format("{:.1f}x headroom to the knee", *a.operating_headroom);
+        // A best level that carried nothing has no ratio to the knee (it would print "infx").
+        a.operating_headroom.reset();
+        if (best.goodput_rps > 0) a.operating_headroom = knee.goodput_rps / best.goodput_rps;
+        a.operating_basis =
+            "best sustained (" + rate_text(best.goodput_rps) + " at level " +
+            level_text(best.level) + "): " + fraction + " of the knee (" +
+            rate_text(knee.goodput_rps) + " at level " + level_text(knee.level) +
+            ") would be above the most that met the SLO; " +
+            (a.operating_headroom
+                 ? fmt::format("{:.1f}x headroom to the knee", *a.operating_headroom)
+                 : std::string("it carried nothing, so there is no headroom to state"));
       }
     }
   } else {

@@ -161,6 +161,19 @@ TEST(LadderAnalysis, OperatingTargetIsNeverAboveWhatMetTheSlo) {
   EXPECT_EQ(analysis_to_json(a)["operating"]["headroom"], 3.2);
 }
 
+// A best level that carried nothing once gave "infx headroom" (a ratio over zero).
+TEST(LadderAnalysis, ABestLevelThatCarriedNothingHasNoHeadroomRatio) {
+  const LadderAnalysis a = analyze({row(1, 0, 10), row(2, 640, 1400)});
+  ASSERT_EQ(a.best_sustained, 0u);
+  EXPECT_DOUBLE_EQ(*a.operating_target_rps, 0);
+  EXPECT_FALSE(a.operating_headroom.has_value());
+  EXPECT_EQ(a.operating_basis.find("inf"), std::string::npos) << a.operating_basis;
+  EXPECT_NE(a.operating_basis.find("it carried nothing, so there is no headroom to state"),
+            std::string::npos)
+      << a.operating_basis;
+  EXPECT_TRUE(analysis_to_json(a)["operating"]["headroom"].is_null());
+}
+
 TEST(LadderAnalysis, NoLevelWithinSloHasNoBestSustainedNorOperatingTarget) {
   const LadderAnalysis a = analyze({row(10, 100, 2000), row(20, 150, 3000)});
   EXPECT_EQ(verdicts(a), (std::vector<std::string>{"knee", "saturated"}));
