@@ -31,6 +31,8 @@ struct ServeFlags {
   std::string routes_file;  // --routes FILE
   std::string profile;      // --profile NAME
   std::string request_timeout = "30s";
+  std::string idle_timeout = "60s";
+  int max_connections = 10'000;
 };
 
 int64_t duration_flag_ns(const std::string& text, const char* flag) {
@@ -55,6 +57,8 @@ target::ServerOptions to_options(const ServeFlags& flags) {
   }
   options.delay_ns = duration_flag_ns(flags.delay, "--delay");
   options.request_timeout_ns = duration_flag_ns(flags.request_timeout, "--request-timeout");
+  options.idle_timeout_ns = duration_flag_ns(flags.idle_timeout, "--idle-timeout");
+  options.max_connections = flags.max_connections;
   if (!flags.routes_file.empty()) options.routes = target::load_routes_file(flags.routes_file);
   if (!flags.profile.empty()) options.routes = target::builtin_profile(flags.profile);
   bool any_stall_flag =
@@ -89,6 +93,7 @@ int serve(const ServeFlags& flags) {
   g_serving.store(&server);
   sigaction(SIGTERM, &action, &old_term);
   sigaction(SIGINT, &action, &old_int);
+  if (!server.notice().empty()) std::fprintf(stderr, "serve: %s\n", server.notice().c_str());
   std::printf("listening on %s\n", server.address().c_str());
   std::fflush(stdout);
   server.run();
@@ -128,6 +133,12 @@ Subcommand add_serve_command(CLI::App& parent) {
                             ->excludes(body);
   app->add_option("--request-timeout", flags->request_timeout,
                   "A request begun but not complete this long gets 408 and a close")
+      ->capture_default_str();
+  app->add_option("--idle-timeout", flags->idle_timeout,
+                  "A connection with no request in progress this long is closed")
+      ->capture_default_str();
+  app->add_option("--max-connections", flags->max_connections,
+                  "Connections held at once; beyond, new ones are closed at once (logged)")
       ->capture_default_str();
   app->add_option("--profile", flags->profile, "Serve a built-in set of routes: demo")
       ->excludes(routes)

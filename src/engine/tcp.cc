@@ -81,14 +81,24 @@ void check_reachable(const Address& address, int64_t timeout_ns) {
   }
 }
 
+int64_t raise_fd_limit(int64_t wanted) {
+  rlimit limit{};
+  if (getrlimit(RLIMIT_NOFILE, &limit) != 0) return 0;
+  if (static_cast<int64_t>(limit.rlim_cur) >= wanted) return static_cast<int64_t>(limit.rlim_cur);
+  const bool unlimited = limit.rlim_max == RLIM_INFINITY;
+  const rlim_t target = unlimited || static_cast<int64_t>(limit.rlim_max) >= wanted
+                            ? static_cast<rlim_t>(wanted)
+                            : limit.rlim_max;
+  rlimit raised = limit;
+  raised.rlim_cur = target;
+  if (setrlimit(RLIMIT_NOFILE, &raised) == 0) return static_cast<int64_t>(target);
+  return static_cast<int64_t>(limit.rlim_cur);
+}
+
 void ensure_fd_limit(int64_t needed) {
+  if (raise_fd_limit(needed) >= needed) return;
   rlimit limit{};
   getrlimit(RLIMIT_NOFILE, &limit);
-  if (static_cast<int64_t>(limit.rlim_cur) >= needed) return;
-  if (static_cast<int64_t>(limit.rlim_max) >= needed || limit.rlim_max == RLIM_INFINITY) {
-    limit.rlim_cur = static_cast<rlim_t>(needed);
-    if (setrlimit(RLIMIT_NOFILE, &limit) == 0) return;
-  }
   throw UsageError("this needs " + std::to_string(needed) +
                    " file descriptors but only " + std::to_string(limit.rlim_max) +
                    " can be opened (ulimit -n): lower -c / --max-connections");

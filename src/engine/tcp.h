@@ -29,8 +29,11 @@ int finish_connect(int fd);
 // Throws UsageError ("cannot connect to 127.0.0.1:1: Connection refused").
 void check_reachable(const Address& address, int64_t timeout_ns);
 
-// Raises the soft RLIMIT_NOFILE towards the hard limit so `needed` descriptors fit; throws
-// UsageError saying how many can be opened when they cannot.
+// Raises the soft RLIMIT_NOFILE towards `wanted` (never past the hard limit); returns the soft
+// limit it ends at, which is below `wanted` only when the hard limit is.
+int64_t raise_fd_limit(int64_t wanted);
+
+// raise_fd_limit, and a UsageError saying how many can be opened when `needed` do not fit.
 void ensure_fd_limit(int64_t needed);
 
 }  // namespace proofload::engine

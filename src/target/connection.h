@@ -59,6 +59,7 @@ struct Connection {
   std::string headers;  // "name:value\n", names lower-cased
   std::string body;     // up to kMaxCapturedBodyBytes
   int64_t read_ns = 0;  // when the bytes being parsed were read from the socket
+  int64_t active_ns = 0;  // the last accept, read or reply written: idle time counts from it
   int64_t header_bytes = 0;
   bool in_request = false;        // a request has begun and is not complete
   int64_t request_began_ns = 0;   // when its first bytes were read

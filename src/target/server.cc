@@ -16,6 +16,7 @@
 #include <thread>
 
 #include "common/usage_error.h"
+#include "engine/tcp.h"
 #include "target/worker.h"
 
 namespace proofload::target {
@@ -25,6 +26,10 @@ namespace {
 constexpr int kListenBacklog = 4096;
 constexpr int64_t kMaxBodyBytes = 64 * 1024 * 1024;
 constexpr int kMaxThreads = 1024;
+// As `run -c`: one per connection, a million is past any machine's ephemeral ports.
+constexpr int kMaxServerConnections = 1'000'000;
+// Descriptors besides connections and listening sockets: stdio, epoll, eventfds, route files.
+constexpr int64_t kSpareDescriptors = 32;
 
 // Binds and listens on host:port. With several threads each gets its own socket in one
 // SO_REUSEPORT group, and the kernel spreads connections over them. (A single thread does not
@@ -61,6 +66,7 @@ int bound_port(int fd) {
 void ServerOptions::validate() const {
   if (host.empty()) throw UsageError("--host: must not be empty");
   if (request_timeout_ns <= 0) throw UsageError("--request-timeout: must be longer than 0");
+  if (idle_timeout_ns <= 0) throw UsageError("--idle-timeout: must be longer than 0");
   if (port < 0 || port > 65535) throw UsageError("--port: must be between 0 and 65535");
   if (threads < 1 || threads > kMaxThreads) {
     throw UsageError("--threads: must be between 1 and " + std::to_string(kMaxThreads));
@@ -73,7 +79,10 @@ void ServerOptions::validate() const {
   if (stall_ns > 0 && stall_every_ns <= stall_ns) {
     throw UsageError("--stall-every: must be longer than --stall");
   }
-  if (max_connections < 1) throw UsageError("max connections: must be at least 1");
+  if (max_connections < 1 || max_connections > kMaxServerConnections) {
+    throw UsageError("--max-connections: must be between 1 and " +
+                     std::to_string(kMaxServerConnections));
+  }
   if (max_header_bytes < 1 || max_body_bytes < 0 || shutdown_grace_ns < 0) {
     throw UsageError("request limits and grace period must not be negative");
   }
@@ -88,6 +97,22 @@ ServerOptions validated(ServerOptions options) {
 
 Server::Server(ServerOptions options)
     : options_(validated(std::move(options))) {
+  // As `run` does: a soft limit of 1,024 would hold about 1,017 connections, and a generator
+  // at -c 3000 would see failures that are this server's. The hard limit is the ceiling.
+  const int64_t spare = 2 * options_.threads + kSpareDescriptors;
+  const int64_t limit = engine::raise_fd_limit(options_.max_connections + spare);
+  if (limit < options_.max_connections + spare) {
+    const int64_t fits = limit - spare;
+    if (fits < 1) {
+      throw UsageError("the file-descriptor limit (ulimit -n " + std::to_string(limit) +
+                       ") leaves no room for a connection");
+    }
+    notice_ = "the file-descriptor limit (ulimit -n " + std::to_string(limit) + ") allows " +
+              std::to_string(fits) + " connections, not " +
+              std::to_string(options_.max_connections) + ": serving at most " +
+              std::to_string(fits);
+    options_.max_connections = static_cast<int>(fits);
+  }
   if (options_.routes) {
     if (options_.stall_ns == 0 && options_.routes->stalls) {
       options_.stall_ns = options_.routes->stalls->stall_ns;

@@ -36,6 +36,9 @@ struct ServerOptions {
   // A request begun but not complete after this long gets 408 and the connection closes, so a
   // client that never finishes cannot hold a connection for ever.
   int64_t request_timeout_ns = 30 * kNsPerS;
+  // A connection with no request in progress and nothing to send for this long is closed, so
+  // idle clients cannot fill max_connections (nginx's keepalive_timeout is 75 s).
+  int64_t idle_timeout_ns = 60 * kNsPerS;
   // Routes (--routes FILE or --profile NAME); without them every request gets 200 and `body`
   // after `delay_ns`. A route table's stalls apply unless stall_ns is set.
   std::optional<RouteTable> routes;
@@ -58,6 +61,11 @@ class Server {
 
   // The bound port (the chosen one when options.port was 0).
   int port() const { return port_; }
+  // What the server had to change to run, for its log ("" when nothing): a file-descriptor
+  // limit (ulimit -n) too low for max_connections lowers the connection cap.
+  const std::string& notice() const { return notice_; }
+  // The connection cap in force (max_connections, or less when the fd limit is lower).
+  int max_connections() const { return options_.max_connections; }
   // "HOST:PORT" as a client would dial it, e.g. "127.0.0.1:8080" or "[::1]:8080".
   std::string address() const;
 
@@ -76,6 +84,7 @@ class Server {
   std::vector<int> listen_fds_;  // one per thread; owned until a worker takes it
   int stop_fd_ = -1;             // eventfd: readable once stop() was called; never drained
   std::atomic<bool> stopping_{false};
+  std::string notice_;
 };
 
 }  // namespace proofload::target

@@ -467,6 +467,46 @@ TEST(ServerTest, ConnectionsBeyondTheLimitAreAcceptedAndClosed) {
   EXPECT_TRUE(a.next()) << "connections within the limit are unaffected";
 }
 
+// Idle clients once held their sockets for ever: 10,000 of them filled the cap and every new
+// client was then closed at once.
+TEST(ServerTest, AnIdleConnectionIsClosedAfterTheIdleTimeoutAndABusyOneIsNot) {
+  ServerOptions options;
+  options.idle_timeout_ns = 300 * kNsPerMs;
+  options.delay_ns = 700 * kNsPerMs;  // longer than the idle timeout: waiting on us is not idle
+  RunningServer s(options);
+  Client idle(s.port());
+  idle.send(kGet);
+  ASSERT_TRUE(idle.next());
+  const int64_t answered_ns = monotonic_ns();
+  Client busy(s.port());
+  busy.send(kGet);
+  EXPECT_TRUE(idle.silent_for(150)) << "closed before the idle timeout";
+  EXPECT_TRUE(idle.closed_within(2000));
+  EXPECT_GE(monotonic_ns() - answered_ns, 300 * kNsPerMs);
+  std::optional<Response> r = busy.next();
+  ASSERT_TRUE(r) << "a request waiting on the server's delay is not idle";
+  EXPECT_EQ(r->status, 200);
+}
+
+TEST(ServerTest, IdleClientsAtTheCapMakeRoomOnceTheyTimeOut) {
+  ServerOptions options;
+  options.max_connections = 20;
+  options.idle_timeout_ns = 200 * kNsPerMs;
+  RunningServer s(options);
+  std::vector<std::unique_ptr<Client>> idle;
+  for (int i = 0; i < 20; ++i) {
+    idle.push_back(std::make_unique<Client>(s.port()));
+    idle.back()->send(kGet);
+    ASSERT_TRUE(idle.back()->next());
+  }
+  Client refused(s.port());
+  EXPECT_TRUE(refused.closed_within()) << "the cap holds";
+  for (auto& c : idle) EXPECT_TRUE(c->closed_within(2000));
+  Client served(s.port());
+  served.send(kGet);
+  EXPECT_TRUE(served.next()) << "the idle ones made room";
+}
+
 TEST(ServerTest, SeveralThreadsServeManyConnections) {
   ServerOptions options;
   options.threads = 3;

@@ -13,6 +13,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <stdexcept>
 #include <vector>
 
@@ -29,6 +30,9 @@ namespace {
 // final response (e.g. a 431) before the client read it.
 constexpr int64_t kLingerNs = 1 * kNsPerS;
 constexpr int kMaxAcceptsPerWake = 64;
+// The connection cap's log line: the first refusal at once, then at most one line this often
+// (with the count since the last), so a flood of clients cannot flood the log.
+constexpr int64_t kCapLogEveryNs = 10 * kNsPerS;
 constexpr uint64_t kSlotMask = 0xFFFF'FFFF;
 constexpr uint64_t kGenerationMask = 0x3FFF'FFFF;
 // Bytes of a stream's parts made ahead and written with one sendmsg, when several are due.
@@ -213,7 +217,7 @@ void Worker::run() {
         service(*c, now_ns);
       }
     }
-    if (now_ns >= next_sweep_ns_) time_out_slow_requests(now_ns);
+    if (now_ns >= next_sweep_ns_) sweep_connections(now_ns);
     if (draining_ && (open_connections_ == 0 || now_ns >= drain_deadline_ns_)) break;
   }
   for (auto& c : slots_) {
@@ -236,17 +240,25 @@ int64_t Worker::wait_out_stall(int64_t now_ns) {
 }
 
 int64_t Worker::sweep_interval_ns() const {
-  return std::clamp<int64_t>(options_.request_timeout_ns / 4, 10 * kNsPerMs, kNsPerS);
+  const int64_t shortest = std::min(options_.request_timeout_ns, options_.idle_timeout_ns);
+  return std::clamp<int64_t>(shortest / 4, 10 * kNsPerMs, kNsPerS);
 }
 
-// A client that began a request and stopped sending (slowloris) gets 408 and a close; everyone
-// else is served meanwhile, since nothing here blocks.
-void Worker::time_out_slow_requests(int64_t now_ns) {
+// A client that began a request and stopped sending (slowloris) gets 408 and a close; one that
+// sends nothing more for the idle timeout is closed (keep-alive ends there, as nginx does it);
+// everyone else is served meanwhile, since nothing here blocks.
+void Worker::sweep_connections(int64_t now_ns) {
   next_sweep_ns_ = now_ns + sweep_interval_ns();
   for (auto& slot : slots_) {
     Connection& c = *slot;
+    if (c.fd < 0 || c.lingering) continue;
+    const bool idle = !c.in_request && c.replies_size == 0 && !c.has_held_input();
+    if (idle && now_ns - c.active_ns > options_.idle_timeout_ns) {
+      close_connection(c);
+      continue;
+    }
     // While replies are owed, a paused parse is the server's doing, not the client's.
-    if (c.fd < 0 || c.lingering || c.read_closed || !c.in_request || c.replies_size > 0) continue;
+    if (c.read_closed || !c.in_request || c.replies_size > 0) continue;
     if (now_ns - c.request_began_ns <= options_.request_timeout_ns) continue;
     c.in_request = false;
     c.held_input.clear();
@@ -275,6 +287,7 @@ void Worker::accept_connections() {
     }
     if (open_connections_ >= max_connections_) {
       close(fd);
+      note_refused_at_cap(monotonic_ns());
       continue;
     }
     int one = 1;
@@ -297,11 +310,25 @@ void Worker::accept_connections() {
     c.replies_head = c.replies_size = c.head_written = 0;
     c.held_input.clear();
     c.held_offset = 0;
+    c.active_ns = monotonic_ns();
     llhttp_init(&c.parser, HTTP_REQUEST, &ParserHooks::settings());
     c.parser.data = &c;
     ++open_connections_;
     loop_.add(fd, EPOLLIN, token(Kind::kConnection, c));
   }
+}
+
+void Worker::note_refused_at_cap(int64_t now_ns) {
+  ++refused_at_cap_;
+  if (now_ns < next_cap_log_ns_) return;
+  // stderr, one line: the listening line is on stdout, where scripts read the port.
+  std::fprintf(stderr,
+               "serve: at the connection cap (%d open on thread %d, --max-connections): closed "
+               "%lld new connection%s at once since the last such line\n",
+               open_connections_, thread_index_, static_cast<long long>(refused_at_cap_),
+               refused_at_cap_ == 1 ? "" : "s");
+  refused_at_cap_ = 0;
+  next_cap_log_ns_ = now_ns + kCapLogEveryNs;
 }
 
 void Worker::on_connection_event(Connection& c, uint32_t events, int64_t now_ns) {
@@ -338,6 +365,7 @@ void Worker::on_readable(Connection& c, int64_t now_ns) {
     c.read_closed = true;
   } else {
     c.read_ns = now_ns;
+    c.active_ns = now_ns;
     auto size = static_cast<size_t>(n);
     size_t consumed = parse(c, read_buffer_.data(), size);
     if (consumed < size && !c.read_closed) {
@@ -464,6 +492,7 @@ bool Worker::write_due(Connection& c, int64_t now_ns) {
       closing = r.close_after;
       c.replies_head = (c.replies_head + 1) % kMaxQueuedReplies;
       --c.replies_size;
+      c.active_ns = now_ns;
     }
     if (closing) {
       if (draining_) {

@@ -69,7 +69,10 @@ class Worker {
   void close_connection(Connection& c);
   void begin_drain(int64_t now_ns);
   int64_t sweep_interval_ns() const;
-  void time_out_slow_requests(int64_t now_ns);
+  // 408 to requests begun too long ago, a close to connections idle too long.
+  void sweep_connections(int64_t now_ns);
+  // Notes a connection closed at accept for the cap; logs it at most every kCapLogEveryNs.
+  void note_refused_at_cap(int64_t now_ns);
 
   const ServerOptions& options_;
   const RequestHandler& handler_;
@@ -88,7 +91,9 @@ class Worker {
   bool accept_paused_ = false;  // out of file descriptors: resume when a connection closes
   bool draining_ = false;
   int64_t drain_deadline_ns_ = 0;
-  int64_t next_sweep_ns_ = 0;  // when to look for requests that began too long ago
+  int64_t next_sweep_ns_ = 0;  // when to look for requests begun, and connections idle, too long
+  int64_t refused_at_cap_ = 0;     // connections closed at accept since the last log line
+  int64_t next_cap_log_ns_ = 0;    // the next log line of them may be written from then
   // Read scratch shared by this thread's connections: the parser streams, so no request is
   // kept; only bytes left unparsed behind a full reply queue are copied to the connection.
   static constexpr size_t kReadBytes = 16 * 1024;

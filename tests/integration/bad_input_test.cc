@@ -2,8 +2,15 @@
 // server's answers are counted as outcomes, never a crash.
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <arpa/inet.h>
+#include <netinet/in.h>
 #include <sys/mount.h>
+#include <sys/socket.h>
 #include <unistd.h>
+
+#include <csignal>
+#include <fstream>
+#include <memory>
 
 #include <cerrno>
 #include <cstring>
@@ -165,6 +172,94 @@ TEST(BadDisk, AFullDiskStopsTheRunWithTheSummaryPrintedAndResultJsonFinished) {
   EXPECT_FALSE(read_file(out + "/summary.md").empty());
   EXPECT_EQ(run_to_completion({proofload_binary(), "report", out}).exit_code, 0);
   ::umount2(disk.c_str(), MNT_DETACH);
+}
+
+// `proofload serve --port 0 FLAGS` under a shell's `ulimit ULIMIT`; its port from the first line.
+struct LimitedServe {
+  LimitedServe(const std::string& ulimit, const std::string& flags)
+      : process({"/bin/sh", "-c", "ulimit " + ulimit + " && exec " + proofload_binary() +
+                                      " serve --port 0 " + flags}) {
+    const auto line = process.read_stdout_line(std::chrono::seconds(10));
+    const std::string prefix = "listening on 127.0.0.1:";
+    if (line && line->starts_with(prefix)) port = std::stoi(line->substr(prefix.size()));
+  }
+  // The soft limit of open files the server runs with, from /proc.
+  long soft_fd_limit() const {
+    std::ifstream limits("/proc/" + std::to_string(process.pid()) + "/limits");
+    std::string line;
+    while (std::getline(limits, line)) {
+      if (line.starts_with("Max open files")) return std::stol(line.substr(26));
+    }
+    return -1;
+  }
+  // Everything it wrote on stderr, once stopped.
+  std::string stop() {
+    process.signal(SIGTERM);
+    process.wait(std::chrono::seconds(10));
+    return process.err();
+  }
+  Process process;
+  int port = 0;
+};
+
+// A connected socket to 127.0.0.1:port that has sent one GET and read its answer's first bytes.
+int answered_connection(int port) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_port = htons(static_cast<uint16_t>(port));
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const std::string get = "GET / HTTP/1.1\r\nHost: t\r\n\r\n";
+  timeval timeout{5, 0};
+  ::setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  char answer[16];
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      ::send(fd, get.data(), get.size(), MSG_NOSIGNAL) != static_cast<ssize_t>(get.size()) ||
+      ::recv(fd, answer, sizeof answer, 0) <= 0) {
+    ::close(fd);
+    return -1;
+  }
+  return fd;
+}
+
+// At a soft limit of 1,024 the server held about 1,017 connections; it raises its own limit,
+// as run does, and says so when the hard limit is lower than its connection cap.
+TEST(ServeLimits, TheServerRaisesItsFileLimitAndSaysWhenTheHardLimitCapsIt) {
+  LimitedServe raised("-Sn 256", "");
+  ASSERT_GT(raised.port, 0) << raised.process.err();
+  EXPECT_GE(raised.soft_fd_limit(), 10'000);
+  std::vector<int> open;
+  for (int i = 0; i < 600; ++i) {
+    const int fd = answered_connection(raised.port);
+    if (fd < 0) break;
+    open.push_back(fd);
+  }
+  EXPECT_EQ(open.size(), 600u) << "connections past the old soft limit are served";
+  for (int fd : open) ::close(fd);
+  EXPECT_EQ(raised.stop().find("file-descriptor limit"), std::string::npos);
+
+  LimitedServe capped("-n 256", "");
+  ASSERT_GT(capped.port, 0) << capped.process.err();
+  EXPECT_NE(capped.stop().find("serve: the file-descriptor limit (ulimit -n 256) allows 222 "
+                               "connections, not 10000: serving at most 222"),
+            std::string::npos);
+}
+
+TEST(ServeLimits, ConnectionsClosedAtTheCapAreLogged) {
+  LimitedServe serve("-n 1024", "--max-connections 2 --idle-timeout 30s");
+  ASSERT_GT(serve.port, 0) << serve.process.err();
+  const int a = answered_connection(serve.port);
+  const int b = answered_connection(serve.port);
+  EXPECT_GE(a, 0);
+  EXPECT_GE(b, 0);
+  EXPECT_LT(answered_connection(serve.port), 0) << "the third is closed at once";
+  const std::string err = serve.stop();
+  EXPECT_NE(err.find("serve: at the connection cap (2 open on thread 0, --max-connections): "
+                     "closed 1 new connection at once"),
+            std::string::npos)
+      << err;
+  ::close(a);
+  ::close(b);
 }
 
 // Runs 40 requests against a misbehaving server; returns result.json's summary.
