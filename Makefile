@@ -1,9 +1,12 @@
 # The two commands README opens with: `make test` and `make demo`.
 BUILD ?= build
 SAN_BUILD ?= build-san
+TSAN_BUILD ?= build-tsan
+FUZZ_BUILD ?= build-fuzz
+FUZZ_SECONDS ?= 60
 JOBS ?= $(shell nproc)
 
-.PHONY: all bootstrap build test test-sanitize demo bench clean
+.PHONY: all bootstrap build test test-sanitize test-tsan fuzz demo bench clean
 
 all: build
 
@@ -23,6 +26,20 @@ test-sanitize: bootstrap
 	cmake --build $(SAN_BUILD) -j $(JOBS)
 	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE "accuracy|timing"
 
+# The suite under ThreadSanitizer (gcc), without the timing-sensitive tests (CI runs it too).
+test-tsan: bootstrap
+	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROOFLOAD_TSAN=ON -DPROOFLOAD_BENCH=OFF
+	cmake --build $(TSAN_BUILD) -j $(JOBS)
+	cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	  ctest --output-on-failure -j $(JOBS) -LE "accuracy|timing"
+
+# Each libFuzzer harness of fuzz/ for FUZZ_SECONDS (clang, ASan+UBSan; CI runs it too).
+fuzz: bootstrap
+	cmake -S . -B $(FUZZ_BUILD) -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+	  -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROOFLOAD_FUZZ=ON -DPROOFLOAD_BENCH=OFF
+	cmake --build $(FUZZ_BUILD) --target fuzzers -j $(JOBS)
+	./fuzz/run $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
 demo: build
 	$(BUILD)/proofload demo
 
@@ -30,4 +47,4 @@ bench: build
 	./bench/compare_wrk.sh $(BUILD)/proofload
 
 clean:
-	rm -rf $(BUILD) $(SAN_BUILD)
+	rm -rf $(BUILD) $(SAN_BUILD) $(TSAN_BUILD) $(FUZZ_BUILD)

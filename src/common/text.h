@@ -3,6 +3,7 @@
 // Pure; thread-safe.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 
@@ -35,5 +36,9 @@ inline std::string group_thousands(std::string number) {
   for (size_t at = end; at > start + 3; at -= 3) number.insert(at - 3, ",");
   return number;
 }
+
+// The offset of the first byte that is not part of well-formed UTF-8 (RFC 3629: no overlong
+// forms, no surrogates, nothing above U+10FFFF), or npos when the whole text is.
+size_t first_invalid_utf8(std::string_view text);
 
 }  // namespace proofload

@@ -3,12 +3,16 @@
 #include "config/yaml_reader.h"
 
 #include <yaml-cpp/depthguard.h>
+#include <yaml-cpp/eventhandler.h>
+#include <yaml-cpp/parser.h>
 
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
+#include <sstream>
 
+#include "common/text.h"
 #include "common/usage_error.h"
 #include "schedule/parse.h"
 
@@ -357,13 +361,72 @@ struct ExpansionBudget {
   }
 };
 
+// Counts the documents of a stream, up to two, and where the second one's first node is: what
+// load_single_document needs to refuse a second document. yaml-cpp 0.7's LoadAll loops for ever
+// on a document that begins with ',' (jbeder/yaml-cpp#1040, fixed upstream by #1319 after the
+// version Debian ships), so documents are counted here by a loop that stops at two.
+class DocumentCounter : public YAML::EventHandler {
+ public:
+  int documents = 0;
+  YAML::Mark second = YAML::Mark::null_mark();  // the second document's first node (or start)
+
+  void OnDocumentStart(const YAML::Mark& mark) override {
+    if (++documents == 2) second = mark;
+    node_seen_ = false;
+  }
+  void OnDocumentEnd() override {}
+  void OnNull(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+  void OnAlias(const YAML::Mark& mark, YAML::anchor_t) override { node(mark); }
+  void OnScalar(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                const std::string&) override {
+    node(mark);
+  }
+  void OnSequenceStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                       YAML::EmitterStyle::value) override {
+    node(mark);
+  }
+  void OnSequenceEnd() override {}
+  void OnMapStart(const YAML::Mark& mark, const std::string&, YAML::anchor_t,
+                  YAML::EmitterStyle::value) override {
+    node(mark);
+  }
+  void OnMapEnd() override {}
+
+ private:
+  void node(const YAML::Mark& mark) {
+    if (documents == 2 && !node_seen_) second = mark;
+    node_seen_ = true;
+  }
+  bool node_seen_ = false;
+};
+
 }  // namespace
 
 YAML::Node load_single_document(const Source& source, std::string_view text, std::string_view kind,
                                 std::string_view needs, std::string_view flow_example) {
-  std::vector<YAML::Node> documents;
+  // YAML is Unicode text, and what is read from it ends up in JSON (bodies, checks, results):
+  // bytes that are not UTF-8 are refused here, where they can be located.
+  if (const size_t bad = first_invalid_utf8(text); bad != std::string_view::npos) {
+    YAML::Mark mark;
+    mark.pos = static_cast<int>(bad);
+    for (size_t i = 0; i < bad; ++i) {
+      if (text[i] == '\n') {
+        ++mark.line;
+        mark.column = 0;
+      } else if ((static_cast<unsigned char>(text[i]) & 0xC0) != 0x80) {
+        ++mark.column;  // columns count characters, not bytes
+      }
+    }
+    source.fail(mark, "invalid YAML: a byte that is not UTF-8 (YAML files are UTF-8 text)");
+  }
+  YAML::Node root;
+  DocumentCounter counter;
   try {
-    documents = YAML::LoadAll(std::string(text));
+    root = YAML::Load(std::string(text));
+    std::istringstream stream{std::string(text)};
+    YAML::Parser parser(stream);
+    while (counter.documents < 2 && parser.HandleNextDocument(counter)) {
+    }
   } catch (const YAML::DeepRecursion& error) {
     source.fail(error.mark, "invalid YAML: nested more than " + std::to_string(kMaxDepth) +
                                 " levels deep (maps and lists inside each other)");
@@ -378,13 +441,13 @@ YAML::Node load_single_document(const Source& source, std::string_view text, std
     }
     source.fail(error.mark, "invalid YAML: " + error.msg + hint);
   }
-  if (documents.empty() || documents.front().IsNull()) {
+  if (!root || root.IsNull()) {
     source.fail(YAML::Mark::null_mark(),
                 "the " + std::string(kind) + " is empty: it needs " + std::string(needs));
   }
-  if (documents.size() > 1) source.fail(documents[1], "one YAML document per " + std::string(kind));
-  ExpansionBudget{source}.walk(documents.front(), 0);
-  return documents.front();
+  if (counter.documents > 1) source.fail(counter.second, "one YAML document per " + std::string(kind));
+  ExpansionBudget{source}.walk(root, 0);
+  return root;
 }
 
 }  // namespace proofload::config::yaml_reader

@@ -8,6 +8,7 @@
 #include <cerrno>
 
 #include "common/clock.h"
+#include "engine/read_step.h"
 #include "engine/worker.h"
 
 namespace proofload::engine {
@@ -228,46 +229,40 @@ void Worker::read_response(Connection& c) {
   for (int reads = 0; reads < kMaxReadsPerEvent; ++reads) {
     ssize_t n = recv(c.fd, read_buffer_.data(), read_buffer_.size(), 0);
     int64_t now = monotonic_ns();
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return;
+      fail_request(c, Outcome::kReset, now);
+      return;
+    }
     if (n > 0) {
       current_.bytes_in += n;
       if (!c.got_first_byte) {
         c.got_first_byte = true;
         c.first_byte_ns = now;
       }
-      auto result = c.parser.feed(read_buffer_.data(), static_cast<size_t>(n));
-      if (result.state == http::ResponseParser::State::kComplete) {
-        // Bytes after the response we asked for: a server we cannot trust on this connection.
-        bool extra = result.consumed < static_cast<size_t>(n);
-        if (extra) {
-          fail_request(c, Outcome::kProtocolError, now);
-        } else {
-          // An answer that came before the whole request was written (a 413, say) leaves the
-          // server reading the rest: the connection cannot carry another request.
-          bool request_sent = c.written == c.request.size();
-          complete_request(c, now, c.parser.keep_alive() && request_sent);
-        }
+    }
+    const ReadStep step =
+        n == 0 ? on_response_eof(c.parser)
+               : on_response_bytes(c.parser, read_buffer_.data(), static_cast<size_t>(n),
+                                   c.written == c.request.size());
+    switch (step) {
+      case ReadStep::kNeedMore:
+        if (static_cast<size_t>(n) < read_buffer_.size()) return;  // wait for more
+        continue;  // the buffer was filled: more may be waiting
+      case ReadStep::kCompleteReusable:
+        complete_request(c, now, true);
         return;
-      }
-      if (result.state == http::ResponseParser::State::kError) {
+      case ReadStep::kCompleteNotReusable:
+        complete_request(c, now, false);
+        return;
+      case ReadStep::kProtocolError:
         fail_request(c, Outcome::kProtocolError, now);
         return;
-      }
-      if (static_cast<size_t>(n) < read_buffer_.size()) return;  // wait for more
-      continue;  // the buffer was filled: more may be waiting
-    }
-    if (n == 0) {
-      auto result = c.parser.finish_eof();
-      if (result.state == http::ResponseParser::State::kComplete) {
-        complete_request(c, now, false);
-      } else {
+      case ReadStep::kReset:
         fail_request(c, Outcome::kReset, now);
-      }
-      return;
+        return;
     }
-    if (errno == EINTR) continue;
-    if (errno == EAGAIN || errno == EWOULDBLOCK) return;
-    fail_request(c, Outcome::kReset, now);
-    return;
   }
 }
 

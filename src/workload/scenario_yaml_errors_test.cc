@@ -27,6 +27,24 @@ TEST(ScenarioYamlErrors, YamlSyntaxAndShape) {
             "s.yaml:4:1: one YAML document per scenario file");
 }
 
+// yaml-cpp 0.7's LoadAll loops for ever on a document that begins with ',' (found by fuzzing:
+// fuzz/regressions/scenario_file). Each of these is one line, at once.
+TEST(ScenarioYamlErrors, ADocumentBeginningWithACommaIsRefusedNotAHang) {
+  EXPECT_EQ(error_of(",\n"), "s.yaml:1:1: the scenario file is empty: it needs a 'requests:' map");
+  EXPECT_EQ(error_of("# a comment\n  ,x\n"),
+            "s.yaml:1:1: the scenario file is empty: it needs a 'requests:' map");
+  EXPECT_EQ(error_of(with("---\n,\n")), "s.yaml:4:1: one YAML document per scenario file");
+}
+
+// A JSON body or `equals` with bytes that are not UTF-8 ended in an uncaught JSON error (found
+// by fuzzing: fuzz/regressions/scenario_file/json-equals-not-utf8).
+TEST(ScenarioYamlErrors, BytesThatAreNotUtf8AreRefusedWhereTheyAre) {
+  EXPECT_EQ(error_of("requests:\n  r:\n    path: /\n    json: {name: \"caf\xc3\xa9 \xff\"}\n"),
+            "s.yaml:4:24: invalid YAML: a byte that is not UTF-8 (YAML files are UTF-8 text)");
+  EXPECT_EQ(error_of("requests:\n  r: {path: /, checks: [json: {path: /a, equals: \"\xc0\xaf\"}]}\n"),
+            "s.yaml:2:51: invalid YAML: a byte that is not UTF-8 (YAML files are UTF-8 text)");
+}
+
 TEST(ScenarioYamlErrors, AliasesThatExpandWithoutEndAndDeepNestingAreOneLocatedLine) {
   // A billion laughs: nine levels of ten aliases each stand for 10^10 values. Loading it walked
   // them all (json_template_uses), or in an `equals` reached 8.2 GB in 60 s.

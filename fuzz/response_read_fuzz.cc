@@ -1,0 +1,98 @@
+// A hostile server's bytes through the engine's read step (engine/read_step.h), taken as the
+// worker takes them: in reads whose sizes the input chooses, until the response is complete or
+// the input ends (then the peer closes). A complete response then goes through the scenario's
+// checks and extraction, as Worker::complete_request does: statuses, headers, JSON pointers,
+// RE2 patterns over the kept body. Then the parser is reused for a second response, as a
+// keep-alive connection reuses it.
+//
+// Input: byte 0 picks the request (bit 0: the HEAD one) and the read sizes (bits 1-7); the rest
+// is what the server sends.
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "engine/read_step.h"
+#include "http/response_parser.h"
+#include "http/url.h"
+#include "workload/scenario_yaml.h"
+#include "workload/secrets.h"
+#include "workload/session.h"
+#include "workload/workload.h"
+
+namespace {
+
+using proofload::engine::ReadStep;
+
+constexpr std::string_view kScenario = R"(requests:
+  get:
+    path: /items/1
+    checks:
+      - status: 2xx
+      - body_contains: '"id"'
+      - body_matches: '(a+)+$'
+      - json: {path: /items/0/id, equals: 42}
+    extract:
+      id: {json: /id}
+      tag: {regex: 'tag=(\w+)', group: 1}
+      where: {header: Location}
+  head: {method: HEAD, path: /}
+mix: {get: 3, head: 1}
+)";
+
+struct Harness {
+  Harness() {
+    proofload::workload::Scenario scenario =
+        proofload::workload::parse_scenario_yaml(kScenario, "fuzz.yaml", "");
+    proofload::workload::SecretStore secrets;
+    workload = proofload::workload::Workload::compile(
+        scenario, proofload::http::parse_url("http://127.0.0.1:1/"), secrets, 1);
+  }
+  std::shared_ptr<const proofload::workload::Workload> workload;
+};
+
+// Reads one response from `bytes` (advancing it); the read step's last verdict.
+ReadStep read_one(proofload::http::ResponseParser& parser, std::string_view& bytes,
+                  uint8_t read_sizes) {
+  size_t read = 0;
+  while (!bytes.empty()) {
+    // Sizes 1 to 4096 bytes, varying read by read: splits land inside every token.
+    const size_t size = std::min(bytes.size(), 1 + ((read_sizes * 131u + read * 977u) % 4096u));
+    ++read;
+    const ReadStep step = proofload::engine::on_response_bytes(parser, bytes.data(), size, true);
+    bytes.remove_prefix(size);
+    if (step != ReadStep::kNeedMore) return step;
+  }
+  return proofload::engine::on_response_eof(parser);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static Harness harness;
+  if (size == 0) return 0;
+  const uint8_t control = data[0];
+  std::string_view bytes(reinterpret_cast<const char*>(data) + 1, size - 1);
+
+  proofload::workload::WorkerContext context(*harness.workload, 0, 1);
+  proofload::workload::Session session;
+  session.bind(*harness.workload);
+  proofload::http::ResponseParser parser;
+  for (int response = 0; response < 2; ++response) {
+    // The mix draws the request; the input's bit 0 turns a GET into the HEAD and back.
+    const proofload::workload::CompiledRequest* request = &session.begin_step(context);
+    if ((control & 1) != 0 && !request->is_head) {
+      session.abandon();
+      request = &session.begin_step(context);
+    }
+    parser.start(request->is_head, request->capture);
+    const ReadStep step = read_one(parser, bytes, control >> 1);
+    if (step == ReadStep::kCompleteReusable || step == ReadStep::kCompleteNotReusable) {
+      session.on_response(parser);
+    } else {
+      session.on_failure(proofload::measure::Outcome::kProtocolError);
+    }
+    if (step != ReadStep::kCompleteReusable) break;
+  }
+  return 0;
+}
