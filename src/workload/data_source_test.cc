@@ -337,7 +337,7 @@ TEST(DataFiles, UnreadableFileErrorGivesPathAndReason) {
             "cannot read data file '" + missing + "': No such file or directory");
   EXPECT_EQ(usage_error_of([&] { read_csv_column(missing, "x"); }),
             "cannot read data file '" + missing + "': No such file or directory");
-  EXPECT_NE(usage_error_of([] { read_lines_file(testing::TempDir()); }).find("Is a directory"),
+  EXPECT_NE(usage_error_of([] { read_lines_file(testing::TempDir()); }).find("it is a directory"),
             std::string::npos);
 }
 
