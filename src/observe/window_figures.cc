@@ -67,10 +67,14 @@ WindowFigures SampleSeries::figures(int64_t start_ns, int64_t end_ns, int64_t sl
     std::optional<double> throttled;
     for (const Reading& r : top->readings) {
       if (r.kind != MetricKind::kCounter) continue;
+      // A counter the base sample lacks was born since: a Prometheus series appears at its first
+      // increment (a route's request counter on its first request), and counters start at zero,
+      // so it counts from 0. Skipping it lost the first window's requests of every such series.
       const Reading* before = find_reading(*base, r.name);
-      if (before == nullptr || r.value < before->value) continue;  // new, or reset: unknown
-      const double increase = r.value - before->value;
-      out.counters.push_back({r.name, before->value, r.value});
+      const double base_value = before != nullptr ? before->value : 0.0;
+      if (r.value < base_value) continue;  // reset: unknown
+      const double increase = r.value - base_value;
+      out.counters.push_back({r.name, base_value, r.value});
       if (r.name == "cpu_periods") periods = increase;
       if (r.name == "cpu_throttled_periods") throttled = increase;
       if (is_event_counter(r.name)) {

@@ -27,8 +27,12 @@ Sample gap(int64_t at_ns, std::string error) {
   return s;
 }
 
-Reading counter(std::string name, double value) { return {std::move(name), MetricKind::kCounter, value}; }
-Reading gauge(std::string name, double value) { return {std::move(name), MetricKind::kGauge, value}; }
+Reading counter(std::string name, double value) {
+  return {std::move(name), MetricKind::kCounter, value};
+}
+Reading gauge(std::string name, double value) {
+  return {std::move(name), MetricKind::kGauge, value};
+}
 
 TEST(WindowFigures, CountersBecomeRatesBetweenTheWindowsBoundaries) {
   SampleSeries series;
@@ -75,6 +79,17 @@ TEST(WindowFigures, GapsAreCountedAndACounterThatWentBackIsNotARate) {
   EXPECT_EQ(w.gaps, 1);
   EXPECT_EQ(w.last_error, "process 42 is gone");
   EXPECT_FALSE(w.value("cpu_cores").has_value());
+}
+
+TEST(WindowFigures, ACounterBornWithinTheWindowCountsFromZero) {
+  SampleSeries series;
+  // A labelled series appears at its first increment, after the sample at the window's start.
+  series.add(good(0, {counter("cpu_seconds", 5)}));
+  series.add(good(kS, {counter("cpu_seconds", 5.5), counter("requests{route=\"lookup\"}", 40)}));
+  WindowFigures w = series.figures(0, kS, kSlack);
+  ASSERT_TRUE(w.value("requests{route=\"lookup\"}_per_s").has_value());
+  EXPECT_NEAR(*w.value("requests{route=\"lookup\"}_per_s"), 40, 1e-9);
+  EXPECT_NEAR(*w.value("cpu_cores"), 0.5, 1e-9);
 }
 
 TEST(WindowFigures, AWindowWithoutGoodSamplesHasNoFigures) {
