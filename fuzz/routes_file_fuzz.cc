@@ -5,15 +5,15 @@
 #include <string_view>
 
 #include "common/usage_error.h"
-#include "target/route_handler.h"
-#include "target/routes/routes_yaml.h"
+#include "serve/route_handler.h"
+#include "serve/routes/routes_yaml.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   try {
-    const proofload::target::RouteTable table =
-        proofload::target::parse_routes_yaml(text, "fuzz-routes.yaml");
-    proofload::target::RouteHandler handler(table, 1);
+    const proofload::serve::RouteTable table =
+        proofload::serve::parse_routes_yaml(text, "fuzz-routes.yaml");
+    proofload::serve::RouteHandler handler(table, 1);
   } catch (const proofload::UsageError&) {
     // the one way a file may be refused
   }

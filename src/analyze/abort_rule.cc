@@ -10,8 +10,8 @@
 #include <utility>
 
 #include "common/text.h"
+#include "common/units.h"
 #include "common/usage_error.h"
-#include "schedule/parse.h"
 
 namespace proofload::analyze {
 namespace {
@@ -34,15 +34,15 @@ size_t last_for(std::string_view text) {
 }
 
 // The most extreme of two values in the direction the condition points.
-double more_extreme(Comparison comparison, double held, double seen) {
+double more_extreme(measure::Comparison comparison, double held, double seen) {
   switch (comparison) {
-    case Comparison::kGreater:
-    case Comparison::kGreaterEqual:
+    case measure::Comparison::kGreater:
+    case measure::Comparison::kGreaterEqual:
       return std::max(held, seen);
-    case Comparison::kLess:
-    case Comparison::kLessEqual:
+    case measure::Comparison::kLess:
+    case measure::Comparison::kLessEqual:
       return std::min(held, seen);
-    case Comparison::kEqual:
+    case measure::Comparison::kEqual:
       return seen;
   }
   return seen;
@@ -72,18 +72,18 @@ AbortRule parse_abort_rule(std::string_view text) {
   AbortRule rule;
   rule.text = std::string(rule_text);
   try {
-    rule.condition = parse_threshold(condition_text);
+    rule.condition = measure::parse_threshold(condition_text);
   } catch (const UsageError& e) {
     fail(e.what());
   }
   if (!rule.condition.metric.scope.empty()) {
-    MetricRef whole_run = rule.condition.metric;
+    measure::MetricRef whole_run = rule.condition.metric;
     whole_run.scope.clear();
     fail("an abort condition reads the whole run: use " + whole_run.text() + ", not " +
          rule.condition.metric.text());
   }
   try {
-    rule.for_ns = schedule::parse_duration_ns(duration_text);
+    rule.for_ns = parse_duration_ns(duration_text);
   } catch (const UsageError& e) {
     fail(e.what());
   }
@@ -93,15 +93,15 @@ AbortRule parse_abort_rule(std::string_view text) {
 
 AbortWatch::AbortWatch(AbortRule rule) : rule_(std::move(rule)) {}
 
-bool AbortWatch::add_window(int64_t duration_ns, const MetricLookup& lookup) {
+bool AbortWatch::add_window(int64_t duration_ns, const measure::MetricLookup& lookup) {
   if (triggered_) return true;
   std::optional<double> value = lookup(rule_.condition.metric);
   if (!value || std::isnan(*value)) {
     streak_ns_ = 0;
     return false;
   }
-  const auto results =
-      evaluate_thresholds({rule_.condition}, [&](const MetricRef&) { return value; });
+  const auto results = measure::evaluate_thresholds(
+      {rule_.condition}, [&](const measure::MetricRef&) { return value; });
   if (!results.front().passed) {
     streak_ns_ = 0;
     return false;
@@ -112,8 +112,8 @@ bool AbortWatch::add_window(int64_t duration_ns, const MetricLookup& lookup) {
 
   triggered_ = true;
   // Formatted by the threshold's own rules, so the number agrees with the condition.
-  const auto worst = evaluate_thresholds(
-      {rule_.condition}, [&](const MetricRef&) { return std::optional<double>(worst_); });
+  const auto worst = measure::evaluate_thresholds(
+      {rule_.condition}, [&](const measure::MetricRef&) { return std::optional<double>(worst_); });
   reason_ = rule_.text + ": " + worst.front().observed_text + " over the last " +
             seconds_text(streak_ns_);
   return true;

@@ -8,14 +8,14 @@
 #include <string>
 #include <string_view>
 
-#include "analyze/threshold.h"
+#include "measure/threshold.h"
 
 namespace proofload::analyze {
 
 struct AbortRule {
-  std::string text;     // as written (surrounding whitespace removed)
-  Threshold condition;  // the run aborts while this "passes" (is true), not when it fails
-  int64_t for_ns = 0;   // how long the condition must hold over consecutive windows
+  std::string text;              // as written (surrounding whitespace removed)
+  measure::Threshold condition;  // the run aborts while this "passes" (is true), not when it fails
+  int64_t for_ns = 0;            // how long the condition must hold over consecutive windows
 };
 
 // CONDITION for DURATION. CONDITION is the threshold grammar (parse_threshold) on a metric of
@@ -34,7 +34,7 @@ class AbortWatch {
   // data, which resets the streak like a window where the condition is false). Returns true once
   // the condition has held in consecutive windows totalling at least rule.for_ns, and from then
   // on (the verdict does not un-trigger).
-  bool add_window(int64_t duration_ns, const MetricLookup& lookup);
+  bool add_window(int64_t duration_ns, const measure::MetricLookup& lookup);
 
   bool triggered() const { return triggered_; }
   const AbortRule& rule() const { return rule_; }

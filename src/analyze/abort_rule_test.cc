@@ -16,8 +16,8 @@ namespace {
 constexpr int64_t kSecond = 1'000'000'000;
 
 // A window whose metric reads `value` (nullopt: no data).
-MetricLookup reading(std::optional<double> value) {
-  return [value](const MetricRef&) { return value; };
+measure::MetricLookup reading(std::optional<double> value) {
+  return [value](const measure::MetricRef&) { return value; };
 }
 
 std::string error_of(std::string_view text) {
@@ -39,13 +39,13 @@ void expect_error(std::string_view text, std::string_view mentions) {
 TEST(ParseAbortRule, ConditionAndDuration) {
   const AbortRule rule = parse_abort_rule("  errors > 50% for 10s ");
   EXPECT_EQ(rule.text, "errors > 50% for 10s");
-  EXPECT_EQ(rule.condition.metric.kind, MetricRef::Kind::kErrorRate);
-  EXPECT_EQ(rule.condition.comparison, Comparison::kGreater);
+  EXPECT_EQ(rule.condition.metric.kind, measure::MetricRef::Kind::kErrorRate);
+  EXPECT_EQ(rule.condition.comparison, measure::Comparison::kGreater);
   EXPECT_EQ(rule.condition.bound, 0.5);
   EXPECT_EQ(rule.for_ns, 10 * kSecond);
 
   const AbortRule latency = parse_abort_rule("p99 >= 2s FOR 1m30s");
-  EXPECT_EQ(latency.condition.metric.kind, MetricRef::Kind::kPercentile);
+  EXPECT_EQ(latency.condition.metric.kind, measure::MetricRef::Kind::kPercentile);
   EXPECT_EQ(latency.condition.bound, 2000);
   EXPECT_EQ(latency.for_ns, 90 * kSecond);
 
@@ -53,7 +53,7 @@ TEST(ParseAbortRule, ConditionAndDuration) {
   EXPECT_EQ(parse_abort_rule("rate(status_429) > 10% for 30s").condition.metric.outcome,
             "status_429");
   EXPECT_EQ(parse_abort_rule("rps < 5 for 20s").condition.metric.kind,
-            MetricRef::Kind::kThroughput);
+            measure::MetricRef::Kind::kThroughput);
 }
 
 TEST(ParseAbortRule, Errors) {
@@ -121,8 +121,8 @@ TEST(AbortWatch, EveryWindowItIsGivenCounts) {
 
 TEST(AbortWatch, AsksTheLookupForTheRulesMetric) {
   AbortWatch watch(parse_abort_rule("never_started > 5% for 1s"));
-  std::optional<MetricRef> asked;
-  watch.add_window(kSecond, [&](const MetricRef& metric) {
+  std::optional<measure::MetricRef> asked;
+  watch.add_window(kSecond, [&](const measure::MetricRef& metric) {
     asked = metric;
     return std::optional<double>(0.01);
   });

@@ -113,23 +113,24 @@ std::optional<double> cv_of(const std::vector<double>& values) {
 
 // Of one bound's results over the repeats, the one to show: no data first (it never passes), else
 // the value furthest on the failing side of the bound.
-ThresholdResult worst_of(const std::vector<ThresholdResult>& per_repeat, Comparison comparison) {
+measure::ThresholdResult worst_of(const std::vector<measure::ThresholdResult>& per_repeat,
+                                  measure::Comparison comparison) {
   size_t worst = 0;
   for (size_t i = 0; i < per_repeat.size(); ++i) {
-    const ThresholdResult& r = per_repeat[i];
-    const ThresholdResult& w = per_repeat[worst];
+    const measure::ThresholdResult& r = per_repeat[i];
+    const measure::ThresholdResult& w = per_repeat[worst];
     if (!r.observed) return r;
     bool worse = false;
     switch (comparison) {
-      case Comparison::kLess:
-      case Comparison::kLessEqual:
+      case measure::Comparison::kLess:
+      case measure::Comparison::kLessEqual:
         worse = *r.observed > *w.observed;
         break;
-      case Comparison::kGreater:
-      case Comparison::kGreaterEqual:
+      case measure::Comparison::kGreater:
+      case measure::Comparison::kGreaterEqual:
         worse = *r.observed < *w.observed;
         break;
-      case Comparison::kEqual:
+      case measure::Comparison::kEqual:
         worse = !r.passed && w.passed;
         break;
     }
@@ -158,9 +159,9 @@ void mark_untrusted(const LevelGroup& group, const Slo& slo, LevelAnalysis& leve
   if (level.p95_ms) percentiles.emplace_back(95, "p95");
   if (level.p99_ms) percentiles.emplace_back(99, "p99");
   // Other whole-run percentiles the SLO judges (p99.9) count on the same samples.
-  for (const Threshold& t : slo.bounds) {
-    const MetricRef& m = t.metric;
-    if (m.kind != MetricRef::Kind::kPercentile || !m.scope.empty()) continue;
+  for (const measure::Threshold& t : slo.bounds) {
+    const measure::MetricRef& m = t.metric;
+    if (m.kind != measure::MetricRef::Kind::kPercentile || !m.scope.empty()) continue;
     const std::string name = m.text();
     if (std::none_of(percentiles.begin(), percentiles.end(),
                      [&](const auto& p) { return p.second == name; })) {
@@ -172,10 +173,11 @@ void mark_untrusted(const LevelGroup& group, const Slo& slo, LevelAnalysis& leve
   }
 }
 
-bool is_error_bound(const Threshold& t) {
-  const MetricRef::Kind kind = t.metric.kind;
-  return kind == MetricRef::Kind::kErrorRate || kind == MetricRef::Kind::kOutcomeRate ||
-         kind == MetricRef::Kind::kNeverStarted;
+bool is_error_bound(const measure::Threshold& t) {
+  const measure::MetricRef::Kind kind = t.metric.kind;
+  return kind == measure::MetricRef::Kind::kErrorRate ||
+         kind == measure::MetricRef::Kind::kOutcomeRate ||
+         kind == measure::MetricRef::Kind::kNeverStarted;
 }
 
 // One level's figures over its repeats; `failed_repeats` counts the repeats that broke the SLO.
@@ -237,13 +239,14 @@ LevelAnalysis aggregate(const LevelGroup& group, const Slo& slo, int& failed_rep
   }
 
   // Every repeat is judged on its own: a level passes only when each one did.
-  std::vector<std::vector<ThresholdResult>> per_bound(slo.bounds.size());
+  std::vector<std::vector<measure::ThresholdResult>> per_bound(slo.bounds.size());
   failed_repeats = 0;
   for (const LevelRow* row : group.rows) {
-    const std::vector<ThresholdResult> results = evaluate_thresholds(
-        slo.bounds,
-        [&](const MetricRef& metric) { return row_metric(*row, metric, slo.count_429_as_error); });
-    if (!all_passed(results)) ++failed_repeats;
+    const std::vector<measure::ThresholdResult> results =
+        measure::evaluate_thresholds(slo.bounds, [&](const measure::MetricRef& metric) {
+          return row_metric(*row, metric, slo.count_429_as_error);
+        });
+    if (!measure::all_passed(results)) ++failed_repeats;
     for (size_t b = 0; b < results.size(); ++b) per_bound[b].push_back(results[b]);
   }
   for (size_t b = 0; b < per_bound.size(); ++b) {

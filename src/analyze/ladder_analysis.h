@@ -58,7 +58,7 @@
 
 #include "analyze/level_row.h"
 #include "analyze/slo.h"
-#include "analyze/threshold.h"
+#include "measure/threshold.h"
 
 namespace proofload::analyze {
 
@@ -116,10 +116,10 @@ struct LevelAnalysis {
   bool generator_busy = false;
 
   bool meets_slo = false;
-  bool errors_meet_slo = true;         // every error-kind bound passed (may be a peak)
-  std::vector<ThresholdResult> slo;    // per bound, the worst repeat
-  std::vector<std::string> untrusted;  // percentiles with too few samples: "p99", "p95"
-  std::optional<double> gain;          // from the previous level; none for the first
+  bool errors_meet_slo = true;                // every error-kind bound passed (may be a peak)
+  std::vector<measure::ThresholdResult> slo;  // per bound, the worst repeat
+  std::vector<std::string> untrusted;         // percentiles with too few samples: "p99", "p95"
+  std::optional<double> gain;                 // from the previous level; none for the first
   std::string gain_text;         // "+1.3%: flat, inside the 6.7% noise floor"; "" for the first
   bool short_of_target = false;  // has a target and achieved < target * (1 - floor)
   std::optional<double> rps_per_server_core;

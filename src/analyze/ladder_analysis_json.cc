@@ -37,7 +37,7 @@ std::string_view source_text(NoiseFloor::Source source) {
 
 nlohmann::json level_to_json(const LevelAnalysis& level) {
   nlohmann::json slo = nlohmann::json::array();
-  for (const ThresholdResult& r : level.slo) {
+  for (const measure::ThresholdResult& r : level.slo) {
     slo.push_back({{"expression", r.expression},
                    {"observed", optional_json(r.observed)},
                    {"observed_text", r.observed_text},
@@ -120,7 +120,7 @@ std::string_view verdict_text(Verdict verdict) {
 nlohmann::json analysis_to_json(const LadderAnalysis& analysis) {
   const auto& levels = analysis.levels;
   nlohmann::json bounds = nlohmann::json::array();
-  for (const Threshold& t : analysis.slo.bounds) bounds.push_back(t.expression);
+  for (const measure::Threshold& t : analysis.slo.bounds) bounds.push_back(t.expression);
   nlohmann::json level_list = nlohmann::json::array();
   for (const LevelAnalysis& level : levels) level_list.push_back(level_to_json(level));
 

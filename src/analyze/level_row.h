@@ -50,7 +50,8 @@ struct LevelRow {
   // The most CPU the server could have used, in cores: the least of its threads, the CPUs it may
   // run on and its quota, as far as the observers saw them.
   std::optional<double> server_cpu_limit_cores;
-  std::string server_cpu_limit_basis;  // what set it: "its one thread", "its CPU quota of 0.8 cores"
+  std::string
+      server_cpu_limit_basis;  // what set it: "its one thread", "its CPU quota of 0.8 cores"
   // Which observed source each server figure came from ("pid:4242", "cgroup:/sys/fs/..."), so a
   // report can say so when several measured it; "" when none did.
   std::string server_cpu_source;
@@ -61,7 +62,7 @@ struct LevelRow {
   std::optional<double> duration_s;  // measured length (warm-up excluded)
 
   // SLO metrics beyond the fields above (p99.9, scoped ones such as "p95(lookup)"), keyed by
-  // analyze::MetricRef::text(); a ladder fills in every metric its SLO names.
+  // measure::MetricRef::text(); a ladder fills in every metric its SLO names.
   std::vector<std::pair<std::string, double>> extra_metrics;
 
   // Successes per second: goodput_rps when recorded; for a table without it, achieved_rps less

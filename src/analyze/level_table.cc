@@ -417,32 +417,32 @@ void require_slo_columns(const LevelTable& table, const Slo& slo,
   auto has = [&](std::string_view column) {
     return std::find(table.columns.begin(), table.columns.end(), column) != table.columns.end();
   };
-  for (const Threshold& bound : slo.bounds) {
-    const MetricRef& m = bound.metric;
+  for (const measure::Threshold& bound : slo.bounds) {
+    const measure::MetricRef& m = bound.metric;
     std::string_view needs;
     bool held = m.scope.empty();
     switch (m.kind) {
-      case MetricRef::Kind::kPercentile:
+      case measure::MetricRef::Kind::kPercentile:
         needs = m.percentile == 50 ? "p50_ms" : m.percentile == 95 ? "p95_ms" : "p99_ms";
         held = held && (m.percentile == 50 || m.percentile == 95 || m.percentile == 99);
         break;
-      case MetricRef::Kind::kErrorRate:
-      case MetricRef::Kind::kThroughput:
-      case MetricRef::Kind::kGoodput:
+      case measure::MetricRef::Kind::kErrorRate:
+      case measure::MetricRef::Kind::kThroughput:
+      case measure::MetricRef::Kind::kGoodput:
         continue;  // required columns (goodput falls back to achieved less its errors)
-      case MetricRef::Kind::kOutcomeRate:
+      case measure::MetricRef::Kind::kOutcomeRate:
         needs = "rate_429";
         held = held && m.outcome == "status_429";
         break;
-      case MetricRef::Kind::kNeverStarted:
+      case measure::MetricRef::Kind::kNeverStarted:
         needs = "never_started";
         break;
-      case MetricRef::Kind::kCount:
+      case measure::MetricRef::Kind::kCount:
         needs = "requests";
         held = held && m.outcome == "requests";
         break;
-      case MetricRef::Kind::kMean:
-      case MetricRef::Kind::kMax:
+      case measure::MetricRef::Kind::kMean:
+      case measure::MetricRef::Kind::kMax:
         held = false;
         break;
     }

@@ -11,8 +11,8 @@
 #include <utility>
 
 #include "common/text.h"
+#include "common/units.h"
 #include "common/usage_error.h"
-#include "schedule/parse.h"
 
 namespace proofload::analyze {
 namespace {
@@ -80,9 +80,9 @@ std::string_view phase_text(RateSearch::Phase phase) {
 RateSearch::RateSearch(RateSearchOptions options) : options_(std::move(options)) {
   const RateSearchOptions& o = options_;
   // Negated comparisons so that NaN is rejected too.
-  if (!(o.start_rps > 0) || !(o.start_rps <= schedule::kMaxRatePerS)) {
+  if (!(o.start_rps > 0) || !(o.start_rps <= kMaxRatePerS)) {
     bad_option(fmt::format("the start rate must be above 0/s and at most {}/s (got {})",
-                           rate_text(schedule::kMaxRatePerS), o.start_rps));
+                           rate_text(kMaxRatePerS), o.start_rps));
   }
   if (!(o.growth > 1) || !std::isfinite(o.growth)) {
     bad_option(fmt::format("the growth factor must be above 1, like 2 (got {})", o.growth));
@@ -94,10 +94,10 @@ RateSearch::RateSearch(RateSearchOptions options) : options_(std::move(options))
         ")");
   }
   if (o.max_rps) {
-    if (!(*o.max_rps >= o.start_rps) || !(*o.max_rps <= schedule::kMaxRatePerS)) {
-      bad_option(fmt::format(
-          "--max-rate {}/s must be at least the start rate {}/s and at most {}/s",
-          rate_text(*o.max_rps), rate_text(o.start_rps), rate_text(schedule::kMaxRatePerS)));
+    if (!(*o.max_rps >= o.start_rps) || !(*o.max_rps <= kMaxRatePerS)) {
+      bad_option(
+          fmt::format("--max-rate {}/s must be at least the start rate {}/s and at most {}/s",
+                      rate_text(*o.max_rps), rate_text(o.start_rps), rate_text(kMaxRatePerS)));
     }
   }
   if (!(o.min_rps > 0 && o.min_rps <= o.start_rps)) {
@@ -126,7 +126,7 @@ std::optional<double> RateSearch::next_rate() const {
 
 double RateSearch::ceiling_rps() const {
   // Without --max-rate the search still stops where a schedule can no longer go.
-  return options_.max_rps.value_or(schedule::kMaxRatePerS);
+  return options_.max_rps.value_or(kMaxRatePerS);
 }
 
 void RateSearch::record(bool passed) {

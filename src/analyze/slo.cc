@@ -13,7 +13,7 @@
 namespace proofload::analyze {
 namespace {
 
-using Kind = MetricRef::Kind;
+using Kind = measure::MetricRef::Kind;
 
 // The parts of `text` between commas that are not inside parentheses, untrimmed.
 std::vector<std::string_view> split_outside_parentheses(std::string_view text) {
@@ -40,7 +40,7 @@ std::optional<double> finite(std::optional<double> value) {
   return value;
 }
 
-std::optional<double> extra(const LevelRow& row, const MetricRef& metric) {
+std::optional<double> extra(const LevelRow& row, const measure::MetricRef& metric) {
   const std::string name = metric.text();
   for (const auto& [key, value] : row.extra_metrics) {
     if (key == name) return finite(value);
@@ -56,7 +56,7 @@ std::string short_number(double value) {
   return text;
 }
 
-std::string describe_bound(const Threshold& t) {
+std::string describe_bound(const measure::Threshold& t) {
   switch (t.metric.kind) {
     case Kind::kPercentile:
     case Kind::kMean:
@@ -75,17 +75,17 @@ std::string describe_bound(const Threshold& t) {
   return short_number(t.bound);
 }
 
-std::string_view comparison_symbol(Comparison comparison) {
+std::string_view comparison_symbol(measure::Comparison comparison) {
   switch (comparison) {
-    case Comparison::kLess:
+    case measure::Comparison::kLess:
       return "<";
-    case Comparison::kLessEqual:
+    case measure::Comparison::kLessEqual:
       return "≤";
-    case Comparison::kGreater:
+    case measure::Comparison::kGreater:
       return ">";
-    case Comparison::kGreaterEqual:
+    case measure::Comparison::kGreaterEqual:
       return "≥";
-    case Comparison::kEqual:
+    case measure::Comparison::kEqual:
       return "=";
   }
   return "?";
@@ -111,7 +111,7 @@ Slo parse_slo(std::string_view text, bool count_429_as_error) {
     }
     // parse_threshold's message already quotes the bound; the SLO around it says where it was.
     try {
-      slo.bounds.push_back(parse_threshold(parts[i]));
+      slo.bounds.push_back(measure::parse_threshold(parts[i]));
     } catch (const UsageError& e) {
       throw UsageError("invalid SLO \"" + slo.text + "\": " + e.what());
     }
@@ -119,7 +119,7 @@ Slo parse_slo(std::string_view text, bool count_429_as_error) {
   return slo;
 }
 
-std::optional<double> row_metric(const LevelRow& row, const MetricRef& metric,
+std::optional<double> row_metric(const LevelRow& row, const measure::MetricRef& metric,
                                  bool count_429_as_error) {
   // Scoped metrics are never row fields: the fields describe the whole level.
   if (!metric.scope.empty()) return extra(row, metric);
@@ -163,7 +163,7 @@ std::optional<double> row_metric(const LevelRow& row, const MetricRef& metric,
 
 std::string describe_slo(const Slo& slo) {
   std::string out;
-  for (const Threshold& t : slo.bounds) {
+  for (const measure::Threshold& t : slo.bounds) {
     if (!out.empty()) out += ", ";
     out += t.metric.text() + " " + std::string(comparison_symbol(t.comparison)) + " " +
            describe_bound(t);

@@ -9,7 +9,7 @@
 #include <vector>
 
 #include "analyze/level_row.h"
-#include "analyze/threshold.h"
+#include "measure/threshold.h"
 
 namespace proofload::analyze {
 
@@ -17,8 +17,8 @@ namespace proofload::analyze {
 constexpr std::string_view kDefaultSlo = "p95<=1s,errors<=1%";
 
 struct Slo {
-  std::string text;                // as given, whitespace trimmed: "p95<1s, errors<=1%"
-  std::vector<Threshold> bounds;   // in order
+  std::string text;                        // as given, whitespace trimmed: "p95<1s, errors<=1%"
+  std::vector<measure::Threshold> bounds;  // in order
   bool count_429_as_error = true;  // false: `errors` excludes 429s, which are reported apart
   bool is_default = false;         // set by the caller that fell back to kDefaultSlo
 };
@@ -31,7 +31,7 @@ Slo parse_slo(std::string_view text, bool count_429_as_error = true);
 // `errors` from error_rate (minus rate_429 when 429s are apart), rate(status_429) from rate_429,
 // never_started, rps (achieved_rps), requests; anything else from extra_metrics by
 // metric.text(). nullopt when the row does not hold it (never passes).
-std::optional<double> row_metric(const LevelRow& row, const MetricRef& metric,
+std::optional<double> row_metric(const LevelRow& row, const measure::MetricRef& metric,
                                  bool count_429_as_error);
 
 // "p95 ≤ 1 s, errors ≤ 1%": the bounds for a report's prose.

@@ -9,7 +9,7 @@
 namespace proofload::analyze {
 namespace {
 
-using Kind = MetricRef::Kind;
+using Kind = measure::MetricRef::Kind;
 
 // The message parse_slo throws for `text`, or "" if it parsed.
 std::string error_of(std::string_view text) {
@@ -29,7 +29,7 @@ TEST(ParseSlo, SplitsAtCommasIntoBoundsInOrder) {
   EXPECT_EQ(slo.bounds[0].metric.kind, Kind::kPercentile);
   EXPECT_DOUBLE_EQ(slo.bounds[0].bound, 1000);
   EXPECT_EQ(slo.bounds[1].expression, "errors<=1%");
-  EXPECT_EQ(slo.bounds[1].comparison, Comparison::kLessEqual);
+  EXPECT_EQ(slo.bounds[1].comparison, measure::Comparison::kLessEqual);
   EXPECT_TRUE(slo.count_429_as_error);
   EXPECT_FALSE(parse_slo("errors<1%", false).count_429_as_error);
 }
@@ -84,7 +84,7 @@ LevelRow recorded_row() {
 }
 
 std::optional<double> metric_of(std::string_view bound, bool count_429_as_error = true) {
-  return row_metric(recorded_row(), parse_threshold(bound).metric, count_429_as_error);
+  return row_metric(recorded_row(), measure::parse_threshold(bound).metric, count_429_as_error);
 }
 
 TEST(RowMetric, ReadsFieldsInTheBoundsUnit) {
@@ -103,7 +103,7 @@ TEST(RowMetric, ErrorsInclude429sUnlessTheyAreApart) {
   // Without a recorded 429 share nothing can be taken out: the whole error rate is judged.
   LevelRow row = recorded_row();
   row.rate_429.reset();
-  EXPECT_DOUBLE_EQ(*row_metric(row, parse_threshold("errors<1%").metric, false), 0.03);
+  EXPECT_DOUBLE_EQ(*row_metric(row, measure::parse_threshold("errors<1%").metric, false), 0.03);
 }
 
 TEST(RowMetric, OtherMetricsComeFromExtraMetricsElseNoData) {
@@ -113,7 +113,7 @@ TEST(RowMetric, OtherMetricsComeFromExtraMetricsElseNoData) {
   EXPECT_EQ(metric_of("max<1s"), std::nullopt);
   LevelRow row = recorded_row();
   row.p95_ms.reset();
-  EXPECT_EQ(row_metric(row, parse_threshold("p95<1s").metric, true), std::nullopt);
+  EXPECT_EQ(row_metric(row, measure::parse_threshold("p95<1s").metric, true), std::nullopt);
 }
 
 TEST(DescribeSlo, SymbolsDurationsAndShares) {

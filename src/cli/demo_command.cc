@@ -129,7 +129,8 @@ int run_demo(const DemoFlags& flags) {
   if (flags.plan) {
     const auto scenario = std::make_shared<const workload::Scenario>(
         workload::parse_scenario_yaml(kDemoScenario, "<demo scenario>", "."));
-    ladder.run.url = "http://127.0.0.1:0/";
+    ladder.run.url =
+        "http://127.0.0.1/";  // a valid stand-in: --plan starts no server, sends nothing
     std::fputs(experiments::describe_plan(build_ladder_plan(ladder, scenario)).c_str(), stdout);
     return kExitOk;
   }

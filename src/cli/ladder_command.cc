@@ -14,13 +14,13 @@
 #include "cli/scenario_options.h"
 #include "cli/subcommand.h"
 #include "common/clock.h"
+#include "common/units.h"
 #include "common/usage_error.h"
 #include "experiments/drain_gate.h"
 #include "experiments/http_probe.h"
 #include "experiments/ladder.h"
 #include "experiments/ladder_result.h"
 #include "report/numbers.h"
-#include "schedule/parse.h"
 
 namespace proofload::cli {
 namespace {
@@ -42,13 +42,13 @@ std::vector<double> parse_levels(const std::string& flag, const std::string& tex
     while (!item.empty() && item.front() == ' ') item.erase(item.begin());
     while (!item.empty() && item.back() == ' ') item.pop_back();
     if (item.empty()) throw UsageError(flag + " has an empty level in '" + text + "'");
-    double level = schedule::parse_rate_per_s(item);
+    double level = parse_rate_per_s(item);
     if (level <= 0) throw UsageError(flag + " levels must be above 0, got '" + item + "'");
     if (whole && level != std::floor(level)) {
       throw UsageError(flag + " levels are connections (whole numbers), got '" + item + "'");
     }
-    if (whole && level > kMaxConnections) {
-      throw UsageError(flag + " levels must be at most " + std::to_string(kMaxConnections) +
+    if (whole && level > plan::kMaxConnections) {
+      throw UsageError(flag + " levels must be at most " + std::to_string(plan::kMaxConnections) +
                        " connections, got '" + item + "'");
     }
     if (!levels.empty() && level <= levels.back()) {
@@ -66,7 +66,7 @@ std::vector<double> parse_levels(const std::string& flag, const std::string& tex
 }
 
 int64_t positive(const std::string& flag, const std::string& text) {
-  int64_t ns = schedule::parse_duration_ns(text);
+  int64_t ns = parse_duration_ns(text);
   if (ns <= 0) throw UsageError(flag + " must be longer than 0, got '" + text + "'");
   return ns;
 }
@@ -106,17 +106,16 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   if (f.concurrency) plan.levels = parse_levels("--concurrency", *f.concurrency, true);
   if (f.rates) plan.levels = parse_levels("--rates", *f.rates, false);
   plan.hold_ns = positive("--hold", f.hold);
-  plan.warmup_ns = schedule::parse_duration_ns(f.warmup);
+  plan.warmup_ns = parse_duration_ns(f.warmup);
   if (plan.warmup_ns < 0) throw UsageError("--warmup must not be negative");
   plan.warmup_ns = (plan.warmup_ns + 999'999'999) / 1'000'000'000 * 1'000'000'000;
   if (f.repeat < 1 || f.repeat > 100)
     throw UsageError("--repeat must be 1 to 100, got " + std::to_string(f.repeat));
   // One row per level and repeat: what `analyze` reads back (analyze::kMaxTableRows).
   if (plan.levels.size() * static_cast<size_t>(f.repeat) > analyze::kMaxTableRows) {
-    throw UsageError(fmt::format("{} levels repeated {} times is {} runs; a ladder has at most {}",
-                                 plan.levels.size(), f.repeat,
-                                 plan.levels.size() * static_cast<size_t>(f.repeat),
-                                 analyze::kMaxTableRows));
+    throw UsageError(fmt::format(
+        "{} levels repeated {} times is {} runs; a ladder has at most {}", plan.levels.size(),
+        f.repeat, plan.levels.size() * static_cast<size_t>(f.repeat), analyze::kMaxTableRows));
   }
   if (f.repeat_order != "sequence" && f.repeat_order != "interleaved") {
     throw UsageError("--repeat-order must be 'sequence' or 'interleaved', got '" + f.repeat_order +
@@ -131,13 +130,13 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   plan.stop_on_fail = f.stop_on_fail;
   plan.fail_if_none = f.fail_if_none;
   if (f.fail_below) {
-    plan.fail_below_rps = schedule::parse_rate_per_s(*f.fail_below);
+    plan.fail_below_rps = parse_rate_per_s(*f.fail_below);
     if (*plan.fail_below_rps <= 0) throw UsageError("--fail-below must be above 0/s");
   }
 
   std::optional<double> max_rate;
   if (f.max_rate) {
-    max_rate = schedule::parse_rate_per_s(*f.max_rate);
+    max_rate = parse_rate_per_s(*f.max_rate);
     if (*max_rate <= 0) throw UsageError("--max-rate must be above 0");
   }
   if (f.max_concurrency && *f.max_concurrency < 1)
@@ -153,7 +152,7 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   }
   if (f.search) {
     analyze::RateSearchOptions search;
-    search.start_rps = schedule::parse_rate_per_s(f.start_rate);
+    search.start_rps = parse_rate_per_s(f.start_rate);
     search.growth = f.growth;
     search.max_rps = max_rate;
     analyze::RateSearch validated(search);  // throws UsageError for bad options
@@ -179,7 +178,7 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   // The open loop pool: -c to start, growing up to --max-connections (default 1000, or
   // --max-concurrency when that is lower).
   RunFlags base = f.run;
-  base.warmup = schedule::format_duration(plan.warmup_ns);
+  base.warmup = format_duration(plan.warmup_ns);
   // The host's load is always watched: a report says when it changed under the levels.
   if (std::find(base.observe.begin(), base.observe.end(), "host") == base.observe.end()) {
     base.observe.push_back("host");
@@ -194,20 +193,8 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
     throw UsageError("--max-connections is above --max-concurrency");
   }
   const bool open = plan.loop == analyze::Loop::kOpen;
-  plan.make_run = [base, open, scenario](double level, int64_t hold_ns,
-                                         const std::filesystem::path& dir) {
-    RunFlags flags = base;
-    if (open) {
-      flags.rate = fmt::format("{}", level);
-    } else {
-      flags.connections = static_cast<int>(level);
-      flags.max_connections.reset();
-    }
-    flags.duration = schedule::format_duration(hold_ns);
-    flags.out = dir.string();
-    // The level records its own `proofload run` command, so its Reproduce runs that level.
-    return build_run_options(flags, "", scenario.get());
-  };
+  // Each level's run records its own `proofload run` command, so its Reproduce runs that level.
+  plan.base_run = run_spec_from_flags(base, scenario.get());
 
   std::string target = f.run.url;
   if (target.empty() && scenario && scenario->target) target = *scenario->target;
@@ -329,8 +316,9 @@ Subcommand add_ladder_command(CLI::App& parent) {
   add_request_flags(app, f->run);
   // The shared flag's default is run's (-c); a ladder's pool grows further by default.
   app->get_option("--max-connections")
-      ->description("Open loop: the pool may grow to this many connections (default 1000, or "
-                    "--max-concurrency when lower)");
+      ->description(
+          "Open loop: the pool may grow to this many connections (default 1000, or "
+          "--max-concurrency when lower)");
 
   return {app, [f, app] {
             // A scenario's settings fill the flags not given; `ladder` has no --rate, -d, ...
@@ -350,13 +338,6 @@ Subcommand add_ladder_command(CLI::App& parent) {
             if (f->plan) {
               std::fputs(experiments::describe_plan(plan).c_str(), stdout);
               return kExitOk;
-            }
-            // The flags are checked, and the target reached, before anything is sent (the
-            // largest level sets the file-descriptor limit it needs).
-            if (plan.search) {
-              plan.make_run(plan.search->start_rps, plan.step_hold_ns, plan.out_dir);
-            } else {
-              plan.make_run(plan.levels.back(), plan.hold_ns, plan.out_dir);
             }
             experiments::LadderOutcome outcome = experiments::run_ladder(plan);
             print_report("ladder", plan, outcome, !f->run.quiet);

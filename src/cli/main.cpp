@@ -7,6 +7,7 @@
 #include "cli/command_line.h"
 #include "cli/subcommand.h"
 #include "common/usage_error.h"
+#include "plan/redaction.h"
 
 int main(int argc, char** argv) {
   using namespace proofload;
@@ -16,7 +17,7 @@ int main(int argc, char** argv) {
   app.require_subcommand(1);
   app.set_version_flag("--version", "proofload " PROOFLOAD_VERSION);
   std::vector<cli::Subcommand> commands = {
-      cli::add_run_command(app), cli::add_serve_command(app), cli::add_demo_command(app),
+      cli::add_run_command(app),     cli::add_serve_command(app),  cli::add_demo_command(app),
       cli::add_observe_command(app), cli::add_ladder_command(app), cli::add_analyze_command(app),
       cli::add_report_command(app)};
   try {
@@ -32,7 +33,7 @@ int main(int argc, char** argv) {
     return kExitOk;
   } catch (const CLI::ParseError& e) {
     std::fprintf(stderr, "proofload: error: %s (see --help)\n",
-                 cli::without_sensitive_values(e.what()).c_str());
+                 plan::without_sensitive_values(e.what()).c_str());
     return kExitUsage;
   }
   try {
@@ -40,10 +41,12 @@ int main(int argc, char** argv) {
       if (command.app->parsed()) return command.run();
     }
   } catch (const UsageError& e) {
-    std::fprintf(stderr, "proofload: error: %s\n", cli::without_sensitive_values(e.what()).c_str());
+    std::fprintf(stderr, "proofload: error: %s\n",
+                 plan::without_sensitive_values(e.what()).c_str());
     return kExitUsage;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "proofload: error: %s\n", cli::without_sensitive_values(e.what()).c_str());
+    std::fprintf(stderr, "proofload: error: %s\n",
+                 plan::without_sensitive_values(e.what()).c_str());
     return kExitFailure;
   }
   return kExitUsage;

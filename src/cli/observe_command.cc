@@ -2,9 +2,9 @@
 // same files as a load run (see experiments/observe_only.h).
 #include "cli/command_line.h"
 #include "cli/subcommand.h"
+#include "common/units.h"
 #include "common/usage_error.h"
 #include "experiments/observe_only.h"
-#include "schedule/parse.h"
 
 namespace proofload::cli {
 
@@ -17,8 +17,9 @@ Subcommand add_observe_command(CLI::App& parent) {
   };
   auto flags = std::make_shared<Flags>();
   CLI::App* app = parent.add_subcommand(
-      "observe", "Only watch sources (a process, a cgroup, a Prometheus endpoint, the host), "
-                 "with the same files as a run");
+      "observe",
+      "Only watch sources (a process, a cgroup, a Prometheus endpoint, the host), "
+      "with the same files as a run");
   app->add_option("spec", flags->specs,
                   "pid:N, pidfile:PATH, cgroup:PATH, prom:URL[?match=a,b], host (repeatable)")
       ->required();
@@ -28,9 +29,9 @@ Subcommand add_observe_command(CLI::App& parent) {
   return {app, [flags] {
             experiments::ObserveOptions options;
             options.specs = flags->specs;
-            options.duration_ns = schedule::parse_duration_ns(flags->duration);
+            options.duration_ns = parse_duration_ns(flags->duration);
             if (options.duration_ns <= 0) throw UsageError("-d must be longer than 0");
-            options.every_ns = schedule::parse_duration_ns(flags->every);
+            options.every_ns = parse_duration_ns(flags->every);
             if (options.every_ns < 10'000'000 || options.every_ns > 1'000'000'000) {
               throw UsageError("--every must be between 10ms and 1s, got '" + flags->every + "'");
             }

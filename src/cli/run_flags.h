@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "experiments/run_experiment.h"
+#include "plan/run_spec.h"
 #include "workload/scenario.h"
 
 namespace proofload::cli {
@@ -40,16 +41,10 @@ struct RunFlags {
   // Data and mix draws (default: from the clock, recorded). Text, read by parse_seed: a number
   // past 2^64 - 1 is refused, not saturated.
   std::optional<std::string> seed;
-  std::vector<std::string> observe;     // --observe SPEC (the generator itself is always observed)
+  std::vector<std::string> observe;  // --observe SPEC (the generator itself is always observed)
   std::string observe_every = "1s";
   bool plan = false;  // --plan: check everything, resolve and reach nothing, send nothing
 };
-
-// Limits that every way of asking for a load meets (flags, scenario files, ladder levels): a
-// rate is at most schedule::kMaxRatePerS, connections at most kMaxConnections, and warm-up plus
-// duration at most kMaxRunNs.
-constexpr int kMaxConnections = 1'000'000;
-constexpr int64_t kMaxRunNs = int64_t{10} * 365 * 24 * 3600 * 1'000'000'000;  // ten years
 
 // --seed: a whole number 0 to 2^64 - 1; throws UsageError for anything else.
 uint64_t parse_seed(const std::string& text);
@@ -61,19 +56,15 @@ bool looks_like_scenario_file(const std::string& target);
 // headers, body, timeouts, workers, seed, observers, quiet).
 void add_request_flags(CLI::App* app, RunFlags& flags);
 
-// The `proofload run` command that runs these flags again, quoted for a shell: every flag that is
-// not at its default, the seed the run drew with, and no -o (re-running must not overwrite the
-// recorded run). A ladder's level records it as its own command, so its Reproduce is a run.
-std::string run_command_text(const RunFlags& flags, std::optional<uint64_t> seed);
+// The flags (merged with `scenario` beforehand, see scenario_options.h) as the run they ask for:
+// their text read (durations, rates, stages, headers, the seed); the checks are plan_run's.
+// Throws UsageError.
+plan::RunSpec run_spec_from_flags(const RunFlags& flags, const workload::Scenario* scenario);
 
-// Validates the flags (merged with `scenario` beforehand, see scenario_options.h), resolves and
-// checks the target (not with flags.plan), compiles the workload, and builds the run.
-// `command_line` is recorded for Reproduce; empty: the run's own (run_command_text). Throws
-// UsageError.
+// run_spec_from_flags, planned (every check) and, unless flags.plan, aimed at the target after
+// pre-flight. `command_line` is recorded for Reproduce; empty: the run's own
+// (plan::run_command_text). Throws UsageError.
 experiments::RunOptions build_run_options(const RunFlags& flags, const std::string& command_line,
                                           const workload::Scenario* scenario = nullptr);
-
-// `run --plan`: what the run would do, in a few lines; sends nothing.
-std::string describe_run(const experiments::RunOptions& options);
 
 }  // namespace proofload::cli

@@ -1,21 +1,16 @@
-// How `proofload run` takes a scenario file: its executor settings fill the flags the user did not
-// give (flags win), its requests compile into the workload, its thresholds join the --threshold
-// flags, and what it asks for is recorded in the spec (templates, never secret values).
-// Configuration time only; throws UsageError.
+// How `proofload run` and `ladder` take their target: a URL, or a scenario file whose executor
+// settings fill the flags the user did not give (flags win). The rest of what a scenario means
+// for a run is plan/scenario_parts.h. Configuration time only; throws UsageError.
 #pragma once
 
 #include <cstdint>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include "analyze/threshold.h"
 #include "cli/run_flags.h"
-#include "http/url.h"
 #include "workload/scenario.h"
-#include "workload/workload.h"
 
 namespace proofload::cli {
 
@@ -32,20 +27,5 @@ std::optional<workload::Scenario> take_target(const std::vector<std::string>& ta
 // Copies the scenario's executor settings into the flags the user did not give.
 void merge_scenario_settings(RunFlags& flags, const workload::Scenario& scenario,
                              const FlagGiven& given);
-
-// The scenario with the command line's -H headers added to its defaults (a flag's header
-// replaces the file's header of the same name).
-workload::Scenario with_flag_headers(workload::Scenario scenario,
-                                     const std::vector<std::pair<std::string, std::string>>& headers);
-
-// The scenario's thresholds (errors carry the file location) followed by the flags'.
-std::vector<analyze::Threshold> collect_thresholds(const workload::Scenario* scenario,
-                                                   const std::vector<std::string>& flags);
-
-// What the scenario asks for, for result.json's spec: requests (method, path template, header
-// names and values, sensitive ones redacted), flows, the mix with each entry's share, data
-// variables by kind, thresholds.
-nlohmann::json scenario_spec_json(const workload::Scenario& scenario,
-                                  const workload::Workload& workload);
 
 }  // namespace proofload::cli

@@ -9,10 +9,11 @@
 #include <string>
 
 #include "cli/subcommand.h"
+#include "common/stop_signals.h"
+#include "common/units.h"
 #include "common/usage_error.h"
-#include "schedule/parse.h"
-#include "target/routes/routes_yaml.h"
-#include "target/server.h"
+#include "serve/routes/routes_yaml.h"
+#include "serve/server.h"
 
 namespace proofload::cli {
 
@@ -37,14 +38,14 @@ struct ServeFlags {
 
 int64_t duration_flag_ns(const std::string& text, const char* flag) {
   try {
-    return schedule::parse_duration_ns(text);
+    return parse_duration_ns(text);
   } catch (const UsageError& e) {
     throw UsageError(std::string(flag) + ": " + e.what());
   }
 }
 
-target::ServerOptions to_options(const ServeFlags& flags) {
-  target::ServerOptions options;
+serve::ServerOptions to_options(const ServeFlags& flags) {
+  serve::ServerOptions options;
   options.host = flags.host;
   options.port = flags.port;
   options.threads = flags.threads;
@@ -59,8 +60,8 @@ target::ServerOptions to_options(const ServeFlags& flags) {
   options.request_timeout_ns = duration_flag_ns(flags.request_timeout, "--request-timeout");
   options.idle_timeout_ns = duration_flag_ns(flags.idle_timeout, "--idle-timeout");
   options.max_connections = flags.max_connections;
-  if (!flags.routes_file.empty()) options.routes = target::load_routes_file(flags.routes_file);
-  if (!flags.profile.empty()) options.routes = target::builtin_profile(flags.profile);
+  if (!flags.routes_file.empty()) options.routes = serve::load_routes_file(flags.routes_file);
+  if (!flags.profile.empty()) options.routes = serve::builtin_profile(flags.profile);
   bool any_stall_flag =
       !flags.stall.empty() || !flags.stall_every.empty() || !flags.stall_first.empty();
   if (any_stall_flag) {
@@ -76,30 +77,16 @@ target::ServerOptions to_options(const ServeFlags& flags) {
   return options;
 }
 
-// The handler may run on any thread; Server::stop() is async-signal-safe.
-std::atomic<target::Server*> g_serving{nullptr};
-
-extern "C" void on_stop_signal(int) {
-  if (target::Server* server = g_serving.load()) server->stop();
-}
+// Server::stop() is async-signal-safe.
+void stop_server(void* server) { static_cast<serve::Server*>(server)->stop(); }
 
 int serve(const ServeFlags& flags) {
-  target::Server server(to_options(flags));
-  struct sigaction action {};
-  action.sa_handler = on_stop_signal;
-  sigemptyset(&action.sa_mask);
-  struct sigaction old_term {};
-  struct sigaction old_int {};
-  g_serving.store(&server);
-  sigaction(SIGTERM, &action, &old_term);
-  sigaction(SIGINT, &action, &old_int);
+  serve::Server server(to_options(flags));
+  StopSignals signals(stop_server, &server);
   if (!server.notice().empty()) std::fprintf(stderr, "serve: %s\n", server.notice().c_str());
   std::printf("listening on %s\n", server.address().c_str());
   std::fflush(stdout);
   server.run();
-  sigaction(SIGTERM, &old_term, nullptr);
-  sigaction(SIGINT, &old_int, nullptr);
-  g_serving.store(nullptr);
   return kExitOk;
 }
 

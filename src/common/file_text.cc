@@ -8,23 +8,16 @@
 #include <cerrno>
 #include <system_error>
 
+#include "common/units.h"
 #include "common/usage_error.h"
 
 namespace proofload {
 
-std::string byte_limit_text(int64_t bytes) {
-  if (bytes >= (int64_t{1} << 20) && bytes % (int64_t{1} << 20) == 0) {
-    return std::to_string(bytes >> 20) + " MiB";
-  }
-  if (bytes >= 1024 && bytes % 1024 == 0) return std::to_string(bytes >> 10) + " KiB";
-  return std::to_string(bytes) + " bytes";
-}
-
 std::string read_bounded_file(const std::string& path, std::string_view what, int64_t max_bytes) {
   auto fail_with = [&](int error) {
-    throw UsageError("cannot read " + std::string(what) + " '" + path +
-                     "': " + (error == EISDIR ? std::string("it is a directory")
-                                              : std::generic_category().message(error)));
+    throw UsageError("cannot read " + std::string(what) + " '" + path + "': " +
+                     (error == EISDIR ? std::string("it is a directory")
+                                      : std::generic_category().message(error)));
   };
   const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
   if (fd < 0) fail_with(errno);
@@ -52,7 +45,7 @@ std::string read_bounded_file(const std::string& path, std::string_view what, in
     if (static_cast<int64_t>(content.size()) + got > max_bytes) {
       ::close(fd);
       throw UsageError(std::string(what) + " '" + path + "' is larger than " +
-                       byte_limit_text(max_bytes));
+                       bytes_text(max_bytes));
     }
     content.append(buffer.data(), static_cast<size_t>(got));
   }

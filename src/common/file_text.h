@@ -15,7 +15,4 @@ namespace proofload {
 // holds a byte of the content (it may be a secret).
 std::string read_bounded_file(const std::string& path, std::string_view what, int64_t max_bytes);
 
-// "64 MiB", "64 KiB", "100 bytes": a limit as the error and the docs state it.
-std::string byte_limit_text(int64_t bytes);
-
 }  // namespace proofload

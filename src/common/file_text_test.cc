@@ -23,8 +23,8 @@ std::string error_of(const std::string& path, int64_t max_bytes) {
 class FileTextTest : public ::testing::Test {
  protected:
   void SetUp() override {
-    dir_ = std::filesystem::temp_directory_path() /
-           ("file_text_test_" + std::to_string(::getpid()));
+    dir_ =
+        std::filesystem::temp_directory_path() / ("file_text_test_" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir_);
   }
   void TearDown() override { std::filesystem::remove_all(dir_); }
@@ -55,15 +55,9 @@ TEST_F(FileTextTest, AnEndlessDeviceIsRefusedAtTheLimit) {
 TEST_F(FileTextTest, ADirectoryAndAMissingFileAreOneLine) {
   EXPECT_EQ(error_of(dir_.string(), 100),
             "cannot read data file '" + dir_.string() + "': it is a directory");
-  EXPECT_EQ(error_of((dir_ / "absent").string(), 100),
-            "cannot read data file '" + (dir_ / "absent").string() +
-                "': No such file or directory");
-}
-
-TEST(ByteLimitText, StatesTheLimitInItsLargestWholeUnit) {
-  EXPECT_EQ(byte_limit_text(int64_t{64} << 20), "64 MiB");
-  EXPECT_EQ(byte_limit_text(64 << 10), "64 KiB");
-  EXPECT_EQ(byte_limit_text(1000), "1000 bytes");
+  EXPECT_EQ(
+      error_of((dir_ / "absent").string(), 100),
+      "cannot read data file '" + (dir_ / "absent").string() + "': No such file or directory");
 }
 
 }  // namespace

@@ -37,6 +37,14 @@ inline std::string group_thousands(std::string number) {
   return number;
 }
 
+// `arg` as one word for a POSIX shell: as it is when made only of characters a shell leaves
+// alone, else single-quoted.
+std::string shell_quote(const std::string& arg);
+
+// How many single-letter edits (insert, delete, replace, swap two neighbours) turn `a` into `b`,
+// ignoring ASCII case (optimal string alignment): how "did you mean" suggestions measure a typo.
+size_t edit_distance(std::string_view a, std::string_view b);
+
 // The offset of the first byte that is not part of well-formed UTF-8 (RFC 3629: no overlong
 // forms, no surrogates, nothing above U+10FFFF), or npos when the whole text is.
 size_t first_invalid_utf8(std::string_view text);

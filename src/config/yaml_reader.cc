@@ -13,32 +13,11 @@
 #include <sstream>
 
 #include "common/text.h"
+#include "common/units.h"
 #include "common/usage_error.h"
-#include "schedule/parse.h"
 
 namespace proofload::config::yaml_reader {
 namespace {
-
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
-
-// Optimal string alignment distance: a typo is usually one insertion, deletion, substitution
-// or swapped pair.
-size_t edit_distance(std::string_view a, std::string_view b) {
-  std::vector<std::vector<size_t>> d(a.size() + 1, std::vector<size_t>(b.size() + 1));
-  for (size_t i = 0; i <= a.size(); ++i) d[i][0] = i;
-  for (size_t j = 0; j <= b.size(); ++j) d[0][j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t cost = lower(a[i - 1]) == lower(b[j - 1]) ? 0 : 1;
-      d[i][j] = std::min({d[i - 1][j] + 1, d[i][j - 1] + 1, d[i - 1][j - 1] + cost});
-      if (i > 1 && j > 1 && lower(a[i - 1]) == lower(b[j - 2]) &&
-          lower(a[i - 2]) == lower(b[j - 1])) {
-        d[i][j] = std::min(d[i][j], d[i - 2][j - 2] + 1);
-      }
-    }
-  }
-  return d[a.size()][b.size()];
-}
 
 // Shows user text in a message: quoted, cut short, control characters replaced.
 std::string shown(std::string_view text) {
@@ -51,7 +30,6 @@ std::string shown(std::string_view text) {
   if (text.size() > kMaxShown) out += "...";
   return out + "'";
 }
-
 
 // The scalar text of `node`, failing with "WHAT: expected EXPECTED, got a map" otherwise.
 const std::string& scalar_of(const Source& source, const YAML::Node& node, std::string_view what,
@@ -128,8 +106,7 @@ int64_t read_integer(const Source& source, const YAML::Node& node, std::string_v
 
 bool read_bool(const Source& source, const YAML::Node& node, std::string_view what) {
   const std::string& text = scalar_of(source, node, what, "true or false");
-  std::string folded;
-  for (char c : text) folded += lower(c);
+  const std::string folded = ascii_lowercase(text);
   if (folded == "true") return true;
   if (folded == "false") return false;
   source.fail(node, std::string(what) + ": expected true or false, got " + shown(text));
@@ -138,7 +115,7 @@ bool read_bool(const Source& source, const YAML::Node& node, std::string_view wh
 int64_t read_duration_ns(const Source& source, const YAML::Node& node, std::string_view what) {
   const std::string& text = scalar_of(source, node, what, "a duration like 5ms");
   try {
-    return schedule::parse_duration_ns(text);
+    return parse_duration_ns(text);
   } catch (const UsageError& error) {
     rethrow_with(source, node, what, error);
   }
@@ -148,7 +125,7 @@ double read_rate_per_s(const Source& source, const YAML::Node& node, std::string
   const std::string& text = scalar_of(source, node, what, "a rate like 100/s");
   double rate_per_s = 0;
   try {
-    rate_per_s = schedule::parse_rate_per_s(text);
+    rate_per_s = parse_rate_per_s(text);
   } catch (const UsageError& error) {
     rethrow_with(source, node, what, error);
   }
@@ -178,24 +155,12 @@ double read_probability(const Source& source, const YAML::Node& node, std::strin
 int64_t read_bytes(const Source& source, const YAML::Node& node, std::string_view what,
                    int64_t max) {
   const std::string& text = scalar_of(source, node, what, "a size like 512 or 4KiB");
-  struct Unit {
-    std::string_view name;
-    int64_t bytes;
-  };
-  constexpr std::array<Unit, 6> kUnits = {
-      {{"", 1}, {"B", 1}, {"kB", 1000}, {"KiB", 1024}, {"MB", 1000 * 1000}, {"MiB", 1 << 20}}};
-  int64_t count = -1;
-  auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), count);
-  std::string_view unit(end, static_cast<size_t>(text.data() + text.size() - end));
-  auto found =
-      std::find_if(kUnits.begin(), kUnits.end(), [&](const Unit& u) { return u.name == unit; });
-  bool ok = error == std::errc() && count >= 0 && found != kUnits.end() &&
-            count <= max / found->bytes && count * found->bytes <= max;
-  if (!ok) {
+  const std::optional<int64_t> bytes = parse_bytes(text, max);
+  if (!bytes) {
     source.fail(node, std::string(what) + ": expected a size from 0 to " + std::to_string(max) +
                           " bytes (units B, kB, KiB, MB, MiB), got " + shown(text));
   }
-  return count * found->bytes;
+  return *bytes;
 }
 
 FieldMap::FieldMap(const Source& source, const YAML::Node& map, std::string where,
@@ -214,8 +179,8 @@ FieldMap::FieldMap(const Source& source, const YAML::Node& map, std::string wher
       if (auto near = nearest_key(key, allowed)) {
         message += "; did you mean '" + std::string(*near) + "'?";
       }
-      source.fail(key_node,
-                  message + (message.back() == '?' ? " " : "; ") + "allowed: " + join_names(allowed));
+      source.fail(key_node, message + (message.back() == '?' ? " " : "; ") +
+                                "allowed: " + join_names(allowed));
     }
     if (const Entry* first = find(key)) {
       source.fail(key_node, "key '" + key + "' given twice in " + where_ + " (first at line " +
@@ -445,7 +410,8 @@ YAML::Node load_single_document(const Source& source, std::string_view text, std
     source.fail(YAML::Mark::null_mark(),
                 "the " + std::string(kind) + " is empty: it needs " + std::string(needs));
   }
-  if (counter.documents > 1) source.fail(counter.second, "one YAML document per " + std::string(kind));
+  if (counter.documents > 1)
+    source.fail(counter.second, "one YAML document per " + std::string(kind));
   ExpansionBudget{source}.walk(root, 0);
   return root;
 }

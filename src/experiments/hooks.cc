@@ -22,6 +22,7 @@
 #include <system_error>
 
 #include "common/clock.h"
+#include "common/unique_fd.h"
 
 extern char** environ;
 
@@ -35,22 +36,6 @@ constexpr int64_t kCheckEveryNs = 10 * kNsPerMs;
 constexpr int64_t kAfterExitGraceNs = 200 * kNsPerMs;
 // Reads per loop turn, so that a hook writing without pause cannot starve the time checks.
 constexpr int kMaxReadsPerTurn = 64;
-
-class UniqueFd {
- public:
-  explicit UniqueFd(int fd = -1) : fd_(fd) {}
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  ~UniqueFd() { reset(); }
-  int get() const { return fd_; }
-  void reset() {
-    if (fd_ >= 0) close(fd_);
-    fd_ = -1;
-  }
-
- private:
-  int fd_;
-};
 
 std::runtime_error system_failure(const std::string& what, int error) {
   return std::runtime_error(what + ": " + std::strerror(error));

@@ -1,10 +1,7 @@
-// See http_probe.h. One connection, poll() against one overall deadline, llhttp for the head.
+// See http_probe.h. One exchange of http/blocking_client.h; the answer words its failures.
 #include "experiments/http_probe.h"
 
 #include <fmt/format.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <cctype>
 #include <cerrno>
@@ -12,8 +9,8 @@
 
 #include "common/clock.h"
 #include "common/usage_error.h"
-#include "engine/tcp.h"
 #include "experiments/hooks.h"
+#include "http/blocking_client.h"
 #include "http/request.h"
 #include "http/response_parser.h"
 #include "http/url.h"
@@ -21,17 +18,6 @@
 namespace proofload::experiments {
 
 namespace {
-
-class SocketCloser {
- public:
-  explicit SocketCloser(int fd) : fd_(fd) {}
-  SocketCloser(const SocketCloser&) = delete;
-  SocketCloser& operator=(const SocketCloser&) = delete;
-  ~SocketCloser() { close(fd_); }
-
- private:
-  int fd_;
-};
 
 bool starts_with_ignoring_case(std::string_view text, std::string_view prefix) {
   if (text.size() < prefix.size()) return false;
@@ -52,19 +38,6 @@ std::string errno_text(int error) {
   std::string text = std::strerror(error);
   if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
   return text;
-}
-
-// Waits for `events` on fd until the deadline: 1 when ready, 0 at the deadline, -errno on error.
-int wait_for(int fd, short events, int64_t deadline_ns) {
-  while (true) {
-    const int64_t left_ns = deadline_ns - monotonic_ns();
-    if (left_ns <= 0) return 0;
-    pollfd p{fd, events, 0};
-    // Rounded up so that a wait never ends a little before the deadline and spins.
-    const int ready = poll(&p, 1, static_cast<int>((left_ns + kNsPerMs - 1) / kNsPerMs));
-    if (ready > 0) return 1;
-    if (ready < 0 && errno != EINTR) return -errno;
-  }
 }
 
 }  // namespace
@@ -89,77 +62,50 @@ ProbeAnswer http_get(const std::string& url_text, int64_t timeout_ns, size_t max
   const std::string request_bytes = http::build_request(request);
 
   const int64_t deadline_ns = monotonic_ns() + timeout_ns;
-  const std::string timed_out =
-      "timed out after " + seconds_text(static_cast<double>(timeout_ns) / kNsPerS) + " s";
-
-  engine::Address address;
+  std::vector<http::SocketAddress> addresses;
   try {
-    address = engine::resolve(request.url.host, request.url.port);
+    addresses = http::resolve_addresses(request.url.host, request.url.port);
   } catch (const UsageError& error) {
     return failure(error.what());  // the name may resolve again later: an answer, not a throw
   }
-  const int fd = engine::start_connect(address);
-  if (fd < 0) return failure(errno_text(-fd));
-  SocketCloser closer(fd);
-
-  int ready = wait_for(fd, POLLOUT, deadline_ns);
-  if (ready == 0) return failure(timed_out);
-  if (ready < 0) return failure(errno_text(-ready));
-  if (const int error = engine::finish_connect(fd); error != 0) return failure(errno_text(error));
-
-  size_t sent = 0;
-  while (sent < request_bytes.size()) {
-    const ssize_t n =
-        send(fd, request_bytes.data() + sent, request_bytes.size() - sent, MSG_NOSIGNAL);
-    if (n > 0) {
-      sent += static_cast<size_t>(n);
-      continue;
-    }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) return failure(errno_text(errno));
-    ready = wait_for(fd, POLLOUT, deadline_ns);
-    if (ready == 0) return failure(timed_out);
-    if (ready < 0) return failure(errno_text(-ready));
-  }
-
   http::ResponseParser parser;
   http::ResponseCapture capture;
   capture.max_body_bytes = max_body_bytes;
   parser.start(false, capture);
-  char buffer[16 * 1024];
-  int64_t received_bytes = 0;
-  while (true) {
-    ready = wait_for(fd, POLLIN, deadline_ns);
-    if (ready == 0) return failure(timed_out);
-    if (ready < 0) return failure(errno_text(-ready));
-    const ssize_t n = recv(fd, buffer, sizeof buffer, 0);
-    if (n < 0) {
-      if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
-      return failure(errno_text(errno));
-    }
-    const http::ResponseParser::Result result =
-        n == 0 ? parser.finish_eof() : parser.feed(buffer, static_cast<size_t>(n));
-    // The status is known once the head of a final response is in: the body is needed only
-    // when asked for.
-    if (result.state == http::ResponseParser::State::kComplete ||
-        (max_body_bytes == 0 && parser.status() >= 200)) {
+  http::ExchangeLimits limits;
+  limits.max_bytes = kProbeMaxBytes + static_cast<int64_t>(max_body_bytes);
+  // The status is known once the head of a final response is in: the body is needed only when
+  // asked for.
+  if (max_body_bytes == 0) {
+    limits.enough = [](const http::ResponseParser& p) { return p.status() >= 200; };
+  }
+  const http::Exchange done = http::exchange(addresses, request_bytes, parser, deadline_ns, limits);
+  using Failure = http::Exchange::Failure;
+  switch (done.failure) {
+    case Failure::kNone: {
       ProbeAnswer answer;
       answer.status = parser.status();
       answer.body = parser.captured_body();
       return answer;
     }
-    if (result.state == http::ResponseParser::State::kError) {
+    case Failure::kTimedOut:
+      return failure("timed out after " + seconds_text(static_cast<double>(timeout_ns) / kNsPerS) +
+                     " s");
+    case Failure::kBadResponse:
       return failure(std::string("bad response: ") + parser.error_reason());
-    }
-    if (n == 0) {
+    case Failure::kClosed:
       return failure(parser.received_any() ? "bad response: connection closed in the head"
                                            : "connection closed without a response");
-    }
-    received_bytes += n;
-    if (received_bytes > kProbeMaxBytes + static_cast<int64_t>(max_body_bytes)) {
-      return failure(fmt::format("bad response: no complete head in {} bytes", received_bytes));
-    }
+    case Failure::kOversized:
+      return failure(fmt::format("bad response: no complete head in {} bytes", done.bytes_read));
+    case Failure::kSocket:
+    case Failure::kConnect:
+    case Failure::kPoll:
+    case Failure::kSend:
+    case Failure::kRead:
+      break;
   }
+  return failure(errno_text(done.error_number));
 }
 
 }  // namespace proofload::experiments

@@ -2,62 +2,22 @@
 #include "experiments/ladder.h"
 
 #include <fmt/format.h>
-#include <signal.h>
+#include <unistd.h>
 
-#include <atomic>
 #include <cstdio>
 #include <stdexcept>
 
 #include "common/clock.h"
 #include "common/usage_error.h"
-#include "experiments/drain_gate.h"
-#include "experiments/hooks.h"
-#include "experiments/http_probe.h"
 #include "experiments/ladder_result.h"
 #include "experiments/thresholds.h"
+#include "plan/plan_run.h"
 #include "report/numbers.h"
 
 namespace proofload::experiments {
 namespace {
 
 namespace fs = std::filesystem;
-
-// Signals between levels (a level's run installs its own handlers and restores these after):
-// the first asks the ladder to stop before the next level, the second also cancels the hooks
-// that would otherwise still run on the way out (after-level, restore).
-std::atomic<int> g_signals{0};
-std::atomic<bool> g_stop{false};
-std::atomic<bool> g_force{false};
-
-void on_ladder_signal(int /*signal*/) {
-  int n = g_signals.fetch_add(1) + 1;
-  g_stop.store(true);
-  if (n >= 2) g_force.store(true);
-}
-
-class LadderSignals {
- public:
-  LadderSignals() {
-    g_signals = 0;
-    g_stop = false;
-    g_force = false;
-    struct sigaction action {};
-    action.sa_handler = on_ladder_signal;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, &previous_int_);
-    sigaction(SIGTERM, &action, &previous_term_);
-  }
-  ~LadderSignals() {
-    sigaction(SIGINT, &previous_int_, nullptr);
-    sigaction(SIGTERM, &previous_term_, nullptr);
-  }
-  LadderSignals(const LadderSignals&) = delete;
-  LadderSignals& operator=(const LadderSignals&) = delete;
-
- private:
-  struct sigaction previous_int_ {};
-  struct sigaction previous_term_ {};
-};
 
 std::string level_text(double level) { return fmt::format("{}", level); }
 
@@ -68,36 +28,27 @@ std::string duration_text(int64_t ns) {
   return fmt::format("{:g} s", s);
 }
 
-// How a ladder ended; the first reason wins.
-struct Ending {
-  std::string status = "complete";
-  std::string reason;
-  int exit_code = kExitOk;
-
-  bool ended() const { return !reason.empty(); }
-  void set(std::string new_status, std::string why, int code) {
-    if (ended()) return;
-    status = std::move(new_status);
-    reason = std::move(why);
-    exit_code = code;
-  }
-};
-
-// Everything one ladder run keeps while it goes: the result being built and where it is written.
+// A ladder on the experiment runner: the planner is the caller's loop (the levels, or the
+// search); this runs a level as a step, records its row, and keeps the result being built.
 class LadderRun {
  public:
-  explicit LadderRun(const LadderPlan& plan) : plan_(plan) {
+  LadderRun(const LadderPlan& ladder, plan::Preflight preflight)
+      : plan_(ladder),
+        preflight_(std::move(preflight)),
+        experiment_(ExperimentSetup{ladder.out_dir, "ladder", ladder.hooks, ladder.precheck_url,
+                                    ladder.drain_until, ladder.drain_timeout_ns,
+                                    ladder.drain_every_ns, ladder.quiet, [this] { save(); }}) {
     result_ = {
         {"schema", kLadderSchema},
-        {"kind", plan.search ? "search" : "ladder"},
+        {"kind", ladder.search ? "search" : "ladder"},
         {"status", "running"},
         {"end_reason", nullptr},
         {"proofload_version", PROOFLOAD_VERSION},
-        {"command_line", plan.command_line},
+        {"command_line", ladder.command_line},
         {"started_at", report::iso8601_utc(wall_clock_ns())},
         {"finished_at", nullptr},
-        {"source", plan.source},
-        {"settings", plan.settings},
+        {"source", ladder.source},
+        {"settings", ladder.settings},
         {"rows", nlohmann::json::array()},
         {"events", nlohmann::json::array()},
         {"search", nullptr},
@@ -106,127 +57,55 @@ class LadderRun {
   }
 
   nlohmann::json& result() { return result_; }
-  Ending& ending() { return ending_; }
+  Experiment& experiment() { return experiment_; }
+  Ending& ending() { return experiment_.ending(); }
 
   // Rewrites the ladder's files with what has been recorded so far.
-  void save() { write_ladder_directory(plan_.out_dir, result_); }
-
-  // The pre-check: the URL must answer 2xx before anything starts.
-  bool precheck() {
-    if (!plan_.precheck_url) return true;
-    int64_t start = monotonic_ns();
-    ProbeAnswer answer = http_get_status(*plan_.precheck_url, 10'000'000'000);
-    bool ok = answer.status && *answer.status >= 200 && *answer.status < 300;
-    result_["events"].push_back({{"kind", "precheck"},
-                                 {"name", "precheck"},
-                                 {"level", nullptr},
-                                 {"repeat", nullptr},
-                                 {"command", *plan_.precheck_url},
-                                 {"ok", ok},
-                                 {"exit_code", nullptr},
-                                 {"timed_out", false},
-                                 {"duration_s", seconds_of(monotonic_ns() - start)},
-                                 {"output_file", nullptr},
-                                 {"detail", answer.text()}});
-    if (!ok) {
-      ending_.set("failed",
-                  fmt::format("the pre-check {} answered {}, not 2xx: nothing was sent",
-                              *plan_.precheck_url, answer.text()),
-                  kExitFailure);
-    }
-    return ok;
+  void save() {
+    result_["events"] = experiment_.events_json();
+    write_ladder_directory(plan_.out_dir, result_);
   }
 
-  // A hook of the ladder, if set; records it. False when it failed.
-  bool hook(const char* name, const std::optional<std::string>& command,
-            std::optional<ScheduledLevel> at, const std::atomic<bool>* cancel) {
-    if (!command) return true;
-    fs::path log = plan_.out_dir / "hooks" / (prefix(at) + name + ".log");
-    std::vector<std::pair<std::string, std::string>> env = {
-        {"PROOFLOAD_HOOK", name}, {"PROOFLOAD_OUT", plan_.out_dir.string()}};
-    if (at) {
-      env.emplace_back("PROOFLOAD_LEVEL", level_text(at->level));
-      env.emplace_back("PROOFLOAD_REPEAT", std::to_string(at->repeat));
-    }
-    if (!plan_.quiet) std::fprintf(stderr, "ladder: %s hook: %s\n", name, command->c_str());
-    HookResult r = run_hook(name, *command, plan_.hooks.timeout_ns, log, env, cancel);
-    result_["events"].push_back(
-        {{"kind", "hook"},
-         {"name", name},
-         {"level", at ? nlohmann::json(at->level) : nullptr},
-         {"repeat", at ? nlohmann::json(at->repeat) : nullptr},
-         {"command", *command},
-         {"ok", r.ok()},
-         {"exit_code", r.exit_code ? nlohmann::json(*r.exit_code) : nullptr},
-         {"timed_out", r.timed_out},
-         {"duration_s", r.duration_s},
-         {"output_file", fs::relative(log, plan_.out_dir).string()},
-         {"detail", r.describe()}});
-    if (r.cancelled) {
-      ending_.set("interrupted", fmt::format("interrupted by a signal during the {} hook", name),
-                  kExitInterrupted);
-    } else if (!r.ok()) {
-      ending_.set("failed",
-                  fmt::format("the {} hook failed{}: {} (output in {})", name, where(at),
-                              r.describe(), fs::relative(log, plan_.out_dir).string()),
-                  kExitFailure);
-    }
-    return r.ok();
-  }
-
-  // The drain gate before a level. False when the system did not catch up in time.
-  bool drain(const ScheduledLevel& at) {
-    if (!plan_.drain_until) return true;
-    fs::path log = plan_.out_dir / "hooks" / (prefix(at) + "drain.log");
-    DrainResult r = wait_until_drained(*plan_.drain_until, plan_.drain_timeout_ns,
-                                       plan_.drain_every_ns, log, &g_stop);
-    result_["events"].push_back({{"kind", "drain"},
-                                 {"name", "drain"},
-                                 {"level", at.level},
-                                 {"repeat", at.repeat},
-                                 {"command", *plan_.drain_until},
-                                 {"ok", r.drained},
-                                 {"exit_code", nullptr},
-                                 {"timed_out", !r.drained && !r.cancelled},
-                                 {"duration_s", r.waited_s},
-                                 {"output_file", fs::relative(log, plan_.out_dir).string()},
-                                 {"detail", r.describe()}});
-    if (r.cancelled) {
-      ending_.set("interrupted", "interrupted by a signal while waiting for the drain gate",
-                  kExitInterrupted);
-    } else if (!r.drained) {
-      ending_.set("failed",
-                  fmt::format("the drain gate did not open{}: {}", where(at), r.describe()),
-                  kExitFailure);
-    }
-    return r.drained;
-  }
-
-  // One level: reset, drain, before-level, the load, after-level. Returns the row's index, or
-  // nothing when the level did not run.
+  // One level as a step of the runner. Returns the row's index, or nothing when the level did
+  // not run.
   std::optional<size_t> level(const ScheduledLevel& at, int64_t hold_ns) {
-    if (g_stop) {
-      ending_.set("interrupted", "interrupted by a signal" + where(at), kExitInterrupted);
-      return std::nullopt;
+    std::optional<size_t> index;
+    if (experiment_.stopping()) {
+      ending().set("interrupted", "interrupted by a signal" + where(at), kExitInterrupted);
+      return index;
     }
     ++ordinal_;
-    if (!hook("reset", plan_.hooks.reset, at, &g_stop)) return std::nullopt;
-    if (!drain(at)) return std::nullopt;
-    if (!hook("before-level", plan_.hooks.before_level, at, &g_stop)) return std::nullopt;
+    StepLabel label;
+    label.level = at.level;
+    label.repeat = at.repeat;
+    label.file_prefix = prefix(at);
+    label.where = where(at);
+    label.env = {{"PROOFLOAD_LEVEL", level_text(at.level)},
+                 {"PROOFLOAD_REPEAT", std::to_string(at.repeat)}};
+    experiment_.step(label, [&] { return run_level(at, hold_ns, index); });
+    return index;
+  }
 
+  // Whether the last level run met the SLO (and, with a target, reached it within the noise
+  // floor): what --stop-on-fail and the search decide on.
+  std::optional<bool> last_passed() const { return last_passed_; }
+
+ private:
+  // The load of a level; false when it could not start (nothing of it was sent).
+  bool run_level(const ScheduledLevel& at, int64_t hold_ns, std::optional<size_t>& index) {
     const std::string dir_name = "levels/" + prefix(at).substr(0, prefix(at).size() - 1);
     RunOptions options;
     try {
-      options = plan_.make_run(at.level, hold_ns, plan_.out_dir / dir_name);
+      options.run = plan::plan_run(level_run(plan_, at.level, hold_ns, plan_.out_dir / dir_name));
+      plan::aim(options.run, preflight_);
     } catch (const std::exception& e) {
-      // The target went away, or the level cannot be run: nothing of it was sent.
-      ending_.set("failed",
-                  fmt::format("level {} could not start: {}", level_text(at.level), e.what()),
-                  kExitFailure);
-      return std::nullopt;
+      ending().set("failed",
+                   fmt::format("level {} could not start: {}", level_text(at.level), e.what()),
+                   kExitFailure);
+      return false;
     }
     options.print_summary = false;
-    options.live_progress = options.live_progress && !plan_.quiet;
+    options.live_progress = !plan_.quiet && isatty(STDERR_FILENO);
     const std::string unit = plan_.loop == analyze::Loop::kOpen ? "/s" : " connections";
     options.progress_label =
         plan_.search ? fmt::format("search step {} ({}{})", ordinal_, level_text(at.level), unit)
@@ -244,7 +123,7 @@ class LadderRun {
         window.span.counts.successes = w.count(measure::Outcome::kSuccess);
         window.measured_duration_s = seconds_of(w.duration_ns);
         bool fire = watch->add_window(
-            w.duration_ns, [&](const analyze::MetricRef& m) { return observed_metric(window, m); });
+            w.duration_ns, [&](const measure::MetricRef& m) { return observed_metric(window, m); });
         return fire ? watch->reason() : std::string();
       };
     }
@@ -261,7 +140,6 @@ class LadderRun {
     } catch (const std::runtime_error& e) {
       failure = e.what();
     }
-    std::optional<size_t> index;
     if (failure.empty()) {
       analyze::LevelRow row =
           row_from_run(run, at.level, at.repeat, plan_.loop == analyze::Loop::kOpen, plan_.slo);
@@ -274,32 +152,23 @@ class LadderRun {
       if (!plan_.quiet) print_row(row, *last_passed_);
     }
     if (run.interrupted) {
-      g_stop = true;
-      ending_.set("interrupted", "interrupted by a signal" + where(at), kExitInterrupted);
+      experiment_.stop_requested();
+      ending().set("interrupted", "interrupted by a signal" + where(at), kExitInterrupted);
     } else if (run.aborted) {
-      ending_.set("aborted", run.end_reason + where(at), kExitThresholds);
+      ending().set("aborted", run.end_reason + where(at), kExitThresholds);
     } else if (!failure.empty()) {
-      ending_.set("failed", failure + where(at), kExitFailure);
+      ending().set("failed", failure + where(at), kExitFailure);
     }
-    hook("after-level", plan_.hooks.after_level, at, &g_force);
-    save();
-    return index;
+    return true;
   }
 
-  // Whether the last level run met the SLO (and, with a target, reached it within the noise
-  // floor): what --stop-on-fail and the search decide on.
-  std::optional<bool> last_passed() const { return last_passed_; }
-
-  void restore() { hook("restore", plan_.hooks.restore, std::nullopt, &g_force); }
-
- private:
   bool passes(const analyze::LevelRow& row) const {
-    auto results = analyze::evaluate_thresholds(plan_.slo.bounds, [&](const analyze::MetricRef& m) {
+    auto results = measure::evaluate_thresholds(plan_.slo.bounds, [&](const measure::MetricRef& m) {
       return analyze::row_metric(row, m, plan_.slo.count_429_as_error);
     });
     double floor = plan_.analysis.noise_floor.value_or(analyze::kDefaultNoiseFloor);
     bool reached = !row.target_rps || row.achieved_rps >= *row.target_rps * (1 - floor);
-    return analyze::all_passed(results) && reached;
+    return measure::all_passed(results) && reached;
   }
 
   void print_row(const analyze::LevelRow& row, bool passed) const {
@@ -314,22 +183,21 @@ class LadderRun {
   }
 
   // "03-400-" (and "03-400-r2-" when levels repeat): the run order keeps the files sorted.
-  std::string prefix(const std::optional<ScheduledLevel>& at) const {
-    if (!at) return "";
-    std::string p = fmt::format("{:02}-{}-", ordinal_, level_text(at->level));
-    if (plan_.repeat > 1) p += fmt::format("r{}-", at->repeat);
+  std::string prefix(const ScheduledLevel& at) const {
+    std::string p = fmt::format("{:02}-{}-", ordinal_, level_text(at.level));
+    if (plan_.repeat > 1) p += fmt::format("r{}-", at.repeat);
     return p;
   }
 
-  std::string where(const std::optional<ScheduledLevel>& at) const {
-    if (!at) return "";
-    return fmt::format(" at level {}{}", level_text(at->level),
-                       plan_.repeat > 1 ? fmt::format(" (repeat {})", at->repeat) : "");
+  std::string where(const ScheduledLevel& at) const {
+    return fmt::format(" at level {}{}", level_text(at.level),
+                       plan_.repeat > 1 ? fmt::format(" (repeat {})", at.repeat) : "");
   }
 
   const LadderPlan& plan_;
+  plan::Preflight preflight_;
   nlohmann::json result_;
-  Ending ending_;
+  Experiment experiment_;
   int ordinal_ = 0;  // the level in progress, in run order from 1
   std::optional<bool> last_passed_;
 };
@@ -445,9 +313,9 @@ std::string describe_plan(const LadderPlan& plan) {
                      plan.drain_until ? fmt::format("{} (at most {})", *plan.drain_until,
                                                     duration_text(plan.drain_timeout_ns))
                                       : "(none)");
-  line("before-level", plan.hooks.before_level);
+  line("before-level", plan.hooks.before);
   out += fmt::format("  {:<13} the load\n", "");
-  line("after-level", plan.hooks.after_level);
+  line("after-level", plan.hooks.after);
   out += fmt::format("At the end, on every exit path: restore {}\n",
                      plan.hooks.restore ? *plan.hooks.restore : "(none)");
   if (plan.precheck_url)
@@ -463,8 +331,8 @@ std::string describe_plan(const LadderPlan& plan) {
                        plan.search ? "the confirmed rate" : "best sustained",
                        report::fixed_with_thousands(*plan.fail_below_rps, 0));
   }
-  int hooks_per_level = (plan.hooks.reset ? 1 : 0) + (plan.hooks.before_level ? 1 : 0) +
-                        (plan.hooks.after_level ? 1 : 0);
+  int hooks_per_level =
+      (plan.hooks.reset ? 1 : 0) + (plan.hooks.before ? 1 : 0) + (plan.hooks.after ? 1 : 0);
   int64_t bound_ns = waits * (hooks_per_level * plan.hooks.timeout_ns +
                               (plan.drain_until ? plan.drain_timeout_ns : 0)) +
                      (plan.hooks.restore ? plan.hooks.timeout_ns : 0);
@@ -479,20 +347,42 @@ std::string describe_plan(const LadderPlan& plan) {
   return out;
 }
 
-LadderOutcome run_ladder(const LadderPlan& plan) {
-  LadderSignals signals;
-  LadderRun run(plan);
-  fs::create_directories(plan.out_dir);
+plan::RunSpec level_run(const LadderPlan& ladder, double level, int64_t hold_ns,
+                        const fs::path& out_dir) {
+  plan::RunSpec spec = ladder.base_run;
+  if (ladder.loop == analyze::Loop::kOpen) {
+    spec.executor = engine::Executor::kOpenLoop;
+    spec.rate_per_s = level;
+  } else {
+    spec.executor = engine::Executor::kClosedLoop;
+    spec.connections = static_cast<int>(level);
+    spec.max_connections.reset();
+  }
+  spec.duration_ns = hold_ns;
+  spec.out_dir = out_dir;
+  return spec;
+}
+
+LadderOutcome run_ladder(const LadderPlan& ladder) {
+  // Before anything is sent: the largest level is checked as the run it would be (it sets the
+  // file-descriptor limit), and the target resolved and reached, once for every level.
+  const plan::RunSpec largest =
+      ladder.search
+          ? level_run(ladder, ladder.search->start_rps, ladder.step_hold_ns, ladder.out_dir)
+          : level_run(ladder, ladder.levels.back(), ladder.hold_ns, ladder.out_dir);
+  plan::plan_run(largest);
+  LadderRun run(ladder, plan::preflight(largest));
+  fs::create_directories(ladder.out_dir);
   try {
     run.save();
-    if (run.precheck()) {
-      if (plan.search) {
-        run_search(plan, run);
+    if (run.experiment().precheck()) {
+      if (ladder.search) {
+        run_search(ladder, run);
       } else {
-        for (const ScheduledLevel& at : schedule_levels(plan)) {
-          run.level(at, plan.hold_ns);
+        for (const ScheduledLevel& at : schedule_levels(ladder)) {
+          run.level(at, ladder.hold_ns);
           if (run.ending().ended()) break;
-          if (plan.stop_on_fail && run.last_passed() == false) {
+          if (ladder.stop_on_fail && run.last_passed() == false) {
             run.ending().set("stopped",
                              fmt::format("stopped at level {}, the first that broke the SLO "
                                          "(--stop-on-fail)",
@@ -507,22 +397,22 @@ LadderOutcome run_ladder(const LadderPlan& plan) {
     // A result file that cannot be written, a hook that cannot be started: restore still runs.
     run.ending().set("failed", e.what(), kExitFailure);
   }
-  run.restore();
+  run.experiment().restore();
   Ending& ending = run.ending();
   if (!ending.ended())
-    ending.set("complete", plan.search ? "the search ended" : "every level ran", kExitOk);
+    ending.set("complete", ladder.search ? "the search ended" : "every level ran", kExitOk);
   nlohmann::json& result = run.result();
   result["status"] = ending.status;
   result["end_reason"] = ending.reason;
   result["finished_at"] = report::iso8601_utc(wall_clock_ns());
   run.save();
   int exit_code = ending.exit_code;
-  if (plan.fail_if_none || plan.fail_below_rps) {
-    const std::string failure = ci_bar_failure(plan, result);
+  if (ladder.fail_if_none || ladder.fail_below_rps) {
+    const std::string failure = ci_bar_failure(ladder, result);
     result["ci_bar"] = {
-        {"fail_if_none", plan.fail_if_none},
+        {"fail_if_none", ladder.fail_if_none},
         {"fail_below_rps",
-         plan.fail_below_rps ? nlohmann::json(*plan.fail_below_rps) : nlohmann::json(nullptr)},
+         ladder.fail_below_rps ? nlohmann::json(*ladder.fail_below_rps) : nlohmann::json(nullptr)},
         {"passed", failure.empty()},
         {"reason", failure.empty() ? nlohmann::json(nullptr) : nlohmann::json(failure)}};
     run.save();

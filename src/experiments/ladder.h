@@ -10,7 +10,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <functional>
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
@@ -20,17 +19,11 @@
 #include "analyze/ladder_analysis.h"
 #include "analyze/rate_search.h"
 #include "analyze/slo.h"
+#include "experiments/experiment.h"
 #include "experiments/run_experiment.h"
+#include "plan/run_spec.h"
 
 namespace proofload::experiments {
-
-struct LadderHooks {
-  std::optional<std::string> before_level;  // just before each level's load starts
-  std::optional<std::string> after_level;   // just after each level (also one that failed)
-  std::optional<std::string> reset;         // before each level, ahead of the drain gate
-  std::optional<std::string> restore;       // once at the end, on every exit path
-  int64_t timeout_ns = 60'000'000'000;
-};
 
 struct LadderPlan {
   analyze::Loop loop = analyze::Loop::kClosed;
@@ -40,10 +33,9 @@ struct LadderPlan {
   int repeat = 1;
   bool interleaved = false;  // the whole ladder K times, instead of each level K times in a row
 
-  // Builds the run of one level (its load, recorded spec and result directory). Throws
-  // UsageError for a level the target or flags cannot take.
-  std::function<RunOptions(double level, int64_t hold_ns, const std::filesystem::path& out_dir)>
-      make_run;
+  // The run every level is: its shape (the level's rate or connections) and its length (the
+  // hold) are set per level (level_run).
+  plan::RunSpec base_run;
 
   analyze::Slo slo;
   analyze::AnalysisOptions analysis;
@@ -57,7 +49,7 @@ struct LadderPlan {
   std::optional<std::string> drain_until;  // URL (2xx = drained) or command (exit 0 = drained)
   int64_t drain_timeout_ns = 60'000'000'000;
   int64_t drain_every_ns = 500'000'000;
-  LadderHooks hooks;
+  StepHooks hooks;
 
   // --search: the levels come from an adaptive rate search; each step runs `step_hold_ns`, the
   // confirming run `hold_ns`.
@@ -70,6 +62,11 @@ struct LadderPlan {
   nlohmann::json settings;  // result.json's `settings` (flags as normalized)
   bool quiet = false;       // no per-level progress lines on stderr
 };
+
+// The run of one level: base_run with the level's rate (open loop) or connections (closed), held
+// for `hold_ns`, its results in `out_dir`.
+plan::RunSpec level_run(const LadderPlan& ladder, double level, int64_t hold_ns,
+                        const std::filesystem::path& out_dir);
 
 // One level run in order: (level, repeat), sequence or interleaved.
 struct ScheduledLevel {
@@ -94,8 +91,10 @@ struct LadderOutcome {
 // asked for), else why not ("no level met the SLO"). Pure: `result` as written.
 std::string ci_bar_failure(const LadderPlan& plan, const nlohmann::json& result);
 
-// Runs the ladder (or the search) and writes its directory. Throws UsageError for bad input found
-// before anything is sent (an unreachable target, a pre-check that is not a URL).
+// Runs the ladder (or the search) on the experiment runner (experiment.h) and writes its
+// directory. First checks the largest level's run and does pre-flight once (resolving the
+// target, the fd limit, a connection): UsageError for bad input found before anything is sent
+// (an unreachable target, a level the flags cannot take).
 LadderOutcome run_ladder(const LadderPlan& plan);
 
 }  // namespace proofload::experiments

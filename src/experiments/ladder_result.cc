@@ -17,7 +17,7 @@
 namespace proofload::experiments {
 namespace {
 
-using analyze::MetricRef;
+using measure::MetricRef;
 
 std::optional<double> metric(const report::RunResult& run, MetricRef::Kind kind,
                              double percentile = 0, std::string outcome = "") {
@@ -104,7 +104,7 @@ analyze::LevelRow row_from_run(const report::RunResult& run, double level, int r
   row.server_throttle_source = server.cgroup_source;
   row.generator_busy = !run.generator_busy_windows.empty();
   row.duration_s = run.measured_duration_s;
-  for (const analyze::Threshold& bound : slo.bounds) {
+  for (const measure::Threshold& bound : slo.bounds) {
     if (row_holds(bound.metric)) continue;
     if (auto value = observed_metric(run, bound.metric)) {
       row.extra_metrics.emplace_back(bound.metric.text(), *value);

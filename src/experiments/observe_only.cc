@@ -1,14 +1,14 @@
 // See observe_only.h.
 #include "experiments/observe_only.h"
 
-#include <signal.h>
-
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <optional>
 #include <thread>
 
 #include "common/clock.h"
+#include "common/stop_signals.h"
 #include "experiments/observation.h"
 #include "observe/factory.h"
 #include "observe/observer.h"
@@ -18,14 +18,10 @@
 namespace proofload::experiments {
 namespace {
 
-std::atomic<bool> g_stop{false};
-
-void on_stop_signal(int /*signal*/) { g_stop.store(true); }
-
 // Sleeps until `deadline_ns` (monotonic) or a stop signal, in short steps so a signal is seen
 // within 50 ms.
-void sleep_until(int64_t deadline_ns) {
-  while (!g_stop.load()) {
+void sleep_until(int64_t deadline_ns, const StopSignals& signals) {
+  while (!signals.requested()) {
     int64_t left = deadline_ns - monotonic_ns();
     if (left <= 0) return;
     std::this_thread::sleep_for(std::chrono::nanoseconds(std::min<int64_t>(left, 50 * kNsPerMs)));
@@ -55,45 +51,38 @@ report::RunResult run_observers(const ObserveOptions& options) {
   ObservationTotals totals(sources, 0);  // no load workers: no generator bar to flag
   observe::Observer observer(std::move(samplers), options.every_ns);
 
-  struct sigaction action {};
-  struct sigaction previous_int {};
-  struct sigaction previous_term {};
-  action.sa_handler = on_stop_signal;
-  sigemptyset(&action.sa_mask);
-  g_stop.store(false);
-  sigaction(SIGINT, &action, &previous_int);
-  sigaction(SIGTERM, &action, &previous_term);
+  std::optional<StopSignals> signals(std::in_place);
 
   const int64_t start_ns = monotonic_ns();
   result.start_wall_ns = wall_clock_ns();
   observer.start(start_ns);
   if (directory) directory->open(result);
   const int64_t end_ns = start_ns + options.duration_ns;
-  for (int64_t index = 0; !g_stop.load(); ++index) {
+  for (int64_t index = 0; !signals->requested(); ++index) {
     measure::WindowStats w;
     w.index = index;
     w.start_ns = index * result.window_ns;
     const int64_t window_end = std::min(end_ns, start_ns + w.start_ns + result.window_ns);
     if (window_end <= start_ns + w.start_ns) break;
-    sleep_until(window_end);
+    sleep_until(window_end, *signals);
     const int64_t now = monotonic_ns();
-    const int64_t until = g_stop.load() ? std::min(now, window_end) : window_end;
+    const int64_t until = signals->requested() ? std::min(now, window_end) : window_end;
     w.duration_ns = until - (start_ns + w.start_ns);
-    const bool last = g_stop.load() || until >= end_ns;
+    const bool last = signals->requested() || until >= end_ns;
     if (last) observer.stop();
-    auto figures = observer.window(start_ns + w.start_ns, until,
-                                   last ? 0 : options.every_ns + 200 * kNsPerMs);
-    auto observed = totals.add_window(index, static_cast<double>(w.duration_ns) / kNsPerS,
-                                      false, 0, figures);
+    auto figures =
+        observer.window(start_ns + w.start_ns, until, last ? 0 : options.every_ns + 200 * kNsPerMs);
+    auto observed =
+        totals.add_window(index, static_cast<double>(w.duration_ns) / kNsPerS, false, 0, figures);
     result.measured_duration_s += static_cast<double>(w.duration_ns) / kNsPerS;
     if (directory) directory->append_window(w, result.start_wall_ns + w.start_ns, observed);
     if (last) break;
   }
   observer.stop();
-  sigaction(SIGINT, &previous_int, nullptr);
-  sigaction(SIGTERM, &previous_term, nullptr);
+  const bool interrupted = signals->requested();
+  signals.reset();
 
-  result.interrupted = g_stop.load();
+  result.interrupted = interrupted;
   result.end_reason = result.interrupted ? "interrupted by a signal" : "duration reached";
   result.observed = totals.summaries(0);
   if (directory) directory->finish(result);

@@ -1,7 +1,6 @@
 // See run_experiment.h.
 #include "experiments/run_experiment.h"
 
-#include <signal.h>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -11,6 +10,7 @@
 #include <stdexcept>
 
 #include "common/clock.h"
+#include "common/stop_signals.h"
 #include "engine/engine.h"
 #include "experiments/observation.h"
 #include "experiments/thresholds.h"
@@ -22,36 +22,8 @@
 namespace proofload::experiments {
 namespace {
 
-// The engine a signal should stop. Only one run is in progress per process.
-std::atomic<engine::Engine*> g_running_engine{nullptr};
-
-void on_stop_signal(int /*signal*/) {
-  if (engine::Engine* e = g_running_engine.load()) e->request_stop();
-}
-
-// Installs the stop handlers for the life of a run and restores the previous ones after.
-class StopSignals {
- public:
-  explicit StopSignals(engine::Engine& engine) {
-    g_running_engine.store(&engine);
-    struct sigaction action {};
-    action.sa_handler = on_stop_signal;
-    sigemptyset(&action.sa_mask);
-    sigaction(SIGINT, &action, &previous_int_);
-    sigaction(SIGTERM, &action, &previous_term_);
-  }
-  ~StopSignals() {
-    sigaction(SIGINT, &previous_int_, nullptr);
-    sigaction(SIGTERM, &previous_term_, nullptr);
-    g_running_engine.store(nullptr);
-  }
-  StopSignals(const StopSignals&) = delete;
-  StopSignals& operator=(const StopSignals&) = delete;
-
- private:
-  struct sigaction previous_int_ {};
-  struct sigaction previous_term_ {};
-};
+// The engine a signal stops: the first signal a graceful stop, a second one at once.
+void stop_engine(void* engine) { static_cast<engine::Engine*>(engine)->request_stop(); }
 
 int64_t wall_ns_of(int64_t monotonic) { return wall_clock_ns() + (monotonic - monotonic_ns()); }
 
@@ -68,30 +40,31 @@ size_t terminal_columns() {
 }  // namespace
 
 report::RunResult run_load_test(const RunOptions& options) {
+  const plan::PlannedRun& run = options.run;
   report::RunResult result;
-  result.spec = options.spec_json;
-  result.command_line = options.command_line;
+  result.spec = run.recorded_spec;
+  result.command_line = run.command_line;
   result.proofload_version = PROOFLOAD_VERSION;
-  result.window_ns = options.load.window_ns;
+  result.window_ns = run.load.window_ns;
 
   std::optional<report::ResultDirectory> directory;
-  if (options.out_dir) directory.emplace(*options.out_dir);  // fails before anything is sent
+  if (run.out_dir) directory.emplace(*run.out_dir);  // fails before anything is sent
 
   // Observers: the generator itself, then every --observe source; a bad one fails here, before
   // anything is sent. They sample on their own thread, on the run's window grid.
-  const std::vector<ObservedSource> sources = label_sources(options.observe);
+  const std::vector<ObservedSource> sources = label_sources(run.observe);
   std::vector<std::unique_ptr<observe::Sampler>> samplers;
   for (const ObservedSource& source : sources) {
-    samplers.push_back(observe::make_sampler(source.spec, options.observe_every_ns));
+    samplers.push_back(observe::make_sampler(source.spec, run.observe_every_ns));
   }
   result.observed_columns = observed_columns(sources);
-  ObservationTotals observation_totals(sources, options.load.workers);
-  observe::Observer observer(std::move(samplers), options.observe_every_ns);
+  ObservationTotals observation_totals(sources, run.load.workers);
+  observe::Observer observer(std::move(samplers), run.observe_every_ns);
 
-  engine::Engine engine(options.load);
+  engine::Engine engine(run.load);
   engine.start();
   observer.start(engine.start_ns());
-  StopSignals signals(engine);  // after start: a handler must not see the workers half made
+  StopSignals signals(stop_engine, &engine);  // after start: not the workers half made
   result.start_wall_ns = wall_ns_of(engine.start_ns());
   if (directory) directory->open(result);
 
@@ -134,10 +107,10 @@ report::RunResult run_load_test(const RunOptions& options) {
       report::LiveContext where;
       where.elapsed_s = seconds_of(end_ns);
       where.label = options.progress_label;
-      const schedule::Profile& profile = options.load.profile;
+      const schedule::Profile& profile = run.load.profile;
       if (profile.duration_ns() < kNoPlannedEndNs)
         where.planned_s = seconds_of(profile.duration_ns());
-      const bool open = options.load.executor == engine::Executor::kOpenLoop;
+      const bool open = run.load.executor == engine::Executor::kOpenLoop;
       if (open || profile.segments().size() > 1) {
         where.target = profile.target_at(std::min(end_ns, profile.duration_ns() - 1));
         where.target_is_rate = open;
@@ -147,7 +120,7 @@ report::RunResult run_load_test(const RunOptions& options) {
       std::fprintf(stderr, "\r%s\033[K", line.c_str());
       std::fflush(stderr);
     }
-    if (held) write_window(*held, options.observe_every_ns + 200 * kNsPerMs);
+    if (held) write_window(*held, run.observe_every_ns + 200 * kNsPerMs);
     held = std::move(*window);
   }
   observer.stop();  // takes the closing sample of the last window
@@ -169,7 +142,7 @@ report::RunResult run_load_test(const RunOptions& options) {
   int64_t intended = result.total.intended + result.warmup_total.intended;
   result.end_reason = result.aborted       ? "aborted: " + abort_reason
                       : result.interrupted ? "interrupted by a signal"
-                      : options.load.max_requests > 0 && intended >= options.load.max_requests
+                      : run.load.max_requests > 0 && intended >= run.load.max_requests
                           ? "request count reached"
                           : "duration reached";
   result.span = engine.measured_span();
@@ -181,7 +154,7 @@ report::RunResult run_load_test(const RunOptions& options) {
     result.interrupted = true;  // status "interrupted": the figures cover the part that ran
     result.end_reason = "stopped: " + write_failure;
   }
-  if (const workload::Workload& w = *options.load.workload; !w.is_fixed()) {
+  if (const workload::Workload& w = *run.load.workload; !w.is_fixed()) {
     for (const workload::CompiledRequest& r : w.requests()) result.request_names.push_back(r.name);
     result.flow_names = w.flow_names();
     result.named_total = engine.measured_named();
@@ -189,7 +162,7 @@ report::RunResult run_load_test(const RunOptions& options) {
   result.observed = observation_totals.summaries(result.total.responses());
   result.server = server_figures(result.observed);
   result.generator_busy_windows = observation_totals.generator_busy_windows();
-  result.thresholds = evaluate_thresholds(result, options.thresholds);
+  result.thresholds = evaluate_thresholds(result, run.thresholds);
   // The terminal summary comes from memory: it is printed even when the files could not be.
   std::exception_ptr finish_failure;
   if (directory) {
@@ -201,7 +174,8 @@ report::RunResult run_load_test(const RunOptions& options) {
   }
   if (options.print_summary) std::fputs(report::format_summary(result).c_str(), stdout);
   if (!write_failure.empty() && !finish_failure) {
-    throw std::runtime_error(write_failure + "; the run stopped there, and result.json holds what "
+    throw std::runtime_error(write_failure +
+                             "; the run stopped there, and result.json holds what "
                              "was measured until then");
   }
   if (finish_failure) std::rethrow_exception(finish_failure);

@@ -1,4 +1,5 @@
-// `proofload run`: one load test, from a LoadSpec to result files and a printed summary.
+// `proofload run`: one load test, from a planned run (plan/plan_run.h) to result files and a
+// printed summary.
 // Owns the run's coordinator thread (the caller's): merges windows as the workers finish them,
 // streams them to the result directory, shows live progress, and turns Ctrl-C / SIGTERM into a
 // graceful stop (a second one ends at once; results are written either way).
@@ -11,25 +12,17 @@
 #include <string>
 #include <vector>
 
-#include "analyze/threshold.h"
-#include "engine/load_spec.h"
+#include "plan/plan_run.h"
 #include "report/run_result.h"
 
 namespace proofload::experiments {
 
 struct RunOptions {
-  engine::LoadSpec load;
-  nlohmann::json spec_json;  // the normalized spec, as recorded in result.json
-  std::string command_line;
-  std::optional<std::filesystem::path> out_dir;
+  // The load, its recorded spec and command, thresholds, observers and result directory.
+  plan::PlannedRun run;
   bool live_progress = false;  // one refreshed line on stderr (only on a terminal)
   std::string progress_label;  // its first words: "level 3 of 5 (1,000/s)" in a ladder
   bool print_summary = true;   // the human summary on stdout at the end
-  // Checked once the run ended; their verdicts go into the result (and decide the exit code).
-  std::vector<analyze::Threshold> thresholds;
-  // --observe specs (the generator itself is always observed) and how often they are sampled.
-  std::vector<std::string> observe;
-  int64_t observe_every_ns = 1'000'000'000;
   // Called with each measured window as it is merged (the coordinator thread); a non-empty
   // answer ends the run gracefully as aborted, with that reason (a ladder's --abort-when).
   std::function<std::string(const measure::WindowStats&)> abort_check;

@@ -10,7 +10,7 @@
 namespace proofload::experiments {
 namespace {
 
-using analyze::MetricRef;
+using measure::MetricRef;
 using measure::Outcome;
 
 int index_of(const std::vector<std::string>& names, const std::string& name) {
@@ -139,11 +139,11 @@ std::optional<double> observed_metric(const report::RunResult& result, const Met
 }
 
 std::vector<report::ThresholdVerdict> evaluate_thresholds(
-    const report::RunResult& result, const std::vector<analyze::Threshold>& thresholds) {
-  auto results = analyze::evaluate_thresholds(
+    const report::RunResult& result, const std::vector<measure::Threshold>& thresholds) {
+  auto results = measure::evaluate_thresholds(
       thresholds, [&](const MetricRef& metric) { return observed_metric(result, metric); });
   std::vector<report::ThresholdVerdict> verdicts;
-  for (const analyze::ThresholdResult& r : results) {
+  for (const measure::ThresholdResult& r : results) {
     verdicts.push_back({r.expression, r.observed, r.observed_text, r.passed});
   }
   return verdicts;

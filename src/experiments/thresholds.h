@@ -5,7 +5,7 @@
 #include <optional>
 #include <vector>
 
-#include "analyze/threshold.h"
+#include "measure/threshold.h"
 #include "report/run_result.h"
 
 namespace proofload::experiments {
@@ -14,10 +14,10 @@ namespace proofload::experiments {
 // share 0..1, count, req/s); nullopt when there is no data (nothing recorded, or a scope that
 // names no request or flow of the run).
 std::optional<double> observed_metric(const report::RunResult& result,
-                                      const analyze::MetricRef& metric);
+                                      const measure::MetricRef& metric);
 
 // Evaluates every threshold against `result`, in order.
 std::vector<report::ThresholdVerdict> evaluate_thresholds(
-    const report::RunResult& result, const std::vector<analyze::Threshold>& thresholds);
+    const report::RunResult& result, const std::vector<measure::Threshold>& thresholds);
 
 }  // namespace proofload::experiments

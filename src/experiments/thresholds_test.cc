@@ -51,7 +51,7 @@ report::RunResult make_result() {
 }
 
 double observed(const report::RunResult& r, std::string_view expression) {
-  auto value = observed_metric(r, analyze::parse_threshold(expression).metric);
+  auto value = observed_metric(r, measure::parse_threshold(expression).metric);
   EXPECT_TRUE(value.has_value()) << expression;
   return value.value_or(-1);
 }
@@ -81,20 +81,20 @@ TEST(ThresholdMetrics, ScopeNamesARequestOrAFlow) {
 
 TEST(ThresholdMetrics, UnknownScopeOrEmptyRunIsNoDataAndFails) {
   report::RunResult empty;
-  auto verdicts = evaluate_thresholds(make_result(), {analyze::parse_threshold("p95(lokup) < 1s")});
+  auto verdicts = evaluate_thresholds(make_result(), {measure::parse_threshold("p95(lokup) < 1s")});
   ASSERT_EQ(verdicts.size(), 1u);
   EXPECT_FALSE(verdicts[0].passed);
   EXPECT_FALSE(verdicts[0].observed.has_value());
   verdicts = evaluate_thresholds(
-      empty, {analyze::parse_threshold("errors < 1%"), analyze::parse_threshold("p99 < 1s")});
+      empty, {measure::parse_threshold("errors < 1%"), measure::parse_threshold("p99 < 1s")});
   EXPECT_FALSE(verdicts[0].passed);
   EXPECT_FALSE(verdicts[1].passed);
 }
 
 TEST(ThresholdMetrics, VerdictsFollowTheBound) {
   const report::RunResult r = make_result();
-  auto verdicts = evaluate_thresholds(r, {analyze::parse_threshold("p95(lookup) < 200ms"),
-                                          analyze::parse_threshold("errors < 1%")});
+  auto verdicts = evaluate_thresholds(r, {measure::parse_threshold("p95(lookup) < 200ms"),
+                                          measure::parse_threshold("errors < 1%")});
   ASSERT_EQ(verdicts.size(), 2u);
   EXPECT_TRUE(verdicts[0].passed);
   EXPECT_FALSE(verdicts[1].passed);

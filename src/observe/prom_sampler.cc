@@ -1,16 +1,8 @@
-// The Prometheus endpoint observer (see prom_sampler.h). One blocking connection per sample:
-// the sampler thread has nothing else to do meanwhile, and a fresh connection each time means a
-// restarted endpoint needs no reconnection logic. Every wait (connect, send, each read) is a
-// poll() bounded by one deadline for the whole sample. Not thread-safe (one sampler thread).
+// The Prometheus endpoint observer (see prom_sampler.h). One blocking exchange per sample
+// (http/blocking_client.h): the sampler thread has nothing else to do meanwhile, and a fresh
+// connection each time means a restarted endpoint needs no reconnection logic; one deadline
+// bounds the whole sample. Not thread-safe (one sampler thread).
 #include "observe/prom_sampler.h"
-
-#include <arpa/inet.h>
-#include <fcntl.h>
-#include <netdb.h>
-#include <netinet/in.h>
-#include <poll.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -18,7 +10,9 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/usage_error.h"
+#include "http/blocking_client.h"
 #include "http/response_parser.h"
 #include "http/url.h"
 #include "observe/prom_text.h"
@@ -28,25 +22,6 @@ namespace {
 
 constexpr std::string_view kPrefix = "prom:";
 constexpr size_t kMaxBodyBytes = size_t{16} << 20;  // as the parser's bound
-constexpr size_t kReadChunkBytes = 64 * 1024;
-
-class UniqueFd {
- public:
-  explicit UniqueFd(int fd = -1) : fd_(fd) {}
-  ~UniqueFd() {
-    if (fd_ >= 0) close(fd_);
-  }
-  UniqueFd(const UniqueFd&) = delete;
-  UniqueFd& operator=(const UniqueFd&) = delete;
-  void reset(int fd) {
-    if (fd_ >= 0) close(fd_);
-    fd_ = fd;
-  }
-  int get() const { return fd_; }
-
- private:
-  int fd_;
-};
 
 bool is_name_start(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
@@ -99,54 +74,14 @@ SplitSpec split_match(std::string_view spec, std::string_view url) {
   return split;
 }
 
-struct Address {
-  sockaddr_storage storage{};
-  socklen_t length = 0;
-};
-
 // Resolved once at configuration: a name that does not resolve is a mistake to report before
 // the run, and a resolver has no timeout of ours (it could stall the sampler thread).
-std::vector<Address> resolve(std::string_view spec, const http::Url& url) {
-  std::vector<Address> addresses;
-  Address literal;
-  auto* v4 = reinterpret_cast<sockaddr_in*>(&literal.storage);
-  auto* v6 = reinterpret_cast<sockaddr_in6*>(&literal.storage);
-  if (inet_pton(AF_INET, url.host.c_str(), &v4->sin_addr) == 1) {
-    v4->sin_family = AF_INET;
-    v4->sin_port = htons(url.port);
-    literal.length = sizeof(sockaddr_in);
-    addresses.push_back(literal);
-    return addresses;
+std::vector<http::SocketAddress> resolve(std::string_view spec, const http::Url& url) {
+  try {
+    return http::resolve_addresses(url.host, url.port);
+  } catch (const UsageError& error) {
+    throw UsageError("observer '" + std::string(spec) + "': " + error.what());
   }
-  if (inet_pton(AF_INET6, url.host.c_str(), &v6->sin6_addr) == 1) {
-    v6->sin6_family = AF_INET6;
-    v6->sin6_port = htons(url.port);
-    literal.length = sizeof(sockaddr_in6);
-    addresses.push_back(literal);
-    return addresses;
-  }
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  addrinfo* found = nullptr;
-  int rc = getaddrinfo(url.host.c_str(), std::to_string(url.port).c_str(), &hints, &found);
-  if (rc != 0) {
-    throw UsageError("observer '" + std::string(spec) + "': cannot resolve host '" + url.host +
-                     "': " + gai_strerror(rc));
-  }
-  for (addrinfo* ai = found; ai != nullptr; ai = ai->ai_next) {
-    if (ai->ai_addrlen > sizeof(sockaddr_storage)) continue;
-    Address address;
-    std::memcpy(&address.storage, ai->ai_addr, ai->ai_addrlen);
-    address.length = ai->ai_addrlen;
-    addresses.push_back(address);
-  }
-  freeaddrinfo(found);
-  if (addresses.empty()) {
-    throw UsageError("observer '" + std::string(spec) + "': no address for host '" + url.host +
-                     "'");
-  }
-  return addresses;
 }
 
 bool header_says_compressed(std::string_view headers) {
@@ -175,13 +110,12 @@ bool header_says_compressed(std::string_view headers) {
 
 class PromSampler : public Sampler {
  public:
-  PromSampler(std::string spec, const http::Url& url, std::vector<Address> addresses,
+  PromSampler(std::string spec, const http::Url& url, std::vector<http::SocketAddress> addresses,
               std::vector<std::string> prefixes, int64_t timeout_ns)
       : spec_(std::move(spec)),
         authority_(url.host_header),
         addresses_(std::move(addresses)),
-        timeout_ns_(timeout_ns),
-        buffer_(kReadChunkBytes) {
+        timeout_ns_(timeout_ns) {
     if (url.host_header.find(':') == std::string::npos) authority_ += ":80";
     request_ = "GET " + url.path_and_query + " HTTP/1.1\r\nHost: " + url.host_header +
                "\r\nUser-Agent: proofload/" PROOFLOAD_VERSION
@@ -229,92 +163,52 @@ class PromSampler : public Sampler {
   }
 
  private:
-  // Milliseconds left for poll(), rounded up so that a wait never spins at 0; -1 when past.
-  static int poll_ms_left(int64_t deadline_ns) {
-    int64_t left_ns = deadline_ns - monotonic_ns();
-    if (left_ns <= 0) return -1;
-    return static_cast<int>((left_ns + kNsPerMs - 1) / kNsPerMs);
-  }
-
-  std::string timed_out(const char* while_doing) const {
-    return "timed out after " + std::to_string(timeout_ns_ / kNsPerMs) + " ms " + while_doing;
-  }
-
-  // Waits until `fd` is ready for `events`; "" when it is, else the error.
-  std::string wait_for(int fd, short events, int64_t deadline_ns, const char* while_doing) {
-    for (;;) {
-      int wait_ms = poll_ms_left(deadline_ns);
-      if (wait_ms < 0) return timed_out(while_doing);
-      pollfd pfd{fd, events, 0};
-      int rc = poll(&pfd, 1, wait_ms);
-      if (rc > 0) return "";
-      if (rc < 0 && errno != EINTR) return std::string("poll: ") + std::strerror(errno);
-    }
-  }
-
-  // Connects to the first address that accepts; "" on success.
-  std::string connect_any(UniqueFd& fd, int64_t deadline_ns) {
-    std::string error;
-    for (const Address& address : addresses_) {
-      fd.reset(socket(address.storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0));
-      if (fd.get() < 0) return std::string("socket: ") + std::strerror(errno);
-      int rc =
-          connect(fd.get(), reinterpret_cast<const sockaddr*>(&address.storage), address.length);
-      if (rc != 0 && errno != EINPROGRESS) {
-        error = "connect to " + authority_ + ": " + std::strerror(errno);
-        continue;
-      }
-      if (rc != 0) {
-        std::string waited = wait_for(fd.get(), POLLOUT, deadline_ns, "connecting");
-        if (!waited.empty()) return waited + " to " + authority_;
-        int so_error = 0;
-        socklen_t length = sizeof so_error;
-        getsockopt(fd.get(), SOL_SOCKET, SO_ERROR, &so_error, &length);
-        if (so_error != 0) {
-          error = "connect to " + authority_ + ": " + std::strerror(so_error);
-          continue;
-        }
-      }
-      // Blocking from here on: every read and write below follows a poll() that said ready.
-      fcntl(fd.get(), F_SETFL, fcntl(fd.get(), F_GETFL) & ~O_NONBLOCK);
-      return "";
-    }
-    return error;
-  }
-
   // One GET; "" when a whole response (or its first 16 MiB and a byte) is in parser_.
   std::string fetch(int64_t deadline_ns) {
-    UniqueFd fd;
-    std::string error = connect_any(fd, deadline_ns);
-    if (!error.empty()) return error;
-    size_t sent = 0;
-    while (sent < request_.size()) {
-      error = wait_for(fd.get(), POLLOUT, deadline_ns, "sending the request");
-      if (!error.empty()) return error;
-      ssize_t n = send(fd.get(), request_.data() + sent, request_.size() - sent, MSG_NOSIGNAL);
-      if (n < 0 && errno == EINTR) continue;
-      if (n <= 0) return std::string("send: ") + std::strerror(errno);
-      sent += static_cast<size_t>(n);
-    }
     // A body one byte over the bound tells the parser it was cut.
     parser_.start(false, http::ResponseCapture{true, kMaxBodyBytes + 1});
-    for (;;) {
-      const bool any = parser_.received_any();
-      error = wait_for(fd.get(), POLLIN, deadline_ns,
-                       any ? "reading the response" : "waiting for the response");
-      if (!error.empty()) return error;
-      ssize_t n = recv(fd.get(), buffer_.data(), buffer_.size(), 0);
-      if (n < 0 && errno == EINTR) continue;
-      if (n < 0) return std::string("read: ") + std::strerror(errno);
-      http::ResponseParser::Result result =
-          n == 0 ? parser_.finish_eof() : parser_.feed(buffer_.data(), static_cast<size_t>(n));
-      if (result.state == http::ResponseParser::State::kComplete) return "";
-      if (result.state == http::ResponseParser::State::kError) {
+    http::ExchangeLimits limits;
+    limits.enough = [](const http::ResponseParser& p) {
+      return p.captured_body().size() > kMaxBodyBytes;  // enough: cut here
+    };
+    const http::Exchange done = http::exchange(addresses_, request_, parser_, deadline_ns, limits);
+    using Failure = http::Exchange::Failure;
+    using Stage = http::Exchange::Stage;
+    const std::string reason = std::strerror(done.error_number);
+    switch (done.failure) {
+      case Failure::kNone:
+        return "";
+      case Failure::kSocket:
+        return "socket: " + reason;
+      case Failure::kConnect:
+        return "connect to " + authority_ + ": " + reason;
+      case Failure::kPoll:
+        return "poll: " + reason;
+      case Failure::kSend:
+        return "send: " + reason;
+      case Failure::kRead:
+        return "read: " + reason;
+      case Failure::kBadResponse:
         return std::string("bad HTTP response: ") + parser_.error_reason();
-      }
-      if (n == 0) return "connection closed before a response";
-      if (parser_.captured_body().size() > kMaxBodyBytes) return "";  // enough: cut here
+      case Failure::kClosed:
+      case Failure::kOversized:
+        return "connection closed before a response";
+      case Failure::kTimedOut:
+        break;
     }
+    const std::string timed_out =
+        "timed out after " + std::to_string(timeout_ns_ / kNsPerMs) + " ms ";
+    switch (done.stage) {
+      case Stage::kConnecting:
+        return timed_out + "connecting to " + authority_;
+      case Stage::kSending:
+        return timed_out + "sending the request";
+      case Stage::kWaiting:
+        return timed_out + "waiting for the response";
+      case Stage::kReading:
+        break;
+    }
+    return timed_out + "reading the response";
   }
 
   std::string check_response() const {
@@ -329,12 +223,11 @@ class PromSampler : public Sampler {
 
   std::string spec_;
   std::string authority_;  // host:port, for errors
-  std::vector<Address> addresses_;
+  std::vector<http::SocketAddress> addresses_;
   int64_t timeout_ns_;
   std::string request_;  // built once: the same GET every sample
   PromParseOptions options_;
   http::ResponseParser parser_;  // its buffers are reused from sample to sample
-  std::vector<char> buffer_;
 };
 
 }  // namespace
@@ -353,7 +246,7 @@ std::unique_ptr<Sampler> make_prom_sampler(std::string_view spec, int64_t timeou
   }
   SplitSpec split = split_match(spec, url_text);
   http::Url url = http::parse_url(split.url);
-  std::vector<Address> addresses = resolve(spec, url);
+  std::vector<http::SocketAddress> addresses = resolve(spec, url);
   return std::make_unique<PromSampler>(std::string(spec), url, std::move(addresses),
                                        std::move(split.prefixes),
                                        timeout_ns > 0 ? timeout_ns : kPromDefaultTimeoutNs);

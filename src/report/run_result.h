@@ -88,7 +88,7 @@ struct ServerFigures {
   std::optional<double> quota_cores;              // the cgroup's CPU quota, cores
   std::string cgroup_source;                      // where throttling and quota came from
   std::optional<double> cpu_limit_cores;          // the least of threads, CPUs allowed and quota
-  std::string cpu_limit_basis;  // "its one thread", "its CPU quota of 0.8 cores"
+  std::string cpu_limit_basis;                    // "its one thread", "its CPU quota of 0.8 cores"
 
   // Its mean CPU reached kCpuBoundShare of what it could use: CPU was its limit.
   static constexpr double kCpuBoundShare = 0.9;
@@ -126,7 +126,7 @@ struct WindowSummary {
   int64_t errors() const;     // failures (every outcome but success and never-started)
 };
 
-// A threshold as evaluated at the end of the run (see analyze/threshold.h).
+// A threshold as evaluated at the end of the run (see measure/threshold.h).
 struct ThresholdVerdict {
   std::string expression;  // as written: "p95(lookup) < 200ms"
   std::optional<double>

@@ -9,9 +9,10 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "common/units.h"
 #include "common/usage_error.h"
-#include "schedule/parse.h"
 #include "schedule/rate_profile.h"
+#include "schedule/stages.h"
 
 namespace proofload::schedule {
 namespace {

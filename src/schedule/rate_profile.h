@@ -6,7 +6,8 @@
 #include <cstdint>
 #include <vector>
 
-#include "schedule/parse.h"
+#include "common/units.h"
+#include "schedule/stages.h"
 
 namespace proofload::schedule {
 

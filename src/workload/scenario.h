@@ -47,14 +47,14 @@ struct DataSpec {
   // kList, kFileLines, kCsvColumn: loaded at parse time (files are read then, so an unreadable
   // file is a parse error with its location). kWord: the words (the default list if no file).
   std::vector<std::string> values;
-  std::string path;          // kFileLines, kCsvColumn, kWord with a file: as written
-  std::string column;        // kCsvColumn
-  bool sequential = false;   // kList, kFileLines, kCsvColumn: `order: sequential` (else random)
-  int64_t min = 0;           // kIntRange
-  int64_t max = 0;           // kIntRange
-  int64_t start = 0;         // kSequence
-  int64_t step = 1;          // kSequence
-  int64_t pool_size = 0;     // kPool
+  std::string path;         // kFileLines, kCsvColumn, kWord with a file: as written
+  std::string column;       // kCsvColumn
+  bool sequential = false;  // kList, kFileLines, kCsvColumn: `order: sequential` (else random)
+  int64_t min = 0;          // kIntRange
+  int64_t max = 0;          // kIntRange
+  int64_t start = 0;        // kSequence
+  int64_t step = 1;         // kSequence
+  int64_t pool_size = 0;    // kPool
   std::vector<DataSpec> pool_of;  // kPool: exactly one element, the generator drawn from
   SourceLocation where;
 };
@@ -72,9 +72,9 @@ struct CheckSpec {
   std::vector<int> statuses;
   int status_min = 0;
   int status_max = 0;
-  std::string text;        // kBodyContains, kBodyMatches
-  std::string path;        // kJsonEquals: a JSON pointer ("/id", "/items/0/name")
-  std::string json_value;  // kJsonEquals: the expected value as JSON text ("42", "\"open\"")
+  std::string text;         // kBodyContains, kBodyMatches
+  std::string path;         // kJsonEquals: a JSON pointer ("/id", "/items/0/name")
+  std::string json_value;   // kJsonEquals: the expected value as JSON text ("42", "\"open\"")
   std::string description;  // as written, for reports: "status 200-299", "body contains 'ok'"
   SourceLocation where;
 };
@@ -130,7 +130,7 @@ struct MixEntry {
   SourceLocation where;
 };
 
-// A threshold, kept as written; parsed and checked by analyze/threshold.h.
+// A threshold, kept as written; parsed and checked by measure/threshold.h.
 struct ThresholdSpec {
   std::string expression;  // "p95(lookup) < 200ms"
   SourceLocation where;
@@ -144,15 +144,15 @@ struct ExecutorSettings {
   std::optional<int> connections;
   std::optional<int> max_connections;
   std::optional<std::string> rate;
-  std::optional<std::string> stages;    // "10s:100,30s:1000" (a YAML list is joined to this)
+  std::optional<std::string> stages;  // "10s:100,30s:1000" (a YAML list is joined to this)
   std::optional<std::string> duration;
   std::optional<std::string> warmup;
   std::optional<int64_t> requests;
-  std::optional<std::string> timeout;   // request timeout (defaults.timeout)
+  std::optional<std::string> timeout;  // request timeout (defaults.timeout)
 };
 
 struct Scenario {
-  std::string file;  // where it was read from
+  std::string file;                   // where it was read from
   std::optional<std::string> target;  // base URL: scheme, host, port and an optional base path
   std::vector<std::pair<std::string, std::string>> default_headers;  // sent on every request
   ExecutorSettings executor;

@@ -12,11 +12,12 @@
 #include <map>
 #include <set>
 
-#include "analyze/threshold.h"
 #include "common/file_text.h"
+#include "common/units.h"
 #include "common/usage_error.h"
 #include "http/url.h"
-#include "schedule/parse.h"
+#include "measure/threshold.h"
+#include "schedule/stages.h"
 #include "workload/data_source.h"
 #include "workload/scenario_yaml_parts.h"
 
@@ -64,7 +65,7 @@ std::optional<std::string> read_stages(const Context& context, const FieldMap& e
       stage.get_duration_ns("duration");
       std::string target = *stage.get_string("target");
       try {
-        schedule::parse_rate_per_s(target);
+        parse_rate_per_s(target);
       } catch (const UsageError& error) {
         stage.fail_at_value("target", error.what());
       }
@@ -300,9 +301,9 @@ std::vector<ThresholdSpec> parse_thresholds(const Context& context, const FieldM
     ThresholdSpec spec;
     spec.expression = yaml_reader::read_string(context.source, node[i], what);
     spec.where = context.location(node[i].Mark());
-    analyze::Threshold threshold;
+    measure::Threshold threshold;
     try {
-      threshold = analyze::parse_threshold(spec.expression);
+      threshold = measure::parse_threshold(spec.expression);
     } catch (const UsageError& error) {
       context.source.fail(node[i], error.what());  // it quotes the expression
     }
@@ -514,10 +515,10 @@ Scenario parse_scenario_yaml(std::string_view text, std::string_view file_name,
   if (!top.has("requests")) top.fail_missing("requests");
   // Each named request and flow keeps its own latency histograms in every worker: a stated
   // bound keeps that memory bounded (measured: about 50 KB a request at millisecond latencies).
-  for (const auto& [key, limit] : {std::pair{"requests", kMaxNamedRequests},
-                                   std::pair{"flows", kMaxFlows}}) {
-    if (const YAML::Node* node = top.present(key); node != nullptr && node->IsMap() &&
-                                                    node->size() > limit) {
+  for (const auto& [key, limit] :
+       {std::pair{"requests", kMaxNamedRequests}, std::pair{"flows", kMaxFlows}}) {
+    if (const YAML::Node* node = top.present(key);
+        node != nullptr && node->IsMap() && node->size() > limit) {
       top.fail_at_value(key, "more than " + std::to_string(limit) + " named " + key + " (" +
                                  std::to_string(node->size()) +
                                  "): each keeps its own figures; merge those that need no "

@@ -1,0 +1,153 @@
+// See experiment.h.
+#include "experiments/experiment.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "common/clock.h"
+#include "common/usage_error.h"
+#include "experiments/drain_gate.h"
+#include "experiments/hooks.h"
+#include "experiments/http_probe.h"
+
+namespace proofload::experiments {
+
+namespace fs = std::filesystem;
+
+nlohmann::json event_to_json(const Event& e) {
+  auto optional = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
+  return {{"kind", e.kind},
+          {"name", e.name},
+          {"level", optional(e.level)},
+          {"repeat", optional(e.repeat)},
+          {"command", e.command},
+          {"ok", e.ok},
+          {"exit_code", optional(e.exit_code)},
+          {"timed_out", e.timed_out},
+          {"duration_s", e.duration_s},
+          {"output_file", optional(e.output_file)},
+          {"detail", e.detail}};
+}
+
+void Ending::set(std::string new_status, std::string why, int code) {
+  if (ended()) return;
+  status = std::move(new_status);
+  reason = std::move(why);
+  exit_code = code;
+}
+
+Experiment::Experiment(ExperimentSetup setup) : setup_(std::move(setup)) {}
+
+nlohmann::json Experiment::events_json() const {
+  nlohmann::json out = nlohmann::json::array();
+  for (const Event& e : events_) out.push_back(event_to_json(e));
+  return out;
+}
+
+bool Experiment::precheck() {
+  if (!setup_.precheck_url) return true;
+  const int64_t start = monotonic_ns();
+  const ProbeAnswer answer = http_get_status(*setup_.precheck_url, 10'000'000'000);
+  const bool ok = answer.status && *answer.status >= 200 && *answer.status < 300;
+  Event event;
+  event.kind = "precheck";
+  event.name = "precheck";
+  event.command = *setup_.precheck_url;
+  event.ok = ok;
+  event.duration_s = seconds_of(monotonic_ns() - start);
+  event.detail = answer.text();
+  events_.push_back(std::move(event));
+  if (!ok) {
+    ending_.set("failed",
+                fmt::format("the pre-check {} answered {}, not 2xx: nothing was sent",
+                            *setup_.precheck_url, answer.text()),
+                kExitFailure);
+  }
+  return ok;
+}
+
+bool Experiment::hook(const char* name, const std::optional<std::string>& command,
+                      const StepLabel* at, const std::atomic<bool>* cancel) {
+  if (!command) return true;
+  const fs::path log = setup_.out_dir / "hooks" / ((at ? at->file_prefix : "") + name + ".log");
+  std::vector<std::pair<std::string, std::string>> env = {
+      {"PROOFLOAD_HOOK", name}, {"PROOFLOAD_OUT", setup_.out_dir.string()}};
+  if (at) env.insert(env.end(), at->env.begin(), at->env.end());
+  if (!setup_.quiet) {
+    std::fprintf(stderr, "%s: %s hook: %s\n", setup_.name.c_str(), name, command->c_str());
+  }
+  const HookResult r = run_hook(name, *command, setup_.hooks.timeout_ns, log, env, cancel);
+  Event event;
+  event.kind = "hook";
+  event.name = name;
+  if (at) {
+    event.level = at->level;
+    event.repeat = at->repeat;
+  }
+  event.command = *command;
+  event.ok = r.ok();
+  event.exit_code = r.exit_code;
+  event.timed_out = r.timed_out;
+  event.duration_s = r.duration_s;
+  event.output_file = fs::relative(log, setup_.out_dir).string();
+  event.detail = r.describe();
+  events_.push_back(std::move(event));
+  const std::string where = at ? at->where : "";
+  if (r.cancelled) {
+    ending_.set("interrupted", fmt::format("interrupted by a signal during the {} hook", name),
+                kExitInterrupted);
+  } else if (!r.ok()) {
+    ending_.set("failed",
+                fmt::format("the {} hook failed{}: {} (output in {})", name, where, r.describe(),
+                            fs::relative(log, setup_.out_dir).string()),
+                kExitFailure);
+  }
+  return r.ok();
+}
+
+bool Experiment::drain(const StepLabel& at) {
+  if (!setup_.drain_until) return true;
+  const fs::path log = setup_.out_dir / "hooks" / (at.file_prefix + "drain.log");
+  const DrainResult r = wait_until_drained(*setup_.drain_until, setup_.drain_timeout_ns,
+                                           setup_.drain_every_ns, log, &signals_.requested_flag());
+  Event event;
+  event.kind = "drain";
+  event.name = "drain";
+  event.level = at.level;
+  event.repeat = at.repeat;
+  event.command = *setup_.drain_until;
+  event.ok = r.drained;
+  event.timed_out = !r.drained && !r.cancelled;
+  event.duration_s = r.waited_s;
+  event.output_file = fs::relative(log, setup_.out_dir).string();
+  event.detail = r.describe();
+  events_.push_back(std::move(event));
+  if (r.cancelled) {
+    ending_.set("interrupted", "interrupted by a signal while waiting for the drain gate",
+                kExitInterrupted);
+  } else if (!r.drained) {
+    ending_.set("failed", fmt::format("the drain gate did not open{}: {}", at.where, r.describe()),
+                kExitFailure);
+  }
+  return r.drained;
+}
+
+bool Experiment::step(const StepLabel& at, const std::function<bool()>& load) {
+  if (stopping()) {
+    ending_.set("interrupted", "interrupted by a signal" + at.where, kExitInterrupted);
+    return false;
+  }
+  if (!hook("reset", setup_.hooks.reset, &at, &signals_.requested_flag())) return false;
+  if (!drain(at)) return false;
+  if (!hook("before-level", setup_.hooks.before, &at, &signals_.requested_flag())) return false;
+  if (load()) hook("after-level", setup_.hooks.after, &at, &signals_.forced_flag());
+  save();
+  return true;
+}
+
+void Experiment::restore() {
+  hook("restore", setup_.hooks.restore, nullptr, &signals_.forced_flag());
+}
+
+}  // namespace proofload::experiments

@@ -1,0 +1,131 @@
+// The experiment runner: what every experiment made of load steps shares, whatever it varies. It
+// owns the output directory's safety (the experiment's files are rewritten after every step, so
+// a crash loses at most the step in progress), the event log (hooks, drain waits, the
+// pre-check), the Ending (why it stopped: the first reason wins), SIGINT/SIGTERM (the first stops
+// before the next step, a second also cancels the hooks still to run on the way out), and the
+// step itself: reset → drain gate → before → the load → after, with restore once at the end, on
+// every exit path. An experiment is a planner (which step next), an analysis of what the steps
+// recorded, and a report section; the runner does the rest.
+//
+// How each experiment uses it:
+// - ladder and rate search (ladder.h): the planner is the list of levels, or analyze::RateSearch;
+//   each level is a step whose load is one run (plan::RunSpec with the level's rate or
+//   connections); the analysis is analyze::analyze_ladder over the recorded rows.
+// - soak: one long step; its marks (a deploy, a restart) are the windows an abort_check-style
+//   callback sees, recorded as events; the analysis reads the windows for drift.
+// - probe: one step whose run observes several sources (RunSpec::observe); the analysis reads the
+//   observed figures.
+// - compare: a matrix of steps over two RunSpecs (A B A B ...), each in its own directory; the
+//   analysis pairs the runs of each.
+// - sizing: an outer planner around whole ladders, one per size: the before hook applies a size,
+//   the steps are the ladder's, restore puts the system back.
+// Runs on the caller's thread; one experiment per process (it owns the stop signals).
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <functional>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/stop_signals.h"
+
+namespace proofload::experiments {
+
+// Shell commands around each step (hooks.h runs them) and once at the end.
+struct StepHooks {
+  std::optional<std::string> before;   // just before each step's load starts
+  std::optional<std::string> after;    // just after each step's load (also one that failed)
+  std::optional<std::string> reset;    // before each step, ahead of the drain gate
+  std::optional<std::string> restore;  // once at the end, on every exit path
+  int64_t timeout_ns = 60'000'000'000;
+};
+
+struct ExperimentSetup {
+  std::filesystem::path out_dir;
+  std::string name = "ladder";  // its lines on stderr begin "ladder: "
+  StepHooks hooks;
+  std::optional<std::string> precheck_url;  // must answer 2xx before anything starts
+  std::optional<std::string> drain_until;   // URL (2xx = drained) or command (exit 0 = drained)
+  int64_t drain_timeout_ns = 60'000'000'000;
+  int64_t drain_every_ns = 500'000'000;
+  bool quiet = false;          // no progress lines on stderr
+  std::function<void()> save;  // rewrites the experiment's files with what it recorded
+};
+
+// A hook, a drain wait or the pre-check, as result.json's `events` records them.
+struct Event {
+  std::string kind;  // "hook", "drain", "precheck"
+  std::string name;  // "before-level", "drain", "precheck", ...
+  std::optional<double> level;
+  std::optional<int> repeat;
+  std::string command;
+  bool ok = false;
+  std::optional<int> exit_code;
+  bool timed_out = false;
+  double duration_s = 0;
+  std::optional<std::string> output_file;  // relative to the output directory
+  std::string detail;
+};
+nlohmann::json event_to_json(const Event& event);
+
+// How an experiment ended; the first reason wins.
+struct Ending {
+  std::string status = "complete";  // "complete", "stopped", "aborted", "failed", "interrupted"
+  std::string reason;
+  int exit_code = 0;
+
+  bool ended() const { return !reason.empty(); }
+  void set(std::string new_status, std::string why, int code);
+};
+
+// Where a step is, for its files, its hooks' environment and its messages.
+struct StepLabel {
+  std::optional<double> level;
+  std::optional<int> repeat;
+  std::string file_prefix;                               // "03-400-": hooks/03-400-before-level.log
+  std::string where;                                     // " at level 400 (repeat 2)"
+  std::vector<std::pair<std::string, std::string>> env;  // PROOFLOAD_LEVEL=400, ...
+};
+
+class Experiment {
+ public:
+  explicit Experiment(ExperimentSetup setup);
+  Experiment(const Experiment&) = delete;
+  Experiment& operator=(const Experiment&) = delete;
+
+  const ExperimentSetup& setup() const { return setup_; }
+  Ending& ending() { return ending_; }
+  const std::vector<Event>& events() const { return events_; }
+  nlohmann::json events_json() const;
+  // A signal came (or a step's run was interrupted: stop_requested()).
+  bool stopping() const { return signals_.requested(); }
+  void stop_requested() { signals_.request(); }
+
+  // The pre-check, when set: false (and the ending set) when it did not answer 2xx.
+  bool precheck();
+  // One step: reset, the drain gate, before, then `load` (which returns whether the load ran: a
+  // run that could not start skips the after hook), then after, then the files are saved.
+  // Returns false when the step stopped before its load (a signal, a hook, the gate).
+  bool step(const StepLabel& at, const std::function<bool()>& load);
+  // The restore hook; call once, on every exit path.
+  void restore();
+  void save() const {
+    if (setup_.save) setup_.save();
+  }
+
+ private:
+  bool hook(const char* name, const std::optional<std::string>& command, const StepLabel* at,
+            const std::atomic<bool>* cancel);
+  bool drain(const StepLabel& at);
+
+  ExperimentSetup setup_;
+  StopSignals signals_;
+  std::vector<Event> events_;
+  Ending ending_;
+};
+
+}  // namespace proofload::experiments

@@ -1,0 +1,41 @@
+// See plan_run.h: `run --plan`, what a planned run would do, from what it recorded.
+#include "plan/plan_run.h"
+
+namespace proofload::plan {
+
+std::string describe_run(const PlannedRun& run) {
+  const nlohmann::json& s = run.recorded_spec;
+  const engine::LoadSpec& load = run.load;
+  std::string out = "Run: " + s.value("target", std::string()) + "\n";
+  const bool open = load.executor == engine::Executor::kOpenLoop;
+  if (!s["stages"].is_null()) {
+    out += std::string(open ? "  open loop, arrival rate" : "  closed loop, connections") +
+           " by stages: " + s["stages"].dump() + "\n";
+  } else if (open) {
+    out += "  open loop at " + s["rate_per_s"].dump() + "/s, " + std::to_string(load.connections) +
+           " connections up front, at most " + std::to_string(load.max_connections) + "\n";
+  } else {
+    out += "  closed loop, " + std::to_string(load.connections) + " connections\n";
+  }
+  out += "  duration " +
+         (s["duration_s"].is_null() ? std::string("until -n") : s["duration_s"].dump() + " s") +
+         ", warm-up " + s["warmup_s"].dump() + " s" +
+         (load.max_requests > 0 ? ", at most " + std::to_string(load.max_requests) + " requests"
+                                : std::string()) +
+         "\n";
+  if (s.contains("scenario")) {
+    const nlohmann::json& scenario = s["scenario"];
+    out += "  scenario " + scenario.value("file", std::string("(built in)")) + ": " +
+           std::to_string(scenario.value("requests", nlohmann::json::object()).size()) +
+           " requests, " +
+           std::to_string(scenario.value("flows", nlohmann::json::object()).size()) +
+           " flows, seed " + scenario["seed"].dump() + "\n";
+  }
+  for (const measure::Threshold& t : run.thresholds) out += "  threshold " + t.expression + "\n";
+  out += "  workers " + std::to_string(load.workers) +
+         (run.out_dir ? ", results to " + run.out_dir->string() : std::string()) + "\n";
+  out += "Nothing was sent (--plan).\n";
+  return out;
+}
+
+}  // namespace proofload::plan

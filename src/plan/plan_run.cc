@@ -1,0 +1,261 @@
+// See plan_run.h. Every check of a run's settings is here, so a level of an experiment meets
+// the same ones as a run typed by hand.
+#include "plan/plan_run.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <thread>
+
+#include "common/file_text.h"
+#include "common/units.h"
+#include "common/usage_error.h"
+#include "engine/tcp.h"
+#include "http/request.h"
+#include "http/url.h"
+#include "plan/scenario_parts.h"
+#include "schedule/open_loop_dispatcher.h"
+#include "workload/secrets.h"
+
+namespace proofload::plan {
+namespace {
+
+// A request body is held once per connection's send buffer: 64 MiB is far past any real one.
+constexpr int64_t kMaxBodyFileBytes = int64_t{64} << 20;
+// Without -d, a run bounded by -n runs until its requests are done; otherwise 10 s.
+constexpr int64_t kUnboundedNs = int64_t{365} * 24 * 3600 * kNsPerS;
+constexpr int64_t kDefaultDurationNs = 10 * kNsPerS;
+// Descriptors besides the connections: stdio, epoll, eventfds, result files, observers.
+constexpr int64_t kSpareDescriptors = 64;
+
+bool open_loop(const RunSpec& spec) { return spec.executor == engine::Executor::kOpenLoop; }
+
+void check(const RunSpec& spec) {
+  if (spec.target.empty()) throw UsageError("run needs a URL or a scenario file");
+  if (spec.body && spec.body_file) {
+    throw UsageError("--body and --body-file both set the body: use one");
+  }
+  if (spec.scenario && (spec.method != "GET" || spec.body || spec.body_file)) {
+    throw UsageError(
+        "-m, --body and --body-file set the request of a plain run; a scenario "
+        "file sets each request's method and body");
+  }
+  if (spec.observe_every_ns < 10 * kNsPerMs || spec.observe_every_ns > kNsPerS) {
+    throw UsageError("--observe-every must be between 10ms and the window (1s), got '" +
+                     format_duration(spec.observe_every_ns) + "'");
+  }
+  if (spec.connections < 1) {
+    throw UsageError("-c must be at least 1, got " + std::to_string(spec.connections));
+  }
+  if (spec.connections > kMaxConnections) {
+    throw UsageError("-c must be at most " + std::to_string(kMaxConnections) + ", got " +
+                     std::to_string(spec.connections));
+  }
+  if (spec.max_connections && *spec.max_connections > kMaxConnections) {
+    throw UsageError("--max-connections must be at most " + std::to_string(kMaxConnections));
+  }
+  if (spec.requests_limit && *spec.requests_limit < 1) {
+    throw UsageError("-n must be at least 1 (leave it out for no request limit), got " +
+                     std::to_string(*spec.requests_limit));
+  }
+  if (spec.queue < 0) throw UsageError("--queue must not be negative");
+  if (spec.rate_per_s && !spec.stages.empty()) {
+    throw UsageError("--rate and --stages both set the load: use --stages with --executor open");
+  }
+  if (open_loop(spec) && !spec.rate_per_s && spec.stages.empty()) {
+    throw UsageError("open loop needs --rate R (requests/s) or --stages");
+  }
+  if (!open_loop(spec) && spec.rate_per_s) {
+    throw UsageError("--rate sets an open-loop schedule: drop --executor closed or --rate");
+  }
+  if (spec.queue > static_cast<int64_t>(schedule::OpenLoopDispatcher::kMaxQueueCapacity)) {
+    throw UsageError("--queue must be at most " +
+                     std::to_string(schedule::OpenLoopDispatcher::kMaxQueueCapacity));
+  }
+  if (spec.warmup_ns < 0) throw UsageError("--warmup must not be negative");
+  for (const auto& [flag, ns] : {std::pair{"--timeout", spec.timeout_ns},
+                                 std::pair{"--connect-timeout", spec.connect_timeout_ns}}) {
+    if (ns <= 0) {
+      throw UsageError(std::string(flag) + " must be longer than 0, got '" + format_duration(ns) +
+                       "'");
+    }
+  }
+  if (spec.duration_ns && *spec.duration_ns <= 0) {
+    throw UsageError("-d must be longer than 0, got '" + format_duration(*spec.duration_ns) + "'");
+  }
+  if (spec.duration_ns && !spec.stages.empty()) {
+    throw UsageError("-d and --stages both set the duration: use one");
+  }
+  if (spec.rate_per_s && *spec.rate_per_s <= 0) {
+    throw UsageError("--rate must be more than 0, got '" + fmt::format("{}", *spec.rate_per_s) +
+                     "'");
+  }
+  int64_t stages_ns = 0;
+  for (const schedule::Stage& s : spec.stages) {
+    // A stage's target is a rate (open loop) or connections: the same caps as --rate and -c.
+    const double cap = open_loop(spec) ? kMaxRatePerS : kMaxConnections;
+    if (s.target > cap) {
+      throw UsageError(fmt::format("--stages target {} is above {} {}", s.target, cap,
+                                   open_loop(spec) ? "requests/s" : "connections"));
+    }
+    stages_ns += s.duration_ns;
+    if (stages_ns > kMaxRunNs) throw UsageError("--stages last more than ten years");
+  }
+  if (spec.workers < 0) throw UsageError("--workers must be at least 1");
+}
+
+// The measured length a run is scheduled for.
+int64_t scheduled_duration_ns(const RunSpec& spec) {
+  if (spec.duration_ns) return *spec.duration_ns;
+  return spec.requests_limit ? kUnboundedNs : kDefaultDurationNs;
+}
+
+double peak_of(const std::vector<schedule::Stage>& stages) {
+  double peak = 0;
+  for (const schedule::Stage& s : stages) peak = std::max(peak, s.target);
+  return peak;
+}
+
+// The connections a run may open: the pool's ceiling.
+int64_t most_connections(const RunSpec& spec) {
+  const int connections = !spec.stages.empty() && !open_loop(spec)
+                              ? static_cast<int>(peak_of(spec.stages))
+                              : spec.connections;
+  return std::max(connections, spec.max_connections.value_or(connections));
+}
+
+}  // namespace
+
+Preflight preflight(const RunSpec& spec) {
+  check(spec);
+  const http::Url url = http::parse_url(spec.target);
+  Preflight found;
+  found.address = engine::resolve(url.host, url.port);
+  engine::ensure_fd_limit(most_connections(spec) + kSpareDescriptors);
+  engine::check_reachable(found.address, spec.connect_timeout_ns);
+  return found;
+}
+
+void aim(PlannedRun& run, const Preflight& preflight) {
+  run.load.address = preflight.address;
+  run.recorded_spec["address"] = preflight.address.text;
+}
+
+PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
+  check(spec);
+  PlannedRun run;
+  engine::LoadSpec& load = run.load;
+
+  http::RequestSpec request;
+  request.url = http::parse_url(spec.target);
+  request.method = spec.method;
+  request.headers = spec.headers;
+  if (spec.body) request.body = *spec.body;
+  if (spec.body_file) {
+    request.body = read_bounded_file(*spec.body_file, "--body-file", kMaxBodyFileBytes);
+  }
+  // Data and mix draws repeat with the same seed; without one, the clock picks it (recorded).
+  const uint64_t seed = spec.seed.value_or(static_cast<uint64_t>(wall_clock_ns()));
+  workload::Scenario merged;
+  if (spec.scenario) {
+    merged = with_flag_headers(*spec.scenario, request.headers);
+    workload::SecretStore secrets;
+    // ${file:PATH} is taken from the scenario's directory, as data files are.
+    secrets.set_base_dir(std::filesystem::path(spec.scenario->file).parent_path());
+    load.workload = workload::Workload::compile(merged, request.url, secrets, seed);
+  } else {
+    load.workload =
+        workload::Workload::fixed(http::build_request(request), request.method == "HEAD");
+  }
+  run.thresholds = collect_thresholds(spec.scenario.get(), spec.thresholds);
+  run.observe = spec.observe;
+  run.observe_every_ns = spec.observe_every_ns;
+
+  load.executor = spec.executor;
+  // Warm-up is recorded in whole windows.
+  load.warmup_ns = (spec.warmup_ns + load.window_ns - 1) / load.window_ns * load.window_ns;
+  load.request_timeout_ns = spec.timeout_ns;
+  load.connect_timeout_ns = spec.connect_timeout_ns;
+  load.grace_ns = spec.grace_ns;
+  load.max_requests = spec.requests_limit.value_or(0);
+  load.queue_capacity = spec.queue;
+  const int64_t duration_ns = scheduled_duration_ns(spec);
+  if (duration_ns > kMaxRunNs - load.warmup_ns) {
+    throw UsageError("the warm-up and -d together must be at most ten years");
+  }
+  nlohmann::json stages_json = nullptr;
+  if (!spec.stages.empty()) {
+    stages_json = nlohmann::json::array();
+    for (const schedule::Stage& s : spec.stages) {
+      stages_json.push_back({{"duration_s", seconds_of(s.duration_ns)}, {"target", s.target}});
+    }
+    load.profile = schedule::Profile::staged(spec.stages);
+    // Staged closed loop: the stages' peak is the pool.
+    load.connections = open_loop(spec) ? spec.connections : static_cast<int>(peak_of(spec.stages));
+  } else if (open_loop(spec)) {
+    load.profile = schedule::Profile::constant(*spec.rate_per_s, load.warmup_ns + duration_ns);
+    load.connections = spec.connections;
+  } else {
+    load.profile = schedule::Profile::constant(spec.connections, load.warmup_ns + duration_ns);
+    load.connections = spec.connections;
+  }
+  if (load.connections < 1) throw UsageError("--stages never asks for a connection");
+  load.max_connections =
+      std::max(load.connections, spec.max_connections.value_or(load.connections));
+  if (spec.max_connections && *spec.max_connections < load.connections) {
+    throw UsageError("--max-connections must be at least -c (" + std::to_string(load.connections) +
+                     ")");
+  }
+  const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+  load.workers = std::min(spec.workers > 0 ? spec.workers : cores, load.connections);
+
+  run.recorded_spec = {
+      {"target", spec.target},
+      {"address", load.address.text},
+      {"method", request.method},
+      {"headers", headers_json(request.headers)},
+      {"body_bytes", request.body.size()},
+      {"executor", open_loop(spec) ? "open_loop" : "closed_loop"},
+      {"connections", load.connections},
+      {"max_connections", load.max_connections},
+      {"rate_per_s", spec.rate_per_s && open_loop(spec) ? nlohmann::json(*spec.rate_per_s)
+                                                        : nlohmann::json(nullptr)},
+      {"stages", stages_json},
+      {"duration_s", !spec.stages.empty() ? nlohmann::json(seconds_of(load.profile.duration_ns()))
+                     : spec.duration_ns || !spec.requests_limit
+                         ? nlohmann::json(seconds_of(duration_ns))
+                         : nlohmann::json(nullptr)},
+      {"warmup_s", seconds_of(load.warmup_ns)},
+      {"requests_limit",
+       spec.requests_limit ? nlohmann::json(*spec.requests_limit) : nlohmann::json(nullptr)},
+      {"queue_capacity", load.queue_capacity},
+      {"timeout_s", seconds_of(load.request_timeout_ns)},
+      {"connect_timeout_s", seconds_of(load.connect_timeout_ns)},
+      {"grace_s", seconds_of(load.grace_ns)},
+      {"workers", load.workers},
+      {"window_s", seconds_of(load.window_ns)},
+  };
+  nlohmann::json& recorded = run.recorded_spec;
+  if (spec.scenario) {
+    // A scenario's requests are described under "scenario"; the plain-run request fields go.
+    for (const char* key : {"method", "headers", "body_bytes"}) recorded.erase(key);
+    recorded["scenario"] = scenario_spec_json(merged, *load.workload);
+  }
+  recorded["observe"] = spec.observe;
+  recorded["observe_every_s"] = seconds_of(spec.observe_every_ns);
+  if (!run.thresholds.empty()) {
+    nlohmann::json thresholds = nlohmann::json::array();
+    for (const measure::Threshold& t : run.thresholds) thresholds.push_back(t.expression);
+    recorded["thresholds"] = thresholds;
+  }
+  // A scenario's draws repeat with its seed; a plain run draws nothing.
+  run.command_line =
+      command_line.empty()
+          ? run_command_text(spec, spec.scenario ? std::optional<uint64_t>(seed) : std::nullopt)
+          : command_line;
+  run.out_dir = spec.out_dir;
+  run.quiet = spec.quiet;
+  return run;
+}
+
+}  // namespace proofload::plan

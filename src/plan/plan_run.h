@@ -1,0 +1,58 @@
+// A RunSpec made into what runs: the engine's load spec, the spec recorded in result.json (both
+// from the one typed value), the thresholds, the observers, and the command that repeats the run.
+// Pre-flight (resolving the target, the file-descriptor limit, a reachability probe) is apart so
+// that an experiment does it once, not once per level. Configuration time only; throws
+// UsageError with one clear line.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/load_spec.h"
+#include "measure/threshold.h"
+#include "plan/run_spec.h"
+
+namespace proofload::plan {
+
+// What pre-flight found: the address the load goes to.
+struct Preflight {
+  engine::Address address;
+};
+
+// Checks `spec` (plan_run's checks), resolves its target, raises the file-descriptor limit for
+// the most connections it may open, and connects once (UsageError "cannot connect to ...").
+Preflight preflight(const RunSpec& spec);
+
+struct PlannedRun {
+  engine::LoadSpec load;
+  nlohmann::json recorded_spec;  // result.json's `spec`
+  std::vector<measure::Threshold> thresholds;
+  std::vector<std::string> observe;
+  int64_t observe_every_ns = kNsPerS;
+  std::string command_line;  // what Reproduce shows
+  std::optional<std::filesystem::path> out_dir;
+  bool quiet = false;
+};
+
+// Checks everything `spec` says, compiles its workload (a scenario's, or the one fixed request),
+// and builds the run, aimed nowhere yet (aim). `command_line`: the command as typed, recorded
+// for Reproduce; "" records the spec's own `proofload run` command (run_command_text).
+PlannedRun plan_run(const RunSpec& spec, const std::string& command_line = "");
+
+// Points the run at the address pre-flight found, in its load and in its recorded spec. A run
+// never aimed (`--plan`) reaches nothing and records an empty address.
+void aim(PlannedRun& run, const Preflight& preflight);
+
+// `run --plan`: what the run would do, in a few lines; sends nothing.
+std::string describe_run(const PlannedRun& run);
+
+// The `proofload run` command that runs `spec` again, quoted for a shell: every setting not at
+// its default, the seed it drew with (a scenario's), and no -o (re-running must not overwrite the
+// recorded run). Sensitive header values are shown as variables (redaction.h).
+std::string run_command_text(const RunSpec& spec, std::optional<uint64_t> seed);
+
+}  // namespace proofload::plan

@@ -1,0 +1,79 @@
+// What an experiment relies on when it plans a run from a typed RunSpec: the load, the recorded
+// spec and the Reproduce command all come from the one value (a level varies a field, nothing is
+// formatted back into a flag); every check a typed run meets is the command line's; and a run is
+// aimed at an address only by pre-flight.
+#include "plan/plan_run.h"
+
+#include <gtest/gtest.h>
+
+#include "common/usage_error_test_support.h"
+
+namespace proofload::plan {
+namespace {
+
+RunSpec open_loop_at(double rate_per_s) {
+  RunSpec spec;
+  spec.target = "http://127.0.0.1:8080/hello";
+  spec.executor = engine::Executor::kOpenLoop;
+  spec.rate_per_s = rate_per_s;
+  spec.duration_ns = 8 * kNsPerS;
+  spec.warmup_ns = 2 * kNsPerS;
+  spec.seed = 7;
+  return spec;
+}
+
+std::string usage_error_of(const RunSpec& spec) {
+  return testing::usage_error_of([&] { plan_run(spec); });
+}
+
+TEST(PlanRun, ALevelsRateIsTheLoadTheRecordedSpecAndTheCommandAlike) {
+  const PlannedRun run = plan_run(open_loop_at(412.5));
+  EXPECT_EQ(run.load.executor, engine::Executor::kOpenLoop);
+  EXPECT_DOUBLE_EQ(run.load.profile.target_at(kNsPerS), 412.5);
+  EXPECT_EQ(run.load.warmup_ns, 2 * kNsPerS);
+  EXPECT_EQ(run.recorded_spec["rate_per_s"], 412.5);
+  EXPECT_EQ(run.recorded_spec["duration_s"], 8.0);
+  EXPECT_EQ(run.recorded_spec["executor"], "open_loop");
+  // Without a typed command line, Reproduce is the spec's own `proofload run`.
+  EXPECT_NE(run.command_line.find("--rate 412.5"), std::string::npos) << run.command_line;
+  EXPECT_NE(run.command_line.find("-d 8s"), std::string::npos) << run.command_line;
+  EXPECT_EQ(run.command_line.find(" -o "), std::string::npos) << run.command_line;
+}
+
+TEST(PlanRun, AClosedLoopLevelIsItsConnections) {
+  RunSpec spec;
+  spec.target = "http://127.0.0.1:8080/";
+  spec.connections = 64;
+  const PlannedRun run = plan_run(spec);
+  EXPECT_EQ(run.load.executor, engine::Executor::kClosedLoop);
+  EXPECT_EQ(run.load.connections, 64);
+  EXPECT_EQ(run.recorded_spec["connections"], 64);
+  EXPECT_NE(run.command_line.find("-c 64"), std::string::npos) << run.command_line;
+}
+
+TEST(PlanRun, ATypedRunMeetsTheCommandLinesChecks) {
+  RunSpec too_many;
+  too_many.target = "http://127.0.0.1:8080/";
+  too_many.connections = kMaxConnections + 1;
+  EXPECT_NE(usage_error_of(too_many).find("-c must be at most"), std::string::npos);
+  RunSpec closed_with_rate = open_loop_at(100);
+  closed_with_rate.executor = engine::Executor::kClosedLoop;
+  EXPECT_NE(usage_error_of(closed_with_rate).find("--rate sets an open-loop schedule"),
+            std::string::npos);
+  RunSpec no_target = open_loop_at(100);
+  no_target.target.clear();
+  EXPECT_EQ(usage_error_of(no_target), "run needs a URL or a scenario file");
+}
+
+TEST(PlanRun, OnlyPreflightAimsARun) {
+  PlannedRun run = plan_run(open_loop_at(100));
+  EXPECT_EQ(run.recorded_spec["address"], "");  // planned (or --plan): aimed nowhere
+  Preflight found;
+  found.address.text = "127.0.0.1:8080";
+  aim(run, found);
+  EXPECT_EQ(run.recorded_spec["address"], "127.0.0.1:8080");
+  EXPECT_EQ(run.load.address.text, "127.0.0.1:8080");
+}
+
+}  // namespace
+}  // namespace proofload::plan

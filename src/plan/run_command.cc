@@ -1,0 +1,61 @@
+// See plan_run.h: a RunSpec written back as the `proofload run` command that repeats it. A
+// ladder's level records it as its own command, so its Reproduce is that level's run.
+#include <fmt/format.h>
+
+#include "common/text.h"
+#include "common/units.h"
+#include "plan/plan_run.h"
+#include "plan/redaction.h"
+
+namespace proofload::plan {
+
+std::string run_command_text(const RunSpec& spec, std::optional<uint64_t> seed) {
+  const RunSpec defaults;
+  std::string out = "proofload run";
+  auto arg = [&](const std::string& text) { out += " " + shell_quote(text); };
+  auto option = [&](const char* flag, const std::string& value) {
+    out += std::string(" ") + flag;
+    arg(value);
+  };
+  auto duration = [&](const char* flag, int64_t ns, int64_t default_ns) {
+    if (ns != default_ns) option(flag, format_duration(ns));
+  };
+  if (spec.scenario) arg(spec.scenario->file);
+  if (!spec.target_from_scenario) arg(spec.target);
+  const bool open = spec.executor == engine::Executor::kOpenLoop;
+  // --rate means an open loop; stages need it said.
+  if (open && !spec.stages.empty()) option("--executor", "open");
+  if (spec.rate_per_s) option("--rate", fmt::format("{}", *spec.rate_per_s));
+  if (!spec.stages.empty()) {
+    std::string stages;
+    for (const schedule::Stage& s : spec.stages) {
+      stages += (stages.empty() ? "" : ",") + format_duration(s.duration_ns) + ":" +
+                fmt::format("{}", s.target);
+    }
+    option("--stages", stages);
+  }
+  if (spec.connections != defaults.connections) option("-c", std::to_string(spec.connections));
+  if (spec.max_connections) option("--max-connections", std::to_string(*spec.max_connections));
+  if (spec.duration_ns) option("-d", format_duration(*spec.duration_ns));
+  duration("--warmup", spec.warmup_ns, defaults.warmup_ns);
+  if (spec.requests_limit) option("-n", std::to_string(*spec.requests_limit));
+  if (spec.queue != defaults.queue) option("--queue", std::to_string(spec.queue));
+  if (spec.method != defaults.method) option("-m", spec.method);
+  std::vector<std::string> variables;
+  for (const auto& [name, value] : spec.headers) {
+    out += " -H " + shown_header_argument(name + ": " + value, variables);
+  }
+  if (spec.body) option("--body", *spec.body);
+  if (spec.body_file) option("--body-file", *spec.body_file);
+  duration("--timeout", spec.timeout_ns, defaults.timeout_ns);
+  duration("--connect-timeout", spec.connect_timeout_ns, defaults.connect_timeout_ns);
+  duration("--grace", spec.grace_ns, defaults.grace_ns);
+  if (spec.workers != defaults.workers) option("--workers", std::to_string(spec.workers));
+  for (const std::string& t : spec.thresholds) option("--threshold", t);
+  if (seed) option("--seed", std::to_string(*seed));
+  for (const std::string& o : spec.observe) option("--observe", o);
+  duration("--observe-every", spec.observe_every_ns, defaults.observe_every_ns);
+  return out + sensitive_variables_note(variables);
+}
+
+}  // namespace proofload::plan

@@ -1,0 +1,64 @@
+// What a user asks of one run, typed: where the load goes, what it sends, its shape and length,
+// its limits, what is observed and where the results go. The CLI turns flags (and a scenario
+// file's settings) into one; an experiment varies a field of it (a level's rate or connections,
+// its duration) and plans that run, never formatting a number back into a flag. Everything it
+// says is checked by plan_run (plan_run.h), before anything is sent. Plain data.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <memory>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "common/clock.h"
+#include "engine/load_spec.h"
+#include "schedule/stages.h"
+#include "workload/scenario.h"
+
+namespace proofload::plan {
+
+// Limits that every way of asking for a load meets (flags, scenario files, ladder levels): a
+// rate is at most kMaxRatePerS (common/units.h), connections at most kMaxConnections, and
+// warm-up plus duration at most kMaxRunNs.
+constexpr int kMaxConnections = 1'000'000;
+constexpr int64_t kMaxRunNs = int64_t{10} * 365 * 24 * 3600 * kNsPerS;  // ten years
+
+struct RunSpec {
+  // Where the load goes: the URL as given, or the scenario's `target:` (target_from_scenario).
+  std::string target;
+  bool target_from_scenario = false;
+  // A scenario file's requests, mix and data, or null for one fixed request.
+  std::shared_ptr<const workload::Scenario> scenario;
+  // A plain run's request (a scenario sets each request's method and body itself).
+  std::string method = "GET";
+  std::optional<std::string> body;
+  std::optional<std::string> body_file;  // its path: read when the run is planned
+  // -H: a plain run's headers, or added to a scenario's defaults (replacing one of the same name).
+  std::vector<std::pair<std::string, std::string>> headers;
+  std::optional<uint64_t> seed;  // the data and mix draws; nullopt: from the clock when planned
+
+  engine::Executor executor = engine::Executor::kClosedLoop;
+  int connections = 10;                   // closed loop: connections; open loop: the initial pool
+  std::optional<int> max_connections;     // open loop: the pool may grow to this
+  std::optional<double> rate_per_s;       // open loop at a constant rate
+  std::vector<schedule::Stage> stages;    // a staged load: rates or connections
+  std::optional<int64_t> duration_ns;     // nullopt: until requests_limit, else 10 s
+  int64_t warmup_ns = 0;                  // rounded up to whole windows when planned
+  std::optional<int64_t> requests_limit;  // -n
+  int64_t queue = 10'000;                 // open loop: requests that may wait
+  int64_t timeout_ns = 10 * kNsPerS;
+  int64_t connect_timeout_ns = 5 * kNsPerS;
+  int64_t grace_ns = 5 * kNsPerS;
+  int workers = 0;                      // 0: one per core (never more than connections)
+  std::vector<std::string> thresholds;  // --threshold, checked after the scenario's
+  std::vector<std::string> observe;     // --observe specs
+  int64_t observe_every_ns = kNsPerS;
+
+  std::optional<std::filesystem::path> out_dir;
+  bool quiet = false;  // no live progress line
+};
+
+}  // namespace proofload::plan

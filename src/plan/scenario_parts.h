@@ -1,0 +1,35 @@
+// The parts of a run that come from a scenario file, as plan_run uses them: the scenario with the
+// command line's -H headers, its thresholds with the flags', and what it asks for as result.json
+// records it (templates, never secret values). Configuration time only; throws UsageError.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "measure/threshold.h"
+#include "workload/scenario.h"
+#include "workload/workload.h"
+
+namespace proofload::plan {
+
+// The scenario with the command line's -H headers added to its defaults (a flag's header
+// replaces the file's header of the same name).
+workload::Scenario with_flag_headers(
+    workload::Scenario scenario, const std::vector<std::pair<std::string, std::string>>& headers);
+
+// The scenario's thresholds (errors carry the file location) followed by the flags'.
+std::vector<measure::Threshold> collect_thresholds(const workload::Scenario* scenario,
+                                                   const std::vector<std::string>& flags);
+
+// Header names and values for a recorded spec, sensitive values as [redacted].
+nlohmann::json headers_json(const std::vector<std::pair<std::string, std::string>>& headers);
+
+// What the scenario asks for, for result.json's spec: requests (method, path template, header
+// names and values, sensitive ones redacted), flows, the mix with each entry's share, data
+// variables by kind, thresholds.
+nlohmann::json scenario_spec_json(const workload::Scenario& scenario,
+                                  const workload::Workload& workload);
+
+}  // namespace proofload::plan

@@ -1,0 +1,207 @@
+// The route-based handler; see route_handler.h. Built-ins (lifecycle, admin, health, metrics),
+// injected failures and SSE streams are in route_builtins.cc.
+#include "serve/route_handler.h"
+
+#include <cctype>
+
+#include "common/clock.h"
+#include "serve/behaviour/cpu_burner.h"
+
+namespace proofload::serve {
+namespace {
+
+std::string reason_phrase(int status) {
+  switch (status) {
+    case 200:
+      return "OK";
+    case 201:
+      return "Created";
+    case 202:
+      return "Accepted";
+    case 204:
+      return "No Content";
+    case 400:
+      return "Bad Request";
+    case 404:
+      return "Not Found";
+    case 405:
+      return "Method Not Allowed";
+    case 409:
+      return "Conflict";
+    case 429:
+      return "Too Many Requests";
+    case 500:
+      return "Internal Server Error";
+    case 503:
+      return "Service Unavailable";
+    default:
+      return status < 300   ? "OK"
+             : status < 400 ? "Redirect"
+             : status < 500 ? "Client Error"
+                            : "Server Error";
+  }
+}
+
+std::optional<DelaySampler> make_delay(const DelaySpec& d, uint64_t seed) {
+  switch (d.kind) {
+    case DelaySpec::Kind::kNone:
+      return std::nullopt;
+    case DelaySpec::Kind::kFixed:
+      return DelaySampler::fixed(d.fixed_ns, seed);
+    case DelaySpec::Kind::kUniform:
+      return DelaySampler::uniform(d.min_ns, d.max_ns, seed);
+    case DelaySpec::Kind::kExponential:
+      return DelaySampler::exponential(d.mean_ns, seed);
+    case DelaySpec::Kind::kLognormal:
+      return DelaySampler::lognormal(d.median_ns, d.p99_ns, seed);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+RouteHandler::RouteHandler(const RouteTable& table, int threads)
+    : matcher_([&] {
+        std::vector<RouteTemplate> templates;
+        for (const RouteSpec& spec : table.routes) templates.push_back({spec.method, spec.path});
+        return templates;
+      }()) {
+  std::vector<std::string> names;
+  std::vector<int> statuses;
+  bool any_cache = false;
+  for (size_t i = 0; i < table.routes.size(); ++i) {
+    const RouteSpec& spec = table.routes[i];
+    Route route;
+    route.spec = spec;
+    route.status_line = std::to_string(spec.status) + " " + reason_phrase(spec.status);
+    route.body =
+        spec.body_bytes ? std::string(static_cast<size_t>(*spec.body_bytes), 'x') : spec.body;
+    route.keep_alive = prepare_response(route.status_line, "", route.body, spec.content_type);
+    route.keep_alive_10 =
+        prepare_response(route.status_line, "keep-alive", route.body, spec.content_type);
+    route.close = prepare_response(route.status_line, "close", route.body, spec.content_type);
+    route.delay = make_delay(spec.delay, table.seed + i);
+    if (spec.limit) {
+      route.limit = std::make_unique<TokenBuckets>(spec.limit->rate_per_s, spec.limit->burst);
+      if (spec.limit->trusted_header) {
+        for (char ch : spec.limit->trusted_header->first) {
+          route.trusted_header_name.push_back(
+              static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
+        }
+      }
+    }
+    if (spec.fail) {
+      const FailSpec& f = *spec.fail;
+      route.fail = FailPicker(
+          FailProbabilities{f.p500, f.p503, f.reset, f.garbage, f.trickle, f.oversized_header});
+    }
+    if (spec.serial) route.serial = std::make_unique<std::mutex>();
+    if (spec.sse) route.sse = std::make_unique<SseStream>(*spec.sse);
+    any_cache = any_cache || spec.cache;
+    names.push_back(spec.name);
+    statuses.push_back(spec.status);
+    routes_.push_back(std::move(route));
+  }
+  unmatched_route_ = names.size();
+  names.push_back("unmatched");
+  for (int t = 0; t < threads; ++t) {
+    threads_.push_back(ThreadState{make_rng(table.seed, static_cast<uint64_t>(t))});
+  }
+  if (any_cache) cache_ = std::make_unique<ResultCache>();
+  if (table.lifecycle) {
+    ItemStoreOptions options;
+    options.committers = table.lifecycle->committers;
+    options.commit_cost_ns = table.lifecycle->commit_cost_ns;
+    options.initial_items = table.lifecycle->initial_items;
+    options.search_cost_per_item_ns = table.lifecycle->search_cost_per_item_ns;
+    options.seed = table.seed;
+    items_ = std::make_unique<ItemStore>(options);
+  }
+  metrics_ = std::make_unique<Metrics>(names, static_cast<size_t>(threads), statuses);
+  if (items_) metrics_->set_backlog_source([store = items_.get()] { return store->backlog(); });
+}
+
+RouteHandler::~RouteHandler() = default;
+
+void RouteHandler::reject(RequestError error, ReplyBuilder& reply) const {
+  reject_request(error, reply);
+}
+
+void RouteHandler::handle(const RequestHead& request, ReplyBuilder& reply) const {
+  PathMatch match = matcher_.match(request.method, request.target);
+  auto shard = static_cast<size_t>(request.thread_index);
+  if (match.status != PathMatch::Status::kFound) {
+    bool wrong_method = match.status == PathMatch::Status::kMethodNotAllowed;
+    send_built(reply, request, wrong_method ? "405 Method Not Allowed" : "404 Not Found",
+               "text/plain", wrong_method ? "method not allowed\n" : "not found\n", 0);
+    metrics_->count_request(shard, unmatched_route_, wrong_method ? 405 : 404);
+    return;
+  }
+  auto index = static_cast<size_t>(match.route);
+  serve_route(routes_[index], index, request, match, reply);
+}
+
+void RouteHandler::serve_route(const Route& route, size_t index, const RequestHead& request,
+                               const PathMatch& match, ReplyBuilder& reply) const {
+  auto shard = static_cast<size_t>(request.thread_index);
+  Rng& rng = threads_[shard].rng;
+  const RouteSpec& spec = route.spec;
+
+  if (route.limit) {
+    const auto& trusted = spec.limit->trusted_header;
+    bool lifted = trusted && request.header(route.trusted_header_name) == trusted->second;
+    if (!lifted) {
+      auto decision = route.limit->take(AddressKey::from_sockaddr(*request.peer), monotonic_ns());
+      if (!decision.allowed) {
+        std::string retry_after = "Retry-After: " + std::to_string(decision.retry_after_s) + "\r\n";
+        send_built(reply, request, "429 Too Many Requests", "text/plain", "too many requests\n", 0,
+                   retry_after);
+        metrics_->count_request(shard, index, 429);
+        return;
+      }
+    }
+  }
+  if (route.fail.enabled()) {
+    if (Failure failure = route.fail.pick(rng); failure != Failure::kNone) {
+      metrics_->count_request(shard, index, serve_failure(failure, route, request, reply));
+      return;
+    }
+  }
+  if (!spec.builtin.empty()) {
+    metrics_->count_request(shard, index, serve_builtin(route, request, match, reply));
+    return;
+  }
+  bool warm = spec.cache && cache_->seen_or_insert(static_cast<uint32_t>(index), match.query);
+  if (spec.cpu_ns > 0 && !warm) {
+    if (route.serial) {
+      std::lock_guard one_at_a_time(*route.serial);
+      burn_cpu(spec.cpu_ns);
+    } else {
+      burn_cpu(spec.cpu_ns);
+    }
+  }
+  int64_t delay_ns = route.delay ? route.delay->sample_ns(rng) : 0;
+  if (spec.sse) {
+    serve_sse(route, request, delay_ns, reply);
+  } else if (!request.keep_alive) {
+    reply.send(route.close.for_request(request.is_head), delay_ns);
+    reply.close_after();
+  } else {
+    const PreparedResponse& ok = request.http_1_0 ? route.keep_alive_10 : route.keep_alive;
+    reply.send(ok.for_request(request.is_head), delay_ns);
+  }
+  metrics_->count_request(shard, index, spec.status);
+}
+
+void RouteHandler::send_built(ReplyBuilder& reply, const RequestHead& request,
+                              std::string_view status, std::string_view content_type,
+                              std::string_view body, int64_t delay_ns,
+                              std::string_view extra_headers) {
+  std::string& out = reply.send_built(delay_ns);
+  append_response_head(out, status, content_type, static_cast<int64_t>(body.size()),
+                       connection_header(request), extra_headers);
+  if (!request.is_head) out.append(body);
+  if (!request.keep_alive) reply.close_after();
+}
+
+}  // namespace proofload::serve

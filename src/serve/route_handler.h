@@ -1,0 +1,80 @@
+// The route-based handler of `proofload serve --routes FILE | --profile NAME`: matches each
+// request to a route of a RouteTable and gives it the route's behaviour (limit, injected
+// failure, cache, cpu, serial, delay, SSE stream, lifecycle and admin built-ins, /metrics).
+// Built once; called from every server thread: per-thread state (random generators) is indexed
+// by the request's thread, shared state (token buckets, cache, item store, metrics) is
+// thread-safe.
+#pragma once
+
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "common/rng.h"
+#include "serve/behaviour/delay_sampler.h"
+#include "serve/behaviour/fail_picker.h"
+#include "serve/behaviour/metrics.h"
+#include "serve/behaviour/path_matcher.h"
+#include "serve/behaviour/result_cache.h"
+#include "serve/behaviour/token_bucket.h"
+#include "serve/handler.h"
+#include "serve/lifecycle/item_store.h"
+#include "serve/routes/route_config.h"
+#include "serve/sse_stream.h"
+
+namespace proofload::serve {
+
+class RouteHandler : public RequestHandler {
+ public:
+  // Throws UsageError for routes the server cannot serve as configured (say why).
+  RouteHandler(const RouteTable& table, int threads);
+  ~RouteHandler() override;
+
+  void handle(const RequestHead& request, ReplyBuilder& reply) const override;
+  void reject(RequestError error, ReplyBuilder& reply) const override;
+
+ private:
+  // A route as served: its spec plus what it needs at run time.
+  struct Route {
+    RouteSpec spec;
+    std::string status_line;  // "200 OK"
+    std::string body;         // fixed or generated
+    PreparedResponse keep_alive, keep_alive_10, close;
+    std::optional<DelaySampler> delay;
+    std::unique_ptr<TokenBuckets> limit;
+    std::string trusted_header_name;  // lower case, as RequestHead::header wants it
+    FailPicker fail;
+    std::unique_ptr<std::mutex> serial;  // held while the cpu work runs
+    std::unique_ptr<SseStream> sse;      // the events of an sse route, made as they fall due
+  };
+  struct alignas(64) ThreadState {
+    Rng rng;
+  };
+
+  void serve_route(const Route& route, size_t index, const RequestHead& request,
+                   const PathMatch& match, ReplyBuilder& reply) const;
+  // Answers a built-in; returns the status sent.
+  int serve_builtin(const Route& route, const RequestHead& request, const PathMatch& match,
+                    ReplyBuilder& reply) const;
+  int serve_failure(Failure failure, const Route& route, const RequestHead& request,
+                    ReplyBuilder& reply) const;
+  void serve_sse(const Route& route, const RequestHead& request, int64_t delay_ns,
+                 ReplyBuilder& reply) const;
+  static void send_built(ReplyBuilder& reply, const RequestHead& request, std::string_view status,
+                         std::string_view content_type, std::string_view body, int64_t delay_ns,
+                         std::string_view extra_headers = {});
+
+  std::vector<Route> routes_;
+  PathMatcher matcher_;
+  mutable std::vector<ThreadState> threads_;
+  std::unique_ptr<ResultCache> cache_;
+  std::unique_ptr<ItemStore> items_;
+  std::unique_ptr<Metrics> metrics_;
+  mutable std::mutex write_counters_mutex_;      // guards exported_writes_
+  mutable LifecycleCounters exported_writes_{};  // the store's counters last added to metrics_
+  size_t unmatched_route_;  // metrics index for requests no route took (404, 405)
+};
+
+}  // namespace proofload::serve
