@@ -9,6 +9,7 @@
 #include "analyze/level_table.h"
 #include "analyze/slo.h"
 #include "common/usage_error.h"
+#include "result/ladder_analysis_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
@@ -22,7 +23,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                      : proofload::analyze::Loop::kClosed;
     const proofload::analyze::LadderAnalysis analysis =
         proofload::analyze::analyze_ladder(table.rows, slo, options);
-    proofload::analyze::analysis_to_json(analysis).dump();
+    proofload::result::analysis_to_json(analysis).dump();
   } catch (const proofload::UsageError&) {
     // the one way a table may be refused
   }

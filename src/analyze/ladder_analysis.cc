@@ -524,4 +524,22 @@ LadderAnalysis analyze_ladder(const std::vector<LevelRow>& rows, const Slo& slo,
   return a;
 }
 
+std::string_view loop_text(Loop loop) { return loop == Loop::kOpen ? "open" : "closed"; }
+
+std::string_view verdict_text(Verdict verdict) {
+  switch (verdict) {
+    case Verdict::kClean:
+      return "clean";
+    case Verdict::kHighestWithinSlo:
+      return "highest within SLO";
+    case Verdict::kKnee:
+      return "knee";
+    case Verdict::kKneeHighestWithinSlo:
+      return "knee, highest within SLO";
+    case Verdict::kSaturated:
+      return "saturated";
+  }
+  return "clean";
+}
+
 }  // namespace proofload::analyze

@@ -50,7 +50,6 @@
 #pragma once
 
 #include <cstddef>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -159,13 +158,5 @@ struct LadderAnalysis {
 // achieved_rps, or when operating_fraction or noise_floor is outside (0, 1].
 LadderAnalysis analyze_ladder(const std::vector<LevelRow>& rows, const Slo& slo,
                               const AnalysisOptions& options);
-
-// result.json's `analysis` (docs/result-schema.md, "ladder"): see ladder_analysis.cc. Scripts
-// read levels[].level, levels[].verdict, best_sustained {level, achieved_rps} or null, peak
-// {level, achieved_rps}, knee {level, achieved_rps, reason} or null, plateau {from_level} (null
-// inside when none), operating_target_rps (null when none).
-// Whole levels are written as integers (100, not 100.0), daily capacity as whole requests, and
-// operating.headroom is null when there is no operating target.
-nlohmann::json analysis_to_json(const LadderAnalysis& analysis);
 
 }  // namespace proofload::analyze

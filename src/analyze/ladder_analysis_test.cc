@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "common/usage_error.h"
+#include "result/ladder_analysis_json.h"
 
 namespace proofload::analyze {
 namespace {
@@ -158,7 +159,7 @@ TEST(LadderAnalysis, OperatingTargetIsNeverAboveWhatMetTheSlo) {
   EXPECT_EQ(a.operating_basis,
             "best sustained (200/s at level 2): 50% of the knee (640/s at level 3) would be above "
             "the most that met the SLO; 3.2x headroom to the knee");
-  EXPECT_EQ(analysis_to_json(a)["operating"]["headroom"], 3.2);
+  EXPECT_EQ(result::analysis_to_json(a)["operating"]["headroom"], 3.2);
 }
 
 // A best level that carried nothing once gave "infx headroom" (a ratio over zero).
@@ -171,7 +172,7 @@ TEST(LadderAnalysis, ABestLevelThatCarriedNothingHasNoHeadroomRatio) {
   EXPECT_NE(a.operating_basis.find("it carried nothing, so there is no headroom to state"),
             std::string::npos)
       << a.operating_basis;
-  EXPECT_TRUE(analysis_to_json(a)["operating"]["headroom"].is_null());
+  EXPECT_TRUE(result::analysis_to_json(a)["operating"]["headroom"].is_null());
 }
 
 TEST(LadderAnalysis, NoLevelWithinSloHasNoBestSustainedNorOperatingTarget) {
@@ -450,7 +451,7 @@ TEST(LadderAnalysis, BadInputIsUsageError) {
 }
 
 TEST(AnalysisToJson, HoldsWhatScriptsRead) {
-  const nlohmann::json j = analysis_to_json(analyze(saturating_table()));
+  const nlohmann::json j = result::analysis_to_json(analyze(saturating_table()));
   EXPECT_EQ(j["loop"], "closed");
   EXPECT_EQ(j["slo"]["text"], std::string(kDefaultSlo));
   EXPECT_EQ(j["slo"]["description"], "p95 ≤ 1 s, errors ≤ 1%");
@@ -508,12 +509,13 @@ TEST(AnalysisToJson, HoldsWhatScriptsRead) {
 }
 
 TEST(AnalysisToJson, NoneIsNull) {
-  const nlohmann::json clean = analysis_to_json(analyze({row(10, 100, 5), row(20, 200, 6)}));
+  const nlohmann::json clean =
+      result::analysis_to_json(analyze({row(10, 100, 5), row(20, 200, 6)}));
   EXPECT_TRUE(clean["knee"].is_null());
   EXPECT_TRUE(clean["plateau"].contains("from_level"));
   EXPECT_TRUE(clean["plateau"]["from_level"].is_null());
 
-  const nlohmann::json broken = analysis_to_json(analyze({row(10, 100, 2000)}));
+  const nlohmann::json broken = result::analysis_to_json(analyze({row(10, 100, 2000)}));
   EXPECT_TRUE(broken["best_sustained"].is_null());
   EXPECT_EQ(broken["best_sustained_text"], "none: the lowest level was already past it");
   EXPECT_TRUE(broken["operating_target_rps"].is_null());

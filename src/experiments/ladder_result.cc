@@ -8,11 +8,11 @@
 #include <iterator>
 #include <optional>
 
-#include "analyze/ladder_analysis.h"
 #include "experiments/thresholds.h"
 #include "report/atomic_file.h"
 #include "report/ladder_report.h"
 #include "report/numbers.h"
+#include "result/ladder_analysis_json.h"
 
 namespace proofload::experiments {
 namespace {
@@ -146,7 +146,7 @@ nlohmann::json analysis_of(const nlohmann::json& result) {
   }
   options.operating_fraction =
       setting<double>(settings, "operating_fraction", analyze::kDefaultOperatingFraction);
-  return analyze::analysis_to_json(analyze::analyze_ladder(rows, slo, options));
+  return result::analysis_to_json(analyze::analyze_ladder(rows, slo, options));
 }
 
 void write_ladder_directory(const std::filesystem::path& directory, nlohmann::json& result) {

@@ -5,7 +5,7 @@
 #include <stdexcept>
 #include <string_view>
 
-#include "report/json_reader.h"
+#include "result/json_reader.h"
 
 namespace proofload::report::ladder {
 namespace {
@@ -18,7 +18,7 @@ constexpr std::string_view kLadderSchema = "proofload.ladder/v1";
   throw std::runtime_error("ladder result.json: " + message);
 }
 
-using Reader = JsonReader;
+using Reader = result::JsonReader;
 constexpr std::string_view kDocument = "ladder result.json";
 
 Reader top_of(const json& result) {

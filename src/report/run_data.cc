@@ -6,8 +6,8 @@
 #include <string_view>
 
 #include "measure/outcome.h"
-#include "report/json_reader.h"
 #include "report/run_result.h"
+#include "result/json_reader.h"
 
 namespace proofload::report::run {
 namespace {
@@ -18,7 +18,7 @@ using nlohmann::json;
   throw std::runtime_error("run result.json: " + message);
 }
 
-using Reader = JsonReader;
+using Reader = result::JsonReader;
 constexpr std::string_view kDocument = "run result.json";
 
 LatencyView read_latency(const Reader& r) {

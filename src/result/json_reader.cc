@@ -1,9 +1,9 @@
 // See json_reader.h.
-#include "report/json_reader.h"
+#include "result/json_reader.h"
 
 #include <stdexcept>
 
-namespace proofload::report {
+namespace proofload::result {
 
 using nlohmann::json;
 
@@ -152,4 +152,4 @@ std::vector<std::pair<std::string, double>> JsonReader::own_numbers() const {
   return out;
 }
 
-}  // namespace proofload::report
+}  // namespace proofload::result

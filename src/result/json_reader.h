@@ -12,7 +12,7 @@
 #include <utility>
 #include <vector>
 
-namespace proofload::report {
+namespace proofload::result {
 
 class JsonReader {
  public:
@@ -54,4 +54,4 @@ class JsonReader {
   std::string_view document_;
 };
 
-}  // namespace proofload::report
+}  // namespace proofload::result
