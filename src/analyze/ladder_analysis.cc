@@ -542,4 +542,16 @@ std::string_view verdict_text(Verdict verdict) {
   return "clean";
 }
 
+std::string_view noise_floor_source_text(NoiseFloor::Source source) {
+  switch (source) {
+    case NoiseFloor::Source::kStated:
+      return "stated";
+    case NoiseFloor::Source::kMeasured:
+      return "measured";
+    case NoiseFloor::Source::kDefault:
+      return "default";
+  }
+  return "default";
+}
+
 }  // namespace proofload::analyze

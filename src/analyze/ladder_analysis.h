@@ -93,6 +93,7 @@ struct NoiseFloor {
   // "6.7% (stated with --noise-floor)".
   std::string text;
 };
+std::string_view noise_floor_source_text(NoiseFloor::Source source);  // "stated", "measured", ...
 
 struct LevelAnalysis {
   double level = 0;

@@ -4,7 +4,6 @@
 #pragma once
 
 #include <cstdint>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
@@ -73,10 +72,6 @@ struct LevelRow {
   double achieved_in_target_unit() const;
 };
 
-// JSON form (the `rows` of a ladder's result.json): every field under its own name above;
-// nullopt is null; extra_metrics is an object {"p99.9": 12.5}. from_json throws
-// std::runtime_error naming the field when one has the wrong type.
-nlohmann::json row_to_json(const LevelRow& row);
-LevelRow row_from_json(const nlohmann::json& json);
+// Its file form (a ladder's `rows`) is in result/level_row_json.h.
 
 }  // namespace proofload::analyze

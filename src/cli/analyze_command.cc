@@ -9,7 +9,7 @@
 #include "cli/ladder_flags.h"
 #include "cli/subcommand.h"
 #include "common/usage_error.h"
-#include "experiments/ladder_result.h"
+#include "experiments/ladder_record.h"
 #include "report/ladder_report.h"
 
 namespace proofload::cli {
@@ -34,40 +34,21 @@ int run_analyze(const AnalyzeFlags& f) {
   }
   Judgement judgement = parse_judgement(f.judgement);
   analyze::require_slo_columns(table, judgement.slo, f.table);
-  nlohmann::json rows = nlohmann::json::array();
-  for (const analyze::LevelRow& row : table.rows) {
-    nlohmann::json json = analyze::row_to_json(row);
-    json["directory"] = nullptr;
-    json["status"] = "complete";
-    rows.push_back(json);
-  }
-  nlohmann::json settings = judgement_settings(judgement);
-  settings["loop"] = loop;
-  nlohmann::json result = {
-      {"schema", experiments::kLadderSchema},
-      {"kind", "analyze"},
-      {"status", "complete"},
-      {"end_reason", "the table was analysed"},
-      {"proofload_version", PROOFLOAD_VERSION},
-      {"command_line", command_line()},
-      {"started_at", nullptr},
-      {"finished_at", nullptr},
-      {"source",
-       {{"target", nullptr},
-        {"scenario_file", nullptr},
-        {"scenario_sha256", nullptr},
-        {"table_file", f.table},
-        {"table_sha256", experiments::file_sha256(f.table)}}},
-      {"settings", settings},
-      {"rows", rows},
-      {"events", nlohmann::json::array()},
-      {"search", nullptr},
-      {"analysis", nullptr},
-  };
+  result::LadderResult result;
+  result.kind = "analyze";
+  result.status = "complete";
+  result.end_reason = "the table was analysed";
+  result.proofload_version = PROOFLOAD_VERSION;
+  result.command_line = command_line();
+  result.source.table_file = f.table;
+  result.source.table_sha256 = experiments::file_sha256(f.table);
+  record_judgement(judgement, result.settings);
+  result.settings.loop = loop;
+  for (const analyze::LevelRow& row : table.rows) result.rows.push_back({row, "", "complete"});
   if (f.out) {
     experiments::write_ladder_directory(*f.out, result);
   } else {
-    result["analysis"] = experiments::analysis_of(result);
+    result.analysis = experiments::analysis_of(result);
   }
   std::fputs(report::render_ladder_summary(result).c_str(), stdout);
   if (f.out) std::fprintf(stderr, "analyze: report in %s/summary.md\n", f.out->c_str());

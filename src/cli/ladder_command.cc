@@ -19,7 +19,7 @@
 #include "experiments/drain_gate.h"
 #include "experiments/http_probe.h"
 #include "experiments/ladder.h"
-#include "experiments/ladder_result.h"
+#include "experiments/ladder_record.h"
 #include "report/numbers.h"
 
 namespace proofload::cli {
@@ -69,10 +69,6 @@ int64_t positive(const std::string& flag, const std::string& text) {
   int64_t ns = parse_duration_ns(text);
   if (ns <= 0) throw UsageError(flag + " must be longer than 0, got '" + text + "'");
   return ns;
-}
-
-nlohmann::json optional_json(const std::optional<std::string>& v) {
-  return v ? nlohmann::json(*v) : nlohmann::json(nullptr);
 }
 
 }  // namespace
@@ -198,43 +194,33 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
 
   std::string target = f.run.url;
   if (target.empty() && scenario && scenario->target) target = *scenario->target;
-  plan.source = {{"target", target},
-                 {"scenario_file", scenario ? nlohmann::json(scenario->file) : nullptr},
-                 {"scenario_sha256",
-                  scenario ? nlohmann::json(experiments::file_sha256(scenario->file)) : nullptr},
-                 {"table_file", nullptr},
-                 {"table_sha256", nullptr}};
-  bool server_observed = false;
-  for (const std::string& o : f.run.observe) {
-    if (o != "self" && o != "host") server_observed = true;
+  if (scenario) {
+    plan.source.scenario_file = scenario->file;
+    plan.source.scenario_sha256 = experiments::file_sha256(scenario->file);
   }
-  plan.settings = {
-      {"loop", open ? "open" : "closed"},
-      {"levels", plan.levels},
-      {"hold_s", seconds_of(plan.hold_ns)},
-      {"warmup_s", seconds_of(plan.warmup_ns)},
-      {"repeat", plan.repeat},
-      {"repeat_order", f.repeat_order},
-      {"stop_on_fail", plan.stop_on_fail},
-      {"fail_if_none", plan.fail_if_none},
-      {"fail_below_rps", plan.fail_below_rps ? nlohmann::json(*plan.fail_below_rps) : nullptr},
-      {"max_concurrency", f.max_concurrency ? nlohmann::json(*f.max_concurrency) : nullptr},
-      {"max_rate", max_rate ? nlohmann::json(*max_rate) : nullptr},
-      {"precheck", optional_json(f.precheck)},
-      {"abort_when", optional_json(f.abort_when)},
-      {"drain_until", optional_json(f.drain_until)},
-      {"drain_timeout_s",
-       f.drain_until ? nlohmann::json(seconds_of(plan.drain_timeout_ns)) : nullptr},
-      {"hooks",
-       {{"before_level", optional_json(f.before_level)},
-        {"after_level", optional_json(f.after_level)},
-        {"reset", optional_json(f.reset)},
-        {"restore", optional_json(f.restore)}}},
-      {"hook_timeout_s", seconds_of(plan.hooks.timeout_ns)},
-      {"observe", f.run.observe},
-      {"server_observed", server_observed},
-  };
-  plan.settings.update(judgement_settings(judgement));
+  plan.source.target = target;
+  result::LadderSettings& settings = plan.settings;
+  settings.server_observed = std::any_of(f.run.observe.begin(), f.run.observe.end(),
+                                         [](auto& o) { return o != "self" && o != "host"; });
+  settings.loop = open ? "open" : "closed";
+  settings.levels = plan.levels;
+  settings.hold_s = seconds_of(plan.hold_ns);
+  settings.warmup_s = seconds_of(plan.warmup_ns);
+  settings.repeat = plan.repeat;
+  settings.repeat_order = f.repeat_order;
+  settings.stop_on_fail = plan.stop_on_fail;
+  settings.fail_if_none = plan.fail_if_none;
+  settings.fail_below_rps = plan.fail_below_rps;
+  settings.max_concurrency = f.max_concurrency;
+  settings.max_rate = max_rate;
+  settings.precheck = f.precheck;
+  settings.abort_when = f.abort_when;
+  settings.drain_until = f.drain_until;
+  if (f.drain_until) settings.drain_timeout_s = seconds_of(plan.drain_timeout_ns);
+  settings.hooks = {f.before_level, f.after_level, f.reset, f.restore};
+  settings.hook_timeout_s = seconds_of(plan.hooks.timeout_ns);
+  settings.observe = f.run.observe;
+  record_judgement(judgement, settings);
   return plan;
 }
 
@@ -250,13 +236,12 @@ void print_report(const char* command, const experiments::LadderPlan& plan,
       std::fclose(summary);
     }
   }
-  std::fprintf(stderr, "%s: %s; report in %s\n", command,
-               outcome.result["end_reason"].get<std::string>().c_str(), summary_file.c_str());
-  if (const nlohmann::json* bar =
-          outcome.result.contains("ci_bar") ? &outcome.result["ci_bar"] : nullptr;
-      bar != nullptr && !bar->value("passed", true)) {
-    std::fprintf(stderr, "%s: FAILED the CI bar: %s (exit %d)\n", command,
-                 bar->value("reason", std::string()).c_str(), outcome.exit_code);
+  std::fprintf(stderr, "%s: %s; report in %s\n", command, outcome.result.end_reason.c_str(),
+               summary_file.c_str());
+  if (const std::optional<result::CiBar>& bar = outcome.result.ci_bar;
+      bar && !bar->passed.value_or(true)) {
+    std::fprintf(stderr, "%s: FAILED the CI bar: %s (exit %d)\n", command, bar->reason.c_str(),
+                 outcome.exit_code);
   }
 }
 

@@ -8,7 +8,8 @@
 namespace proofload::cli {
 
 void add_judgement_flags(CLI::App* app, JudgementFlags& flags) {
-  app->add_option("--slo", flags.slo, "Bounds every level must meet (default 'p95<=1s,errors<=1%')");
+  app->add_option("--slo", flags.slo,
+                  "Bounds every level must meet (default 'p95<=1s,errors<=1%')");
   app->add_option("--429", flags.count_429, "error (429s count as errors, the default) or apart");
   app->add_option("--noise-floor", flags.noise_floor,
                   "Run-to-run noise of throughput when not measured from repeats (default 5%)");
@@ -51,14 +52,12 @@ Judgement parse_judgement(const JudgementFlags& f) {
   return j;
 }
 
-nlohmann::json judgement_settings(const Judgement& j) {
-  return {
-      {"slo", j.slo.text},
-      {"slo_is_default", j.slo.is_default},
-      {"count_429_as_error", j.slo.count_429_as_error},
-      {"noise_floor", j.analysis.noise_floor ? nlohmann::json(*j.analysis.noise_floor) : nullptr},
-      {"operating_fraction", j.analysis.operating_fraction},
-  };
+void record_judgement(const Judgement& j, result::LadderSettings& settings) {
+  settings.slo = j.slo.text;
+  settings.slo_is_default = j.slo.is_default;
+  settings.count_429_as_error = j.slo.count_429_as_error;
+  settings.noise_floor = j.analysis.noise_floor;
+  settings.operating_fraction = j.analysis.operating_fraction;
 }
 
 }  // namespace proofload::cli

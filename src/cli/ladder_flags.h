@@ -5,7 +5,6 @@
 
 #include <CLI/CLI.hpp>
 #include <memory>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 
@@ -33,8 +32,9 @@ struct Judgement {
 
 Judgement parse_judgement(const JudgementFlags& flags);
 
-// result.json settings: slo, slo_is_default, count_429_as_error, noise_floor, operating_fraction.
-nlohmann::json judgement_settings(const Judgement& judgement);
+// Records the judgement in a ladder's settings: slo, slo_is_default, count_429_as_error,
+// noise_floor, operating_fraction.
+void record_judgement(const Judgement& judgement, result::LadderSettings& settings);
 
 // The flags of `proofload ladder` (also filled in by `proofload demo`).
 struct LadderFlags {

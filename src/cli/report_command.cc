@@ -7,7 +7,7 @@
 
 #include "cli/subcommand.h"
 #include "common/usage_error.h"
-#include "experiments/ladder_result.h"
+#include "experiments/ladder_record.h"
 #include "report/atomic_file.h"
 #include "report/result_directory.h"
 #include "report/run_report.h"
@@ -55,18 +55,20 @@ int run_report(const std::string& directory) {
   const nlohmann::json head = read_without_windows(file);
   const std::string schema = head.is_object() ? head.value("schema", "") : "";
   if (schema == report::kResultSchema) return rerender_run(directory, file, head);
-  if (schema != experiments::kLadderSchema) {
-    throw UsageError(file.string() + " has schema '" + schema + "', not " +
-                     experiments::kLadderSchema + " or " + report::kResultSchema);
+  if (schema != result::kLadderSchema) {
+    throw UsageError(file.string() + " has schema '" + schema + "', not " + result::kLadderSchema +
+                     " or " + report::kResultSchema);
   }
   std::ifstream in(file);
-  nlohmann::json result = nlohmann::json::parse(in, nullptr, false);
-  if (result.is_discarded()) throw UsageError(file.string() + " is not JSON");
+  const nlohmann::json recorded = nlohmann::json::parse(in, nullptr, false);
+  if (recorded.is_discarded()) throw UsageError(file.string() + " is not JSON");
+  result::LadderResult ladder;
   try {
-    experiments::write_ladder_directory(directory, result);
-  } catch (const nlohmann::json::exception& e) {
+    ladder = result::ladder_from_json(recorded);
+  } catch (const std::runtime_error& e) {
     throw UsageError(file.string() + " does not hold a ladder's recorded data: " + e.what());
   }
+  experiments::write_ladder_directory(directory, ladder);
   std::printf("report: rewrote result.json, summary.md and levels.csv in %s\n", directory.c_str());
   return kExitOk;
 }

@@ -15,21 +15,6 @@ namespace proofload::experiments {
 
 namespace fs = std::filesystem;
 
-nlohmann::json event_to_json(const Event& e) {
-  auto optional = [](const auto& v) { return v ? nlohmann::json(*v) : nlohmann::json(nullptr); };
-  return {{"kind", e.kind},
-          {"name", e.name},
-          {"level", optional(e.level)},
-          {"repeat", optional(e.repeat)},
-          {"command", e.command},
-          {"ok", e.ok},
-          {"exit_code", optional(e.exit_code)},
-          {"timed_out", e.timed_out},
-          {"duration_s", e.duration_s},
-          {"output_file", optional(e.output_file)},
-          {"detail", e.detail}};
-}
-
 void Ending::set(std::string new_status, std::string why, int code) {
   if (ended()) return;
   status = std::move(new_status);
@@ -38,12 +23,6 @@ void Ending::set(std::string new_status, std::string why, int code) {
 }
 
 Experiment::Experiment(ExperimentSetup setup) : setup_(std::move(setup)) {}
-
-nlohmann::json Experiment::events_json() const {
-  nlohmann::json out = nlohmann::json::array();
-  for (const Event& e : events_) out.push_back(event_to_json(e));
-  return out;
-}
 
 bool Experiment::precheck() {
   if (!setup_.precheck_url) return true;

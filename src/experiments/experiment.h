@@ -25,13 +25,13 @@
 #include <cstdint>
 #include <filesystem>
 #include <functional>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "common/stop_signals.h"
+#include "result/event.h"
 
 namespace proofload::experiments {
 
@@ -57,20 +57,7 @@ struct ExperimentSetup {
 };
 
 // A hook, a drain wait or the pre-check, as result.json's `events` records them.
-struct Event {
-  std::string kind;  // "hook", "drain", "precheck"
-  std::string name;  // "before-level", "drain", "precheck", ...
-  std::optional<double> level;
-  std::optional<int> repeat;
-  std::string command;
-  bool ok = false;
-  std::optional<int> exit_code;
-  bool timed_out = false;
-  double duration_s = 0;
-  std::optional<std::string> output_file;  // relative to the output directory
-  std::string detail;
-};
-nlohmann::json event_to_json(const Event& event);
+using result::Event;
 
 // How an experiment ended; the first reason wins.
 struct Ending {
@@ -100,7 +87,6 @@ class Experiment {
   const ExperimentSetup& setup() const { return setup_; }
   Ending& ending() { return ending_; }
   const std::vector<Event>& events() const { return events_; }
-  nlohmann::json events_json() const;
   // A signal came (or a step's run was interrupted: stop_requested()).
   bool stopping() const { return signals_.requested(); }
   void stop_requested() { signals_.request(); }

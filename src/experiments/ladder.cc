@@ -9,7 +9,7 @@
 
 #include "common/clock.h"
 #include "common/usage_error.h"
-#include "experiments/ladder_result.h"
+#include "experiments/ladder_record.h"
 #include "experiments/thresholds.h"
 #include "plan/plan_run.h"
 #include "report/numbers.h"
@@ -38,31 +38,22 @@ class LadderRun {
         experiment_(ExperimentSetup{ladder.out_dir, "ladder", ladder.hooks, ladder.precheck_url,
                                     ladder.drain_until, ladder.drain_timeout_ns,
                                     ladder.drain_every_ns, ladder.quiet, [this] { save(); }}) {
-    result_ = {
-        {"schema", kLadderSchema},
-        {"kind", ladder.search ? "search" : "ladder"},
-        {"status", "running"},
-        {"end_reason", nullptr},
-        {"proofload_version", PROOFLOAD_VERSION},
-        {"command_line", ladder.command_line},
-        {"started_at", report::iso8601_utc(wall_clock_ns())},
-        {"finished_at", nullptr},
-        {"source", ladder.source},
-        {"settings", ladder.settings},
-        {"rows", nlohmann::json::array()},
-        {"events", nlohmann::json::array()},
-        {"search", nullptr},
-        {"analysis", nullptr},
-    };
+    result_.kind = ladder.search ? "search" : "ladder";
+    result_.status = "running";
+    result_.proofload_version = PROOFLOAD_VERSION;
+    result_.command_line = ladder.command_line;
+    result_.started_at = report::iso8601_utc(wall_clock_ns());
+    result_.source = ladder.source;
+    result_.settings = ladder.settings;
   }
 
-  nlohmann::json& result() { return result_; }
+  result::LadderResult& result() { return result_; }
   Experiment& experiment() { return experiment_; }
   Ending& ending() { return experiment_.ending(); }
 
   // Rewrites the ladder's files with what has been recorded so far.
   void save() {
-    result_["events"] = experiment_.events_json();
+    result_.events = experiment_.events();
     write_ladder_directory(plan_.out_dir, result_);
   }
 
@@ -143,11 +134,11 @@ class LadderRun {
     if (failure.empty()) {
       analyze::LevelRow row =
           row_from_run(run, at.level, at.repeat, plan_.loop == analyze::Loop::kOpen, plan_.slo);
-      nlohmann::json json = analyze::row_to_json(row);
-      json["directory"] = dir_name;
-      json["status"] = run.aborted ? "aborted" : run.interrupted ? "interrupted" : "complete";
-      result_["rows"].push_back(json);
-      index = result_["rows"].size() - 1;
+      result_.rows.push_back({row, dir_name,
+                              run.aborted       ? "aborted"
+                              : run.interrupted ? "interrupted"
+                                                : "complete"});
+      index = result_.rows.size() - 1;
       last_passed_ = passes(row);
       if (!plan_.quiet) print_row(row, *last_passed_);
     }
@@ -196,7 +187,7 @@ class LadderRun {
 
   const LadderPlan& plan_;
   plan::Preflight preflight_;
-  nlohmann::json result_;
+  result::LadderResult result_;
   Experiment experiment_;
   int ordinal_ = 0;  // the level in progress, in run order from 1
   std::optional<bool> last_passed_;
@@ -205,22 +196,19 @@ class LadderRun {
 // Runs the search's steps until it is done or the ladder ends; records them in `search`.
 void run_search(const LadderPlan& plan, LadderRun& run) {
   analyze::RateSearch search(*plan.search);
-  nlohmann::json steps = nlohmann::json::array();
+  const analyze::RateSearchOptions& o = *plan.search;
+  result::SearchRecord record;
+  record.start_rps = o.start_rps;
+  record.growth = o.growth;
+  record.tolerance = o.tolerance;
+  record.step_hold_s = seconds_of(plan.step_hold_ns);
+  record.max_rps = o.max_rps;
   auto record_search = [&] {
-    const analyze::RateSearchOptions& o = *plan.search;
-    run.result()["search"] = {
-        {"start_rps", o.start_rps},
-        {"growth", o.growth},
-        {"tolerance", o.tolerance},
-        {"step_hold_s", seconds_of(plan.step_hold_ns)},
-        {"max_rps", o.max_rps ? nlohmann::json(*o.max_rps) : nullptr},
-        {"steps", steps},
-        {"found_rps", search.found_rps() ? nlohmann::json(*search.found_rps()) : nullptr},
-        {"confirmed", search.confirmed()},
-        {"end_reason", search.phase() == analyze::RateSearch::Phase::kDone
-                           ? nlohmann::json(search.end_reason())
-                           : nlohmann::json(nullptr)},
-    };
+    record.found_rps = search.found_rps();
+    record.confirmed = search.confirmed();
+    if (search.phase() == analyze::RateSearch::Phase::kDone)
+      record.end_reason = search.end_reason();
+    run.result().search = record;
   };
   while (auto rate = search.next_rate()) {
     const analyze::RateSearch::Phase phase = search.phase();
@@ -231,10 +219,7 @@ void run_search(const LadderPlan& plan, LadderRun& run) {
     // never read as a level of its own.
     const bool passed = row && !ended && run.last_passed().value_or(false);
     if (row) {
-      steps.push_back({{"rate_rps", *rate},
-                       {"phase", analyze::phase_text(phase)},
-                       {"passed", passed},
-                       {"row", *row}});
+      record.steps.push_back({*rate, std::string(analyze::phase_text(phase)), passed, *row});
     }
     if (!row || ended) {
       record_search();
@@ -401,41 +386,32 @@ LadderOutcome run_ladder(const LadderPlan& ladder) {
   Ending& ending = run.ending();
   if (!ending.ended())
     ending.set("complete", ladder.search ? "the search ended" : "every level ran", kExitOk);
-  nlohmann::json& result = run.result();
-  result["status"] = ending.status;
-  result["end_reason"] = ending.reason;
-  result["finished_at"] = report::iso8601_utc(wall_clock_ns());
+  result::LadderResult& result = run.result();
+  result.status = ending.status;
+  result.end_reason = ending.reason;
+  result.finished_at = report::iso8601_utc(wall_clock_ns());
   run.save();
   int exit_code = ending.exit_code;
   if (ladder.fail_if_none || ladder.fail_below_rps) {
     const std::string failure = ci_bar_failure(ladder, result);
-    result["ci_bar"] = {
-        {"fail_if_none", ladder.fail_if_none},
-        {"fail_below_rps",
-         ladder.fail_below_rps ? nlohmann::json(*ladder.fail_below_rps) : nlohmann::json(nullptr)},
-        {"passed", failure.empty()},
-        {"reason", failure.empty() ? nlohmann::json(nullptr) : nlohmann::json(failure)}};
+    result.ci_bar =
+        result::CiBar{ladder.fail_if_none, ladder.fail_below_rps, failure.empty(), failure};
     run.save();
     if (!failure.empty() && exit_code == kExitOk) exit_code = kExitThresholds;
   }
   return {result, exit_code};
 }
 
-std::string ci_bar_failure(const LadderPlan& plan, const nlohmann::json& result) {
+std::string ci_bar_failure(const LadderPlan& plan, const result::LadderResult& result) {
   // A search answers with its confirmed rate; a ladder with its best sustained level.
   std::optional<double> shown_rps;
   std::string what;
   if (plan.search) {
-    const nlohmann::json& search = result["search"];
-    if (search.is_object() && search.value("confirmed", false) && search["found_rps"].is_number()) {
-      shown_rps = search["found_rps"].get<double>();
-    }
+    if (result.search && result.search->confirmed) shown_rps = result.search->found_rps;
     what = "the search confirmed no rate within the SLO";
   } else {
-    const nlohmann::json& analysis = result["analysis"];
-    if (analysis.is_object() && analysis["best_sustained"].is_object()) {
-      const nlohmann::json& best = analysis["best_sustained"];
-      shown_rps = best.value("goodput_rps", best.value("achieved_rps", 0.0));
+    if (result.analysis && result.analysis->best_sustained) {
+      shown_rps = result.analysis->levels[*result.analysis->best_sustained].goodput_rps;
     }
     what = "no level met the SLO";
   }

@@ -10,7 +10,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -22,6 +21,7 @@
 #include "experiments/experiment.h"
 #include "experiments/run_experiment.h"
 #include "plan/run_spec.h"
+#include "result/ladder_result.h"
 
 namespace proofload::experiments {
 
@@ -58,9 +58,9 @@ struct LadderPlan {
 
   std::filesystem::path out_dir;
   std::string command_line;
-  nlohmann::json source;    // result.json's `source` (target, scenario file and hash)
-  nlohmann::json settings;  // result.json's `settings` (flags as normalized)
-  bool quiet = false;       // no per-level progress lines on stderr
+  result::LadderSource source;      // what is measured (target, scenario file and hash)
+  result::LadderSettings settings;  // the flags as normalized, as result.json records them
+  bool quiet = false;               // no per-level progress lines on stderr
 };
 
 // The run of one level: base_run with the level's rate (open loop) or connections (closed), held
@@ -80,7 +80,7 @@ std::vector<ScheduledLevel> schedule_levels(const LadderPlan& plan);
 std::string describe_plan(const LadderPlan& plan);
 
 struct LadderOutcome {
-  nlohmann::json result;  // as written to out_dir/result.json
+  result::LadderResult result;  // as written to out_dir/result.json
   // 0: complete or stopped as asked (and the CI bar met); 99: aborted, or the bar of
   // --fail-if-none / --fail-below not met; 1: failed (pre-check, hook, drain gate, worker);
   // 130: interrupted. (2, bad input, is the CLI's, before anything runs.)
@@ -88,8 +88,8 @@ struct LadderOutcome {
 };
 
 // The CI bar of --fail-if-none and --fail-below over a finished result: "" when met (or not
-// asked for), else why not ("no level met the SLO"). Pure: `result` as written.
-std::string ci_bar_failure(const LadderPlan& plan, const nlohmann::json& result);
+// asked for), else why not ("no level met the SLO"). Pure.
+std::string ci_bar_failure(const LadderPlan& plan, const result::LadderResult& result);
 
 // Runs the ladder (or the search) on the experiment runner (experiment.h) and writes its
 // directory. First checks the largest level's run and does pre-flight once (resolving the

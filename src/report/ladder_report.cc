@@ -10,7 +10,6 @@
 #include <algorithm>
 #include <cmath>
 
-#include "report/ladder_data.h"
 #include "report/ladder_sections.h"
 #include "report/ladder_text.h"
 
@@ -23,52 +22,52 @@ const std::string kDash(kNotMeasured);
 
 // ---- Title and scope ----
 
-std::string title_of(const LadderView& v) {
-  if (!v.target.empty()) return v.target;
-  if (!v.scenario_file.empty()) return v.scenario_file;
-  if (!v.table_file.empty()) return v.table_file;
+std::string title_of(const LadderResult& v) {
+  if (!v.source.target.empty()) return v.source.target;
+  if (!v.source.scenario_file.empty()) return v.source.scenario_file;
+  if (!v.source.table_file.empty()) return v.source.table_file;
   return "target not recorded";
 }
 
-std::string hold_words(const LadderView& v, std::optional<double> hold_s) {
+std::string hold_words(const LadderResult& v, std::optional<double> hold_s) {
   if (!hold_s) return "hold not recorded";
   std::string out = "held " + seconds_text(*hold_s);
-  if (!v.warmup_s) return out + " (warm-up not recorded)";
-  if (*v.warmup_s == 0) return out + " with no warm-up";
-  return out + " after " + seconds_text(*v.warmup_s) + " of warm-up";
+  if (!v.settings.warmup_s) return out + " (warm-up not recorded)";
+  if (*v.settings.warmup_s == 0) return out + " with no warm-up";
+  return out + " after " + seconds_text(*v.settings.warmup_s) + " of warm-up";
 }
 
-std::string repeat_words(const LadderView& v) {
+std::string repeat_words(const LadderResult& v) {
   const int runs = runs_per_level(v);
   if (runs <= 1) return "one run per level";
-  if (v.repeat_order == "interleaved") {
+  if (v.settings.repeat_order == "interleaved") {
     return fmt::format("the whole ladder run {} times over (repeat order: interleaved)", runs);
   }
-  if (v.repeat_order == "sequence") {
+  if (v.settings.repeat_order == "sequence") {
     return fmt::format("each level run {} times in a row (repeat order: sequence)", runs);
   }
   return fmt::format("{} runs per level", runs);
 }
 
-std::string scope_of(const LadderView& v) {
-  std::vector<double> levels = v.planned_levels;
+std::string scope_of(const LadderResult& v) {
+  std::vector<double> levels = v.settings.levels;
   if (levels.empty()) {
-    for (const LevelView& l : v.levels) levels.push_back(l.level);
+    for (const LevelAnalysis& l : levels_of(v)) levels.push_back(l.level);
   }
-  const std::string loop = v.loop == "closed" ? "Closed loop"
-                           : v.loop == "open" ? "Open loop"
-                                              : "Loop not recorded";
+  const std::string loop = loop_of(v) == "closed" ? "Closed loop"
+                           : loop_of(v) == "open" ? "Open loop"
+                                                  : "Loop not recorded";
   if (v.kind == "analyze") {
     return fmt::format(
         "Levels read from the table {} ({} rows, {} levels, {}; {}), not measured by proofload. "
         "Hold and warm-up are not recorded.",
-        v.table_file.empty() ? "(file not recorded)" : inline_code(v.table_file),
+        v.source.table_file.empty() ? "(file not recorded)" : inline_code(v.source.table_file),
         count_text(static_cast<double>(v.rows.size())),
-        count_text(static_cast<double>(v.levels.size())), repeat_words(v),
-        v.loop.empty() ? "loop not stated" : v.loop + " loop, as stated");
+        count_text(static_cast<double>(levels_of(v).size())), repeat_words(v),
+        loop_of(v).empty() ? "loop not stated" : loop_of(v) + " loop, as stated");
   }
   if (v.kind == "search" && v.search) {
-    const SearchView& s = *v.search;
+    const result::SearchRecord& s = *v.search;
     std::string out = loop + " rate search: ";
     out += s.start_rps ? "from " + rate_text(*s.start_rps) : "start rate not recorded";
     if (s.growth) out += ", growing ×" + level_text(*s.growth) + " while the SLO held";
@@ -79,20 +78,20 @@ std::string scope_of(const LadderView& v) {
     return out;
   }
   std::string out = loop;
-  out += v.loop == "closed"
+  out += loop_of(v) == "closed"
              ? ": concurrency levels " + levels_text(levels) + " (requests in flight)"
-         : v.loop == "open"
-             ? ": target rates " + levels_text(levels) +
-                   (v.scenario_file.empty() ? " requests/s"
-                                            : " arrivals/s (an arrival is one pick of the mix)")
-             : ": levels " + levels_text(levels);
-  out += ", each " + hold_words(v, v.hold_s) + "; " + repeat_words(v) + ".";
-  if (v.stop_on_fail)
+         : loop_of(v) == "open" ? ": target rates " + levels_text(levels) +
+                                      (v.source.scenario_file.empty()
+                                           ? " requests/s"
+                                           : " arrivals/s (an arrival is one pick of the mix)")
+                                : ": levels " + levels_text(levels);
+  out += ", each " + hold_words(v, v.settings.hold_s) + "; " + repeat_words(v) + ".";
+  if (v.settings.stop_on_fail)
     out += " Set to stop at the first level that breaks the SLO (--stop-on-fail).";
   return out;
 }
 
-std::string when_of(const LadderView& v) {
+std::string when_of(const LadderResult& v) {
   const std::string version = v.proofload_version.empty() ? "proofload version not recorded"
                                                           : "proofload " + v.proofload_version;
   if (v.kind == "analyze") {
@@ -103,7 +102,7 @@ std::string when_of(const LadderView& v) {
   return out + "; " + version + ".";
 }
 
-std::string header_of(const LadderView& v) {
+std::string header_of(const LadderResult& v) {
   std::string out =
       "# Ladder: " + title_of(v) + "\n\n" + scope_of(v) + "\n\n" + when_of(v) + "\n\n";
   if (v.status != "complete") {
@@ -119,20 +118,21 @@ std::string header_of(const LadderView& v) {
 
 // ---- The short version ----
 
-std::string levels_span(const LadderView& v, double from) {
-  const double last = v.levels.back().level;
+std::string levels_span(const LadderResult& v, double from) {
+  const double last = levels_of(v).back().level;
   if (last == from) return source_word(v) + ", level " + level_text(from);
   return source_word(v) + ", levels " + level_text(from) + "–" + level_text(last);
 }
 
-std::vector<std::string> buckle_row(const LadderView& v) {
-  const LevelView& last = v.levels.back();
-  if (!v.knee) {
+std::vector<std::string> buckle_row(const LadderResult& v) {
+  const LevelAnalysis& last = levels_of(v).back();
+  const LevelAnalysis* knee = knee_of(v);
+  if (knee == nullptr) {
     std::string answer;
-    if (v.levels.size() == 1) {
+    if (levels_of(v).size() == 1) {
       answer = "Not reached: only one level was tested (" + rate_text(last.goodput_rps) +
                " at level " + level_text(last.level) + ")";
-    } else if (last.gain && v.noise_floor && *last.gain >= *v.noise_floor) {
+    } else if (last.gain && noise_floor_of(v) && *last.gain >= *noise_floor_of(v)) {
       answer = "Not reached: goodput still grew at the highest level tested (" +
                rate_text(last.goodput_rps) + " at level " + level_text(last.level) + ")";
     } else {
@@ -142,36 +142,34 @@ std::vector<std::string> buckle_row(const LadderView& v) {
     }
     return {"Where does it buckle?", answer, source_word(v) + ", all levels"};
   }
-  const LevelView* knee = find_level(v, v.knee->level);
-  std::string answer = "About " + rate_text(v.knee->goodput_rps) + " at level " +
-                       level_text(v.knee->level) + " — " +
-                       (v.knee_reason.empty() ? "reason not recorded" : v.knee_reason);
-  if (knee != nullptr && knee->server_cores && knee->server_cpu_bound) {
+  std::string answer =
+      "About " + rate_text(knee->goodput_rps) + " at level " + level_text(knee->level) + " — " +
+      (v.analysis->knee_reason.empty() ? "reason not recorded" : v.analysis->knee_reason);
+  if (knee->server_cores && knee->server_cpu_bound) {
     answer += "; CPU-bound there: the server used " + cpu_of_limit_text(*knee);
-  } else if (knee != nullptr && knee->server_cores) {
+  } else if (knee->server_cores) {
     answer += "; the server used " + cores_text(*knee->server_cores) + " cores there";
   } else {
     answer += "; server CPU not measured";
   }
-  return {"Where does it buckle?", answer, levels_span(v, v.knee->level)};
+  return {"Where does it buckle?", answer, levels_span(v, knee->level)};
 }
 
-std::vector<std::string> best_row(const LadderView& v) {
+std::vector<std::string> best_row(const LadderResult& v) {
   const std::string question = "Best sustained within the SLO (" + slo_words(v) + ")?";
-  if (v.best_sustained) {
-    const LevelView* best = find_level(v, v.best_sustained->level);
-    const std::string answer = v.best_sustained_text.empty()
-                                   ? rate_text(v.best_sustained->achieved_rps) + " at level " +
-                                         level_text(v.best_sustained->level)
-                                   : v.best_sustained_text;
-    std::string evidence = "level " + level_text(v.best_sustained->level);
-    if (best != nullptr && !best->slo.empty()) evidence += ": " + bounds_text(*best);
+  if (const LevelAnalysis* best = best_of(v)) {
+    const std::string answer =
+        v.analysis->best_sustained_text.empty()
+            ? rate_text(best_of(v)->achieved_rps) + " at level " + level_text(best_of(v)->level)
+            : v.analysis->best_sustained_text;
+    std::string evidence = "level " + level_text(best_of(v)->level);
+    if (!best->slo.empty()) evidence += ": " + bounds_text(*best);
     return {question, answer, evidence};
   }
-  const LevelView& lowest = v.levels.front();
-  const std::string answer =
-      "None: " + (v.best_sustained_text.empty() ? std::string("no level met the SLO")
-                                                : without_none(v.best_sustained_text));
+  const LevelAnalysis& lowest = levels_of(v).front();
+  const std::string answer = "None: " + (v.analysis->best_sustained_text.empty()
+                                             ? std::string("no level met the SLO")
+                                             : without_none(v.analysis->best_sustained_text));
   std::string evidence = "level " + level_text(lowest.level);
   if (const std::string failed = failed_bounds_text(lowest); !failed.empty()) {
     evidence += ": " + failed;
@@ -179,8 +177,8 @@ std::vector<std::string> best_row(const LadderView& v) {
   return {question, answer, evidence};
 }
 
-std::vector<std::string> search_row(const LadderView& v) {
-  const SearchView& s = *v.search;
+std::vector<std::string> search_row(const LadderResult& v) {
+  const result::SearchRecord& s = *v.search;
   std::string answer;
   if (!s.found_rps) {
     answer = "None found";
@@ -197,23 +195,24 @@ std::vector<std::string> search_row(const LadderView& v) {
   return {"Highest rate within the SLO (search)", answer, evidence};
 }
 
-std::vector<std::string> operating_row(const LadderView& v) {
-  if (!v.operating_target_rps) {
+std::vector<std::string> operating_row(const LadderResult& v) {
+  if (!v.analysis->operating_target_rps) {
     return {"Recommended operating target",
-            "None: " + (v.operating_basis.empty() ? std::string("not recorded")
-                                                  : without_none(v.operating_basis)),
-            "level " + level_text(v.levels.front().level)};
+            "None: " + (v.analysis->operating_basis.empty()
+                            ? std::string("not recorded")
+                            : without_none(v.analysis->operating_basis)),
+            "level " + level_text(levels_of(v).front().level)};
   }
-  std::string answer = "≤ " + rate_text(*v.operating_target_rps);
-  if (!v.operating_basis.empty()) answer += " (" + v.operating_basis + ")";
+  std::string answer = "≤ " + rate_text(*v.analysis->operating_target_rps);
+  if (!v.analysis->operating_basis.empty()) answer += " (" + v.analysis->operating_basis + ")";
   if (const std::string warning = operating_warning(v); !warning.empty()) answer += ". " + warning;
-  const std::string evidence = v.knee
-                                   ? "knee at level " + level_text(v.knee->level)
-                                   : "highest level tested, " + level_text(v.levels.back().level);
+  const std::string evidence =
+      knee_of(v) != nullptr ? "knee at level " + level_text(knee_of(v)->level)
+                            : "highest level tested, " + level_text(levels_of(v).back().level);
   return {"Recommended operating target", answer, evidence};
 }
 
-std::vector<std::string> daily_row(const LadderView& v) {
+std::vector<std::string> daily_row(const LadderResult& v) {
   const std::vector<std::string> parts = daily_parts(v);
   if (parts.empty()) {
     return {"Daily capacity", "Not computed: no operating target and no level within the SLO", "–"};
@@ -221,32 +220,32 @@ std::vector<std::string> daily_row(const LadderView& v) {
   return {"Daily capacity", list_text(parts), daily_rule_text(v)};
 }
 
-std::vector<std::string> plateau_row(const LadderView& v) {
+std::vector<std::string> plateau_row(const LadderResult& v) {
   const std::string floor = noise_floor_words(v);
-  if (v.plateau_from_level) {
+  if (v.analysis->plateau_from) {
+    const double from = levels_of(v)[*v.analysis->plateau_from].level;
     return {"Is throughput flat anywhere?",
-            "Yes: from level " + level_text(*v.plateau_from_level) +
-                ", every later step gains less than the " + floor + " noise floor",
-            "step gains, levels " + level_text(*v.plateau_from_level) + "–" +
-                level_text(v.levels.back().level)};
+            "Yes: from level " + level_text(from) + ", every later step gains less than the " +
+                floor + " noise floor",
+            "step gains, levels " + level_text(from) + "–" + level_text(levels_of(v).back().level)};
   }
-  if (v.levels.size() < 2) {
+  if (levels_of(v).size() < 2) {
     return {"Is throughput flat anywhere?", "No plateau: only one level was tested", "–"};
   }
-  const LevelView& last = v.levels.back();
+  const LevelAnalysis& last = levels_of(v).back();
   return {"Is throughput flat anywhere?",
           "No plateau: the last step still gains " +
               (last.gain_text.empty() ? std::string("(not recorded)") : last.gain_text),
           "level " + level_text(last.level)};
 }
 
-std::vector<std::string> generator_row(const LadderView& v) {
+std::vector<std::string> generator_row(const LadderResult& v) {
   const std::string question = "Was the generator the limit?";
   const std::string evidence =
       v.kind == "analyze" ? "the table's generator CPU" : "the generator's own CPU (observer self)";
   std::vector<double> busy;
-  const LevelView* peak = nullptr;
-  for (const LevelView& l : v.levels) {
+  const LevelAnalysis* peak = nullptr;
+  for (const LevelAnalysis& l : levels_of(v)) {
     if (l.generator_busy) busy.push_back(l.level);
     if (l.generator_cores && (peak == nullptr || *l.generator_cores > *peak->generator_cores)) {
       peak = &l;
@@ -265,15 +264,15 @@ std::vector<std::string> generator_row(const LadderView& v) {
           evidence};
 }
 
-std::string short_version(const LadderView& v) {
+std::string short_version(const LadderResult& v) {
   std::string out = "## The short version\n\n";
   out += table_row({"Question", "Answer", "Evidence"});
   out += table_row({"---", "---", "---"});
   std::vector<std::vector<std::string>> rows = {buckle_row(v), best_row(v)};
   if (v.kind == "search" && v.search) rows.push_back(search_row(v));
-  if (v.ci_bar_passed) {
+  if (v.ci_bar && v.ci_bar->passed) {
     rows.push_back({"Did it pass the CI bar?",
-                    *v.ci_bar_passed ? "Yes" : "No: " + v.ci_bar_reason + " (exit code 99)",
+                    *v.ci_bar->passed ? "Yes" : "No: " + v.ci_bar->reason + " (exit code 99)",
                     "--fail-if-none / --fail-below"});
   }
   rows.push_back(operating_row(v));
@@ -294,9 +293,10 @@ std::string short_version(const LadderView& v) {
 // observed text: that text was widened so that it never reads as the other side of its bound, and
 // the table must not undo that by rounding. Only when the two are the same value (one run; with
 // repeats the table shows the mean and the SLO the worst run).
-int honest_decimals(const LevelView& level, std::string_view metric, double value, int decimals) {
+int honest_decimals(const LevelAnalysis& level, std::string_view metric, double value,
+                    int decimals) {
   const std::string prefix = std::string(metric) + " = ";
-  for (const SloCheck& check : level.slo) {
+  for (const measure::ThresholdResult& check : level.slo) {
     if (!check.observed || !check.observed_text.starts_with(prefix)) continue;
     if (std::abs(*check.observed - value) > 1e-12 * std::max(1.0, std::abs(value))) continue;
     decimals = std::max(decimals,
@@ -305,24 +305,24 @@ int honest_decimals(const LevelView& level, std::string_view metric, double valu
   return decimals;
 }
 
-bool untrusted(const LevelView& level, std::string_view percentile) {
+bool untrusted(const LevelAnalysis& level, std::string_view percentile) {
   return std::find(level.untrusted.begin(), level.untrusted.end(), percentile) !=
          level.untrusted.end();
 }
 
-std::string ms_cell(const LevelView& level, std::string_view metric, std::optional<double> ms) {
+std::string ms_cell(const LevelAnalysis& level, std::string_view metric, std::optional<double> ms) {
   if (!ms) return kDash;
   const int decimals = honest_decimals(level, metric, *ms, ms_decimals(*ms));
   return fixed(*ms, decimals) + (untrusted(level, metric) ? "*" : "");
 }
 
-std::string share_cell(const LevelView& level, std::string_view metric,
+std::string share_cell(const LevelAnalysis& level, std::string_view metric,
                        std::optional<double> share) {
   if (!share) return kDash;
   return percent_text(*share, honest_decimals(level, metric, *share, 2));
 }
 
-std::string gain_cell(const LevelView& level) {
+std::string gain_cell(const LevelAnalysis& level) {
   if (!level.gain) return kDash;
   // The gain's own text was printed so as not to contradict flat/grows; take its number.
   std::string number = level.gain_text.substr(0, level.gain_text.find(':'));
@@ -331,12 +331,12 @@ std::string gain_cell(const LevelView& level) {
   return number;
 }
 
-std::string levels_table(const LadderView& v) {
+std::string levels_table(const LadderResult& v) {
   const bool repeated = runs_per_level(v) > 1;
   std::vector<std::string> header = {"level"};
   if (repeated) header.push_back("runs");
-  const bool flows = std::any_of(v.levels.begin(), v.levels.end(),
-                                 [](const LevelView& l) { return l.arrivals_rps.has_value(); });
+  const bool flows = std::any_of(levels_of(v).begin(), levels_of(v).end(),
+                                 [](const LevelAnalysis& l) { return l.arrivals_rps.has_value(); });
   header.emplace_back("target/s");
   if (flows) header.emplace_back("arrivals/s");
   header.emplace_back("achieved/s");
@@ -360,7 +360,7 @@ std::string levels_table(const LadderView& v) {
   std::string out = "## Levels\n\n" + table_row(header) + table_row(align);
   bool any_untrusted = false;
   bool any_busy = false;
-  for (const LevelView& l : v.levels) {
+  for (const LevelAnalysis& l : levels_of(v)) {
     std::vector<std::string> cells = {level_text(l.level)};
     if (repeated) cells.push_back(std::to_string(l.repeats));
     cells.push_back(l.target_rps ? level_text(*l.target_rps) : kDash);
@@ -389,7 +389,8 @@ std::string levels_table(const LadderView& v) {
       cells.push_back(l.achieved_cv ? percent_text(*l.achieved_cv, 1) : kDash);
       cells.push_back(l.p95_cv ? percent_text(*l.p95_cv, 1) : kDash);
     }
-    cells.push_back(l.verdict.empty() ? kDash : table_cell(l.verdict));
+    const std::string verdict = verdict_of(v, l);
+    cells.push_back(verdict.empty() ? kDash : table_cell(verdict));
     out += table_row(cells);
     any_untrusted = any_untrusted || (l.p50_ms && untrusted(l, "p50")) ||
                     (l.p95_ms && untrusted(l, "p95")) || (l.p99_ms && untrusted(l, "p99"));
@@ -400,9 +401,9 @@ std::string levels_table(const LadderView& v) {
     out += "\\* fewer than 10 requests at or beyond this percentile: shown, not trusted.\n\n";
   }
   const std::string errors_note =
-      !v.count_429_as_error ? "429 answers included (whether the SLO counted them is not recorded)"
-      : *v.count_429_as_error ? "429 answers included, as the SLO counts them"
-                              : "429 answers included here, though the SLO does not count them";
+      !count_429_of(v)   ? "429 answers included (whether the SLO counted them is not recorded)"
+      : *count_429_of(v) ? "429 answers included, as the SLO counts them"
+                         : "429 answers included here, though the SLO does not count them";
   out +=
       "achieved/s: responses of any status per second of the level's measured span; "
       "goodput/s: successful requests per second of it, what the verdicts, best sustained and "
@@ -419,7 +420,7 @@ std::string levels_table(const LadderView& v) {
          "never started. throttled: share of the server's CPU periods throttled. gain: goodput "
          "against the level before, \"flat\" inside the " +
          noise_floor_words(v) + " noise floor. " + kDash + ": not measured" +
-         (v.loop == "closed" ? " (target/s: a closed loop has no target rate)." : ".");
+         (loop_of(v) == "closed" ? " (target/s: a closed loop has no target rate)." : ".");
   if (any_busy) out += " (busy): the generator used 80% or more of its cores in this level.";
   out += "\n\n";
   if (const std::string sources = server_sources_text(v); !sources.empty()) {
@@ -437,21 +438,21 @@ std::string levels_table(const LadderView& v) {
 
 // ---- Between levels, search steps, reproduce ----
 
-std::string event_level(const LadderView& v, const EventView& e) {
+std::string event_level(const LadderResult& v, const result::Event& e) {
   if (!e.level) return e.kind == "precheck" ? "before the first level" : kDash;
   std::string out = level_text(*e.level);
   if (e.repeat && runs_per_level(v) > 1) out += " (run " + level_text(*e.repeat) + ")";
   return out;
 }
 
-std::string event_what(const EventView& e) {
+std::string event_what(const result::Event& e) {
   if (e.kind == "drain") return "drain gate";
   if (e.kind == "precheck") return "pre-check";
   if (e.kind == "hook") return (e.name.empty() ? std::string("a") : e.name) + " hook";
   return e.name.empty() ? e.kind : e.name;
 }
 
-std::string event_result(const EventView& e) {
+std::string event_result(const result::Event& e) {
   std::string status = !e.ok         ? "not recorded"
                        : e.timed_out ? "TIMED OUT"
                        : *e.ok       ? (e.kind == "drain" ? "ready" : "ok")
@@ -459,15 +460,15 @@ std::string event_result(const EventView& e) {
   return e.detail.empty() ? status : status + ": " + e.detail;
 }
 
-std::string between_levels(const LadderView& v) {
+std::string between_levels(const LadderResult& v) {
   if (v.events.empty()) return "";
   std::string out = "## Between levels\n\n";
   out += table_row({"level", "what", "command", "took", "result", "output file"});
   out += table_row({"---:", "---", "---", "---", "---", "---"});
   int drains = 0;
   double drain_total_s = 0;
-  const EventView* longest = nullptr;
-  for (const EventView& e : v.events) {
+  const result::Event* longest = nullptr;
+  for (const result::Event& e : v.events) {
     std::string took = e.duration_s ? seconds_text(*e.duration_s) : kDash;
     if (e.kind == "drain" && e.duration_s) {
       took = "waited " + seconds_text(*e.duration_s) + " for the drain gate";
@@ -491,15 +492,16 @@ std::string between_levels(const LadderView& v) {
   return out;
 }
 
-std::string search_steps(const LadderView& v) {
+std::string search_steps(const LadderResult& v) {
   if (v.kind != "search" || !v.search) return "";
-  const SearchView& s = *v.search;
+  const result::SearchRecord& s = *v.search;
   std::string out = "## Search steps\n\n";
   out += table_row({"step", "phase", "rate/s", "passed", "achieved/s", "goodput/s", "p95 ms"});
   out += table_row({"---:", "---", "---:", "---", "---:", "---:", "---:"});
   for (size_t i = 0; i < s.steps.size(); ++i) {
-    const SearchStepView& step = s.steps[i];
-    const RowView* row = step.row && *step.row < v.rows.size() ? &v.rows[*step.row] : nullptr;
+    const result::SearchStep& step = s.steps[i];
+    const analyze::LevelRow* row =
+        step.row && *step.row < v.rows.size() ? &v.rows[*step.row].figures : nullptr;
     out += table_row(
         {std::to_string(i + 1), step.phase.empty() ? kDash : step.phase, level_text(step.rate_rps),
          step.passed ? "yes" : "no", row != nullptr ? rate_number(row->achieved_rps) : kDash,
@@ -518,9 +520,9 @@ std::string search_steps(const LadderView& v) {
 }
 
 // "level 200, run 2"; in a search, "step 8 (confirm, 325/s)".
-std::string row_label(const LadderView& v, size_t row) {
+std::string row_label(const LadderResult& v, size_t row) {
   if (v.search) {
-    const std::vector<SearchStepView>& steps = v.search->steps;
+    const std::vector<result::SearchStep>& steps = v.search->steps;
     for (size_t i = 0; i < steps.size(); ++i) {
       if (steps[i].row == row) {
         return fmt::format("step {} ({}, {}/s)", i + 1, steps[i].phase,
@@ -528,27 +530,32 @@ std::string row_label(const LadderView& v, size_t row) {
       }
     }
   }
-  std::string label = "level " + level_text(v.rows[row].level);
-  if (v.rows[row].repeat && runs_per_level(v) > 1)
-    label += ", run " + level_text(*v.rows[row].repeat);
+  const analyze::LevelRow& figures = v.rows[row].figures;
+  std::string label = "level " + level_text(figures.level);
+  if (runs_per_level(v) > 1) label += ", run " + std::to_string(figures.repeat);
   return label;
 }
 
-std::string reproduce(const LadderView& v) {
+std::string reproduce(const LadderResult& v) {
   std::string out = "## Reproduce\n\n" + command_block(v.command_line);
-  if (!v.scenario_file.empty() || !v.scenario_sha256.empty()) {
-    out += "Scenario " + (v.scenario_file.empty() ? "file" : inline_code(v.scenario_file)) +
+  if (!v.source.scenario_file.empty() || !v.source.scenario_sha256.empty()) {
+    out += "Scenario " +
+           (v.source.scenario_file.empty() ? "file" : inline_code(v.source.scenario_file)) +
            ": sha256 " +
-           (v.scenario_sha256.empty() ? "not recorded" : inline_code(v.scenario_sha256)) + ".\n\n";
+           (v.source.scenario_sha256.empty() ? "not recorded"
+                                             : inline_code(v.source.scenario_sha256)) +
+           ".\n\n";
   }
-  if (!v.table_file.empty() || !v.table_sha256.empty()) {
-    out += "Table " + (v.table_file.empty() ? "file" : inline_code(v.table_file)) + ": sha256 " +
-           (v.table_sha256.empty() ? "not recorded" : inline_code(v.table_sha256)) + ".\n\n";
+  if (!v.source.table_file.empty() || !v.source.table_sha256.empty()) {
+    out += "Table " + (v.source.table_file.empty() ? "file" : inline_code(v.source.table_file)) +
+           ": sha256 " +
+           (v.source.table_sha256.empty() ? "not recorded" : inline_code(v.source.table_sha256)) +
+           ".\n\n";
   }
   out += "Re-render this report from the recorded data: `proofload report DIR`.\n\n";
   std::string directories;
   for (size_t i = 0; i < v.rows.size(); ++i) {
-    const RowView& row = v.rows[i];
+    const result::LadderRow& row = v.rows[i];
     if (row.directory.empty()) continue;
     directories += "- " + row_label(v, i) + ": " + inline_code(row.directory) + "\n";
   }
@@ -569,6 +576,10 @@ std::string csv_number(std::optional<double> value) {
   return fmt::format("{}", *value);  // shortest text that reads back as the same double
 }
 
+std::string csv_count(std::optional<int64_t> value) {
+  return value ? std::to_string(*value) : std::string();
+}
+
 std::string csv_text(const std::string& text) {
   if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
   std::string out = "\"";
@@ -578,9 +589,8 @@ std::string csv_text(const std::string& text) {
 
 }  // namespace
 
-std::string render_ladder_summary(const nlohmann::json& result) {
-  const LadderView v = read_ladder(result);
-  if (v.levels.empty()) {
+std::string render_ladder_summary(const result::LadderResult& v) {
+  if (!v.analysis) {
     // Nothing to judge yet: say why, and what ran before it ended.
     const std::string why = v.end_reason.empty() ? "the ladder is still running" : v.end_reason;
     return header_of(v) + "## The short version\n\nNo level was measured: " + why +
@@ -591,8 +601,11 @@ std::string render_ladder_summary(const nlohmann::json& result) {
          limits_section(v) + between_levels(v) + search_steps(v) + reproduce(v);
 }
 
-std::string render_levels_csv(const nlohmann::json& result) {
-  const LadderView v = read_ladder_rows(result);
+std::string render_ladder_summary(const nlohmann::json& result) {
+  return render_ladder_summary(result::ladder_from_json(result));
+}
+
+std::string render_levels_csv(const result::LadderResult& v) {
   std::string out =
       "level,repeat,target_rps,achieved_rps,goodput_rps,arrivals_rps,"
       "flows_per_s,flow_success_rate,p50_ms,p95_ms,p99_ms,requests,responses,error_rate,rate_429,"
@@ -601,46 +614,44 @@ std::string render_levels_csv(const nlohmann::json& result) {
       "verdict\n";
   // A search's confirming run is reported apart from the analysis (which ran on the grow and
   // bisect steps): its level's verdict is not its own.
-  std::vector<bool> confirming(v.rows.size(), false);
-  if (v.search) {
-    for (const SearchStepView& step : v.search->steps) {
-      if (step.phase == "confirm" && step.row && *step.row < v.rows.size())
-        confirming[*step.row] = true;
-    }
-  }
+  const std::vector<bool> confirming = v.confirming_rows();
   for (size_t i = 0; i < v.rows.size(); ++i) {
-    const RowView& r = v.rows[i];
-    const LevelView* level = confirming[i] ? nullptr : find_level(v, r.level);
-    const std::string busy = !r.generator_busy ? "" : *r.generator_busy ? "1" : "0";
-    const std::vector<std::string> cells = {csv_number(r.level),
-                                            csv_number(r.repeat),
-                                            csv_number(r.target_rps),
-                                            csv_number(r.achieved_rps),
-                                            csv_number(r.goodput_rps),
-                                            csv_number(r.arrivals_rps),
-                                            csv_number(r.flows_per_s),
-                                            csv_number(r.flow_success_rate),
-                                            csv_number(r.p50_ms),
-                                            csv_number(r.p95_ms),
-                                            csv_number(r.p99_ms),
-                                            csv_number(r.requests),
-                                            csv_number(r.responses),
-                                            csv_number(r.error_rate),
-                                            csv_number(r.rate_429),
-                                            csv_number(r.never_started),
-                                            csv_number(r.server_cores),
-                                            csv_number(r.server_throttled_share),
-                                            csv_number(r.server_quota_cores),
-                                            csv_number(r.server_cpu_limit_cores),
-                                            csv_number(r.generator_cores),
-                                            busy,
-                                            csv_number(r.host_load1),
-                                            csv_number(r.duration_s),
-                                            csv_text(r.status),
-                                            level == nullptr ? "" : csv_text(level->verdict)};
+    const analyze::LevelRow& r = v.rows[i].figures;
+    const LevelAnalysis* level = confirming[i] ? nullptr : v.level(r.level);
+    const std::vector<std::string> cells = {
+        csv_number(r.level),
+        std::to_string(r.repeat),
+        csv_number(r.target_rps),
+        csv_number(r.achieved_rps),
+        csv_number(r.goodput_rps),
+        csv_number(r.arrivals_rps),
+        csv_number(r.flows_per_s),
+        csv_number(r.flow_success_rate),
+        csv_number(r.p50_ms),
+        csv_number(r.p95_ms),
+        csv_number(r.p99_ms),
+        csv_count(r.requests),
+        csv_count(r.responses),
+        csv_number(r.error_rate),
+        csv_number(r.rate_429),
+        csv_number(r.never_started),
+        csv_number(r.server_cores),
+        csv_number(r.server_throttled_share),
+        csv_number(r.server_quota_cores),
+        csv_number(r.server_cpu_limit_cores),
+        csv_number(r.generator_cores),
+        r.generator_busy ? "1" : "0",
+        csv_number(r.host_load1),
+        csv_number(r.duration_s),
+        csv_text(v.rows[i].status),
+        level == nullptr ? "" : csv_text(verdict_of(v, *level))};
     out += fmt::format("{}\n", fmt::join(cells, ","));
   }
   return out;
+}
+
+std::string render_levels_csv(const nlohmann::json& result) {
+  return render_levels_csv(result::ladder_rows_from_json(result));
 }
 
 }  // namespace proofload::report

@@ -7,6 +7,8 @@
 #include <nlohmann/json.hpp>
 #include <string>
 
+#include "result/ladder_result.h"
+
 namespace proofload::report {
 
 // summary.md: title and scope, the short version (a question per row), the levels table,
@@ -18,6 +20,7 @@ namespace proofload::report {
 // in an analysis, its levels with each level's level and achieved_rps) or a value has the wrong
 // type.
 std::string render_ladder_summary(const nlohmann::json& result);
+std::string render_ladder_summary(const result::LadderResult& result);
 
 // levels.csv: one line per recorded row, in the order run, under the header
 //   level,repeat,target_rps,achieved_rps,p50_ms,p95_ms,p99_ms,requests,error_rate,rate_429,
@@ -28,5 +31,6 @@ std::string render_ladder_summary(const nlohmann::json& result);
 // of the row's level. Throws std::runtime_error when schema or rows (each with level and
 // achieved_rps) is missing.
 std::string render_levels_csv(const nlohmann::json& result);
+std::string render_levels_csv(const result::LadderResult& result);
 
 }  // namespace proofload::report

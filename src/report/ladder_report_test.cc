@@ -465,6 +465,10 @@ TEST(LadderSummary, MissingOptionalKeysReadAsNotRecorded) {
   EXPECT_FALSE(says(summary, "null"));
   const auto levels = first_table(section(summary, "Levels"));
   EXPECT_EQ(levels[1][column_of(levels, "p50 ms")], kDash);
+  // Not recorded is never a default presented as found: no verdict, loop or noise floor.
+  EXPECT_EQ(levels[1][column_of(levels, "verdict")], kDash);
+  EXPECT_TRUE(says(summary, "Loop not recorded")) << summary;
+  EXPECT_TRUE(says(summary, "Noise floor: not recorded.")) << summary;
 
   // Every optional key of a full result, removed one at a time.
   const json full = load("search");

@@ -23,16 +23,17 @@ constexpr double kHostLoadChange = 1.0;
 std::string paragraph(const std::string& text) { return text + "\n\n"; }
 
 // Levels recorded with fewer runs than planned, and how many they had.
-std::vector<std::pair<double, int>> short_levels(const LadderView& v) {
+std::vector<std::pair<double, int>> short_levels(const LadderResult& v) {
   std::vector<std::pair<double, int>> out;
   if (v.kind != "ladder") return out;
-  const int planned = std::max(1, static_cast<int>(v.repeat.value_or(1)));
+  const int planned = std::max(1, static_cast<int>(v.settings.repeat.value_or(1)));
   std::vector<double> seen;
-  for (double level : v.planned_levels) {
+  for (double level : v.settings.levels) {
     if (std::find(seen.begin(), seen.end(), level) != seen.end()) continue;
     seen.push_back(level);
-    const auto runs = std::count_if(v.rows.begin(), v.rows.end(),
-                                    [&](const RowView& r) { return r.level == level; });
+    const auto runs = std::count_if(v.rows.begin(), v.rows.end(), [&](const result::LadderRow& r) {
+      return r.figures.level == level;
+    });
     if (runs < planned) out.emplace_back(level, static_cast<int>(runs));
   }
   return out;
@@ -40,7 +41,7 @@ std::vector<std::pair<double, int>> short_levels(const LadderView& v) {
 
 // ---- Findings ----
 
-std::string why_it_stopped(const LadderView& v, const LevelView& knee) {
+std::string why_it_stopped(const LadderResult& v, const LevelAnalysis& knee) {
   if (!server_measured(v)) {
     return v.kind == "analyze"
                ? " The table holds no server CPU, so why it stopped scaling was not measured."
@@ -61,9 +62,9 @@ std::string why_it_stopped(const LadderView& v, const LevelView& knee) {
            ".";
   }
   std::string before;
-  const auto it = std::find_if(v.levels.begin(), v.levels.end(),
-                               [&](const LevelView& l) { return l.level == knee.level; });
-  if (it != v.levels.begin() && it != v.levels.end() && std::prev(it)->server_cores) {
+  const auto it = std::find_if(levels_of(v).begin(), levels_of(v).end(),
+                               [&](const LevelAnalysis& l) { return l.level == knee.level; });
+  if (it != levels_of(v).begin() && it != levels_of(v).end() && std::prev(it)->server_cores) {
     before = " (" + cores_text(*std::prev(it)->server_cores) + " at level " +
              level_text(std::prev(it)->level) + ")";
   }
@@ -76,9 +77,9 @@ std::string why_it_stopped(const LadderView& v, const LevelView& knee) {
          "limit is not shown: why it stopped scaling was not measured.";
 }
 
-std::string knee_finding(const LadderView& v) {
-  if (!v.knee) {
-    const LevelView& last = v.levels.back();
+std::string knee_finding(const LadderResult& v) {
+  if (knee_of(v) == nullptr) {
+    const LevelAnalysis& last = levels_of(v).back();
     return paragraph(
         "**No knee within the levels tested**: no level broke the SLO or stopped "
         "scaling. The highest, level " +
@@ -86,19 +87,21 @@ std::string knee_finding(const LadderView& v) {
         (last.gain_text.empty() ? "" : " (" + last.gain_text + ")") +
         "; where it buckles lies beyond it.");
   }
-  std::string out = "**The knee is level " + level_text(v.knee->level) + "** (" +
-                    rate_text(v.knee->goodput_rps) + " goodput" +
-                    "): " + (v.knee_reason.empty() ? "reason not recorded" : v.knee_reason) + ".";
-  if (const LevelView* knee = find_level(v, v.knee->level)) out += why_it_stopped(v, *knee);
+  std::string out =
+      "**The knee is level " + level_text(knee_of(v)->level) + "** (" +
+      rate_text(knee_of(v)->goodput_rps) + " goodput" +
+      "): " + (v.analysis->knee_reason.empty() ? "reason not recorded" : v.analysis->knee_reason) +
+      ".";
+  out += why_it_stopped(v, *knee_of(v));
   return paragraph(out);
 }
 
-std::string steps_finding(const LadderView& v) {
-  if (v.levels.size() < 2) return "";
+std::string steps_finding(const LadderResult& v) {
+  if (levels_of(v).size() < 2) return "";
   std::string out = "**Step by step**, goodput against the level before (noise floor " +
                     noise_floor_words(v) + "):\n\n";
-  for (size_t i = 1; i < v.levels.size(); ++i) {
-    const LevelView& l = v.levels[i];
+  for (size_t i = 1; i < levels_of(v).size(); ++i) {
+    const LevelAnalysis& l = levels_of(v)[i];
     out +=
         "- level " + level_text(l.level) + ": " +
         (l.gain_text.empty() ? "not computed (the level before achieved nothing)" : l.gain_text) +
@@ -107,57 +110,56 @@ std::string steps_finding(const LadderView& v) {
   return out + "\n";
 }
 
-std::string best_finding(const LadderView& v) {
+std::string best_finding(const LadderResult& v) {
   std::string out;
-  if (v.best_sustained) {
-    const LevelView* best = find_level(v, v.best_sustained->level);
+  if (const LevelAnalysis* best = best_of(v)) {
     out = "**Best sustained within the SLO: " +
-          (v.best_sustained_text.empty() ? rate_text(v.best_sustained->goodput_rps) + " at level " +
-                                               level_text(v.best_sustained->level)
-                                         : v.best_sustained_text) +
+          (v.analysis->best_sustained_text.empty()
+               ? rate_text(best_of(v)->goodput_rps) + " at level " + level_text(best_of(v)->level)
+               : v.analysis->best_sustained_text) +
           "** of goodput (successful requests)";
-    if (best != nullptr && !best->slo.empty()) out += " (" + bounds_text(*best) + ")";
+    if (!best->slo.empty()) out += " (" + bounds_text(*best) + ")";
     out += ".";
-    if (v.peak && v.peak->level == v.best_sustained->level) {
+    if (peak_of(v) == best) {
       out += " It is also the peak: no level whose errors met the SLO had more goodput.";
-    } else if (v.peak) {
-      const LevelView* peak = find_level(v, v.peak->level);
-      const std::string failed = peak != nullptr ? failed_bounds_text(*peak) : "";
-      out += " The peak, " + rate_text(v.peak->goodput_rps) + " at level " +
-             level_text(v.peak->level) + ", is past the SLO" +
+    } else if (const LevelAnalysis* peak = peak_of(v)) {
+      const std::string failed = failed_bounds_text(*peak);
+      out += " The peak, " + rate_text(peak_of(v)->goodput_rps) + " at level " +
+             level_text(peak_of(v)->level) + ", is past the SLO" +
              (failed.empty() ? "" : " (" + failed + ")") + ".";
     }
     return paragraph(out);
   }
-  const LevelView& lowest = v.levels.front();
-  out =
-      "**No level met the SLO**" +
-      (v.best_sustained_text.empty() ? std::string() : ": " + without_none(v.best_sustained_text)) +
-      ". The lowest, level " + level_text(lowest.level) + ", shows " +
-      (failed_bounds_text(lowest).empty() ? std::string("no SLO values")
-                                          : failed_bounds_text(lowest)) +
-      ".";
-  if (v.peak) {
-    out += " The peak was " + rate_text(v.peak->goodput_rps) + " of goodput at level " +
-           level_text(v.peak->level) + ".";
+  const LevelAnalysis& lowest = levels_of(v).front();
+  out = "**No level met the SLO**" +
+        (v.analysis->best_sustained_text.empty()
+             ? std::string()
+             : ": " + without_none(v.analysis->best_sustained_text)) +
+        ". The lowest, level " + level_text(lowest.level) + ", shows " +
+        (failed_bounds_text(lowest).empty() ? std::string("no SLO values")
+                                            : failed_bounds_text(lowest)) +
+        ".";
+  if (peak_of(v) != nullptr) {
+    out += " The peak was " + rate_text(peak_of(v)->goodput_rps) + " of goodput at level " +
+           level_text(peak_of(v)->level) + ".";
   } else {
     out += " No level kept its errors within the SLO, so none is a peak.";
   }
   return paragraph(out);
 }
 
-std::string per_core_finding(const LadderView& v) {
-  if (!v.best_sustained) {
+std::string per_core_finding(const LadderResult& v) {
+  const LevelAnalysis* best = best_of(v);
+  if (best == nullptr) {
     return paragraph(
         "Throughput per server core and server CPU per request at best sustained: "
         "not computed (no level met the SLO).");
   }
-  const LevelView* best = find_level(v, v.best_sustained->level);
-  if (best == nullptr || (!best->rps_per_server_core && !best->server_cpu_ms_per_request)) {
+  if ((!best->rps_per_server_core && !best->server_cpu_ms_per_request)) {
     return paragraph(
         "Throughput per server core and server CPU per request at best sustained: "
         "not measured (no server CPU at level " +
-        level_text(v.best_sustained->level) + ").");
+        level_text(best_of(v)->level) + ").");
   }
   std::vector<std::string> parts;
   if (best->rps_per_server_core) {
@@ -175,13 +177,13 @@ std::string per_core_finding(const LadderView& v) {
                    " (measured: goodput, achieved throughput and the server's mean CPU).");
 }
 
-std::string slo_finding(const LadderView& v) {
+std::string slo_finding(const LadderResult& v) {
   std::string out = "**The SLO: " + slo_words(v) + "**";
-  if (v.slo_is_default) out += " (the default; --slo sets another)";
+  if (v.analysis->slo.is_default) out += " (the default; --slo sets another)";
   out += ". ";
-  if (!v.count_429_as_error) {
+  if (!count_429_of(v)) {
     out += "Whether 429 answers counted as errors is not recorded.";
-  } else if (*v.count_429_as_error) {
+  } else if (*count_429_of(v)) {
     out += "429 answers count as errors.";
   } else {
     out += "429 answers are reported apart (column 429) and do not count as errors.";
@@ -192,35 +194,37 @@ std::string slo_finding(const LadderView& v) {
         "are the worst run's.";
   }
   std::vector<std::string> failing;
-  for (const LevelView& l : v.levels) {
+  for (const LevelAnalysis& l : levels_of(v)) {
     if (l.meets_slo) continue;
     const std::string failed = failed_bounds_text(l);
     failing.push_back(level_text(l.level) + (failed.empty() ? "" : " (" + failed + ")"));
   }
   out += failing.empty() ? " Every level met it."
                          : fmt::format(" {} of {} levels {} not meet it: ", failing.size(),
-                                       v.levels.size(), failing.size() == 1 ? "does" : "do") +
+                                       levels_of(v).size(), failing.size() == 1 ? "does" : "do") +
                                list_text(failing) + ".";
   return paragraph(out);
 }
 
-std::string noise_finding(const LadderView& v) {
-  if (v.noise_floor_text.empty() && !v.noise_floor) return paragraph("Noise floor: not recorded.");
-  const std::string text =
-      v.noise_floor_text.empty() ? percent_text(*v.noise_floor, 1) : v.noise_floor_text;
+std::string noise_finding(const LadderResult& v) {
+  const std::string& recorded = v.analysis->noise_floor.text;
+  const std::optional<double> floor = noise_floor_of(v);
+  if (recorded.empty() && !floor) return paragraph("Noise floor: not recorded.");
+  const std::string text = recorded.empty() ? percent_text(*floor, 1) : recorded;
   return paragraph("**Noise floor: " + text + ".** A step inside it is flat: not a finding.");
 }
 
-std::string operating_finding(const LadderView& v) {
+std::string operating_finding(const LadderResult& v) {
   std::string out;
-  if (v.operating_target_rps) {
-    out = "**Recommended operating target: ≤ " + rate_text(*v.operating_target_rps) + "**" +
-          (v.operating_basis.empty() ? "" : ", " + v.operating_basis) + ".";
+  if (v.analysis->operating_target_rps) {
+    out = "**Recommended operating target: ≤ " + rate_text(*v.analysis->operating_target_rps) +
+          "**" + (v.analysis->operating_basis.empty() ? "" : ", " + v.analysis->operating_basis) +
+          ".";
     if (const std::string warning = operating_warning(v); !warning.empty()) out += " " + warning;
   } else {
     out = "**No operating target**: " +
-          (v.operating_basis.empty() ? std::string("not recorded")
-                                     : without_none(v.operating_basis)) +
+          (v.analysis->operating_basis.empty() ? std::string("not recorded")
+                                               : without_none(v.analysis->operating_basis)) +
           ".";
   }
   if (const std::vector<std::string> parts = daily_parts(v); !parts.empty()) {
@@ -233,9 +237,9 @@ std::string operating_finding(const LadderView& v) {
 
 // ---- What this does not show ----
 
-std::string untrusted_limit(const LadderView& v, const std::string& percentile) {
+std::string untrusted_limit(const LadderResult& v, const std::string& percentile) {
   std::vector<double> levels;
-  for (const LevelView& l : v.levels) {
+  for (const LevelAnalysis& l : levels_of(v)) {
     const std::optional<double>& value = percentile == "p50"   ? l.p50_ms
                                          : percentile == "p95" ? l.p95_ms
                                                                : l.p99_ms;
@@ -248,10 +252,11 @@ std::string untrusted_limit(const LadderView& v, const std::string& percentile) 
   // "At 10 s each" when every run of these levels was measured for the same time.
   std::optional<double> duration_s;
   bool same_duration = true;
-  for (const RowView& r : v.rows) {
-    if (std::find(levels.begin(), levels.end(), r.level) == levels.end()) continue;
-    if (!r.duration_s || (duration_s && *duration_s != *r.duration_s)) same_duration = false;
-    duration_s = r.duration_s;
+  for (const result::LadderRow& r : v.rows) {
+    const analyze::LevelRow& row = r.figures;
+    if (std::find(levels.begin(), levels.end(), row.level) == levels.end()) continue;
+    if (!row.duration_s || (duration_s && *duration_s != *row.duration_s)) same_duration = false;
+    duration_s = row.duration_s;
   }
   const std::string which = (levels.size() == 1 ? "level " : "levels ") + levels_text(levels);
   const std::string subject = same_duration && duration_s
@@ -262,10 +267,10 @@ std::string untrusted_limit(const LadderView& v, const std::string& percentile) 
          " (fewer than 10 at or beyond it; marked * in the table).";
 }
 
-std::string host_load_limit(const LadderView& v) {
-  const LevelView* low = nullptr;
-  const LevelView* high = nullptr;
-  for (const LevelView& l : v.levels) {
+std::string host_load_limit(const LadderResult& v) {
+  const LevelAnalysis* low = nullptr;
+  const LevelAnalysis* high = nullptr;
+  for (const LevelAnalysis& l : levels_of(v)) {
     if (!l.host_load1) continue;
     if (low == nullptr || *l.host_load1 < *low->host_load1) low = &l;
     if (high == nullptr || *l.host_load1 > *high->host_load1) high = &l;
@@ -274,7 +279,7 @@ std::string host_load_limit(const LadderView& v) {
   const double lo = *low->host_load1;
   const double hi = *high->host_load1;
   if (!(hi > kHostLoadRatio * lo && hi - lo > kHostLoadChange)) return "";
-  auto at = [](const LevelView& l) {
+  auto at = [](const LevelAnalysis& l) {
     return fixed(*l.host_load1, 1) + " (level " + level_text(l.level) + ")";
   };
   const std::string change = low->level < high->level
@@ -285,7 +290,7 @@ std::string host_load_limit(const LadderView& v) {
          "anything else running there shared the CPUs the levels were measured on.";
 }
 
-std::string status_limit(const LadderView& v) {
+std::string status_limit(const LadderResult& v) {
   std::string out;
   if (v.status != "complete") {
     out = "The run did not complete (" + v.status +
@@ -297,7 +302,7 @@ std::string status_limit(const LadderView& v) {
         missing.push_back(level);
       } else {
         partial.push_back(fmt::format("level {} ran {} of {} runs", level_text(level), runs,
-                                      static_cast<int>(v.repeat.value_or(1))));
+                                      static_cast<int>(v.settings.repeat.value_or(1))));
       }
     }
     if (!missing.empty()) {
@@ -307,9 +312,9 @@ std::string status_limit(const LadderView& v) {
     if (!partial.empty()) out += " " + capitalized(list_text(partial)) + ".";
   }
   std::vector<std::string> cut;
-  for (const RowView& r : v.rows) {
+  for (const result::LadderRow& r : v.rows) {
     if (r.status.empty() || r.status == "complete") continue;
-    cut.push_back(level_text(r.level) + " (" + r.status + ")");
+    cut.push_back(level_text(r.figures.level) + " (" + r.status + ")");
   }
   if (!cut.empty()) {
     if (!out.empty()) out += " ";
@@ -322,9 +327,9 @@ std::string status_limit(const LadderView& v) {
   return out;
 }
 
-void add_search_limits(const LadderView& v, std::vector<std::string>& bullets) {
+void add_search_limits(const LadderResult& v, std::vector<std::string>& bullets) {
   if (v.kind != "search" || !v.search) return;
-  const SearchView& s = *v.search;
+  const result::SearchRecord& s = *v.search;
   bullets.push_back(
       "The rates between the search's steps were not measured: the answer lies "
       "between two steps, and nothing here says how the system does in between.");
@@ -338,27 +343,78 @@ void add_search_limits(const LadderView& v, std::vector<std::string>& bullets) {
 
 }  // namespace
 
-bool server_measured(const LadderView& v) {
-  if (v.server_observed.value_or(false)) return true;
-  return std::any_of(v.levels.begin(), v.levels.end(),
-                     [](const LevelView& l) { return l.server_cores.has_value(); });
+const std::vector<LevelAnalysis>& levels_of(const LadderResult& v) {
+  static const std::vector<LevelAnalysis> kNone;
+  return v.analysis ? v.analysis->levels : kNone;
 }
 
-int runs_per_level(const LadderView& v) {
-  int runs = std::max(1, static_cast<int>(v.repeat.value_or(1)));
-  for (const LevelView& l : v.levels) runs = std::max(runs, l.repeats);
+namespace {
+const LevelAnalysis* level_at(const LadderResult& v, const std::optional<size_t>& index) {
+  return v.analysis && index && *index < v.analysis->levels.size() ? &v.analysis->levels[*index]
+                                                                   : nullptr;
+}
+}  // namespace
+
+const LevelAnalysis* knee_of(const LadderResult& v) {
+  return level_at(v, v.analysis ? v.analysis->knee : std::nullopt);
+}
+const LevelAnalysis* best_of(const LadderResult& v) {
+  return level_at(v, v.analysis ? v.analysis->best_sustained : std::nullopt);
+}
+const LevelAnalysis* peak_of(const LadderResult& v) {
+  return level_at(v, v.analysis ? v.analysis->peak : std::nullopt);
+}
+
+std::string loop_of(const LadderResult& v) {
+  if (!v.settings.loop.empty()) return v.settings.loop;
+  if (v.analysis && v.recorded.loop) return std::string(analyze::loop_text(v.analysis->loop));
+  return "";
+}
+
+std::optional<double> noise_floor_of(const LadderResult& v) {
+  if (!v.analysis || !v.recorded.noise_floor) return std::nullopt;
+  return v.analysis->noise_floor.value;
+}
+
+std::string noise_floor_source_of(const LadderResult& v) {
+  if (!noise_floor_of(v)) return "";
+  return std::string(analyze::noise_floor_source_text(v.analysis->noise_floor.source));
+}
+
+std::optional<bool> count_429_of(const LadderResult& v) {
+  if (v.settings.count_429_as_error) return v.settings.count_429_as_error;
+  if (v.analysis && v.recorded.count_429_as_error) return v.analysis->slo.count_429_as_error;
+  return std::nullopt;
+}
+
+std::string verdict_of(const LadderResult& v, const LevelAnalysis& level) {
+  const std::vector<LevelAnalysis>& levels = levels_of(v);
+  const size_t i = static_cast<size_t>(&level - levels.data());
+  if (i < v.recorded.verdicts.size() && !v.recorded.verdicts[i]) return "";
+  return std::string(analyze::verdict_text(level.verdict));
+}
+
+bool server_measured(const LadderResult& v) {
+  if (v.settings.server_observed.value_or(false)) return true;
+  return std::any_of(levels_of(v).begin(), levels_of(v).end(),
+                     [](const LevelAnalysis& l) { return l.server_cores.has_value(); });
+}
+
+int runs_per_level(const LadderResult& v) {
+  int runs = std::max(1, static_cast<int>(v.settings.repeat.value_or(1)));
+  for (const LevelAnalysis& l : levels_of(v)) runs = std::max(runs, l.repeats);
   return runs;
 }
 
-std::string source_word(const LadderView& v) {
+std::string source_word(const LadderResult& v) {
   if (v.kind == "analyze") return "table";
   if (v.kind == "search") return "search";
   return "ladder";
 }
 
-std::string failed_bounds_text(const LevelView& level) {
+std::string failed_bounds_text(const LevelAnalysis& level) {
   std::vector<std::string> parts;
-  for (const SloCheck& c : level.slo) {
+  for (const measure::ThresholdResult& c : level.slo) {
     if (!c.passed)
       parts.push_back(c.observed_text.empty() ? c.expression + ": no data" : c.observed_text);
   }
@@ -367,53 +423,54 @@ std::string failed_bounds_text(const LevelView& level) {
   return out;
 }
 
-std::string bounds_text(const LevelView& level) {
+std::string bounds_text(const LevelAnalysis& level) {
   std::string out;
-  for (const SloCheck& c : level.slo) {
+  for (const measure::ThresholdResult& c : level.slo) {
     out += (out.empty() ? "" : ", ") +
            (c.observed_text.empty() ? c.expression + ": no data" : c.observed_text);
   }
   return out;
 }
 
-std::string slo_words(const LadderView& v) {
-  if (!v.slo_description.empty()) return v.slo_description;
-  if (!v.slo_text.empty()) return v.slo_text;
+std::string slo_words(const LadderResult& v) {
+  if (v.analysis && !v.analysis->slo.text.empty()) return analyze::describe_slo(v.analysis->slo);
+  if (!v.settings.slo.empty()) return v.settings.slo;
   return "not recorded";
 }
 
-std::string noise_floor_words(const LadderView& v) {
-  return v.noise_floor ? percent_text(*v.noise_floor, 1) : std::string("unrecorded");
+std::string noise_floor_words(const LadderResult& v) {
+  const std::optional<double> floor = noise_floor_of(v);
+  return floor ? percent_text(*floor, 1) : std::string("unrecorded");
 }
 
 std::string without_none(const std::string& text) {
   return text.starts_with("none: ") ? text.substr(6) : text;
 }
 
-std::string operating_warning(const LadderView& v) {
-  if (!v.operating_target_rps) return "";
-  if (!v.best_sustained) {
+std::string operating_warning(const LadderResult& v) {
+  if (!v.analysis->operating_target_rps) return "";
+  if (best_of(v) == nullptr) {
     return "No level met the SLO, so no rate is shown to meet it, this one included.";
   }
-  if (*v.operating_target_rps <= v.best_sustained->goodput_rps) return "";
-  return "It is above the best sustained within the SLO (" +
-         rate_text(v.best_sustained->goodput_rps) + " at level " +
-         level_text(v.best_sustained->level) + "): no level shows this rate meeting the SLO.";
+  if (*v.analysis->operating_target_rps <= best_of(v)->goodput_rps) return "";
+  return "It is above the best sustained within the SLO (" + rate_text(best_of(v)->goodput_rps) +
+         " at level " + level_text(best_of(v)->level) +
+         "): no level shows this rate meeting the SLO.";
 }
 
-std::optional<double> confirming_run_s(const LadderView& v) {
+std::optional<double> confirming_run_s(const LadderResult& v) {
   if (v.search) {
-    for (const SearchStepView& step : v.search->steps) {
+    for (const result::SearchStep& step : v.search->steps) {
       if (step.phase == "confirm" && step.row && *step.row < v.rows.size() &&
-          v.rows[*step.row].duration_s) {
-        return v.rows[*step.row].duration_s;
+          v.rows[*step.row].figures.duration_s) {
+        return v.rows[*step.row].figures.duration_s;
       }
     }
   }
-  return v.hold_s;
+  return v.settings.hold_s;
 }
 
-std::vector<double> levels_not_run(const LadderView& v) {
+std::vector<double> levels_not_run(const LadderResult& v) {
   std::vector<double> out;
   for (const auto& [level, runs] : short_levels(v)) {
     if (runs == 0) out.push_back(level);
@@ -421,7 +478,7 @@ std::vector<double> levels_not_run(const LadderView& v) {
   return out;
 }
 
-std::string cpu_of_limit_text(const LevelView& level) {
+std::string cpu_of_limit_text(const LevelAnalysis& level) {
   if (!level.server_cores) return "an unmeasured share of its CPU";
   std::string out = cores_text(*level.server_cores);
   if (!level.server_cpu_limit_cores) return out + " cores";
@@ -435,14 +492,15 @@ std::string cpu_of_limit_text(const LevelView& level) {
 namespace {
 
 // How long the level behind a daily figure was measured: the longest of its runs.
-std::optional<double> hold_of(const LadderView& v, double level) {
+std::optional<double> hold_of(const LadderResult& v, double level) {
   std::optional<double> longest;
-  for (const RowView& r : v.rows) {
-    if (r.level == level && r.duration_s && (!longest || *r.duration_s > *longest)) {
-      longest = r.duration_s;
+  for (const result::LadderRow& r : v.rows) {
+    const analyze::LevelRow& row = r.figures;
+    if (row.level == level && row.duration_s && (!longest || *row.duration_s > *longest)) {
+      longest = row.duration_s;
     }
   }
-  return longest ? longest : v.hold_s;
+  return longest ? longest : v.settings.hold_s;
 }
 
 std::string from_hold(std::optional<double> hold_s) {
@@ -451,33 +509,32 @@ std::string from_hold(std::optional<double> hold_s) {
 
 }  // namespace
 
-std::vector<std::string> daily_parts(const LadderView& v) {
+std::vector<std::string> daily_parts(const LadderResult& v) {
   std::vector<std::string> parts;
-  if (v.daily_at_operating_target) {
-    const std::optional<double> basis = v.knee ? v.knee->level : v.levels.back().level;
-    parts.push_back(count_text(*v.daily_at_operating_target) +
-                    " requests/day at the operating target" + from_hold(hold_of(v, *basis)));
+  if (v.analysis->daily_requests_at_operating_target) {
+    const double basis = knee_of(v) != nullptr ? knee_of(v)->level : levels_of(v).back().level;
+    parts.push_back(count_text(*v.analysis->daily_requests_at_operating_target) +
+                    " requests/day at the operating target" + from_hold(hold_of(v, basis)));
   }
-  if (v.daily_at_best_sustained && v.best_sustained) {
-    parts.push_back(count_text(*v.daily_at_best_sustained) + " at best sustained" +
-                    from_hold(hold_of(v, v.best_sustained->level)));
+  if (v.analysis->daily_requests_at_best_sustained && best_of(v) != nullptr) {
+    parts.push_back(count_text(*v.analysis->daily_requests_at_best_sustained) +
+                    " at best sustained" + from_hold(hold_of(v, best_of(v)->level)));
   }
   return parts;
 }
 
-std::string daily_rule_text(const LadderView& v) {
+std::string daily_rule_text(const LadderResult& v) {
   std::string out = "rate × 86,400 s";
-  if (v.daily_significant_digits) {
-    out += fmt::format(", rounded to {} significant digits",
-                       static_cast<int>(*v.daily_significant_digits));
+  if (v.recorded.daily_significant_digits) {
+    out += fmt::format(", rounded to {} significant digits", analyze::kDailySignificantDigits);
   }
   return out;
 }
 
-std::string server_sources_text(const LadderView& v) {
+std::string server_sources_text(const LadderResult& v) {
   std::string cpu;
   std::string throttle;
-  for (const LevelView& l : v.levels) {
+  for (const LevelAnalysis& l : levels_of(v)) {
     if (cpu.empty()) cpu = l.server_cpu_source;
     if (throttle.empty()) throttle = l.server_throttle_source;
   }
@@ -486,7 +543,7 @@ std::string server_sources_text(const LadderView& v) {
   if (!cpu.empty()) parts.push_back("server cores from " + inline_code(cpu));
   if (!throttle.empty()) parts.push_back("throttling and quota from " + inline_code(throttle));
   std::vector<std::string> unused;
-  for (const std::string& spec : v.observe) {
+  for (const std::string& spec : v.settings.observe) {
     if (spec == cpu || spec == throttle || spec == "host" || spec == "self") continue;
     unused.push_back(inline_code(spec));
   }
@@ -498,14 +555,14 @@ std::string server_sources_text(const LadderView& v) {
   return out + ".";
 }
 
-std::string findings_section(const LadderView& v) {
+std::string findings_section(const LadderResult& v) {
   return "## Findings\n\n" + knee_finding(v) + steps_finding(v) + best_finding(v) +
          per_core_finding(v) + slo_finding(v) + noise_finding(v) + operating_finding(v);
 }
 
-std::string limits_section(const LadderView& v) {
+std::string limits_section(const LadderResult& v) {
   std::vector<std::string> bullets;
-  if (v.loop == "closed") {
+  if (loop_of(v) == "closed") {
     bullets.push_back(
         "Closed loop: this measures what the system accepts, not what happens when "
         "demand does not wait. Each sender waits for its answer, so a slower server "
@@ -514,14 +571,14 @@ std::string limits_section(const LadderView& v) {
   if (runs_per_level(v) <= 1) {
     std::string floor = "One run per level gives no variance: differences under the " +
                         noise_floor_words(v) + " noise floor are not findings";
-    if (v.noise_floor_source == "default")
+    if (noise_floor_source_of(v) == "default")
       floor += " (and that floor is a default, not measured here)";
-    if (v.noise_floor_source == "stated")
+    if (noise_floor_source_of(v) == "stated")
       floor += " (and that floor was stated, not measured here)";
     bullets.push_back(floor + ".");
   }
   std::vector<double> busy;
-  for (const LevelView& l : v.levels) {
+  for (const LevelAnalysis& l : levels_of(v)) {
     if (l.generator_busy) busy.push_back(l.level);
   }
   if (!busy.empty()) {
@@ -547,12 +604,14 @@ std::string limits_section(const LadderView& v) {
         "were measured (hold, warm-up, the generator's own load) is not known here.");
   }
   add_search_limits(v, bullets);
-  if (v.daily_at_operating_target || v.daily_at_best_sustained) {
+  if (v.analysis->daily_requests_at_operating_target ||
+      v.analysis->daily_requests_at_best_sustained) {
     std::optional<double> longest;
-    for (const RowView& r : v.rows) {
-      if (r.duration_s && (!longest || *r.duration_s > *longest)) longest = r.duration_s;
+    for (const result::LadderRow& r : v.rows) {
+      const std::optional<double>& held = r.figures.duration_s;
+      if (held && (!longest || *held > *longest)) longest = held;
     }
-    if (!longest) longest = v.hold_s;
+    if (!longest) longest = v.settings.hold_s;
     bullets.push_back("Daily capacity multiplies a rate by 86,400 s; " +
                       (longest
                            ? "no level here was measured for longer than " + seconds_text(*longest)

@@ -1,6 +1,8 @@
 // See json_reader.h.
 #include "result/json_reader.h"
 
+#include <cmath>
+#include <cstdint>
 #include <stdexcept>
 
 namespace proofload::result {
@@ -41,6 +43,20 @@ std::optional<uint64_t> JsonReader::unsigned_integer(std::string_view key) const
   if (value->is_number_unsigned()) return value->get<uint64_t>();
   if (value->is_number_integer() && value->get<int64_t>() >= 0) {
     return static_cast<uint64_t>(value->get<int64_t>());
+  }
+  fail("'" + name(key) + "' is not a whole number 0 or more");
+}
+
+std::optional<int64_t> JsonReader::count(std::string_view key) const {
+  const json* value = find(key);
+  if (value == nullptr) return std::nullopt;
+  if (value->is_number_integer() && value->get<int64_t>() >= 0) return value->get<int64_t>();
+  if (value->is_number_unsigned() && value->get<uint64_t>() <= INT64_MAX) {
+    return static_cast<int64_t>(value->get<uint64_t>());
+  }
+  if (value->is_number_float()) {
+    const double d = value->get<double>();
+    if (d >= 0 && d < 9.2e18 && d == std::floor(d)) return static_cast<int64_t>(d);
   }
   fail("'" + name(key) + "' is not a whole number 0 or more");
 }

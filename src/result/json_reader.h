@@ -33,6 +33,9 @@ class JsonReader {
   // A whole number 0 or more, read exactly (a seed of 2^60 is no double); a fraction or a
   // negative number throws.
   std::optional<uint64_t> unsigned_integer(std::string_view key) const;
+  // A count: a whole number 0 or more, written as an integer or as a float without a fraction
+  // (1200.0); anything else throws.
+  std::optional<int64_t> count(std::string_view key) const;
   std::string text(std::string_view key) const;  // "" when missing
   std::string required_text(std::string_view key) const;
   std::optional<bool> boolean(std::string_view key) const;

@@ -7,30 +7,26 @@
 #include <cstdint>
 
 #include "result/json_reader.h"
+#include "result/json_values.h"
 
 namespace proofload::result {
 
-using analyze::LadderAnalysis;
-using analyze::LevelAnalysis;
-using analyze::NoiseFloor;
-using analyze::Loop;
-using analyze::Verdict;
-using analyze::Slo;
-using analyze::verdict_text;
-using analyze::loop_text;
 using analyze::describe_slo;
-using analyze::parse_slo;
+using analyze::kDailySignificantDigits;
 using analyze::kDefaultNoiseFloor;
 using analyze::kDefaultOperatingFraction;
-using analyze::kDailySignificantDigits;
+using analyze::LadderAnalysis;
+using analyze::LevelAnalysis;
+using analyze::Loop;
+using analyze::loop_text;
+using analyze::NoiseFloor;
+using analyze::parse_slo;
+using analyze::Slo;
+using analyze::Verdict;
+using analyze::verdict_text;
 namespace {
 
 // ---- JSON ----
-
-template <typename T>
-nlohmann::json optional_json(const std::optional<T>& value) {
-  return value ? nlohmann::json(*value) : nlohmann::json(nullptr);
-}
 
 // Levels are written as given: 100, not 100.0.
 nlohmann::json level_json(double level) {
@@ -38,18 +34,6 @@ nlohmann::json level_json(double level) {
     return nlohmann::json(static_cast<int64_t>(level));
   }
   return nlohmann::json(level);
-}
-
-std::string_view source_text(NoiseFloor::Source source) {
-  switch (source) {
-    case NoiseFloor::Source::kStated:
-      return "stated";
-    case NoiseFloor::Source::kMeasured:
-      return "measured";
-    case NoiseFloor::Source::kDefault:
-      return "default";
-  }
-  return "default";
 }
 
 nlohmann::json level_to_json(const LevelAnalysis& level) {
@@ -128,8 +112,6 @@ Enum enum_of(const JsonReader& r, std::string_view key, const std::array<Enum, N
   }
   r.fail("'" + r.name(key) + "' is \"" + text + "\", not one this proofload knows");
 }
-
-std::string_view source_word(NoiseFloor::Source source) { return source_text(source); }
 
 LevelAnalysis level_from_json(const JsonReader& r) {
   LevelAnalysis level;
@@ -235,7 +217,7 @@ nlohmann::json analysis_to_json(const LadderAnalysis& analysis) {
         {"is_default", analysis.slo.is_default}}},
       {"noise_floor",
        {{"value", analysis.noise_floor.value},
-        {"source", source_text(analysis.noise_floor.source)},
+        {"source", analyze::noise_floor_source_text(analysis.noise_floor.source)},
         {"text", analysis.noise_floor.text}}},
       {"levels", level_list},
       {"knee", knee},
@@ -278,7 +260,7 @@ LadderAnalysis analysis_from_json(const nlohmann::json& analysis) {
       enum_of(floor, "source",
               std::array{NoiseFloor::Source::kStated, NoiseFloor::Source::kMeasured,
                          NoiseFloor::Source::kDefault},
-              source_word, NoiseFloor::Source::kDefault);
+              analyze::noise_floor_source_text, NoiseFloor::Source::kDefault);
   out.noise_floor.text = floor.text("text");
 
   a.required("levels");

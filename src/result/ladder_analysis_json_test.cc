@@ -6,21 +6,15 @@
 
 #include <gtest/gtest.h>
 
-#include <fstream>
-#include <sstream>
 #include <stdexcept>
+
+#include "result/recorded_test_support.h"
 
 namespace proofload::result {
 namespace {
 
 using nlohmann::json;
-
-json recorded(const std::string& name) {
-  std::ifstream in(std::string(PL_LADDER_TESTDATA_DIR) + "/" + name);
-  std::stringstream text;
-  text << in.rdbuf();
-  return json::parse(text.str());
-}
+using testing::recorded;
 
 std::string error_of(const json& analysis) {
   try {

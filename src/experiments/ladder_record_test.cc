@@ -1,12 +1,13 @@
 // A ladder's row out of a finished run: its rates are the run's span rates, its server figures
 // come from the source that measures each whatever the --observe order, and flows carry their own
 // rate and success.
-#include "experiments/ladder_result.h"
+#include "experiments/ladder_record.h"
 
 #include <gtest/gtest.h>
 
 #include "analyze/slo.h"
 #include "experiments/observation.h"
+#include "result/level_row_json.h"
 
 namespace proofload::experiments {
 namespace {
@@ -35,15 +36,15 @@ report::RunResult run_observing(std::vector<report::ObservedSummary> observed) {
 
 const report::ObservedSummary kPid =
     source("pid", "pid:4242", {{"cpu_cores_mean", 0.79}, {"threads_end", 4}});
-const report::ObservedSummary kCgroup =
-    source("cgroup", "cgroup:/sys/fs/cgroup/cpu/app",
-           {{"cpu_cores_mean", 0.8}, {"cpu_throttled_share_mean", 1.0}, {"cpu_quota_cores_end", 0.8}});
+const report::ObservedSummary kCgroup = source(
+    "cgroup", "cgroup:/sys/fs/cgroup/cpu/app",
+    {{"cpu_cores_mean", 0.8}, {"cpu_throttled_share_mean", 1.0}, {"cpu_quota_cores_end", 0.8}});
 
 TEST(LadderRow, TheSameLevelObservedInEitherOrderGivesTheSameRow) {
   const analyze::Slo slo = analyze::parse_slo(analyze::kDefaultSlo);
   const analyze::LevelRow a = row_from_run(run_observing({kPid, kCgroup}), 200, 1, false, slo);
   const analyze::LevelRow b = row_from_run(run_observing({kCgroup, kPid}), 200, 1, false, slo);
-  EXPECT_EQ(analyze::row_to_json(a), analyze::row_to_json(b));
+  EXPECT_EQ(result::row_to_json(a), result::row_to_json(b));
   EXPECT_EQ(a.server_cores, 0.79);
   EXPECT_EQ(a.server_throttled_share, 1.0);
   EXPECT_EQ(a.server_quota_cores, 0.8);

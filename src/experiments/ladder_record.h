@@ -1,21 +1,21 @@
-// A ladder's result data (schema proofload.ladder/v1, docs/result-schema.md "Ladder"): one row
-// per level out of a finished run, the analysis recomputed from the recorded rows and settings,
-// and the directory's files (result.json, summary.md, levels.csv) written atomically. Shared by
+// What a ladder records (its file form, result::LadderResult, is in src/result): one row per
+// level out of a finished run, the analysis recomputed from the recorded rows and settings, and
+// the directory's files (result.json, summary.md, levels.csv) written atomically. Shared by
 // `proofload ladder`, `proofload analyze` and `proofload report`, so that every report is
 // rendered the same way from the same data. Pure except write_ladder_directory; thread-safe.
 #pragma once
 
 #include <filesystem>
-#include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 
+#include "analyze/ladder_analysis.h"
 #include "analyze/level_row.h"
 #include "analyze/slo.h"
 #include "report/run_result.h"
+#include "result/ladder_result.h"
 
 namespace proofload::experiments {
-
-constexpr const char* kLadderSchema = "proofload.ladder/v1";
 
 // One level as the analysis reads it, from the level's run: achieved throughput, latency
 // percentiles, error, 429 and never-started shares, the server's CPU and throttling (the first
@@ -26,13 +26,13 @@ analyze::LevelRow row_from_run(const report::RunResult& run, double level, int r
 
 // The analysis of `result`'s recorded rows under its recorded settings (loop, slo,
 // count_429_as_error, noise_floor, operating_fraction); for a search, of the rows of its grow
-// and bisect steps. null when there is no row yet. Throws UsageError for settings that do not
+// and bisect steps. nullopt when there is no row yet. Throws UsageError for settings that do not
 // parse (a hand-edited file).
-nlohmann::json analysis_of(const nlohmann::json& result);
+std::optional<analyze::LadderAnalysis> analysis_of(const result::LadderResult& result);
 
-// Sets result["analysis"] = analysis_of(result) and writes result.json, summary.md and
-// levels.csv into `directory` (each atomically). Throws std::runtime_error on I/O failure.
-void write_ladder_directory(const std::filesystem::path& directory, nlohmann::json& result);
+// Sets result.analysis = analysis_of(result) and writes result.json, summary.md and levels.csv
+// into `directory` (each atomically). Throws std::runtime_error on I/O failure.
+void write_ladder_directory(const std::filesystem::path& directory, result::LadderResult& result);
 
 // Lowercase hex SHA-256 of a file's bytes; "" when it cannot be read.
 std::string file_sha256(const std::filesystem::path& file);

@@ -1,5 +1,5 @@
-// See ladder_result.h.
-#include "experiments/ladder_result.h"
+// See ladder_record.h.
+#include "experiments/ladder_record.h"
 
 #include <openssl/evp.h>
 
@@ -12,7 +12,6 @@
 #include "report/atomic_file.h"
 #include "report/ladder_report.h"
 #include "report/numbers.h"
-#include "result/ladder_analysis_json.h"
 
 namespace proofload::experiments {
 namespace {
@@ -50,13 +49,6 @@ bool row_holds(const MetricRef& m) {
 
 bool starts_with(const std::string& text, std::string_view prefix) {
   return text.compare(0, prefix.size(), prefix) == 0;
-}
-
-template <typename T>
-T setting(const nlohmann::json& settings, const char* name, T fallback) {
-  auto it = settings.find(name);
-  if (it == settings.end() || it->is_null()) return fallback;
-  return it->get<T>();
 }
 
 }  // namespace
@@ -113,46 +105,33 @@ analyze::LevelRow row_from_run(const report::RunResult& run, double level, int r
   return row;
 }
 
-nlohmann::json analysis_of(const nlohmann::json& result) {
-  const nlohmann::json& rows_json = result.at("rows");
-  const nlohmann::json& settings = result.at("settings");
+std::optional<analyze::LadderAnalysis> analysis_of(const result::LadderResult& result) {
+  // The confirming runs are reported apart: the analysis is of the search's own steps.
+  const std::vector<bool> confirming = result.confirming_rows();
   std::vector<analyze::LevelRow> rows;
-  const nlohmann::json* search =
-      result.contains("search") && result["search"].is_object() ? &result["search"] : nullptr;
-  for (size_t i = 0; i < rows_json.size(); ++i) {
-    if (search) {
-      // The confirming run is reported apart: the analysis is of the search's own steps.
-      bool confirm = false;
-      for (const nlohmann::json& step : search->at("steps")) {
-        if (step.value("row", -1) == static_cast<int>(i) && step.value("phase", "") == "confirm") {
-          confirm = true;
-        }
-      }
-      if (confirm) continue;
-    }
-    rows.push_back(analyze::row_from_json(rows_json[i]));
+  for (size_t i = 0; i < result.rows.size(); ++i) {
+    if (!confirming[i]) rows.push_back(result.rows[i].figures);
   }
-  if (rows.empty()) return nullptr;
+  if (rows.empty()) return std::nullopt;
+  const result::LadderSettings& settings = result.settings;
   analyze::Slo slo =
-      analyze::parse_slo(setting<std::string>(settings, "slo", std::string(analyze::kDefaultSlo)),
-                         setting<bool>(settings, "count_429_as_error", true));
-  slo.is_default = setting<bool>(settings, "slo_is_default", false);
+      analyze::parse_slo(settings.slo.empty() ? std::string(analyze::kDefaultSlo) : settings.slo,
+                         settings.count_429_as_error.value_or(true));
+  slo.is_default = settings.slo_is_default;
   analyze::AnalysisOptions options;
-  options.loop = setting<std::string>(settings, "loop", "closed") == "open"
-                     ? analyze::Loop::kOpen
-                     : analyze::Loop::kClosed;
-  if (auto it = settings.find("noise_floor"); it != settings.end() && it->is_number()) {
-    options.noise_floor = it->get<double>();
-  }
+  options.loop = settings.loop == "open" ? analyze::Loop::kOpen : analyze::Loop::kClosed;
+  options.noise_floor = settings.noise_floor;
   options.operating_fraction =
-      setting<double>(settings, "operating_fraction", analyze::kDefaultOperatingFraction);
-  return result::analysis_to_json(analyze::analyze_ladder(rows, slo, options));
+      settings.operating_fraction.value_or(analyze::kDefaultOperatingFraction);
+  return analyze::analyze_ladder(rows, slo, options);
 }
 
-void write_ladder_directory(const std::filesystem::path& directory, nlohmann::json& result) {
-  result["analysis"] = analysis_of(result);
+void write_ladder_directory(const std::filesystem::path& directory, result::LadderResult& result) {
+  result.analysis = analysis_of(result);
+  result.recorded = {};  // computed now: every part of it is there
   std::filesystem::create_directories(directory);
-  report::write_file_atomically(directory / "result.json", result.dump(2) + "\n");
+  report::write_file_atomically(directory / "result.json",
+                                result::ladder_to_json(result).dump(2) + "\n");
   report::write_file_atomically(directory / "levels.csv", report::render_levels_csv(result));
   report::write_file_atomically(directory / "summary.md", report::render_ladder_summary(result));
 }
