@@ -1,6 +1,6 @@
 // The ladder report on recorded results (testdata/ladder/*.json, each an analysis of its rows):
 // the numbers in summary.md are those in result.json, each statement appears exactly when its
-// fact holds, levels.csv round-trips its values, and rendering is a pure function of the JSON.
+// fact holds, and rendering is a pure function of the JSON (levels.csv: ladder_csv_test.cc).
 #include "report/ladder_report.h"
 
 #include <gtest/gtest.h>
@@ -13,6 +13,7 @@
 #include <stdexcept>
 
 #include "analyze/level_table.h"
+#include "report/ladder_test_support.h"
 #include "report/markdown_test_support.h"
 #include "report/test_fixtures.h"
 
@@ -23,11 +24,8 @@ using nlohmann::json;
 
 const std::string kDash = "–";
 
-json load(const std::string& name) {
-  std::ifstream in(std::string(PL_REPORT_TESTDATA_DIR) + "/ladder/" + name + ".json");
-  EXPECT_TRUE(in.good()) << name;
-  return json::parse(in);
-}
+using testing_support::load_ladder;
+json load(const std::string& name) { return load_ladder(name); }
 
 using testing_support::first_table;
 using testing_support::section;
@@ -553,80 +551,6 @@ TEST(LadderSummary, MatchesGolden) {
                                          render_ladder_summary(load("closed_knee")));
   testing_support::expect_matches_golden("ladder/search.summary.md",
                                          render_ladder_summary(load("search")));
-}
-
-// ---- levels.csv ----
-
-std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
-  std::vector<std::vector<std::string>> lines;
-  std::istringstream in(text);
-  std::string line;
-  while (std::getline(in, line)) {
-    std::vector<std::string> fields;
-    std::string field;
-    std::istringstream cells(line);
-    while (std::getline(cells, field, ',')) fields.push_back(field);
-    if (line.ends_with(",")) fields.emplace_back();
-    lines.push_back(fields);
-  }
-  return lines;
-}
-
-TEST(LevelsCsv, HeaderIsTheColumnsAnalyzeReads) {
-  const std::string csv = render_levels_csv(load("closed_knee"));
-  EXPECT_EQ(csv.substr(0, csv.find('\n')),
-            "level,repeat,target_rps,achieved_rps,goodput_rps,arrivals_rps,flows_per_s,"
-            "flow_success_rate,p50_ms,p95_ms,p99_ms,requests,responses,error_rate,rate_429,"
-            "never_started,server_cores,server_throttled_share,server_quota_cores,"
-            "server_cpu_limit_cores,generator_cores,generator_busy,host_load1,duration_s,status,"
-            "verdict");
-  // Every column but status and verdict is one `proofload analyze` reads back.
-  const analyze::LevelTable table = analyze::parse_level_table(csv, "levels.csv");
-  EXPECT_TRUE(table.ignored_columns.empty());
-}
-
-TEST(LevelsCsv, EveryRowRoundTripsItsValues) {
-  for (const char* name : {"closed_knee", "open_repeats", "table_none", "search"}) {
-    SCOPED_TRACE(name);
-    const json result = load(name);
-    const auto lines = parse_csv(render_levels_csv(result));
-    ASSERT_EQ(lines.size(), result["rows"].size() + 1);
-    const std::vector<std::string>& header = lines[0];
-    for (size_t r = 0; r < result["rows"].size(); ++r) {
-      const json& row = result["rows"][r];
-      ASSERT_EQ(lines[r + 1].size(), header.size()) << "row " << r;
-      for (size_t c = 0; c + 1 < header.size(); ++c) {
-        const std::string& cell = lines[r + 1][c];
-        // A row recorded before a column existed has no key for it: an empty cell.
-        const json value = row.contains(header[c]) ? row[header[c]] : json(nullptr);
-        if (value.is_null()) {
-          EXPECT_EQ(cell, "") << header[c];
-        } else if (value.is_boolean()) {
-          EXPECT_EQ(cell, value.get<bool>() ? "1" : "0") << header[c];
-        } else if (value.is_string() || header[c] == "status") {
-          EXPECT_EQ(cell, value.is_string() ? value.get<std::string>() : "") << header[c];
-        } else {
-          EXPECT_EQ(cell.find(','), std::string::npos);
-          EXPECT_EQ(std::strtod(cell.c_str(), nullptr), value.get<double>())
-              << header[c] << " " << cell;
-        }
-      }
-    }
-  }
-}
-
-TEST(LevelsCsv, VerdictIsTheLevelsAndNotTheConfirmingRuns) {
-  const auto closed = parse_csv(render_levels_csv(load("closed_knee")));
-  EXPECT_EQ(closed[3].back(), "knee");
-  EXPECT_EQ(closed[5].back(), "saturated");
-  const auto search = parse_csv(render_levels_csv(load("search")));
-  EXPECT_EQ(search[6].back(), "highest within SLO");  // the bisect step at 325/s
-  EXPECT_EQ(search[8].back(), "");                    // the confirming run at 325/s
-}
-
-TEST(LevelsCsv, MatchesGolden) {
-  testing_support::expect_matches_golden("ladder/open_repeats.levels.csv",
-                                         render_levels_csv(load("open_repeats")));
 }
 
 }  // namespace

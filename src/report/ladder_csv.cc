@@ -1,0 +1,88 @@
+// levels.csv of a ladder (see ladder_report.h): one line per recorded row, the columns
+// `proofload analyze` reads back.
+#include <fmt/format.h>
+#include <fmt/ranges.h>
+
+#include <cmath>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "report/ladder_facts.h"
+#include "report/ladder_report.h"
+
+namespace proofload::report {
+namespace {
+
+using ladder::LevelAnalysis;
+using ladder::verdict_of;
+
+std::string csv_number(std::optional<double> value) {
+  if (!value || !std::isfinite(*value)) return "";
+  return fmt::format("{}", *value);  // shortest text that reads back as the same double
+}
+
+std::string csv_count(std::optional<int64_t> value) {
+  return value ? std::to_string(*value) : std::string();
+}
+
+std::string csv_text(const std::string& text) {
+  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
+  std::string out = "\"";
+  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
+  return out + "\"";
+}
+
+}  // namespace
+
+std::string render_levels_csv(const result::LadderResult& v) {
+  std::string out =
+      "level,repeat,target_rps,achieved_rps,goodput_rps,arrivals_rps,"
+      "flows_per_s,flow_success_rate,p50_ms,p95_ms,p99_ms,requests,responses,error_rate,rate_429,"
+      "never_started,server_cores,server_throttled_share,server_quota_cores,"
+      "server_cpu_limit_cores,generator_cores,generator_busy,host_load1,duration_s,status,"
+      "verdict\n";
+  // A search's confirming run is reported apart from the analysis (which ran on the grow and
+  // bisect steps): its level's verdict is not its own.
+  const std::vector<bool> confirming = v.confirming_rows();
+  for (size_t i = 0; i < v.rows.size(); ++i) {
+    const analyze::LevelRow& r = v.rows[i].figures;
+    const LevelAnalysis* level = confirming[i] ? nullptr : v.level(r.level);
+    const std::vector<std::string> cells = {
+        csv_number(r.level),
+        std::to_string(r.repeat),
+        csv_number(r.target_rps),
+        csv_number(r.achieved_rps),
+        csv_number(r.goodput_rps),
+        csv_number(r.arrivals_rps),
+        csv_number(r.flows_per_s),
+        csv_number(r.flow_success_rate),
+        csv_number(r.p50_ms),
+        csv_number(r.p95_ms),
+        csv_number(r.p99_ms),
+        csv_count(r.requests),
+        csv_count(r.responses),
+        csv_number(r.error_rate),
+        csv_number(r.rate_429),
+        csv_number(r.never_started),
+        csv_number(r.server_cores),
+        csv_number(r.server_throttled_share),
+        csv_number(r.server_quota_cores),
+        csv_number(r.server_cpu_limit_cores),
+        csv_number(r.generator_cores),
+        r.generator_busy ? "1" : "0",
+        csv_number(r.host_load1),
+        csv_number(r.duration_s),
+        csv_text(v.rows[i].status),
+        level == nullptr ? "" : csv_text(verdict_of(v, *level))};
+    out += fmt::format("{}\n", fmt::join(cells, ","));
+  }
+  return out;
+}
+
+std::string render_levels_csv(const nlohmann::json& result) {
+  return render_levels_csv(result::ladder_rows_from_json(result));
+}
+
+}  // namespace proofload::report
