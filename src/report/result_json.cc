@@ -1,11 +1,14 @@
-// Builds result.json from a RunResult. Milliseconds carry microsecond precision; a percentile of
-// nothing is null, never 0, so that "no data" cannot be read as "fast".
+// Builds result.json from a RunResult: the run reduced to its record (result/run_record.h), which
+// writes everything but the windows, and the windows. Milliseconds carry microsecond precision; a
+// percentile of nothing is null, never 0, so that "no data" cannot be read as "fast".
 #include "report/result_json.h"
 
 #include <array>
 #include <optional>
 
 #include "report/numbers.h"
+#include "result/json_values.h"
+#include "result/run_record.h"
 
 namespace proofload::report {
 namespace {
@@ -14,144 +17,149 @@ using measure::Outcome;
 using measure::WindowStats;
 using nlohmann::json;
 
-json number_or_null(std::optional<double> value) { return value ? json(*value) : json(nullptr); }
+using result::optional_json;
 
-// {p50, p90, p99, [p99_9,] max, mean} in ms.
-json latency_json(const LatencySummary& l, bool with_p99_9) {
-  json out = {{"p50", number_or_null(l.p50_ms)},
-              {"p90", number_or_null(l.p90_ms)},
-              {"p99", number_or_null(l.p99_ms)},
-              {"max", number_or_null(l.max_ms)},
-              {"mean", number_or_null(l.mean_ms)}};
-  if (with_p99_9) out["p99_9"] = number_or_null(l.p99_9_ms);
-  return out;
+// {p50, p90, p99, max, mean} in ms: a window's (its p99.9 would rest on too few samples).
+json window_latency_json(const LatencySummary& l) {
+  return {{"p50", optional_json(l.p50_ms)},
+          {"p90", optional_json(l.p90_ms)},
+          {"p99", optional_json(l.p99_ms)},
+          {"max", optional_json(l.max_ms)},
+          {"mean", optional_json(l.mean_ms)}};
 }
 
-json outcomes_json(const std::array<int64_t, measure::kOutcomeCount>& outcomes,
-                   bool only_non_zero) {
+// A window's outcomes: only those that occurred.
+json window_outcomes_json(const std::array<int64_t, measure::kOutcomeCount>& outcomes) {
   json out = json::object();
   for (int i = 0; i < measure::kOutcomeCount; ++i) {
-    if (only_non_zero && outcomes[i] == 0) continue;
-    out[std::string(measure::kOutcomeNames[i])] = outcomes[i];
+    if (outcomes[i] != 0) out[std::string(measure::kOutcomeNames[i])] = outcomes[i];
   }
   return out;
 }
 
-json status_json(const WindowStats& w) {
-  json out = json::object();
+result::Latency latency_of(const measure::HdrHistogram& us) {
+  const LatencySummary l = summarize_latency(us);
+  return {l.p50_ms, l.p90_ms, l.p99_ms, l.p99_9_ms, l.max_ms, l.mean_ms};
+}
+
+result::Counts outcome_counts(const std::array<int64_t, measure::kOutcomeCount>& outcomes) {
+  result::Counts out;
+  for (int i = 0; i < measure::kOutcomeCount; ++i) {
+    out.emplace_back(std::string(measure::kOutcomeNames[i]), outcomes[i]);
+  }
+  return out;
+}
+
+result::Counts status_counts(const WindowStats& w) {
+  result::Counts out;
   for (int code = 0; code < measure::kStatusSlots; ++code) {
     if (w.status[code] == 0) continue;
-    out[code == measure::kStatusOther ? std::string("other") : std::to_string(code)] =
-        w.status[code];
+    out.emplace_back(code == measure::kStatusOther ? std::string("other") : std::to_string(code),
+                     w.status[code]);
   }
   return out;
 }
 
 double seconds(int64_t ns) { return static_cast<double>(ns) / 1e9; }
 
-json summary_json(const RunResult& result) {
+void record_summary(const RunResult& result, result::RunRecord& r) {
   const WindowStats& t = result.total;
   const int64_t never_started = t.count(Outcome::kNeverStarted);
-  const int64_t responses = t.responses();
   const measure::MeasuredSpan& span = result.span;
   const bool has_span = span.duration_ns > 0;
   const measure::SpanCounts& c = span.counts;
-  return {{"requests", responses},
-          {"intended", t.intended},
-          {"errors", t.errors()},
-          {"error_rate", number_or_null(share(t.errors(), started_requests(t)))},
-          {"never_started", never_started},
-          {"never_started_share", number_or_null(share(never_started, t.intended))},
-          {"throughput_rps", has_span ? json(result.throughput_rps()) : json(nullptr)},
-          {"goodput_rps", has_span ? json(result.goodput_rps()) : json(nullptr)},
-          {"duration_s", result.measured_duration_s},
-          // The numerators of the rates: what ended inside the measured span.
-          {"span",
-           {{"responses", c.responses},
-            {"successes", c.successes},
-            {"iterations", c.iterations},
-            {"iterations_succeeded", c.iterations_succeeded},
-            {"flows", c.flows},
-            {"flows_succeeded", c.flows_succeeded},
-            {"extended_to_last_response", span.extended_to_last_response}}},
-          {"latency_ms", latency_json(summarize_latency(t.latency_us), true)},
-          {"service_time_ms", latency_json(summarize_latency(t.service_us), true)},
-          {"ttfb_ms", latency_json(summarize_latency(t.ttfb_us), true)},
-          {"outcomes", outcomes_json(t.outcomes, false)},
-          {"status", status_json(t)},
-          {"bytes_in", t.bytes_in},
-          {"bytes_out", t.bytes_out},
-          {"connects", t.connects}};
+  r.summary_recorded = true;
+  r.requests = t.responses();
+  r.intended = t.intended;
+  r.errors = t.errors();
+  r.error_rate = share(t.errors(), started_requests(t));
+  r.never_started = never_started;
+  r.never_started_share = share(never_started, t.intended);
+  if (has_span) {
+    r.throughput_rps = result.throughput_rps();
+    r.goodput_rps = result.goodput_rps();
+  }
+  r.duration_s = result.measured_duration_s;
+  // The numerators of the rates: what ended inside the measured span.
+  r.span_responses = c.responses;
+  r.span_successes = c.successes;
+  r.span_iterations = c.iterations;
+  r.span_iterations_succeeded = c.iterations_succeeded;
+  r.span_flows = c.flows;
+  r.span_flows_succeeded = c.flows_succeeded;
+  r.span_extended = span.extended_to_last_response;
+  r.latency = latency_of(t.latency_us);
+  r.service_time = latency_of(t.service_us);
+  r.ttfb = latency_of(t.ttfb_us);
+  r.outcomes = outcome_counts(t.outcomes);
+  r.status_codes = status_counts(t);
+  r.bytes_in = t.bytes_in;
+  r.bytes_out = t.bytes_out;
+  r.connects = t.connects;
 }
 
 // By named request: what each `requests:` entry of a scenario got (measured part).
-json requests_by_name_json(const RunResult& result) {
-  json out = json::object();
+void record_named(const RunResult& result, result::RunRecord& r) {
   for (size_t i = 0; i < result.request_names.size() && i < result.named_total.requests.size();
        ++i) {
-    const measure::RequestStats& r = result.named_total.requests[i];
-    int64_t ended = r.ended();
+    const measure::RequestStats& stats = result.named_total.requests[i];
+    const int64_t ended = stats.ended();
     int64_t errors = 0;
     int64_t responses = 0;
     for (int o = 0; o < measure::kOutcomeCount; ++o) {
-      if (measure::outcome_is_error(static_cast<Outcome>(o))) errors += r.outcomes[o];
-      if (measure::outcome_has_response(static_cast<Outcome>(o))) responses += r.outcomes[o];
+      if (measure::outcome_is_error(static_cast<Outcome>(o))) errors += stats.outcomes[o];
+      if (measure::outcome_has_response(static_cast<Outcome>(o))) responses += stats.outcomes[o];
     }
-    json throughput =
-        result.span.duration_ns > 0 ? json(result.span.per_s(r.span_responses)) : json(nullptr);
-    out[result.request_names[i]] = {
-        {"requests", ended},
-        {"responses", responses},
-        {"errors", errors},
-        {"error_rate", number_or_null(share(errors, ended))},
-        {"throughput_rps", throughput},
-        {"latency_ms", latency_json(summarize_latency(r.latency_us), true)},
-        {"outcomes", outcomes_json(r.outcomes, false)}};
+    std::optional<double> throughput;
+    if (result.span.duration_ns > 0) throughput = result.span.per_s(stats.span_responses);
+    r.named.push_back({result.request_names[i], ended, responses, errors, share(errors, ended),
+                       throughput, latency_of(stats.latency_us), outcome_counts(stats.outcomes)});
   }
-  return out;
 }
 
 // By flow: its own denominator (flows, not requests). The success rate is over flows that
 // finished; flows the end of the run cut short are counted apart as abandoned.
-json flows_json(const RunResult& result) {
-  json out = json::object();
+void record_flows(const RunResult& result, result::RunRecord& r) {
   for (size_t i = 0; i < result.flow_names.size() && i < result.named_total.flows.size(); ++i) {
     const measure::FlowStats& f = result.named_total.flows[i];
-    out[result.flow_names[i]] = {
-        {"started", f.started},
-        {"succeeded", f.succeeded},
-        {"failed", f.failed},
-        {"abandoned", f.abandoned},
-        {"success_rate", number_or_null(share(f.succeeded, f.succeeded + f.failed))},
-        {"duration_ms", latency_json(summarize_latency(f.duration_us), true)}};
+    r.flows.push_back({result.flow_names[i], f.started, f.succeeded, f.failed, f.abandoned,
+                       share(f.succeeded, f.succeeded + f.failed), latency_of(f.duration_us)});
   }
-  return out;
 }
 
-json text_or_null(const std::string& text) { return text.empty() ? json(nullptr) : json(text); }
-
-json server_json(const ServerFigures& s) {
-  return {{"cpu_cores_mean", number_or_null(s.cpu_cores_mean)},
-          {"cpu_cores_max", number_or_null(s.cpu_cores_max)},
-          {"cpu_source", text_or_null(s.cpu_source)},
-          {"cpu_also_measured_by", s.cpu_also_measured_by},
-          {"throttled_share_mean", number_or_null(s.throttled_share_mean)},
-          {"quota_cores", number_or_null(s.quota_cores)},
-          {"cgroup_source", text_or_null(s.cgroup_source)},
-          {"cpu_limit_cores", number_or_null(s.cpu_limit_cores)},
-          {"cpu_limit_basis", text_or_null(s.cpu_limit_basis)},
-          {"cpu_bound", s.cpu_bound()}};
+void record_observed(const RunResult& result, result::RunRecord& r) {
+  if (result.observed.empty()) return;
+  r.observed_recorded = true;
+  for (const ObservedSummary& o : result.observed) {
+    result::SourceRecord source;
+    source.label = o.label;
+    source.source = o.source;
+    source.samples = o.samples;
+    source.gaps = o.gaps;
+    source.error = o.last_error;
+    source.figures = o.figures;
+    for (const CounterTotal& c : o.counters) source.counters.push_back({c.name, c.first, c.last});
+    r.sources.push_back(std::move(source));
+  }
+  const ServerFigures& s = result.server;
+  if (s.any() || s.cpu_limit_cores) {
+    r.server = result::ServerRecord{s.cpu_cores_mean, s.cpu_cores_max,   s.throttled_share_mean,
+                                    s.quota_cores,    s.cpu_limit_cores, s.cpu_source,
+                                    s.cgroup_source,  s.cpu_limit_basis, s.cpu_also_measured_by,
+                                    s.cpu_bound()};
+  }
+  r.busy_windows = result.generator_busy_windows;
 }
 
-json thresholds_json(const RunResult& result) {
-  json out = json::array();
-  for (const ThresholdVerdict& t : result.thresholds) {
-    out.push_back({{"expression", t.expression},
-                   {"observed", number_or_null(t.observed)},
-                   {"observed_text", t.observed_text},
-                   {"passed", t.passed}});
-  }
-  return out;
+result::RunRecord header_record(const RunResult& result, const char* status) {
+  result::RunRecord r;
+  r.status = status;
+  r.proofload_version = result.proofload_version;
+  r.command_line = result.command_line;
+  r.start_time = iso8601_utc(result.start_wall_ns);
+  r.window_s = seconds(result.window_ns);
+  r.read_spec(result.spec);
+  return r;
 }
 
 }  // namespace
@@ -188,73 +196,44 @@ json window_to_json(const WindowSummary& w) {
               {"errors", w.errors()},
               {"never_started", w.count(Outcome::kNeverStarted)},
               {"throughput_rps", throughput},
-              {"latency_ms", latency_json(w.latency, false)},
-              {"outcomes", outcomes_json(w.outcomes, true)},
+              {"latency_ms", window_latency_json(w.latency)},
+              {"outcomes", window_outcomes_json(w.outcomes)},
               {"in_flight", w.in_flight_end},
               {"queued", w.queued_end}};
   if (!w.observed.empty()) out["observed"] = observed_window_json(w.observed);
   return out;
 }
 
-namespace {
-
-json header_json(const RunResult& result, const char* status) {
-  return {{"schema", kResultSchema},
-          {"status", status},
-          {"proofload_version", result.proofload_version},
-          {"command_line", result.command_line},
-          {"start_time", iso8601_utc(result.start_wall_ns)},
-          {"window_s", seconds(result.window_ns)},
-          {"spec", result.spec}};
+result::RunRecord run_record(const RunResult& result) {
+  result::RunRecord r = header_record(result, result.aborted       ? "aborted"
+                                              : result.interrupted ? "interrupted"
+                                                                   : "complete");
+  r.end_reason = result.end_reason;
+  record_summary(result, r);
+  record_named(result, r);
+  record_flows(result, r);
+  record_observed(result, r);
+  for (const ThresholdVerdict& t : result.thresholds) {
+    r.thresholds.push_back({t.expression, t.observed, t.observed_text, t.passed});
+  }
+  if (!result.thresholds.empty()) r.thresholds_passed = result.thresholds_passed();
+  r.warmup_s = result.warmup_duration_s;
+  r.warmup_requests = result.warmup_total.responses();
+  r.warmup_outcomes = outcome_counts(result.warmup_total.outcomes);
+  return r;
 }
 
-}  // namespace
-
 json result_to_json(const RunResult& result) {
-  json out = header_json(result, result.aborted       ? "aborted"
-                                 : result.interrupted ? "interrupted"
-                                                      : "complete");
-  out["end_reason"] = result.end_reason;
-  out["summary"] = summary_json(result);
-  if (!result.request_names.empty()) out["requests"] = requests_by_name_json(result);
-  if (!result.flow_names.empty()) out["flows"] = flows_json(result);
-  if (!result.observed.empty()) {
-    json observed = json::object();
-    for (const ObservedSummary& o : result.observed) {
-      json entry = figures_json(o.figures);
-      entry["source"] = o.source;
-      if (!o.counters.empty()) {
-        json counters = json::object();
-        for (const CounterTotal& c : o.counters) {
-          counters[c.name] = {{"first", c.first}, {"last", c.last}, {"delta", c.delta()}};
-        }
-        entry["counters"] = std::move(counters);
-      }
-      entry["samples"] = o.samples;
-      entry["gaps"] = o.gaps;
-      if (!o.last_error.empty()) entry["error"] = o.last_error;
-      observed[o.label] = std::move(entry);
-    }
-    out["observed"] = std::move(observed);
-    if (result.server.any() || result.server.cpu_limit_cores) {
-      out["server"] = server_json(result.server);
-    }
-    out["generator_busy_windows"] = result.generator_busy_windows;
-  }
-  if (!result.thresholds.empty()) {
-    out["thresholds"] = thresholds_json(result);
-    out["thresholds_passed"] = result.thresholds_passed();
-  }
-  out["warmup"] = {{"duration_s", result.warmup_duration_s},
-                   {"requests", result.warmup_total.responses()},
-                   {"outcomes", outcomes_json(result.warmup_total.outcomes, false)}};
+  json out = result::run_to_json(run_record(result));
   json windows = json::array();
   for (const WindowSummary& w : result.windows) windows.push_back(window_to_json(w));
   out["windows"] = std::move(windows);
   return out;
 }
 
-json running_result_to_json(const RunResult& initial) { return header_json(initial, "running"); }
+json running_result_to_json(const RunResult& initial) {
+  return result::run_to_json(header_record(initial, "running"));
+}
 
 std::string result_json_text(const json& document) {
   // argv and the spec may hold bytes that are not UTF-8: replace them rather than fail to

@@ -7,8 +7,13 @@
 #include <string>
 
 #include "report/run_result.h"
+#include "result/run_record.h"
 
 namespace proofload::report {
+
+// The finished run reduced to its record: status, summary, warm-up, what was observed and judged;
+// the spec as recorded. No windows.
+result::RunRecord run_record(const RunResult& result);
 
 // The finished run: status "complete" or "interrupted", summary, warm-up and every window.
 nlohmann::json result_to_json(const RunResult& result);

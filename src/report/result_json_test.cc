@@ -126,5 +126,65 @@ TEST(ResultJson, TextSurvivesBytesThatAreNotUtf8) {
   EXPECT_NO_THROW(result_json_text(result_to_json(result)));
 }
 
+// The run's record is its result.json's one description: every part the writer puts in (named
+// requests, flows, observed sources with counters, the server, thresholds) reads back into a
+// record that writes the same document again.
+TEST(ResultJson, TheRecordReadBackWritesTheSameDocument) {
+  RunResult run = make_synthetic_result();
+  run.request_names = {"lookup"};
+  run.flow_names = {"visit"};
+  run.named_total.resize(1, 1);
+  run.named_total.requests[0].outcomes[static_cast<int>(measure::Outcome::kSuccess)] = 40;
+  run.named_total.requests[0].outcomes[static_cast<int>(measure::Outcome::kTimeout)] = 2;
+  run.named_total.requests[0].latency_us.record(1'500);
+  run.named_total.requests[0].span_responses = 40;
+  measure::FlowStats& visit = run.named_total.flows[0];
+  visit.started = 9;
+  visit.succeeded = 7;
+  visit.failed = 1;
+  visit.abandoned = 1;
+  run.named_total.flows[0].duration_us.record(12'000);
+  ObservedSummary self;
+  self.label = "self";
+  self.source = "self";
+  self.samples = 4;
+  self.figures = {{"cpu_cores_mean", 0.5}, {"cpu_cores_max", 0.75}};
+  ObservedSummary prom;
+  prom.label = "prom";
+  prom.source = "prom:http://127.0.0.1:9100/metrics";
+  prom.samples = 3;
+  prom.gaps = 1;
+  prom.last_error = "connection refused";
+  prom.counters = {{"http_requests_total", 10, 52}};
+  run.observed = {prom, self};
+  run.server.cpu_cores_mean = 0.7;
+  run.server.cpu_source = "pid:4242";
+  run.server.cpu_limit_cores = 1;
+  run.server.cpu_limit_basis = "its one thread";
+  run.generator_busy_windows = {2};
+  run.thresholds = {{"p99<1s", 3.0, "p99 = 3.0 ms", true},
+                    {"errors<1%", std::nullopt, "no data", false}};
+
+  json written = result_to_json(run);
+  written.erase("windows");
+  for (const char* key : {"requests", "flows", "observed", "server", "thresholds"}) {
+    ASSERT_TRUE(written.contains(key)) << key;
+  }
+  EXPECT_EQ(written["observed"]["prom"]["counters"]["http_requests_total"]["delta"], 42);
+  const result::RunRecord record = result::run_from_json(written);
+  EXPECT_EQ(record.sources.front().label, "self");  // the generator first, as reports list it
+  EXPECT_EQ(result::run_to_json(record), written);
+  // A running document too: the header and the spec, nothing measured.
+  const json running = running_result_to_json(run);
+  result::RunRecord header;
+  header.status = "running";
+  header.proofload_version = running["proofload_version"];
+  header.command_line = running["command_line"];
+  header.start_time = running["start_time"];
+  header.window_s = running["window_s"].get<double>();
+  header.read_spec(running["spec"]);
+  EXPECT_EQ(result::run_to_json(header), running);
+}
+
 }  // namespace
 }  // namespace proofload::report

@@ -12,8 +12,8 @@
 #include <cmath>
 
 #include "report/ladder_text.h"
-#include "report/run_data.h"
 #include "report/run_sections.h"
+#include "result/run_record.h"
 
 namespace proofload::report {
 namespace {
@@ -35,9 +35,9 @@ std::string rows_text(const std::vector<std::vector<std::string>>& rows) {
 
 // ---- Title and scope ----
 
-bool is_scenario(const RunView& v) { return !v.scenario_file.empty() || v.scenario_requests; }
+bool is_scenario(const RunRecord& v) { return !v.scenario_file.empty() || v.scenario_requests; }
 
-std::string stages_text(const RunView& v) {
+std::string stages_text(const RunRecord& v) {
   std::vector<std::string> items;
   for (const auto& [duration_s, target] : v.stages) {
     items.push_back(seconds_text(duration_s) + " to " + level_text(target));
@@ -45,7 +45,7 @@ std::string stages_text(const RunView& v) {
   return list_text(items);
 }
 
-std::string load_words(const RunView& v) {
+std::string load_words(const RunRecord& v) {
   if (v.executor == "closed_loop") {
     if (!v.stages.empty()) {
       return "Closed loop: connections ramped by stages (linear, from 0) " + stages_text(v);
@@ -77,7 +77,7 @@ std::string load_words(const RunView& v) {
   return v.executor.empty() ? "Executor not recorded" : "Executor " + v.executor;
 }
 
-std::string duration_words(const RunView& v) {
+std::string duration_words(const RunRecord& v) {
   std::string out;
   if (v.planned_duration_s && v.requests_limit) {
     out = "for up to " + seconds_text(*v.planned_duration_s) + " or " +
@@ -98,7 +98,7 @@ std::string duration_words(const RunView& v) {
   return out + " after " + warmup + " of warm-up (recorded apart, not in the figures)";
 }
 
-std::string scenario_words(const RunView& v) {
+std::string scenario_words(const RunRecord& v) {
   if (!is_scenario(v)) return "";
   std::string out = "Scenario " + (v.scenario_file.empty() ? std::string("file not recorded")
                                                            : inline_code(v.scenario_file));
@@ -115,7 +115,7 @@ std::string scenario_words(const RunView& v) {
   return out + ".\n\n";
 }
 
-std::string when_words(const RunView& v) {
+std::string when_words(const RunRecord& v) {
   std::vector<std::string> parts;
   parts.push_back(v.start_time.empty() ? "Start time not recorded" : "Started " + v.start_time);
   parts.push_back(v.duration_s ? "measured " + seconds_text(*v.duration_s)
@@ -135,14 +135,14 @@ std::string when_words(const RunView& v) {
   return out + ".";
 }
 
-std::string status_notice(const RunView& v) {
+std::string status_notice(const RunRecord& v) {
   if (v.status == "complete") return "";
   return "**Not complete (" + v.status +
          ")**: " + (v.end_reason.empty() ? "no reason recorded" : v.end_reason) +
          ". Every figure below covers only the part that ran.\n\n";
 }
 
-std::string header_of(const RunView& v) {
+std::string header_of(const RunRecord& v) {
   const std::string title = !v.target.empty()          ? v.target
                             : !v.scenario_file.empty() ? v.scenario_file
                                                        : "target not recorded";
@@ -152,7 +152,7 @@ std::string header_of(const RunView& v) {
 
 // ---- The short version ----
 
-std::vector<std::string> carry_row(const RunView& v) {
+std::vector<std::string> carry_row(const RunRecord& v) {
   const std::string question = "How much did it carry?";
   std::string evidence =
       "responses (of any status) and successes that ended in the measured span, from the end of "
@@ -174,9 +174,9 @@ std::vector<std::string> carry_row(const RunView& v) {
 }
 
 // Whether the server's CPU was its limit: its mean CPU against the most it could use.
-std::optional<std::vector<std::string>> server_cpu_row(const RunView& v) {
+std::optional<std::vector<std::string>> server_cpu_row(const RunRecord& v) {
   if (!v.server || !v.server->cpu_cores_mean) return std::nullopt;
-  const ServerView& s = *v.server;
+  const ServerRecord& s = *v.server;
   const std::string question = "Was the server's CPU the limit?";
   const std::string used = cores_text(*s.cpu_cores_mean) + " cores mean";
   std::string evidence = "server CPU from " + inline_code(s.cpu_source);
@@ -200,7 +200,7 @@ std::optional<std::vector<std::string>> server_cpu_row(const RunView& v) {
       question, "No: it used " + used + " of the " + limit + " it could use", evidence};
 }
 
-std::vector<std::string> fast_row(const RunView& v) {
+std::vector<std::string> fast_row(const RunRecord& v) {
   const std::string question = "How fast?";
   if (!v.latency.p50) return {question, "Not measured: no response was received", kDash};
   std::string answer = "p50 " + ms_number(v, "p50", *v.latency.p50) + " ms";
@@ -218,7 +218,7 @@ std::vector<std::string> fast_row(const RunView& v) {
   return {question, answer, evidence};
 }
 
-std::vector<std::string> failed_row(const RunView& v) {
+std::vector<std::string> failed_row(const RunRecord& v) {
   const std::optional<double> started = v.started();
   std::string answer;
   if (v.error_rate) {
@@ -253,13 +253,13 @@ std::vector<std::string> failed_row(const RunView& v) {
   return {"How many failed?", answer, evidence};
 }
 
-std::vector<std::string> thresholds_row(const RunView& v) {
+std::vector<std::string> thresholds_row(const RunRecord& v) {
   const std::string question = "Did it meet its thresholds?";
   if (v.thresholds.empty()) {
     if (v.thresholds_passed == false) return {question, "No: recorded as failed", kDash};
     return {question, "None were set", kDash};
   }
-  const std::vector<const ThresholdView*> failed = failed_thresholds(v);
+  const std::vector<const ThresholdRecord*> failed = failed_thresholds(v);
   if (failed.empty() && v.thresholds_passed != false) {
     return {question,
             v.thresholds.size() == 1 ? "Yes: it passed"
@@ -270,7 +270,7 @@ std::vector<std::string> thresholds_row(const RunView& v) {
     return {question, "No: recorded as failed, though no single threshold shows it", "Thresholds"};
   }
   std::vector<std::string> items;
-  for (const ThresholdView* t : failed) {
+  for (const ThresholdRecord* t : failed) {
     items.push_back(inline_code(t->expression) + " (" + observed_words(*t) +
                     (t->passed ? "" : ", verdict not recorded") + ")");
   }
@@ -280,9 +280,9 @@ std::vector<std::string> thresholds_row(const RunView& v) {
       "Thresholds (exit code 99)"};
 }
 
-std::vector<std::string> generator_row(const RunView& v) {
+std::vector<std::string> generator_row(const RunRecord& v) {
   const std::string question = "Was the generator the limit?";
-  const SourceView* self = v.generator();
+  const SourceRecord* self = v.generator();
   if (self == nullptr) return {question, "Not measured: the generator was not observed", kDash};
   const std::string evidence = "the generator's own CPU (observer self), per window";
   if (v.busy_windows && !v.busy_windows->empty()) {
@@ -305,7 +305,7 @@ std::vector<std::string> generator_row(const RunView& v) {
           evidence};
 }
 
-std::vector<std::string> status_row(const RunView& v) {
+std::vector<std::string> status_row(const RunRecord& v) {
   std::string evidence = "status " + v.status;
   if (v.duration_s && v.planned_duration_s) {
     evidence += "; measured " + seconds_text(*v.duration_s) + " of " +
@@ -317,7 +317,7 @@ std::vector<std::string> status_row(const RunView& v) {
           evidence};
 }
 
-std::string short_version(const RunView& v) {
+std::string short_version(const RunRecord& v) {
   std::vector<std::vector<std::string>> rows = {carry_row(v), fast_row(v), failed_row(v),
                                                 thresholds_row(v), generator_row(v)};
   if (auto server = server_cpu_row(v)) rows.push_back(*server);
@@ -328,7 +328,7 @@ std::string short_version(const RunView& v) {
 
 // ---- Reproduce ----
 
-std::string reproduce(const RunView& v) {
+std::string reproduce(const RunRecord& v) {
   std::string out = "## Reproduce\n\n" + command_block(v.command_line);
   if (v.seed) {
     out += "The scenario's random draws used seed " + std::to_string(*v.seed) + ": " +
@@ -345,7 +345,7 @@ std::string reproduce(const RunView& v) {
 
 // ---- `proofload observe`: no load was sent ----
 
-std::string observation_summary(const RunView& v) {
+std::string observation_summary(const RunRecord& v) {
   std::vector<std::string> specs;
   for (const std::string& spec : v.observe) specs.push_back(inline_code(spec));
   std::string out =
@@ -356,7 +356,7 @@ std::string observation_summary(const RunView& v) {
       ".\n\n" + when_words(v) + "\n\n" + status_notice(v);
   int64_t lost = 0;
   std::vector<std::string> lossy;
-  for (const SourceView& s : v.sources) {
+  for (const SourceRecord& s : v.sources) {
     if (s.gaps && *s.gaps > 0) {
       lost += static_cast<int64_t>(*s.gaps);
       lossy.push_back(s.label);
@@ -386,7 +386,7 @@ std::string observation_summary(const RunView& v) {
 }  // namespace
 
 std::string render_run_summary(const nlohmann::json& result) {
-  const RunView v = read_run(result);
+  const RunRecord v = result::run_from_json(result);
   if (v.observe_only) return observation_summary(v);
   return header_of(v) + short_version(v) + latency_table(v) + outcomes_table(v) + named_table(v) +
          flows_table(v) + thresholds_table(v) + observed_table(v) + limits_section(v) +

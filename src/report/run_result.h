@@ -15,10 +15,11 @@
 #include "measure/outcome.h"
 #include "measure/span_counts.h"
 #include "measure/window_stats.h"
+#include "result/run_record.h"
 
 namespace proofload::report {
 
-constexpr const char* kResultSchema = "proofload.result/v1";
+constexpr const char* kResultSchema = result::kRunSchema;
 
 // One histogram reduced to what reports show. Milliseconds with microsecond precision
 // (recorded microseconds / 1000); nullopt when nothing was recorded: "no data", never 0.

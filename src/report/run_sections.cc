@@ -26,9 +26,9 @@ constexpr double kHostLoadChange = 1.0;
 // A figure a threshold also judged is printed with at least the decimals of the threshold's own
 // observed text: that text was widened so that it never reads as the other side of its bound, and
 // a table must not undo that by rounding.
-int honest_decimals(const RunView& v, std::string_view metric, double value, int decimals) {
+int honest_decimals(const RunRecord& v, std::string_view metric, double value, int decimals) {
   const std::string prefix = std::string(metric) + " = ";
-  for (const ThresholdView& t : v.thresholds) {
+  for (const ThresholdRecord& t : v.thresholds) {
     if (!t.observed || !t.observed_text.starts_with(prefix)) continue;
     if (std::abs(*t.observed - value) > 1e-12 * std::max(1.0, std::abs(value))) continue;
     decimals =
@@ -39,20 +39,20 @@ int honest_decimals(const RunView& v, std::string_view metric, double value, int
 
 std::string mib(double bytes) { return fixed(bytes / (1024.0 * 1024.0), 1) + " MiB"; }
 
-std::string latency_cell(const RunView& v, const Percentile* p, std::string_view metric,
+std::string latency_cell(const RunRecord& v, const Percentile* p, std::string_view metric,
                          std::optional<double> ms) {
   if (!ms) return kDash;
   return ms_number(v, metric, *ms) + (p != nullptr && untrusted(v, *p) ? "*" : "");
 }
 
 // A Prometheus endpoint's series: counters with their increase, then gauges, up to a dozen.
-std::string prometheus_words(const SourceView& s) {
+std::string prometheus_words(const SourceRecord& s) {
   constexpr size_t kShown = 12;
   auto number = [](double v) { return v == std::floor(v) ? count_text(v) : fixed(v, 3); };
   std::vector<std::string> items;
-  for (const auto& [series, values] : s.counters) {
-    items.push_back(inline_code(series) + " +" + number(values.second - values.first) + " (" +
-                    number(values.first) + " to " + number(values.second) + ")");
+  for (const CounterRecord& c : s.counters) {
+    items.push_back(inline_code(c.series) + " +" + number(c.last - c.first) + " (" +
+                    number(c.first) + " to " + number(c.last) + ")");
   }
   for (const auto& [name, value] : s.figures) {
     if (name.find("_per_s_") != std::string::npos) continue;  // a counter's rate
@@ -68,7 +68,7 @@ std::string prometheus_words(const SourceView& s) {
 }
 
 // What a source's figures say, in words; the figures not described are counted.
-std::string figures_words(const SourceView& s) {
+std::string figures_words(const SourceRecord& s) {
   std::vector<std::string> parts;
   size_t described = 0;
   auto take = [&](const std::string& name) {
@@ -155,21 +155,21 @@ std::string figures_words(const SourceView& s) {
 
 }  // namespace
 
-bool untrusted(const RunView& v, const Percentile& p) {
+bool untrusted(const RunRecord& v, const Percentile& p) {
   return v.requests && *v.requests > 0 &&
          !measure::percentile_trusted(static_cast<int64_t>(*v.requests), p.percentile);
 }
 
-std::string ms_number(const RunView& v, std::string_view metric, double ms) {
+std::string ms_number(const RunRecord& v, std::string_view metric, double ms) {
   return fixed(ms,
                metric.empty() ? ms_decimals(ms) : honest_decimals(v, metric, ms, ms_decimals(ms)));
 }
 
-std::string share_text(const RunView& v, std::string_view metric, double share) {
+std::string share_text(const RunRecord& v, std::string_view metric, double share) {
   return percent_text(share, honest_decimals(v, metric, share, 2));
 }
 
-std::string rps_number(const RunView& v, std::string_view metric, double rps) {
+std::string rps_number(const RunRecord& v, std::string_view metric, double rps) {
   return fixed(rps, honest_decimals(v, metric, rps, std::abs(rps) >= 100 ? 0 : 1));
 }
 
@@ -190,27 +190,27 @@ std::string outcome_words(const std::string& name) {
 }
 
 // "windows 3, 4 and 7", the first ten then how many more.
-std::string windows_text(const std::vector<double>& windows) {
+std::string windows_text(const std::vector<int64_t>& windows) {
   std::vector<std::string> items;
   for (size_t i = 0; i < windows.size() && i < 10; ++i) items.push_back(level_text(windows[i]));
   if (windows.size() > 10) items.push_back(fmt::format("{} more", windows.size() - 10));
   return (windows.size() == 1 ? "window " : "windows ") + list_text(items);
 }
 
-std::vector<const ThresholdView*> failed_thresholds(const RunView& v) {
-  std::vector<const ThresholdView*> failed;
-  for (const ThresholdView& t : v.thresholds) {
+std::vector<const ThresholdRecord*> failed_thresholds(const RunRecord& v) {
+  std::vector<const ThresholdRecord*> failed;
+  for (const ThresholdRecord& t : v.thresholds) {
     if (t.passed != true) failed.push_back(&t);
   }
   return failed;
 }
 
-std::string observed_words(const ThresholdView& t) {
+std::string observed_words(const ThresholdRecord& t) {
   if (!t.observed_text.empty()) return t.observed_text;
   return t.observed ? fmt::format("{}", *t.observed) : "no data";
 }
 
-std::string latency_table(const RunView& v) {
+std::string latency_table(const RunRecord& v) {
   std::string out =
       "## Latency\n\n" +
       table_row({"percentile", "latency ms", "service time ms", "time to first byte ms"}) +
@@ -223,7 +223,7 @@ std::string latency_table(const RunView& v) {
     any_untrusted = any_untrusted || ((v.latency.*p.value).has_value() && untrusted(v, p));
   }
   for (const auto& [label, member] :
-       {std::pair{"max", &LatencyView::max}, std::pair{"mean", &LatencyView::mean}}) {
+       {std::pair{"max", &Latency::max}, std::pair{"mean", &Latency::mean}}) {
     out += table_row({label, latency_cell(v, nullptr, label, v.latency.*member),
                       latency_cell(v, nullptr, "", v.service_time.*member),
                       latency_cell(v, nullptr, "", v.ttfb.*member)});
@@ -243,7 +243,7 @@ std::string latency_table(const RunView& v) {
   return out;
 }
 
-std::string outcomes_table(const RunView& v) {
+std::string outcomes_table(const RunRecord& v) {
   if (v.outcomes.empty()) return "## Outcomes\n\nOutcomes not recorded.\n\n";
   const std::optional<double> started = v.started();
   std::string out = "## Outcomes\n\n" + table_row({"outcome", "requests", "share", "of"}) +
@@ -281,16 +281,16 @@ std::string outcomes_table(const RunView& v) {
   return out + "\n\n";
 }
 
-std::string named_table(const RunView& v) {
+std::string named_table(const RunRecord& v) {
   if (v.named.empty()) return "";
   double all = 0;
-  for (const NamedView& n : v.named) all += n.requests.value_or(0);
+  for (const NamedRequest& n : v.named) all += n.requests.value_or(0);
   std::string out =
       "## By request\n\n" +
       table_row({"request", "requests", "share of mix", "errors", "error rate", "responses/s",
                  "p50 ms", "p90 ms", "p99 ms"}) +
       table_row({"---", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:"});
-  for (const NamedView& n : v.named) {
+  for (const NamedRequest& n : v.named) {
     auto ms = [&](const char* p, std::optional<double> value) {
       return value ? ms_number(v, std::string(p) + "(" + n.name + ")", *value) : kDash;
     };
@@ -308,13 +308,13 @@ std::string named_table(const RunView& v) {
          "was picked (never started, or no connection while queued) are in the totals only.\n\n";
 }
 
-std::string flows_table(const RunView& v) {
+std::string flows_table(const RunRecord& v) {
   if (v.flows.empty()) return "";
   std::string out = "## Flows\n\n" +
                     table_row({"flow", "started", "succeeded", "failed", "abandoned", "success",
                                "p50 ms", "p99 ms"}) +
                     table_row({"---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"});
-  for (const FlowView& f : v.flows) {
+  for (const FlowRecord& f : v.flows) {
     out += table_row({table_cell(f.name), count_or_dash(f.started), count_or_dash(f.succeeded),
                       count_or_dash(f.failed), count_or_dash(f.abandoned),
                       f.success_rate
@@ -331,11 +331,11 @@ std::string flows_table(const RunView& v) {
          "included.\n\n";
 }
 
-std::string thresholds_table(const RunView& v) {
+std::string thresholds_table(const RunRecord& v) {
   if (v.thresholds.empty()) return "";
   std::string out = "## Thresholds\n\n" + table_row({"threshold", "observed", "verdict"}) +
                     table_row({"---", "---", "---"});
-  for (const ThresholdView& t : v.thresholds) {
+  for (const ThresholdRecord& t : v.thresholds) {
     const std::string verdict = !t.passed ? "not recorded" : *t.passed ? "passed" : "FAILED";
     out +=
         table_row({table_cell(inline_code(t.expression)), table_cell(observed_words(t)), verdict});
@@ -345,12 +345,12 @@ std::string thresholds_table(const RunView& v) {
   return out + (failed > 0 ? "; a failed threshold makes the exit code 99.\n\n" : ".\n\n");
 }
 
-std::string observed_table(const RunView& v) {
+std::string observed_table(const RunRecord& v) {
   if (!v.observed_recorded) return "";
   std::string out = "## Observed\n\n" +
                     table_row({"source", "spec", "samples", "gaps", "figures"}) +
                     table_row({"---", "---", "---:", "---:", "---"});
-  for (const SourceView& s : v.sources) {
+  for (const SourceRecord& s : v.sources) {
     std::string gaps = count_or_dash(s.gaps);
     if (!s.error.empty()) gaps += " (last: " + s.error + ")";
     out += table_row({s.is_generator() ? "self (the generator)" : table_cell(s.label),
@@ -362,7 +362,7 @@ std::string observed_table(const RunView& v) {
       "completed request, memory in MiB (1,048,576 bytes). A gap is a sample that failed: the "
       "figures have no value there rather than a wrong one.";
   if (v.server && (!v.server->cpu_source.empty() || !v.server->cgroup_source.empty())) {
-    const ServerView& s = *v.server;
+    const ServerRecord& s = *v.server;
     std::vector<std::string> parts;
     if (!s.cpu_source.empty()) {
       std::string cpu = "its CPU from " + inline_code(s.cpu_source);
@@ -382,14 +382,14 @@ std::string observed_table(const RunView& v) {
   return out + "\n\n";
 }
 
-void add_observer_limits(const RunView& v, std::vector<std::string>& bullets) {
+void add_observer_limits(const RunRecord& v, std::vector<std::string>& bullets) {
   if (!v.observed_recorded) {
     bullets.push_back(
         "Nothing was observed (result.json holds no observer figures), so nothing "
         "here says what the server or the generator spent.");
     return;
   }
-  const bool server = std::any_of(v.sources.begin(), v.sources.end(), [](const SourceView& s) {
+  const bool server = std::any_of(v.sources.begin(), v.sources.end(), [](const SourceRecord& s) {
     return !s.is_generator() && !s.is_host();
   });
   if (!server && !v.observe_only) {
@@ -398,7 +398,7 @@ void add_observer_limits(const RunView& v, std::vector<std::string>& bullets) {
                       " were observed), so nothing here says what the server spent or why it "
                       "answered as it did.");
   }
-  for (const SourceView& s : v.sources) {
+  for (const SourceRecord& s : v.sources) {
     if (!s.gaps || *s.gaps <= 0) continue;
     std::string text =
         (s.is_generator() ? std::string("The generator's own observer")
@@ -408,7 +408,7 @@ void add_observer_limits(const RunView& v, std::vector<std::string>& bullets) {
     if (!s.error.empty()) text += " (last: " + s.error + ")";
     bullets.push_back(text + ": its figures have holes there.");
   }
-  if (const SourceView* host = v.host()) {
+  if (const SourceRecord* host = v.host()) {
     const auto start = host->value("load1_start");
     const auto max = host->value("load1_max");
     if (start && max && *max > kHostLoadRatio * *start && *max - *start > kHostLoadChange) {
@@ -421,7 +421,7 @@ void add_observer_limits(const RunView& v, std::vector<std::string>& bullets) {
   }
 }
 
-std::string status_limit(const RunView& v) {
+std::string status_limit(const RunRecord& v) {
   std::string out = "The run did not complete (" + v.status +
                     "): " + (v.end_reason.empty() ? "no reason recorded" : v.end_reason) +
                     ". The figures cover only the part that ran";
@@ -432,7 +432,7 @@ std::string status_limit(const RunView& v) {
   return out + ".";
 }
 
-std::string limits_section(const RunView& v) {
+std::string limits_section(const RunRecord& v) {
   std::vector<std::string> bullets;
   if (v.status != "complete") bullets.push_back(status_limit(v));
   if (v.executor == "closed_loop") {

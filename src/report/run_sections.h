@@ -8,53 +8,63 @@
 #include <string_view>
 #include <vector>
 
-#include "report/run_data.h"
+#include "result/run_record.h"
 
 namespace proofload::report::run {
+
+// The run's record as read back from its result.json (result/run_record.h).
+using result::CounterRecord;
+using result::FlowRecord;
+using result::Latency;
+using result::NamedRequest;
+using result::RunRecord;
+using result::ServerRecord;
+using result::SourceRecord;
+using result::ThresholdRecord;
 
 // The percentiles a run reports; whether one is trusted is measure/percentile_trust.h's rule.
 struct Percentile {
   const char* label;  // as in thresholds: "p99.9"
   double percentile;  // 99.9
-  std::optional<double> LatencyView::*value;
+  std::optional<double> Latency::*value;
 };
-inline constexpr Percentile kPercentiles[] = {{"p50", 50, &LatencyView::p50},
-                                              {"p90", 90, &LatencyView::p90},
-                                              {"p99", 99, &LatencyView::p99},
-                                              {"p99.9", 99.9, &LatencyView::p99_9}};
+inline constexpr Percentile kPercentiles[] = {{"p50", 50, &Latency::p50},
+                                              {"p90", 90, &Latency::p90},
+                                              {"p99", 99, &Latency::p99},
+                                              {"p99.9", 99.9, &Latency::p99_9}};
 
 // Too few measured responses for `p`.
-bool untrusted(const RunView& v, const Percentile& p);
+bool untrusted(const RunRecord& v, const Percentile& p);
 // Milliseconds without their unit ("1.2", "0.600"), with at least the decimals of the observed text
 // of a threshold on `metric` ("p99", "p95(lookup)") with this very value; "" for no metric.
-std::string ms_number(const RunView& v, std::string_view metric, double ms);
+std::string ms_number(const RunRecord& v, std::string_view metric, double ms);
 // A share as a percentage, likewise no rounder than a threshold's text on `metric` ("errors").
-std::string share_text(const RunView& v, std::string_view metric, double share);
+std::string share_text(const RunRecord& v, std::string_view metric, double share);
 // Throughput without its unit ("2,066", "99.8"), likewise for a threshold on `metric` ("rps").
-std::string rps_number(const RunView& v, std::string_view metric, double rps);
+std::string rps_number(const RunRecord& v, std::string_view metric, double rps);
 std::string count_or_dash(std::optional<double> n);
 // "1 connection", "64 connections".
 std::string plural(double n, const std::string& one, const std::string& many);
 // "status_503" -> "503", "connect_error" -> "connect error".
 std::string outcome_words(const std::string& name);
 // "window 3", "windows 3, 4 and 7" (the first ten, then how many more).
-std::string windows_text(const std::vector<double>& windows);
+std::string windows_text(const std::vector<int64_t>& windows);
 // Thresholds that did not pass, a missing verdict included: none is ever read as a pass.
-std::vector<const ThresholdView*> failed_thresholds(const RunView& v);
+std::vector<const ThresholdRecord*> failed_thresholds(const RunRecord& v);
 // A threshold's observed text as recorded ("p99 = 3.001 ms"), "no data" when there was none.
-std::string observed_words(const ThresholdView& t);
+std::string observed_words(const ThresholdRecord& t);
 
-std::string latency_table(const RunView& v);
-std::string outcomes_table(const RunView& v);
-std::string named_table(const RunView& v);       // "" for a plain run
-std::string flows_table(const RunView& v);       // "" without flows
-std::string thresholds_table(const RunView& v);  // "" without thresholds
-std::string observed_table(const RunView& v);    // "" when nothing was observed
+std::string latency_table(const RunRecord& v);
+std::string outcomes_table(const RunRecord& v);
+std::string named_table(const RunRecord& v);       // "" for a plain run
+std::string flows_table(const RunRecord& v);       // "" without flows
+std::string thresholds_table(const RunRecord& v);  // "" without thresholds
+std::string observed_table(const RunRecord& v);    // "" when nothing was observed
 
 // "The run did not complete (interrupted): ...".
-std::string status_limit(const RunView& v);
+std::string status_limit(const RunRecord& v);
 // What the observers leave unshown: no server observer, lost samples, a host that got busy.
-void add_observer_limits(const RunView& v, std::vector<std::string>& bullets);
-std::string limits_section(const RunView& v);
+void add_observer_limits(const RunRecord& v, std::vector<std::string>& bullets);
+std::string limits_section(const RunRecord& v);
 
 }  // namespace proofload::report::run

@@ -9,6 +9,29 @@ namespace proofload::result {
 
 using nlohmann::json;
 
+namespace {
+
+// A whole number 0 or more, written as an integer or as a float without a fraction (1200.0).
+std::optional<int64_t> count_of(const json& value) {
+  if (value.is_number_unsigned()) {
+    if (value.get<uint64_t>() <= static_cast<uint64_t>(INT64_MAX)) {
+      return static_cast<int64_t>(value.get<uint64_t>());
+    }
+    return std::nullopt;
+  }
+  if (value.is_number_integer()) {
+    const int64_t n = value.get<int64_t>();
+    return n >= 0 ? std::optional(n) : std::nullopt;
+  }
+  if (value.is_number_float()) {
+    const double d = value.get<double>();
+    if (d >= 0 && d < 9.2e18 && d == std::floor(d)) return static_cast<int64_t>(d);
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 void JsonReader::fail(const std::string& message) const {
   throw std::runtime_error(std::string(document_) + ": " + message);
 }
@@ -50,14 +73,7 @@ std::optional<uint64_t> JsonReader::unsigned_integer(std::string_view key) const
 std::optional<int64_t> JsonReader::count(std::string_view key) const {
   const json* value = find(key);
   if (value == nullptr) return std::nullopt;
-  if (value->is_number_integer() && value->get<int64_t>() >= 0) return value->get<int64_t>();
-  if (value->is_number_unsigned() && value->get<uint64_t>() <= INT64_MAX) {
-    return static_cast<int64_t>(value->get<uint64_t>());
-  }
-  if (value->is_number_float()) {
-    const double d = value->get<double>();
-    if (d >= 0 && d < 9.2e18 && d == std::floor(d)) return static_cast<int64_t>(d);
-  }
+  if (const std::optional<int64_t> n = count_of(*value)) return n;
   fail("'" + name(key) + "' is not a whole number 0 or more");
 }
 
@@ -116,6 +132,19 @@ std::optional<std::vector<double>> JsonReader::numbers(std::string_view key) con
   return out;
 }
 
+std::optional<std::vector<int64_t>> JsonReader::counts(std::string_view key) const {
+  const json* value = find(key);
+  if (value == nullptr) return std::nullopt;
+  if (!value->is_array()) fail("'" + name(key) + "' is not an array");
+  std::vector<int64_t> out;
+  for (const json& element : *value) {
+    const std::optional<int64_t> n = count_of(element);
+    if (!n) fail("'" + name(key) + "' holds something other than whole numbers 0 or more");
+    out.push_back(*n);
+  }
+  return out;
+}
+
 std::vector<std::string> JsonReader::texts(std::string_view key) const {
   std::vector<std::string> out;
   const json* value = find(key);
@@ -155,6 +184,19 @@ std::vector<std::pair<std::string, double>> JsonReader::numbers_by_name(
     if (value.is_null()) continue;
     if (!value.is_number()) fail("'" + container.name(member) + "' is not a number");
     out.emplace_back(member, value.get<double>());
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, int64_t>> JsonReader::counts_by_name(
+    std::string_view key) const {
+  std::vector<std::pair<std::string, int64_t>> out;
+  const JsonReader container = object(key);
+  if (!container.present()) return out;
+  for (const auto& [member, value] : container.object_->items()) {
+    if (const std::optional<int64_t> count = container.count(member)) {
+      out.emplace_back(member, *count);
+    }
   }
   return out;
 }

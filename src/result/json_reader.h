@@ -42,12 +42,15 @@ class JsonReader {
   JsonReader object(std::string_view key) const;
   std::vector<JsonReader> objects(std::string_view key) const;             // an array of objects
   std::optional<std::vector<double>> numbers(std::string_view key) const;  // an array of numbers
+  std::optional<std::vector<int64_t>> counts(std::string_view key) const;  // an array of counts
   std::vector<std::string> texts(std::string_view key) const;              // an array of strings
   std::optional<size_t> size_of(std::string_view key) const;  // an array's length; none: missing
   // The members of an object whose values are objects, in key order.
   std::vector<std::pair<std::string, JsonReader>> members(std::string_view key) const;
   // The members of an object whose values are numbers, in key order (nulls left out).
   std::vector<std::pair<std::string, double>> numbers_by_name(std::string_view key) const;
+  // The members of an object whose values are counts, in key order (nulls left out).
+  std::vector<std::pair<std::string, int64_t>> counts_by_name(std::string_view key) const;
   // This object's members that are numbers, in key order (the others left out).
   std::vector<std::pair<std::string, double>> own_numbers() const;
 

@@ -1,0 +1,360 @@
+// See run_record.h.
+#include "result/run_record.h"
+
+#include <algorithm>
+#include <stdexcept>
+#include <string_view>
+
+#include "measure/outcome.h"
+#include "result/json_reader.h"
+#include "result/json_values.h"
+
+namespace proofload::result {
+namespace {
+
+using nlohmann::json;
+
+constexpr std::string_view kDocument = "run result.json";
+
+// ---- writing ----
+
+json latency_json(const Latency& l) {
+  return {{"p50", optional_json(l.p50)}, {"p90", optional_json(l.p90)},
+          {"p99", optional_json(l.p99)}, {"p99_9", optional_json(l.p99_9)},
+          {"max", optional_json(l.max)}, {"mean", optional_json(l.mean)}};
+}
+
+json counts_json(const Counts& counts) {
+  json out = json::object();
+  for (const auto& [name, count] : counts) out[name] = count;
+  return out;
+}
+
+json summary_json(const RunRecord& r) {
+  return {{"requests", optional_json(r.requests)},
+          {"intended", optional_json(r.intended)},
+          {"errors", optional_json(r.errors)},
+          {"error_rate", optional_json(r.error_rate)},
+          {"never_started", optional_json(r.never_started)},
+          {"never_started_share", optional_json(r.never_started_share)},
+          {"throughput_rps", optional_json(r.throughput_rps)},
+          {"goodput_rps", optional_json(r.goodput_rps)},
+          {"duration_s", optional_json(r.duration_s)},
+          {"span",
+           {{"responses", optional_json(r.span_responses)},
+            {"successes", optional_json(r.span_successes)},
+            {"iterations", optional_json(r.span_iterations)},
+            {"iterations_succeeded", optional_json(r.span_iterations_succeeded)},
+            {"flows", optional_json(r.span_flows)},
+            {"flows_succeeded", optional_json(r.span_flows_succeeded)},
+            {"extended_to_last_response", r.span_extended}}},
+          {"latency_ms", latency_json(r.latency)},
+          {"service_time_ms", latency_json(r.service_time)},
+          {"ttfb_ms", latency_json(r.ttfb)},
+          {"outcomes", counts_json(r.outcomes)},
+          {"status", counts_json(r.status_codes)},
+          {"bytes_in", optional_json(r.bytes_in)},
+          {"bytes_out", optional_json(r.bytes_out)},
+          {"connects", optional_json(r.connects)}};
+}
+
+json source_json(const SourceRecord& s) {
+  json out = json::object();
+  for (const auto& [name, value] : s.figures) out[name] = value;
+  out["source"] = s.source;
+  if (!s.counters.empty()) {
+    json counters = json::object();
+    for (const CounterRecord& c : s.counters) {
+      counters[c.series] = {{"first", c.first}, {"last", c.last}, {"delta", c.last - c.first}};
+    }
+    out["counters"] = std::move(counters);
+  }
+  out["samples"] = optional_json(s.samples);
+  out["gaps"] = optional_json(s.gaps);
+  if (!s.error.empty()) out["error"] = s.error;
+  return out;
+}
+
+json server_json(const ServerRecord& s) {
+  return {{"cpu_cores_mean", optional_json(s.cpu_cores_mean)},
+          {"cpu_cores_max", optional_json(s.cpu_cores_max)},
+          {"cpu_source", text_or_null(s.cpu_source)},
+          {"cpu_also_measured_by", s.cpu_also_measured_by},
+          {"throttled_share_mean", optional_json(s.throttled_share_mean)},
+          {"quota_cores", optional_json(s.quota_cores)},
+          {"cgroup_source", text_or_null(s.cgroup_source)},
+          {"cpu_limit_cores", optional_json(s.cpu_limit_cores)},
+          {"cpu_limit_basis", text_or_null(s.cpu_limit_basis)},
+          {"cpu_bound", s.cpu_bound}};
+}
+
+// ---- reading ----
+
+[[noreturn]] void fail(const std::string& message) {
+  throw std::runtime_error(std::string(kDocument) + ": " + message);
+}
+
+Latency latency_from(const JsonReader& r) {
+  return {r.number("p50"),   r.number("p90"), r.number("p99"),
+          r.number("p99_9"), r.number("max"), r.number("mean")};
+}
+
+// In the order every report lists them (success first), names this build does not know last.
+void in_report_order(Counts& outcomes) {
+  auto rank = [](const std::string& name) {
+    const auto known =
+        std::find(measure::kOutcomeNames.begin(), measure::kOutcomeNames.end(), name);
+    return known - measure::kOutcomeNames.begin();
+  };
+  std::stable_sort(outcomes.begin(), outcomes.end(),
+                   [&](const auto& a, const auto& b) { return rank(a.first) < rank(b.first); });
+}
+
+void read_summary(const JsonReader& s, RunRecord& v) {
+  v.requests = s.count("requests");
+  v.intended = s.count("intended");
+  v.errors = s.count("errors");
+  v.error_rate = s.number("error_rate");
+  v.never_started = s.count("never_started");
+  v.never_started_share = s.number("never_started_share");
+  v.throughput_rps = s.number("throughput_rps");
+  v.goodput_rps = s.number("goodput_rps");
+  const JsonReader span = s.object("span");
+  v.span_responses = span.count("responses");
+  v.span_successes = span.count("successes");
+  v.span_iterations = span.count("iterations");
+  v.span_iterations_succeeded = span.count("iterations_succeeded");
+  v.span_flows = span.count("flows");
+  v.span_flows_succeeded = span.count("flows_succeeded");
+  v.span_extended = span.boolean("extended_to_last_response").value_or(false);
+  v.duration_s = s.number("duration_s");
+  v.bytes_in = s.count("bytes_in");
+  v.bytes_out = s.count("bytes_out");
+  v.connects = s.count("connects");
+  v.latency = latency_from(s.object("latency_ms"));
+  v.service_time = latency_from(s.object("service_time_ms"));
+  v.ttfb = latency_from(s.object("ttfb_ms"));
+  v.outcomes = s.counts_by_name("outcomes");
+  in_report_order(v.outcomes);
+  v.status_codes = s.counts_by_name("status");
+}
+
+void read_observed(const JsonReader& top, RunRecord& v) {
+  v.observed_recorded = top.object("observed").present();
+  for (const auto& [label, r] : top.members("observed")) {
+    SourceRecord source;
+    source.label = label;
+    source.source = r.text("source");
+    source.samples = r.count("samples");
+    source.gaps = r.count("gaps");
+    source.error = r.text("error");
+    for (const auto& [series, counter] : r.members("counters")) {
+      const std::optional<double> first = counter.number("first");
+      const std::optional<double> last = counter.number("last");
+      if (first && last) source.counters.push_back({series, *first, *last});
+    }
+    for (auto& figure : r.own_numbers()) {
+      if (figure.first != "samples" && figure.first != "gaps") {
+        source.figures.push_back(std::move(figure));
+      }
+    }
+    v.sources.push_back(std::move(source));
+  }
+  if (const JsonReader server = top.object("server"); server.present()) {
+    ServerRecord s;
+    s.cpu_cores_mean = server.number("cpu_cores_mean");
+    s.cpu_cores_max = server.number("cpu_cores_max");
+    s.cpu_source = server.text("cpu_source");
+    s.cpu_also_measured_by = server.texts("cpu_also_measured_by");
+    s.throttled_share_mean = server.number("throttled_share_mean");
+    s.quota_cores = server.number("quota_cores");
+    s.cgroup_source = server.text("cgroup_source");
+    s.cpu_limit_cores = server.number("cpu_limit_cores");
+    s.cpu_limit_basis = server.text("cpu_limit_basis");
+    s.cpu_bound = server.boolean("cpu_bound").value_or(false);
+    v.server = std::move(s);
+  }
+  // The generator first, as the run observed it; the others in key order.
+  std::stable_partition(v.sources.begin(), v.sources.end(),
+                        [](const SourceRecord& source) { return source.is_generator(); });
+  v.busy_windows = top.counts("generator_busy_windows");
+}
+
+}  // namespace
+
+std::optional<double> SourceRecord::value(const std::string& name) const {
+  for (const auto& [figure, value] : figures) {
+    if (figure == name) return value;
+  }
+  return std::nullopt;
+}
+
+bool SourceRecord::is_host() const {
+  return source.empty() ? label.starts_with("host") : source == "host";
+}
+
+void RunRecord::read_spec(nlohmann::json recorded_spec) {
+  spec = std::move(recorded_spec);
+  const JsonReader s(spec.is_object() ? &spec : nullptr, "spec", kDocument);
+  observe_only = s.text("command") == "observe";
+  target = s.text("target");
+  executor = s.text("executor");
+  connections = s.number("connections");
+  max_connections = s.number("max_connections");
+  rate_per_s = s.number("rate_per_s");
+  planned_duration_s = s.number("duration_s");
+  spec_warmup_s = s.number("warmup_s");
+  requests_limit = s.number("requests_limit");
+  stages.clear();
+  for (const JsonReader& stage : s.objects("stages")) {
+    const std::optional<double> duration = stage.number("duration_s");
+    const std::optional<double> stage_target = stage.number("target");
+    if (duration && stage_target) stages.emplace_back(*duration, *stage_target);
+  }
+  const JsonReader scenario = s.object("scenario");
+  if (scenario.present()) {
+    scenario_file = scenario.text("file");
+    seed = scenario.unsigned_integer("seed");
+    scenario_requests = scenario.size_of("requests");
+    scenario_flows = scenario.size_of("flows");
+  }
+  observe = s.texts("observe");
+}
+
+std::optional<int64_t> RunRecord::outcome(const std::string& name) const {
+  if (outcomes.empty()) return std::nullopt;
+  for (const auto& [outcome, count] : outcomes) {
+    if (outcome == name) return count;
+  }
+  return 0;
+}
+
+std::optional<double> RunRecord::started() const {
+  if (outcomes.empty()) return std::nullopt;
+  double started = 0;
+  for (const auto& [outcome, count] : outcomes) {
+    if (outcome != "never_started") started += static_cast<double>(count);
+  }
+  return started;
+}
+
+const SourceRecord* RunRecord::generator() const {
+  for (const SourceRecord& s : sources) {
+    if (s.is_generator()) return &s;
+  }
+  return nullptr;
+}
+
+const SourceRecord* RunRecord::host() const {
+  for (const SourceRecord& s : sources) {
+    if (s.is_host()) return &s;
+  }
+  return nullptr;
+}
+
+json run_to_json(const RunRecord& r) {
+  json out = {{"schema", kRunSchema},
+              {"status", r.status},
+              {"proofload_version", r.proofload_version},
+              {"command_line", r.command_line},
+              {"start_time", r.start_time},
+              {"window_s", optional_json(r.window_s)},
+              {"spec", r.spec}};
+  if (!r.summary_recorded) return out;  // running: nothing measured yet
+  out["end_reason"] = r.end_reason;
+  out["summary"] = summary_json(r);
+  if (!r.named.empty()) {
+    json requests = json::object();
+    for (const NamedRequest& n : r.named) {
+      requests[n.name] = {{"requests", optional_json(n.requests)},
+                          {"responses", optional_json(n.responses)},
+                          {"errors", optional_json(n.errors)},
+                          {"error_rate", optional_json(n.error_rate)},
+                          {"throughput_rps", optional_json(n.throughput_rps)},
+                          {"latency_ms", latency_json(n.latency)},
+                          {"outcomes", counts_json(n.outcomes)}};
+    }
+    out["requests"] = std::move(requests);
+  }
+  if (!r.flows.empty()) {
+    json flows = json::object();
+    for (const FlowRecord& f : r.flows) {
+      flows[f.name] = {{"started", optional_json(f.started)},
+                       {"succeeded", optional_json(f.succeeded)},
+                       {"failed", optional_json(f.failed)},
+                       {"abandoned", optional_json(f.abandoned)},
+                       {"success_rate", optional_json(f.success_rate)},
+                       {"duration_ms", latency_json(f.duration)}};
+    }
+    out["flows"] = std::move(flows);
+  }
+  if (r.observed_recorded) {
+    json observed = json::object();
+    for (const SourceRecord& s : r.sources) observed[s.label] = source_json(s);
+    out["observed"] = std::move(observed);
+    if (r.server) out["server"] = server_json(*r.server);
+    out["generator_busy_windows"] = r.busy_windows.value_or(std::vector<int64_t>{});
+  }
+  if (!r.thresholds.empty()) {
+    json thresholds = json::array();
+    for (const ThresholdRecord& t : r.thresholds) {
+      thresholds.push_back({{"expression", t.expression},
+                            {"observed", optional_json(t.observed)},
+                            {"observed_text", t.observed_text},
+                            {"passed", optional_json(t.passed)}});
+    }
+    out["thresholds"] = std::move(thresholds);
+    out["thresholds_passed"] = optional_json(r.thresholds_passed);
+  }
+  out["warmup"] = {{"duration_s", optional_json(r.warmup_s)},
+                   {"requests", optional_json(r.warmup_requests)},
+                   {"outcomes", counts_json(r.warmup_outcomes)}};
+  return out;
+}
+
+RunRecord run_from_json(const json& result) {
+  if (!result.is_object()) fail("not a JSON object");
+  const JsonReader top(&result, "", kDocument);
+  top.required("schema");
+  const std::string schema = top.text("schema");
+  if (schema != kRunSchema) fail("schema is '" + schema + "', not " + std::string(kRunSchema));
+  RunRecord v;
+  top.required("status");
+  v.status = top.text("status");
+  const json& summary = top.required("summary");
+  if (!summary.is_object()) fail("'summary' is not an object");
+  v.summary_recorded = true;
+  v.end_reason = top.text("end_reason");
+  v.proofload_version = top.text("proofload_version");
+  v.command_line = top.text("command_line");
+  v.start_time = top.text("start_time");
+  v.window_s = top.number("window_s");
+  if (const json* spec = top.find("spec")) {
+    top.object("spec");  // an object, or a readable error
+    v.read_spec(*spec);
+  }
+  read_summary(top.object("summary"), v);
+  const JsonReader warmup = top.object("warmup");
+  v.warmup_s = warmup.number("duration_s");
+  v.warmup_requests = warmup.count("requests");
+  v.warmup_outcomes = warmup.counts_by_name("outcomes");
+  for (const auto& [name, r] : top.members("requests")) {
+    v.named.push_back({name, r.count("requests"), r.count("responses"), r.count("errors"),
+                       r.number("error_rate"), r.number("throughput_rps"),
+                       latency_from(r.object("latency_ms")), r.counts_by_name("outcomes")});
+  }
+  for (const auto& [name, r] : top.members("flows")) {
+    v.flows.push_back({name, r.count("started"), r.count("succeeded"), r.count("failed"),
+                       r.count("abandoned"), r.number("success_rate"),
+                       latency_from(r.object("duration_ms"))});
+  }
+  for (const JsonReader& t : top.objects("thresholds")) {
+    v.thresholds.push_back(
+        {t.text("expression"), t.number("observed"), t.text("observed_text"), t.boolean("passed")});
+  }
+  v.thresholds_passed = top.boolean("thresholds_passed");
+  read_observed(top, v);
+  return v;
+}
+
+}  // namespace proofload::result

@@ -1,0 +1,150 @@
+// A run's result.json (schema proofload.result/v1, docs/result-schema.md "Run") without its
+// windows, as one typed value, RunRecord, with its paired to_json and from_json: the run's writer
+// (report/result_json.h) reduces a finished run to it and writes it, summary.md renders from it
+// as read back, so a field is added in one place. The windows are streamed apart as the run goes
+// (report/result_directory.h) and are never read here.
+//
+// Reading (from_json) is of a file this or an earlier proofload wrote, or one edited by hand: a
+// missing or null optional key is the field's "not recorded" (nullopt, "", empty); a missing
+// required key (schema, status, summary as an object) or a value of the wrong type throws
+// std::runtime_error naming it ("run result.json: 'summary.latency_ms.p99' is not a number").
+// Counts are whole numbers 0 or more. Pure; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+
+namespace proofload::result {
+
+constexpr const char* kRunSchema = "proofload.result/v1";
+
+// {p50, p90, p99, p99_9, max, mean}, in ms; nullopt: no data.
+struct Latency {
+  std::optional<double> p50, p90, p99, p99_9, max, mean;
+};
+
+using Counts = std::vector<std::pair<std::string, int64_t>>;  // by name: outcomes, status codes
+
+// requests.<name>: one named request of a scenario (measured part).
+struct NamedRequest {
+  std::string name;
+  std::optional<int64_t> requests;  // ended, every outcome
+  std::optional<int64_t> responses, errors;
+  std::optional<double> error_rate, throughput_rps;
+  Latency latency;
+  Counts outcomes;
+};
+
+// flows.<name>: flows have their own denominator (flows, not requests).
+struct FlowRecord {
+  std::string name;
+  std::optional<int64_t> started, succeeded, failed, abandoned;
+  std::optional<double> success_rate;
+  Latency duration;  // of successful flows
+};
+
+struct ThresholdRecord {
+  std::string expression;
+  std::optional<double> observed;
+  std::string observed_text;   // printed so that it never contradicts `passed`
+  std::optional<bool> passed;  // nullopt: not recorded (never read as a pass)
+};
+
+// A Prometheus endpoint's counter over the measured part: its raw first and last values.
+struct CounterRecord {
+  std::string series;
+  double first = 0;
+  double last = 0;
+};
+
+// observed.<label>: one observed source over the measured part.
+struct SourceRecord {
+  std::string label;   // "self", "pid", "host", "cgroup2", ...
+  std::string source;  // the spec as given: "pid:4242"; "" when not recorded
+  std::optional<int64_t> samples, gaps;
+  std::string error;                                    // the last sample's failure
+  std::vector<std::pair<std::string, double>> figures;  // every other number, by name
+  std::vector<CounterRecord> counters;                  // Prometheus endpoints only
+
+  std::optional<double> value(const std::string& name) const;
+  bool is_prometheus() const { return source.starts_with("prom:"); }
+  bool is_generator() const { return label == "self"; }
+  bool is_host() const;
+};
+
+// server: the server's figures, each from the source that measures it (report::ServerFigures).
+struct ServerRecord {
+  std::optional<double> cpu_cores_mean, cpu_cores_max, throttled_share_mean, quota_cores,
+      cpu_limit_cores;
+  std::string cpu_source, cgroup_source, cpu_limit_basis;
+  std::vector<std::string> cpu_also_measured_by;
+  bool cpu_bound = false;
+};
+
+struct RunRecord {
+  std::string status;  // "running", "complete", "interrupted", "aborted"
+  std::string end_reason, proofload_version, command_line, start_time;
+  std::optional<double> window_s;
+
+  // spec: as plan::plan_run recorded it (its one writer), written back whole; and the parts a
+  // report reads, taken from it by read_spec.
+  nlohmann::json spec;
+  bool observe_only = false;  // spec.command == "observe": no load was sent
+  std::string target, executor, scenario_file;
+  std::optional<double> connections, max_connections, rate_per_s, planned_duration_s, spec_warmup_s,
+      requests_limit;
+  std::optional<uint64_t> seed;  // exact: printed in a command line that must read back
+  std::vector<std::pair<double, double>> stages;  // (duration_s, target)
+  std::optional<size_t> scenario_requests, scenario_flows;
+  std::vector<std::string> observe;  // spec.observe as given
+
+  // summary (null while the run is running)
+  bool summary_recorded = false;
+  std::optional<int64_t> requests, intended, errors, never_started;
+  std::optional<double> error_rate, never_started_share, throughput_rps, goodput_rps, duration_s;
+  std::optional<int64_t> bytes_in, bytes_out, connects;
+  // summary.span: what ended inside the measured span, the numerators of its rates.
+  std::optional<int64_t> span_responses, span_successes, span_iterations, span_iterations_succeeded,
+      span_flows, span_flows_succeeded;
+  bool span_extended = false;  // the span ran to the last response (every request began at once)
+  Latency latency, service_time, ttfb;
+  // as recorded, in the order of measure::kOutcomeNames (success first; unknown names last)
+  Counts outcomes;
+  Counts status_codes;  // "200" -> count
+
+  // warmup
+  std::optional<double> warmup_s;
+  std::optional<int64_t> warmup_requests;
+  Counts warmup_outcomes;
+
+  std::vector<NamedRequest> named;
+  std::vector<FlowRecord> flows;
+  std::vector<ThresholdRecord> thresholds;
+  std::optional<bool> thresholds_passed;
+
+  bool observed_recorded = false;      // result.json holds `observed`
+  std::vector<SourceRecord> sources;   // the generator ("self") first, then in key order
+  std::optional<ServerRecord> server;  // nullopt: no server figures recorded
+  std::optional<std::vector<int64_t>> busy_windows;  // nullopt: not recorded
+
+  // Sets the spec and the parts of it a report reads (a missing key: not recorded).
+  void read_spec(nlohmann::json recorded_spec);
+  // An outcome's count; nullopt when outcomes were not recorded.
+  std::optional<int64_t> outcome(const std::string& name) const;
+  // Requests that were started (every outcome but never_started), from the outcomes; nullopt
+  // when they were not recorded.
+  std::optional<double> started() const;
+  const SourceRecord* generator() const;
+  const SourceRecord* host() const;
+};
+
+// The document without `windows`: a running record (status "running") holds the header and the
+// spec only; a finished one its summary, warm-up and what was observed and judged.
+nlohmann::json run_to_json(const RunRecord& run);
+RunRecord run_from_json(const nlohmann::json& result);
+
+}  // namespace proofload::result
