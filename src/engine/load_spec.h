@@ -6,7 +6,7 @@
 #include <memory>
 #include <string>
 
-#include "engine/tcp.h"
+#include "net/tcp.h"
 #include "schedule/rate_profile.h"
 #include "workload/workload.h"
 
@@ -18,24 +18,24 @@ enum class Executor {
 };
 
 struct LoadSpec {
-  Address address;              // resolved once, before anything is sent
+  net::Address address;  // resolved once, before anything is sent
   // What to send: one fixed request (Workload::fixed) or a compiled scenario. Shared, immutable.
   std::shared_ptr<const workload::Workload> workload;
 
   Executor executor = Executor::kClosedLoop;
   // Closed loop: number of connections over time. Open loop: arrival rate (requests/s).
   schedule::Profile profile = schedule::Profile::constant(1, 0);
-  int connections = 10;         // closed loop: ceiling of the profile; open loop: initial pool
-  int max_connections = 10;     // open loop: the pool may grow to this
+  int connections = 10;             // closed loop: ceiling of the profile; open loop: initial pool
+  int max_connections = 10;         // open loop: the pool may grow to this
   int64_t queue_capacity = 10'000;  // open loop: requests that may wait for a connection
-  int64_t max_requests = 0;     // -n: stop after this many requests (0: no limit)
+  int64_t max_requests = 0;         // -n: stop after this many requests (0: no limit)
 
-  int64_t warmup_ns = 0;        // recorded apart, excluded from results (whole windows)
+  int64_t warmup_ns = 0;  // recorded apart, excluded from results (whole windows)
   int64_t window_ns = 1'000'000'000;
   int64_t connect_timeout_ns = 5'000'000'000;
   int64_t request_timeout_ns = 10'000'000'000;  // also the longest a request may queue
   int64_t grace_ns = 5'000'000'000;  // after the schedule ends (or Ctrl-C): time for in-flight
-                                      // requests to finish before they count as timeouts
+                                     // requests to finish before they count as timeouts
   int workers = 1;
 };
 

@@ -120,7 +120,7 @@ measure::MeasuredSpan Worker::measured_span() const {
 }
 
 void Worker::run_loop() {
-  use_precise_timers_on_this_thread();
+  net::use_precise_timers_on_this_thread();
   int64_t now = monotonic_ns();
   window_end_ns_ = start_ns_ + spec_.window_ns;
   current_.index = 0;

@@ -9,13 +9,13 @@
 #include <string>
 #include <vector>
 
-#include "engine/event_loop.h"
 #include "engine/load_spec.h"
 #include "engine/window_mailbox.h"
 #include "http/response_parser.h"
 #include "measure/named_stats.h"
 #include "measure/span_counts.h"
 #include "measure/window_stats.h"
+#include "net/event_loop.h"
 #include "schedule/arrivals.h"
 #include "schedule/open_loop_dispatcher.h"
 #include "workload/session.h"
@@ -144,13 +144,13 @@ class Worker {
   const int64_t start_ns_;
   RunControl& control_;
   WindowMailbox& mailbox_;
-  EventLoop loop_;
+  net::EventLoop loop_;
   int wake_fd_;
 
   workload::WorkerContext context_;  // random stream and data cursors of this worker
   bool named_ = false;               // a scenario: record by request name and flow
   int iterations_in_progress_ = 0;   // begun and not ended or abandoned (flows between steps)
-  TimerHeap think_timers_;           // flows' think times; token: the connection's slot
+  net::TimerHeap think_timers_;      // flows' think times; token: the connection's slot
   std::vector<Connection> connections_;
   std::vector<int> idle_;  // open loop: indexes of idle connections
   int busy_ = 0;           // connections with a request in flight

@@ -25,7 +25,7 @@ int64_t micros(int64_t ns) { return ns / kNsPerUs; }
 
 void Worker::open_connection(Connection& c, int64_t now) {
   c.connect_start_ns = now;
-  int fd = start_connect(spec_.address);
+  int fd = net::start_connect(spec_.address);
   if (fd < 0) {
     c.state = ConnState::kConnecting;  // so the failure path sees a connect in progress
     on_connect_failed(c, now);
@@ -55,7 +55,7 @@ void Worker::on_event(Connection& c, uint32_t events) {
   switch (c.state) {
     case ConnState::kConnecting:
       if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
-        if (finish_connect(c.fd) == 0) {
+        if (net::finish_connect(c.fd) == 0) {
           on_connected(c, now);
         } else {
           on_connect_failed(c, now);
@@ -466,7 +466,7 @@ void Worker::abandon_iteration(Connection& c) {
 
 void Worker::fire_think_timers(int64_t now) {
   while (!think_timers_.empty() && think_timers_.next_deadline() <= now) {
-    TimerHeap::Timer timer = think_timers_.pop();
+    net::TimerHeap::Timer timer = think_timers_.pop();
     Connection& c = connections_[timer.token];
     // A timer whose flow was abandoned (drain, ramp-down) or already moved on is stale.
     if (!c.waiting_think || c.session.next_step_due_ns > now) continue;

@@ -10,7 +10,7 @@
 #include "common/file_text.h"
 #include "common/units.h"
 #include "common/usage_error.h"
-#include "engine/tcp.h"
+#include "net/tcp.h"
 #include "http/request.h"
 #include "http/url.h"
 #include "plan/scenario_parts.h"
@@ -130,9 +130,9 @@ Preflight preflight(const RunSpec& spec) {
   check(spec);
   const http::Url url = http::parse_url(spec.target);
   Preflight found;
-  found.address = engine::resolve(url.host, url.port);
-  engine::ensure_fd_limit(most_connections(spec) + kSpareDescriptors);
-  engine::check_reachable(found.address, spec.connect_timeout_ns);
+  found.address = net::resolve(url.host, url.port);
+  net::ensure_fd_limit(most_connections(spec) + kSpareDescriptors);
+  net::check_reachable(found.address, spec.connect_timeout_ns);
   return found;
 }
 

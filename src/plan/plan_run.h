@@ -20,7 +20,7 @@ namespace proofload::plan {
 
 // What pre-flight found: the address the load goes to.
 struct Preflight {
-  engine::Address address;
+  net::Address address;
 };
 
 // Checks `spec` (plan_run's checks), resolves its target, raises the file-descriptor limit for

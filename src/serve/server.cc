@@ -14,7 +14,7 @@
 #include <thread>
 
 #include "common/usage_error.h"
-#include "engine/tcp.h"
+#include "net/tcp.h"
 #include "serve/route_handler.h"
 #include "serve/worker.h"
 
@@ -98,7 +98,7 @@ Server::Server(ServerOptions options) : options_(validated(std::move(options))) 
   // As `run` does: a soft limit of 1,024 would hold about 1,017 connections, and a generator
   // at -c 3000 would see failures that are this server's. The hard limit is the ceiling.
   const int64_t spare = 2 * options_.threads + kSpareDescriptors;
-  const int64_t limit = engine::raise_fd_limit(options_.max_connections + spare);
+  const int64_t limit = net::raise_fd_limit(options_.max_connections + spare);
   if (limit < options_.max_connections + spare) {
     const int64_t fits = limit - spare;
     if (fits < 1) {

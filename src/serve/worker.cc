@@ -187,7 +187,7 @@ Connection* Worker::connection_for(uint64_t t) {
 }
 
 void Worker::run() {
-  engine::use_precise_timers_on_this_thread();
+  net::use_precise_timers_on_this_thread();
   loop_.add(listen_fd_, EPOLLIN, static_cast<uint64_t>(Kind::kListen) << 62);
   loop_.add(stop_fd_, EPOLLIN, static_cast<uint64_t>(Kind::kStop) << 62);
   next_sweep_ns_ = monotonic_ns() + sweep_interval_ns();
@@ -207,7 +207,7 @@ void Worker::run() {
       }
     }
     while (!timers_.empty() && timers_.next_deadline() <= now_ns) {
-      engine::TimerHeap::Timer timer = timers_.pop();
+      net::TimerHeap::Timer timer = timers_.pop();
       Connection* c = connection_for(timer.token);
       if (c == nullptr) continue;
       if (static_cast<Kind>(timer.token >> 62) == Kind::kLinger) {

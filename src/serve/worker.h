@@ -9,7 +9,7 @@
 #include <memory>
 #include <vector>
 
-#include "engine/event_loop.h"
+#include "net/event_loop.h"
 #include "serve/handler.h"
 #include "serve/stall_schedule.h"
 
@@ -83,8 +83,8 @@ class Worker {
   StallSchedule stalls_;
   int max_connections_;
 
-  engine::EventLoop loop_;
-  engine::TimerHeap timers_;
+  net::EventLoop loop_;
+  net::TimerHeap timers_;
   std::vector<std::unique_ptr<Connection>> slots_;  // reused: never freed while running
   std::vector<uint32_t> free_slots_;
   int open_connections_ = 0;

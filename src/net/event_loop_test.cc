@@ -1,5 +1,5 @@
 // The event loop's timer heap and wait deadlines, and the TCP helpers' errors.
-#include "engine/event_loop.h"
+#include "net/event_loop.h"
 
 #include <gtest/gtest.h>
 #include <sys/eventfd.h>
@@ -9,9 +9,9 @@
 
 #include "common/clock.h"
 #include "common/usage_error.h"
-#include "engine/tcp.h"
+#include "net/tcp.h"
 
-namespace proofload::engine {
+namespace proofload::net {
 namespace {
 
 TEST(TimerHeap, PopsInDeadlineOrder) {
@@ -74,9 +74,9 @@ TEST(Tcp, UnreachablePortIsAUsageErrorNamingTheAddress) {
 }
 
 }  // namespace
-}  // namespace proofload::engine
+}  // namespace proofload::net
 
-namespace proofload::engine {
+namespace proofload::net {
 namespace {
 
 // Kernels before 5.11 (and valgrind) have no epoll_pwait2: the timerfd fallback must keep
@@ -104,4 +104,4 @@ TEST(EventLoopFallback, TimerfdKeepsDeadlinesAndEvents) {
 }
 
 }  // namespace
-}  // namespace proofload::engine
+}  // namespace proofload::net

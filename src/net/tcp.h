@@ -1,5 +1,6 @@
-// TCP plumbing for the engine: resolving the target once, non-blocking connects, the pre-flight
-// check, and the file-descriptor limit. Thread-safe (no shared state).
+// TCP plumbing shared by the load engine and the built-in server: resolving the target once,
+// non-blocking connects, the pre-flight check, and the file-descriptor limit. Thread-safe (no
+// shared state).
 #pragma once
 
 #include <sys/socket.h>
@@ -7,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-namespace proofload::engine {
+namespace proofload::net {
 
 struct Address {
   sockaddr_storage storage{};
@@ -36,4 +37,4 @@ int64_t raise_fd_limit(int64_t wanted);
 // raise_fd_limit, and a UsageError saying how many can be opened when `needed` do not fit.
 void ensure_fd_limit(int64_t needed);
 
-}  // namespace proofload::engine
+}  // namespace proofload::net

@@ -15,7 +15,7 @@
 #include <span>
 #include <vector>
 
-namespace proofload::engine {
+namespace proofload::net {
 
 class EventLoop {
  public:
@@ -48,8 +48,8 @@ class EventLoop {
   std::span<const epoll_event> wait_with_timerfd(int64_t deadline_ns);
 
   int epoll_fd_;
-  int timer_fd_ = -1;                       // created on first use of the fallback
-  int64_t timer_armed_for_ = kNoDeadline;   // the deadline the timerfd is armed to
+  int timer_fd_ = -1;                      // created on first use of the fallback
+  int64_t timer_armed_for_ = kNoDeadline;  // the deadline the timerfd is armed to
   std::vector<epoll_event> events_;
 };
 
@@ -69,7 +69,9 @@ class TimerHeap {
   void push(int64_t deadline_ns, uint64_t token);
   bool empty() const { return timers_.empty(); }
   size_t size() const { return timers_.size(); }
-  int64_t next_deadline() const { return timers_.empty() ? EventLoop::kNoDeadline : timers_[0].deadline_ns; }
+  int64_t next_deadline() const {
+    return timers_.empty() ? EventLoop::kNoDeadline : timers_[0].deadline_ns;
+  }
   // Removes and returns the earliest timer. Precondition: !empty().
   Timer pop();
 
@@ -77,4 +79,4 @@ class TimerHeap {
   std::vector<Timer> timers_;
 };
 
-}  // namespace proofload::engine
+}  // namespace proofload::net

@@ -1,5 +1,5 @@
 // epoll wrapper and timer heap; see event_loop.h.
-#include "engine/event_loop.h"
+#include "net/event_loop.h"
 
 #include <sys/prctl.h>
 #include <sys/timerfd.h>
@@ -12,9 +12,10 @@
 
 #include "common/clock.h"
 
-namespace proofload::engine {
+namespace proofload::net {
 
-EventLoop::EventLoop(int max_events) : epoll_fd_(epoll_create1(EPOLL_CLOEXEC)), events_(max_events) {
+EventLoop::EventLoop(int max_events)
+    : epoll_fd_(epoll_create1(EPOLL_CLOEXEC)), events_(max_events) {
   if (epoll_fd_ < 0) throw std::system_error(errno, std::generic_category(), "epoll_create1");
 }
 
@@ -132,4 +133,4 @@ TimerHeap::Timer TimerHeap::pop() {
   return t;
 }
 
-}  // namespace proofload::engine
+}  // namespace proofload::net

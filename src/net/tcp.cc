@@ -1,6 +1,7 @@
 // See tcp.h.
-#include "engine/tcp.h"
+#include "net/tcp.h"
 
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <netdb.h>
 #include <netinet/in.h>
@@ -9,15 +10,13 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
-#include <arpa/inet.h>
-
 #include <cerrno>
 #include <cstring>
 
 #include "common/clock.h"
 #include "common/usage_error.h"
 
-namespace proofload::engine {
+namespace proofload::net {
 
 Address resolve(const std::string& host, uint16_t port) {
   addrinfo hints{};
@@ -99,9 +98,9 @@ void ensure_fd_limit(int64_t needed) {
   if (raise_fd_limit(needed) >= needed) return;
   rlimit limit{};
   getrlimit(RLIMIT_NOFILE, &limit);
-  throw UsageError("this needs " + std::to_string(needed) +
-                   " file descriptors but only " + std::to_string(limit.rlim_max) +
+  throw UsageError("this needs " + std::to_string(needed) + " file descriptors but only " +
+                   std::to_string(limit.rlim_max) +
                    " can be opened (ulimit -n): lower -c / --max-connections");
 }
 
-}  // namespace proofload::engine
+}  // namespace proofload::net
