@@ -1,0 +1,128 @@
+// A small blocking TLS (or plain) server on 127.0.0.1 for the transport's tests: one thread,
+// connections one after another, each answered in the way the test asks. Test-only.
+#pragma once
+
+#include <netinet/in.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <string>
+#include <thread>
+
+#include "net/self_signed.h"
+
+namespace proofload::net::testing {
+
+enum class ServerMode {
+  kTlsEcho,           // handshake, then answer each "\r\n\r\n"-ended request with "ok"
+  kPlain,             // no TLS: answer the ClientHello bytes with an HTTP 400
+  kCloseInHandshake,  // read the ClientHello, then close
+};
+
+class TlsTestServer {
+ public:
+  explicit TlsTestServer(ServerMode mode, const PemPair& pem = make_self_signed("localhost"))
+      : mode_(mode), pem_(pem) {
+    listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int one = 1;
+    setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    bind(listen_fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    listen(listen_fd_, 16);
+    socklen_t len = sizeof addr;
+    getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    ctx_ = SSL_CTX_new(TLS_server_method());
+    BIO* cert = BIO_new_mem_buf(pem_.certificate.data(), static_cast<int>(pem_.certificate.size()));
+    BIO* key = BIO_new_mem_buf(pem_.private_key.data(), static_cast<int>(pem_.private_key.size()));
+    X509* x509 = PEM_read_bio_X509(cert, nullptr, nullptr, nullptr);
+    EVP_PKEY* pkey = PEM_read_bio_PrivateKey(key, nullptr, nullptr, nullptr);
+    SSL_CTX_use_certificate(ctx_, x509);
+    SSL_CTX_use_PrivateKey(ctx_, pkey);
+    X509_free(x509);
+    EVP_PKEY_free(pkey);
+    BIO_free(cert);
+    BIO_free(key);
+    SSL_CTX_set_alpn_select_cb(ctx_, select_http11, nullptr);
+    thread_ = std::thread([this] { serve(); });
+  }
+  ~TlsTestServer() {
+    stopping_ = true;
+    shutdown(listen_fd_, SHUT_RDWR);
+    thread_.join();
+    close(listen_fd_);
+    SSL_CTX_free(ctx_);
+  }
+  uint16_t port() const { return port_; }
+  int handshakes() const { return handshakes_.load(); }
+
+ private:
+  static int select_http11(SSL*, const unsigned char** out, unsigned char* outlen,
+                           const unsigned char* in, unsigned inlen, void*) {
+    for (unsigned i = 0; i < inlen; i += 1 + in[i]) {
+      if (in[i] == 8 && std::string(reinterpret_cast<const char*>(in + i + 1), 8) == "http/1.1") {
+        *out = in + i + 1;
+        *outlen = 8;
+        return SSL_TLSEXT_ERR_OK;
+      }
+    }
+    return SSL_TLSEXT_ERR_NOACK;
+  }
+
+  void serve() {
+    while (!stopping_) {
+      int fd = accept(listen_fd_, nullptr, nullptr);
+      if (fd < 0) return;
+      if (mode_ == ServerMode::kTlsEcho) {
+        serve_tls(fd);
+      } else {
+        char buffer[4096];
+        [[maybe_unused]] ssize_t n = recv(fd, buffer, sizeof buffer, 0);
+        if (mode_ == ServerMode::kPlain) {
+          const char reply[] = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";
+          [[maybe_unused]] ssize_t w = send(fd, reply, sizeof reply - 1, MSG_NOSIGNAL);
+        }
+      }
+      close(fd);
+    }
+  }
+
+  void serve_tls(int fd) {
+    SSL* ssl = SSL_new(ctx_);
+    SSL_set_fd(ssl, fd);
+    if (SSL_accept(ssl) == 1) {
+      ++handshakes_;
+      std::string pending;
+      char buffer[4096];
+      for (;;) {
+        int n = SSL_read(ssl, buffer, sizeof buffer);
+        if (n <= 0) break;
+        pending.append(buffer, static_cast<size_t>(n));
+        size_t end;
+        while ((end = pending.find("\r\n\r\n")) != std::string::npos) {
+          pending.erase(0, end + 4);
+          const char reply[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
+          SSL_write(ssl, reply, sizeof reply - 1);
+        }
+      }
+    }
+    ERR_clear_error();
+    SSL_free(ssl);
+  }
+
+  ServerMode mode_;
+  PemPair pem_;
+  int listen_fd_ = -1;
+  uint16_t port_ = 0;
+  SSL_CTX* ctx_ = nullptr;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int> handshakes_{0};
+  std::thread thread_;
+};
+
+}  // namespace proofload::net::testing

@@ -1,0 +1,174 @@
+// A connection's byte stream, plain or TLS (see transport.h).
+#include "net/transport.h"
+
+#include <openssl/err.h>
+#include <openssl/x509.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+namespace proofload::net {
+
+std::string failure_text(const TransportFailure& failure) {
+  if (failure.verify_result != X509_V_OK) {
+    return std::string("certificate verify failed: ") +
+           X509_verify_cert_error_string(failure.verify_result);
+  }
+  if (failure.tls_error != 0) {
+    const char* reason = ERR_reason_error_string(failure.tls_error);
+    std::string text = reason != nullptr ? reason : "TLS error " + std::to_string(failure.tls_error);
+    if (ERR_GET_REASON(failure.tls_error) == SSL_R_WRONG_VERSION_NUMBER ||
+        ERR_GET_REASON(failure.tls_error) == SSL_R_PACKET_LENGTH_TOO_LONG) {
+      text += " (is the server speaking TLS on this port?)";
+    }
+    return text;
+  }
+  if (failure.eof) return "connection closed during the TLS handshake";
+  if (failure.error_number != 0) return std::strerror(failure.error_number);
+  return "unknown failure";
+}
+
+int Transport::connect(const Address& address) {
+  close();
+  failure_ = {};
+  const int fd = start_connect(address);
+  if (fd < 0) {
+    failure_.error_number = -fd;
+    return fd;
+  }
+  fd_ = fd;
+  return 0;
+}
+
+int Transport::finish_connect() {
+  const int error = net::finish_connect(fd_);
+  failure_.error_number = error;
+  return error;
+}
+
+void Transport::begin_tls(const TlsContext& context, TlsSessionCache* cache) {
+  ssl_ = SSL_new(context.get());
+  if (ssl_ == nullptr) throw std::bad_alloc();
+  SSL_set_fd(ssl_, fd_);
+  SSL_set_connect_state(ssl_);
+  if (!context.name_is_ip()) SSL_set_tlsext_host_name(ssl_, context.verify_name().c_str());
+  if (context.options().verify) {
+    X509_VERIFY_PARAM* param = SSL_get0_param(ssl_);
+    if (context.name_is_ip()) {
+      X509_VERIFY_PARAM_set1_ip_asc(param, context.verify_name().c_str());
+    } else {
+      SSL_set1_host(ssl_, context.verify_name().c_str());
+    }
+  }
+  if (cache != nullptr) {
+    TlsSessionCache::attach(ssl_, cache);
+    if (cache->session() != nullptr) SSL_set_session(ssl_, cache->session());
+  }
+}
+
+Io Transport::handshake() {
+  ERR_clear_error();
+  const int ret = SSL_do_handshake(ssl_);
+  if (ret == 1) return {IoStatus::kOk};
+  return tls_result(ret, true);
+}
+
+bool Transport::resumed() const { return ssl_ != nullptr && SSL_session_reused(ssl_) == 1; }
+
+int Transport::tls_version() const { return ssl_ != nullptr ? SSL_version(ssl_) : 0; }
+
+std::string_view Transport::alpn() const {
+  if (ssl_ == nullptr) return {};
+  const unsigned char* data = nullptr;
+  unsigned length = 0;
+  SSL_get0_alpn_selected(ssl_, &data, &length);
+  return {reinterpret_cast<const char*>(data), length};
+}
+
+Io Transport::read(char* buffer, size_t size) {
+  if (ssl_ == nullptr) {
+    for (;;) {
+      const ssize_t n = recv(fd_, buffer, size, 0);
+      if (n > 0) return {IoStatus::kOk, static_cast<size_t>(n)};
+      if (n == 0) return {IoStatus::kClosed};
+      if (errno == EINTR) continue;
+      if (errno == EAGAIN || errno == EWOULDBLOCK) return {IoStatus::kWantRead};
+      failure_.error_number = errno;
+      return {IoStatus::kFailed};
+    }
+  }
+  size_t n = 0;
+  const int ret = SSL_read_ex(ssl_, buffer, size, &n);
+  if (ret == 1) return {IoStatus::kOk, n};
+  return tls_result(0, false);
+}
+
+Io Transport::write(const char* data, size_t size) {
+  if (ssl_ == nullptr) {
+    for (;;) {
+      const ssize_t n = send(fd_, data, size, MSG_NOSIGNAL);
+      if (n > 0) return {IoStatus::kOk, static_cast<size_t>(n)};
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) return {IoStatus::kWantWrite};
+      failure_.error_number = n < 0 ? errno : EPIPE;
+      return {IoStatus::kFailed};
+    }
+  }
+  size_t n = 0;
+  const int ret = SSL_write_ex(ssl_, data, size, &n);
+  if (ret == 1) return {IoStatus::kOk, n};
+  return tls_result(0, false);
+}
+
+// What SSL_get_error says about a call that did not succeed. The thread's error queue is left
+// empty, as the next call on any connection of this thread needs it.
+Io Transport::tls_result(int ret, bool handshaking) {
+  const int saved_errno = errno;
+  const int error = SSL_get_error(ssl_, ret);
+  switch (error) {
+    case SSL_ERROR_WANT_READ:
+      return {IoStatus::kWantRead};
+    case SSL_ERROR_WANT_WRITE:
+      return {IoStatus::kWantWrite};
+    case SSL_ERROR_ZERO_RETURN:  // close_notify, or (IGNORE_UNEXPECTED_EOF) a bare EOF
+      ERR_clear_error();
+      if (!handshaking) return {IoStatus::kClosed};
+      failure_.eof = true;
+      return {IoStatus::kFailed};
+    case SSL_ERROR_SYSCALL:
+      ERR_clear_error();
+      if (saved_errno == 0 || saved_errno == EPIPE) {
+        if (!handshaking) return {IoStatus::kClosed};
+        failure_.eof = true;
+      } else {
+        failure_.error_number = saved_errno;
+      }
+      return {IoStatus::kFailed};
+    default:
+      failure_.tls_error = ERR_peek_error();
+      if (handshaking) {
+        const long verify = SSL_get_verify_result(ssl_);
+        if (verify != X509_V_OK) failure_.verify_result = verify;
+      }
+      ERR_clear_error();
+      return {IoStatus::kFailed};
+  }
+}
+
+void Transport::close() {
+  if (ssl_ != nullptr) {
+    // OpenSSL invalidates the session of a connection freed without a shutdown (its tickets
+    // could no longer resume). A close that followed no TLS error is a good end: marked as shut
+    // down (no close_notify is written: a write the server would not wait for), the session
+    // kept in the worker's cache stays resumable.
+    if (!failure_.tls()) SSL_set_shutdown(ssl_, SSL_SENT_SHUTDOWN);
+    SSL_free(ssl_);
+    ssl_ = nullptr;
+  }
+  if (fd_ >= 0) ::close(fd_);  // closing removes it from epoll
+  fd_ = -1;
+}
+
+}  // namespace proofload::net

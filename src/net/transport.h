@@ -1,0 +1,97 @@
+// One client connection's byte stream: a non-blocking TCP socket, with TLS over it when the
+// target is https (in the spirit of wrk's `sock` table: connect, handshake, read, write, close,
+// each saying whether it must wait for the socket to be readable or writable).
+//
+//   Transport t;
+//   t.connect(address);                 // then wait for writable
+//   t.finish_connect();                 // 0: connected
+//   t.begin_tls(context, &cache);       // https only
+//   t.handshake();                      // kOk, or wait as it says and call again
+//   t.write(...); t.read(...);          // kOk with bytes, or wait as it says
+//
+// The plain path is a branch, not a virtual call: it is the load's hot path (one send and one
+// recv per request, as before the seam). No allocation after the handshake. Not thread-safe: a
+// connection belongs to one worker.
+#pragma once
+
+#include <openssl/ssl.h>
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+#include "net/tcp.h"
+#include "net/tls.h"
+
+namespace proofload::net {
+
+enum class IoStatus : uint8_t {
+  kOk,         // done (read/write: `bytes` moved, > 0)
+  kWantRead,   // wait until the socket is readable, then call again
+  kWantWrite,  // wait until the socket is writable, then call again
+  kClosed,     // the peer ended the stream (read: EOF or TLS close_notify)
+  kFailed,     // reset, or a TLS error: failure() says what
+};
+
+struct Io {
+  IoStatus status;
+  size_t bytes = 0;
+};
+
+// Why the last handshake, read or write failed. Kept as codes (no allocation when it happens);
+// failure_text() words it.
+struct TransportFailure {
+  int error_number = 0;         // a system call's errno (0 if none)
+  unsigned long tls_error = 0;  // the first OpenSSL error code (0 if none)
+  long verify_result = 0;       // X509_V_OK unless the certificate was refused
+  bool eof = false;             // the peer closed during the handshake
+  bool tls() const { return tls_error != 0 || verify_result != 0; }
+};
+
+// One line: "certificate verify failed: self-signed certificate", "wrong version number (is the
+// server speaking TLS?)", "connection closed during the TLS handshake", "Connection reset by peer".
+std::string failure_text(const TransportFailure& failure);
+
+class Transport {
+ public:
+  Transport() = default;
+  ~Transport() { close(); }
+  Transport(const Transport&) = delete;
+  Transport& operator=(const Transport&) = delete;
+
+  int fd() const { return fd_; }
+  bool is_open() const { return fd_ >= 0; }
+  bool tls() const { return ssl_ != nullptr; }
+
+  // Starts a TCP connect (start_connect): 0 when in progress or done, else -errno.
+  int connect(const Address& address);
+  // After the socket became writable: 0 when connected, else the errno.
+  int finish_connect();
+  // Starts TLS on the connected socket; the session in `cache` is offered, and new ones stored
+  // there (nullptr: no resumption).
+  void begin_tls(const TlsContext& context, TlsSessionCache* cache);
+  // Advances the handshake: kOk when done; kWantRead / kWantWrite; kFailed.
+  Io handshake();
+  // The handshake resumed an earlier session; the version and ALPN protocol it agreed.
+  bool resumed() const;
+  int tls_version() const;
+  std::string_view alpn() const;
+
+  Io read(char* buffer, size_t size);
+  Io write(const char* data, size_t size);
+  // Closes the socket (and frees the TLS state) at once; no close_notify is sent (the load does
+  // not wait for one, and the server gets the FIN).
+  void close();
+
+  const TransportFailure& failure() const { return failure_; }
+
+ private:
+  Io tls_result(int ret, bool handshaking);
+
+  int fd_ = -1;
+  SSL* ssl_ = nullptr;
+  TransportFailure failure_;
+};
+
+}  // namespace proofload::net
