@@ -76,7 +76,42 @@ void add_request_flags(CLI::App* app, RunFlags& flags) {
                   "cgroup:PATH, prom:URL[?match=a,b], host (the generator itself always)");
   app->add_option("--observe-every", flags.observe_every,
                   "How often observers sample, 10ms to 1s (default 1s)");
+  const char* tls = "TLS (https://)";
+  app->add_option("--cacert", flags.cacert, "Trust the CA certificates in this PEM file")
+      ->group(tls);
+  app->add_flag("--insecure", flags.insecure,
+                "Do not verify the server's certificate (chain or name)")
+      ->group(tls);
+  app->add_option("--sni", flags.sni,
+                  "Server name to send and to verify (default: the URL's host)")
+      ->group(tls);
+  app->add_option("--cert", flags.cert, "Client certificate (PEM), with --key")->group(tls);
+  app->add_option("--key", flags.key, "The client certificate's private key (PEM)")->group(tls);
+  app->add_option("--tls-min", flags.tls_min, "Lowest TLS version: 1.2 (default) or 1.3")
+      ->group(tls);
+  app->add_flag("--no-tls-resume", flags.no_tls_resume,
+                "A full handshake on every connection (default: resume sessions)")
+      ->group(tls);
 }
+
+namespace {
+
+net::TlsOptions tls_options_from_flags(const RunFlags& f) {
+  net::TlsOptions tls;
+  tls.ca_file = f.cacert.value_or("");
+  tls.verify = !f.insecure;
+  tls.server_name = f.sni.value_or("");
+  tls.cert_file = f.cert.value_or("");
+  tls.key_file = f.key.value_or("");
+  if (f.tls_min && *f.tls_min != "1.2" && *f.tls_min != "1.3") {
+    throw UsageError("--tls-min must be 1.2 or 1.3, got '" + *f.tls_min + "'");
+  }
+  if (f.tls_min == "1.3") tls.min_version = TLS1_3_VERSION;
+  tls.resume = !f.no_tls_resume;
+  return tls;
+}
+
+}  // namespace
 
 plan::RunSpec run_spec_from_flags(const RunFlags& f, const workload::Scenario* scenario) {
   plan::RunSpec spec;
@@ -114,6 +149,7 @@ plan::RunSpec run_spec_from_flags(const RunFlags& f, const workload::Scenario* s
   spec.timeout_ns = parse_duration_ns(f.timeout);
   spec.connect_timeout_ns = parse_duration_ns(f.connect_timeout);
   spec.grace_ns = parse_duration_ns(f.grace);
+  spec.tls = tls_options_from_flags(f);
   spec.workers = f.workers;
   spec.thresholds = f.thresholds;
   spec.observe = f.observe;

@@ -44,6 +44,14 @@ struct RunFlags {
   std::vector<std::string> observe;  // --observe SPEC (the generator itself is always observed)
   std::string observe_every = "1s";
   bool plan = false;  // --plan: check everything, resolve and reach nothing, send nothing
+  // https (see net::TlsOptions).
+  std::optional<std::string> cacert;
+  bool insecure = false;
+  std::optional<std::string> sni;
+  std::optional<std::string> cert;
+  std::optional<std::string> key;
+  std::optional<std::string> tls_min;  // "1.2" or "1.3"
+  bool no_tls_resume = false;
 };
 
 // --seed: a whole number 0 to 2^64 - 1; throws UsageError for anything else.

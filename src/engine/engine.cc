@@ -39,6 +39,13 @@ std::string Engine::failure() const {
   return {};
 }
 
+std::string Engine::first_tls_failure() const {
+  for (const auto& w : workers_) {
+    if (!w->first_tls_failure().empty()) return w->first_tls_failure();
+  }
+  return {};
+}
+
 void Engine::request_stop() {
   // fetch_add on a lock-free atomic and write(2) on an eventfd are both async-signal-safe.
   int level = control_.stop_level.fetch_add(1) + 1;

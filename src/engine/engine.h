@@ -57,6 +57,9 @@ class Engine {
   // stops early; the others run on, so the result is partial.
   std::string failure() const;
 
+  // Why the first failed TLS handshake failed ("" if none did); valid after next_window() ended.
+  std::string first_tls_failure() const;
+
   // How many stop requests arrived (0: none; the run ended by its schedule).
   int stop_level() const { return control_.stop_level.load(); }
 

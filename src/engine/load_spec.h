@@ -7,6 +7,7 @@
 #include <string>
 
 #include "net/tcp.h"
+#include "net/tls.h"
 #include "schedule/rate_profile.h"
 #include "workload/workload.h"
 
@@ -19,6 +20,8 @@ enum class Executor {
 
 struct LoadSpec {
   net::Address address;  // resolved once, before anything is sent
+  // https: the TLS context every connection handshakes with (shared, immutable); null for http.
+  std::shared_ptr<const net::TlsContext> tls;
   // What to send: one fixed request (Workload::fixed) or a compiled scenario. Shared, immutable.
   std::shared_ptr<const workload::Workload> workload;
 

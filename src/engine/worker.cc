@@ -62,10 +62,7 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
 }
 
 Worker::~Worker() {
-  for (Connection& c : connections_) {
-    if (c.fd >= 0) close(c.fd);
-  }
-  close(wake_fd_);
+  close(wake_fd_);  // the connections close themselves
 }
 
 void Worker::wake() const {
@@ -300,7 +297,7 @@ void Worker::adjust_closed_loop_users(int64_t now) {
       c.active = false;
       if (c.waiting_think) abandon_iteration(c);
       if (c.state == ConnState::kIdle || c.state == ConnState::kConnecting ||
-          c.state == ConnState::kThinking) {
+          c.state == ConnState::kHandshaking || c.state == ConnState::kThinking) {
         close_connection(c);
       }
       continue;
@@ -321,7 +318,11 @@ void Worker::sweep(int64_t now) {
       fail_request(c, Outcome::kTimeout, now);
     } else if (c.state == ConnState::kConnecting &&
                now - c.connect_start_ns > spec_.connect_timeout_ns) {
-      on_connect_failed(c, now);
+      on_connect_failed(c, now, Outcome::kConnectError);
+    } else if (c.state == ConnState::kHandshaking &&
+               now - c.connect_start_ns > spec_.connect_timeout_ns) {
+      note_tls_failure("the TLS handshake did not finish within the connect timeout");
+      on_connect_failed(c, now, Outcome::kTlsError);
     } else if (open_loop() && c.reopen_pending && now >= c.retry_at_ns) {
       c.reopen_pending = false;
       if (dispatcher_->should_open_connection()) {

@@ -16,6 +16,7 @@
 #include "measure/span_counts.h"
 #include "measure/window_stats.h"
 #include "net/event_loop.h"
+#include "net/transport.h"
 #include "schedule/arrivals.h"
 #include "schedule/open_loop_dispatcher.h"
 #include "workload/session.h"
@@ -43,17 +44,20 @@ class Worker {
   const std::string& failure() const { return failure_; }
   // Wakes the worker's loop so it sees a new stop level. Async-signal-safe.
   void wake() const;
+  // Why this worker's first failed TLS handshake failed ("" if none did). Read after the join.
+  const std::string& first_tls_failure() const { return first_tls_failure_; }
 
  private:
-  // kThinking: a flow's next step waits out its think time on this connection (not idle: the
-  // open loop's pool cannot hand it out).
-  enum class ConnState : uint8_t { kClosed, kConnecting, kIdle, kBusy, kThinking };
-  // One TCP connection and the request on it. In closed loop it is also the virtual user; in
-  // both executors it carries one iteration of the mix (a request, or every step of a flow).
+  // kHandshaking: https, connected, the TLS handshake under way (the connect timeout covers
+  // both). kThinking: a flow's next step waits out its think time on this connection (not idle:
+  // the open loop's pool cannot hand it out).
+  enum class ConnState : uint8_t { kClosed, kConnecting, kHandshaking, kIdle, kBusy, kThinking };
+  // One connection and the request on it. In closed loop it is also the virtual user; in both
+  // executors it carries one iteration of the mix (a request, or every step of a flow).
   struct Connection {
-    int fd = -1;
+    net::Transport transport;  // the socket, and TLS over it for https
     ConnState state = ConnState::kClosed;
-    bool want_epollout = false;  // EPOLLOUT registered (connect or a blocked write)
+    bool want_epollout = false;  // EPOLLOUT registered (connect, handshake or a blocked write)
     bool active = false;         // closed loop: this user is part of the current target
     bool got_first_byte = false;
     size_t written = 0;           // request bytes written so far
@@ -62,6 +66,7 @@ class Worker {
     int64_t backoff_ns = 0;       // grows after each failed connect, reset on success
     bool reopen_pending = false;  // open loop: reopen at retry_at_ns (after a failed connect)
     int64_t connect_start_ns = 0;
+    int64_t handshake_start_ns = 0;
     int64_t intended_ns = 0;  // the current request's intended start
     int64_t write_start_ns = 0;
     int64_t first_byte_ns = 0;
@@ -94,7 +99,12 @@ class Worker {
   void close_connection(Connection& c);
   void on_event(Connection& c, uint32_t events);
   void on_connected(Connection& c, int64_t now);
-  void on_connect_failed(Connection& c, int64_t now);
+  void on_connect_failed(Connection& c, int64_t now, measure::Outcome outcome);
+  void advance_handshake(Connection& c, int64_t now);
+  void on_transport_ready(Connection& c, int64_t now);
+  std::optional<bool> lost_while_idle(Connection& c);
+  measure::Outcome lost_outcome(Connection& c);
+  void note_tls_failure(std::string_view reason);
   void on_ready(Connection& c, int64_t now);
   void start_request(Connection& c, int64_t intended_ns, int64_t now);
   void write_request(Connection& c);
@@ -122,6 +132,8 @@ class Worker {
   int slot_of(const Connection& c) const { return static_cast<int>(&c - connections_.data()); }
   uint64_t token_of(const Connection& c) const { return static_cast<uint64_t>(slot_of(c)); }
   void set_epollout(Connection& c, bool on);
+  // Registers for what the transport waits for (readable always; writable when it says so).
+  void wait_for(Connection& c, net::IoStatus want) { set_epollout(c, want == net::IoStatus::kWantWrite); }
   void sync_never_started();
   void count_intended(int64_t intended_ns);
   void count_outcome(measure::Outcome outcome, int64_t intended_ns);
@@ -186,6 +198,8 @@ class Worker {
   static constexpr int kMaxArrivalsPerTurn = 4096;
   std::vector<char> read_buffer_;
   std::string failure_;
+  net::TlsSessionCache tls_sessions_;  // the last session a server gave this worker
+  std::string first_tls_failure_;
 };
 
 }  // namespace proofload::engine

@@ -1,11 +1,8 @@
 // The worker's connection and request lifecycle: connect, write the request, read and parse the
 // response, record the outcome, go on with the flow or end the iteration, reuse or reopen. See
 // worker.h. Hot path: no allocation, no locks; one send and (usually) one recv per request.
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cerrno>
+#include <optional>
 
 #include "common/clock.h"
 #include "engine/read_step.h"
@@ -25,21 +22,17 @@ int64_t micros(int64_t ns) { return ns / kNsPerUs; }
 
 void Worker::open_connection(Connection& c, int64_t now) {
   c.connect_start_ns = now;
-  int fd = net::start_connect(spec_.address);
-  if (fd < 0) {
-    c.state = ConnState::kConnecting;  // so the failure path sees a connect in progress
-    on_connect_failed(c, now);
+  c.state = ConnState::kConnecting;  // the failure path, too, sees a connect in progress
+  if (c.transport.connect(spec_.address) != 0) {
+    on_connect_failed(c, now, Outcome::kConnectError);
     return;
   }
-  c.fd = fd;
-  c.state = ConnState::kConnecting;
   c.want_epollout = true;
-  loop_.add(fd, EPOLLOUT, token_of(c));
+  loop_.add(c.transport.fd(), EPOLLOUT, token_of(c));
 }
 
 void Worker::close_connection(Connection& c) {
-  if (c.fd >= 0) close(c.fd);  // closing removes it from epoll
-  c.fd = -1;
+  c.transport.close();  // closing removes it from epoll
   c.state = ConnState::kClosed;
   c.want_epollout = false;
 }
@@ -47,7 +40,7 @@ void Worker::close_connection(Connection& c) {
 void Worker::set_epollout(Connection& c, bool on) {
   if (c.want_epollout == on) return;
   c.want_epollout = on;
-  loop_.modify(c.fd, on ? (EPOLLIN | EPOLLOUT) : EPOLLIN, token_of(c));
+  loop_.modify(c.transport.fd(), on ? (EPOLLIN | EPOLLOUT) : EPOLLIN, token_of(c));
 }
 
 void Worker::on_event(Connection& c, uint32_t events) {
@@ -55,48 +48,97 @@ void Worker::on_event(Connection& c, uint32_t events) {
   switch (c.state) {
     case ConnState::kConnecting:
       if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
-        if (net::finish_connect(c.fd) == 0) {
+        if (c.transport.finish_connect() == 0) {
           on_connected(c, now);
         } else {
-          on_connect_failed(c, now);
+          on_connect_failed(c, now, Outcome::kConnectError);
         }
       }
       return;
+    case ConnState::kHandshaking:
+      advance_handshake(c, now);
+      return;
     case ConnState::kBusy:
-      if ((events & EPOLLOUT) && c.written < c.request.size()) write_request(c);
-      if (c.state == ConnState::kBusy && (events & (EPOLLIN | EPOLLHUP | EPOLLERR))) {
+      if (c.written < c.request.size()) write_request(c);
+      // TLS may want the socket writable to go on reading (a key update): any event reads.
+      if (c.state == ConnState::kBusy &&
+          ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) || c.transport.tls())) {
         read_response(c);
       }
       return;
-    case ConnState::kIdle: {
+    case ConnState::kIdle:
       // The server closed a kept-alive connection (normal: reopen at once), or sent bytes
       // nobody asked for or reset it (reopen after a backoff, so a server that speaks first
       // cannot make us spin).
-      char byte;
-      ssize_t n = recv(c.fd, &byte, 1, MSG_DONTWAIT);
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
-      lose_idle_connection(c, now, n == 0);
+      if (auto orderly = lost_while_idle(c)) lose_idle_connection(c, now, *orderly);
       return;
-    }
-    case ConnState::kThinking: {
+    case ConnState::kThinking:
       // As for an idle connection; the flow's next step reconnects when its think time is over.
-      char byte;
-      ssize_t n = recv(c.fd, &byte, 1, MSG_DONTWAIT);
-      if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK || errno == EINTR)) return;
-      close_connection(c);
-      if (n != 0) back_off(c, now);
-      if (open_loop()) dispatcher_->on_connection_lost(false);
+      if (auto orderly = lost_while_idle(c)) {
+        close_connection(c);
+        if (!*orderly) back_off(c, now);
+        if (open_loop()) dispatcher_->on_connection_lost(false);
+      }
       return;
-    }
     case ConnState::kClosed:
       return;
   }
 }
 
+// A connection with no request on it became readable: nullopt when that was nothing (TLS: a
+// session ticket, taken in), else whether it was an orderly close (true) or bytes or a reset.
+std::optional<bool> Worker::lost_while_idle(Connection& c) {
+  char byte;
+  const net::Io io = c.transport.read(&byte, 1);
+  if (io.status == net::IoStatus::kWantRead || io.status == net::IoStatus::kWantWrite) {
+    wait_for(c, io.status);
+    return std::nullopt;
+  }
+  return io.status == net::IoStatus::kClosed;
+}
+
 void Worker::on_connected(Connection& c, int64_t now) {
   ++current_.connects;
-  c.want_epollout = false;
-  loop_.modify(c.fd, EPOLLIN, token_of(c));
+  current_.connection.connect_us.record(micros(now - c.connect_start_ns));
+  if (spec_.tls) {
+    c.state = ConnState::kHandshaking;
+    c.handshake_start_ns = now;
+    c.transport.begin_tls(*spec_.tls, spec_.tls->options().resume ? &tls_sessions_ : nullptr);
+    advance_handshake(c, now);
+    return;
+  }
+  on_transport_ready(c, now);
+}
+
+void Worker::advance_handshake(Connection& c, int64_t now) {
+  const net::Io io = c.transport.handshake();
+  switch (io.status) {
+    case net::IoStatus::kOk:
+      current_.connection.handshake_us.record(micros(now - c.handshake_start_ns));
+      ++current_.connection.handshakes;
+      if (c.transport.resumed()) ++current_.connection.resumed;
+      on_transport_ready(c, now);
+      return;
+    case net::IoStatus::kWantRead:
+    case net::IoStatus::kWantWrite:
+      wait_for(c, io.status);
+      return;
+    case net::IoStatus::kClosed:
+    case net::IoStatus::kFailed:
+      note_tls_failure(net::failure_text(c.transport.failure()));
+      tls_sessions_.clear();  // a session the server chokes on is not offered again
+      on_connect_failed(c, now, Outcome::kTlsError);
+      return;
+  }
+}
+
+void Worker::note_tls_failure(std::string_view reason) {
+  if (first_tls_failure_.empty()) first_tls_failure_ = reason;
+}
+
+// Connected (and for https, the handshake done): the connection takes its first request.
+void Worker::on_transport_ready(Connection& c, int64_t now) {
+  set_epollout(c, false);
   c.state = ConnState::kIdle;
   on_ready(c, now);
 }
@@ -109,30 +151,32 @@ void Worker::back_off(Connection& c, int64_t now) {
 
 // A failed connect is the failure of the request that needed the connection: in closed loop
 // the user's next request; in open loop the oldest request waiting for a connection, if any.
-void Worker::on_connect_failed(Connection& c, int64_t now) {
+void Worker::on_connect_failed(Connection& c, int64_t now, Outcome outcome) {
   close_connection(c);
   back_off(c, now);
   if (open_loop()) {
     dispatcher_->on_connection_lost(false);
     if (c.session.in_iteration()) {
       // Reopened for a flow's next step: that step fails (the queue's work was not waiting on it).
-      fail_unsent_step(c, Outcome::kConnectError, c.session.next_step_due_ns);
+      fail_unsent_step(c, outcome, c.session.next_step_due_ns);
     } else if (auto intended = dispatcher_->fail_oldest_queued()) {
-      count_outcome(Outcome::kConnectError, *intended);
+      count_outcome(outcome, *intended);
     }
     c.reopen_pending = true;
     return;
   }
   if (c.session.in_iteration() && !may_continue_iteration(c)) abandon_iteration(c);
   if (c.session.in_iteration()) {
-    fail_unsent_step(c, Outcome::kConnectError, c.session.next_step_due_ns);
+    fail_unsent_step(c, outcome, c.session.next_step_due_ns);
   } else if (c.active && may_start_request()) {
     if (request_budget_ > 0) --request_budget_;
-    fail_unsent_step(c, Outcome::kConnectError, c.ready_ns);
+    fail_unsent_step(c, outcome, c.ready_ns);
   } else {
     return;
   }
-  c.ready_ns = c.retry_at_ns;  // the backoff is the user's pause, not the next one's latency
+  // The backoff is the user's pause, not the next one's latency. A connect that failed in the
+  // lead time before the start must not date the next request before it (into the warm-up).
+  c.ready_ns = std::max(c.retry_at_ns, start_ns_);
 }
 
 // The request the connection was to carry (a flow's next step, or the user's next pick) fails
@@ -205,50 +249,61 @@ void Worker::start_request(Connection& c, int64_t intended_ns, int64_t now) {
 void Worker::write_request(Connection& c) {
   std::string_view request = c.request;
   while (c.written < request.size()) {
-    ssize_t n = send(c.fd, request.data() + c.written, request.size() - c.written, MSG_NOSIGNAL);
-    if (n > 0) {
-      c.written += static_cast<size_t>(n);
-      current_.bytes_out += n;
+    const net::Io io = c.transport.write(request.data() + c.written, request.size() - c.written);
+    if (io.status == net::IoStatus::kOk) {
+      c.written += io.bytes;
+      current_.bytes_out += static_cast<int64_t>(io.bytes);
       continue;
     }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && (errno == EAGAIN || errno == EWOULDBLOCK)) {
-      set_epollout(c, true);
+    if (io.status == net::IoStatus::kWantRead || io.status == net::IoStatus::kWantWrite) {
+      wait_for(c, io.status);
       return;
     }
-    fail_request(c, Outcome::kReset, monotonic_ns());
+    fail_request(c, lost_outcome(c), monotonic_ns());
     return;
   }
   set_epollout(c, false);
 }
 
+// A connection that failed under a request: a reset, or (https) a TLS failure with its reason.
+Outcome Worker::lost_outcome(Connection& c) {
+  if (!c.transport.failure().tls()) return Outcome::kReset;
+  note_tls_failure(net::failure_text(c.transport.failure()));
+  return Outcome::kTlsError;
+}
+
 // At most kMaxReadsPerEvent reads per readiness event: a response that never ends (an endless
 // body, 1xx responses without end) must not hold the loop, where timeouts, the window hand-off and
 // stop signals are seen. epoll is level-triggered, so what is left is reported again at once.
+//
+// TLS: OpenSSL reads one record (at most 16 KiB) from the socket at a time, so after a read into
+// the 64 KiB buffer nothing is left inside it that epoll would not report; buffered() says so.
 void Worker::read_response(Connection& c) {
   for (int reads = 0; reads < kMaxReadsPerEvent; ++reads) {
-    ssize_t n = recv(c.fd, read_buffer_.data(), read_buffer_.size(), 0);
+    const net::Io io = c.transport.read(read_buffer_.data(), read_buffer_.size());
     int64_t now = monotonic_ns();
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if (errno == EAGAIN || errno == EWOULDBLOCK) return;
-      fail_request(c, Outcome::kReset, now);
+    if (io.status == net::IoStatus::kWantRead || io.status == net::IoStatus::kWantWrite) {
+      if (io.status == net::IoStatus::kWantWrite) wait_for(c, io.status);
       return;
     }
+    if (io.status == net::IoStatus::kFailed) {
+      fail_request(c, lost_outcome(c), now);
+      return;
+    }
+    const size_t n = io.status == net::IoStatus::kOk ? io.bytes : 0;
     if (n > 0) {
-      current_.bytes_in += n;
+      current_.bytes_in += static_cast<int64_t>(n);
       if (!c.got_first_byte) {
         c.got_first_byte = true;
         c.first_byte_ns = now;
       }
     }
-    const ReadStep step =
-        n == 0 ? on_response_eof(c.parser)
-               : on_response_bytes(c.parser, read_buffer_.data(), static_cast<size_t>(n),
-                                   c.written == c.request.size());
+    const ReadStep step = n == 0 ? on_response_eof(c.parser)
+                                 : on_response_bytes(c.parser, read_buffer_.data(), n,
+                                                     c.written == c.request.size());
     switch (step) {
       case ReadStep::kNeedMore:
-        if (static_cast<size_t>(n) < read_buffer_.size()) return;  // wait for more
+        if (n < read_buffer_.size() && !c.transport.buffered()) return;  // wait for more
         continue;  // the buffer was filled: more may be waiting
       case ReadStep::kCompleteReusable:
         complete_request(c, now, true);

@@ -32,10 +32,11 @@ struct TryOutcome {
 // A drain URL's answer is read up to this much: a status document, not a payload.
 constexpr size_t kMaxConditionBodyBytes = 256 * 1024;
 
-TryOutcome try_url(const DrainUrl& target, int64_t left_ns, int64_t every_ns) {
+TryOutcome try_url(const DrainUrl& target, int64_t left_ns, int64_t every_ns,
+                   const net::TlsOptions& trust) {
   const int64_t budget_ns = std::clamp(left_ns, kDrainMinTryNs, std::max(every_ns, kDrainMinTryNs));
   const ProbeAnswer answer =
-      http_get(target.url, budget_ns, target.condition ? kMaxConditionBodyBytes : 0);
+      http_get(target.url, budget_ns, target.condition ? kMaxConditionBodyBytes : 0, trust);
   const bool ok = answer.status && *answer.status >= 200 && *answer.status < 300;
   if (!ok || !target.condition) return {ok, false, answer.text()};
   std::string seen;
@@ -165,7 +166,7 @@ std::string DrainResult::describe() const {
 
 DrainResult wait_until_drained(const std::string& until, int64_t timeout_ns, int64_t every_ns,
                                const std::filesystem::path& output_file,
-                               const std::atomic<bool>* cancel) {
+                               const std::atomic<bool>* cancel, const net::TlsOptions& trust) {
   const bool by_url = is_url(until);
   const DrainUrl target = by_url ? parse_drain_url(until) : DrainUrl{};
   const int64_t start_ns = monotonic_ns();
@@ -179,7 +180,7 @@ DrainResult wait_until_drained(const std::string& until, int64_t timeout_ns, int
     const int64_t try_start_ns = monotonic_ns();
     const int64_t left_ns = deadline_ns - try_start_ns;
     ++result.attempts;
-    const TryOutcome outcome = by_url ? try_url(target, left_ns, every_ns)
+    const TryOutcome outcome = by_url ? try_url(target, left_ns, every_ns, trust)
                                       : try_command(until, left_ns, output_file, cancel);
     result.last_answer = outcome.answer;
     append_line(output_file,

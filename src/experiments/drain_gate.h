@@ -10,6 +10,8 @@
 #include <optional>
 #include <string>
 
+#include "net/tls.h"
+
 namespace proofload::experiments {
 
 struct DrainResult {
@@ -53,11 +55,13 @@ DrainUrl parse_drain_url(const std::string& until);
 // run_hook (name "drain") with the time left as its timeout, at least kDrainMinTryNs; a GET gets
 // the time left, at least kDrainMinTryNs and at most max(every_ns, kDrainMinTryNs), so a server
 // that hangs one connection gets a fresh one. Every try appends one line to `output_file` ("try 2
-// at 0.5 s: HTTP 503"), after the command's own output. Throws UsageError for an https or malformed
-// URL, std::runtime_error if output_file cannot be written or a command cannot be started.
+// at 0.5 s: HTTP 503"), after the command's own output. An https URL is verified as `trust` says.
+// Throws UsageError for a malformed URL, std::runtime_error if output_file cannot be written or
+// a command cannot be started.
 DrainResult wait_until_drained(const std::string& until, int64_t timeout_ns, int64_t every_ns,
                                const std::filesystem::path& output_file,
-                               const std::atomic<bool>* cancel = nullptr);
+                               const std::atomic<bool>* cancel = nullptr,
+                               const net::TlsOptions& trust = {});
 
 // The least time one try is given, even at the deadline.
 constexpr int64_t kDrainMinTryNs = 1'000'000'000;

@@ -27,7 +27,7 @@ Experiment::Experiment(ExperimentSetup setup) : setup_(std::move(setup)) {}
 bool Experiment::precheck() {
   if (!setup_.precheck_url) return true;
   const int64_t start = monotonic_ns();
-  const ProbeAnswer answer = http_get_status(*setup_.precheck_url, 10'000'000'000);
+  const ProbeAnswer answer = http_get_status(*setup_.precheck_url, 10'000'000'000, setup_.trust);
   const bool ok = answer.status && *answer.status >= 200 && *answer.status < 300;
   Event event;
   event.kind = "precheck";
@@ -89,7 +89,8 @@ bool Experiment::drain(const StepLabel& at) {
   if (!setup_.drain_until) return true;
   const fs::path log = setup_.out_dir / "hooks" / (at.file_prefix + "drain.log");
   const DrainResult r = wait_until_drained(*setup_.drain_until, setup_.drain_timeout_ns,
-                                           setup_.drain_every_ns, log, &signals_.requested_flag());
+                                           setup_.drain_every_ns, log, &signals_.requested_flag(),
+                                           setup_.trust);
   Event event;
   event.kind = "drain";
   event.name = "drain";

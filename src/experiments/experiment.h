@@ -31,6 +31,7 @@
 #include <vector>
 
 #include "common/stop_signals.h"
+#include "net/tls.h"
 #include "result/event.h"
 
 namespace proofload::experiments {
@@ -54,6 +55,7 @@ struct ExperimentSetup {
   int64_t drain_every_ns = 500'000'000;
   bool quiet = false;          // no progress lines on stderr
   std::function<void()> save;  // rewrites the experiment's files with what it recorded
+  net::TlsOptions trust;       // how an https pre-check or drain URL is verified (net::trust_of)
 };
 
 // A hook, a drain wait or the pre-check, as result.json's `events` records them.

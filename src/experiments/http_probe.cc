@@ -48,16 +48,17 @@ bool is_url(std::string_view text) {
   return starts_with_ignoring_case(text, "http://") || starts_with_ignoring_case(text, "https://");
 }
 
-ProbeAnswer http_get_status(const std::string& url_text, int64_t timeout_ns) {
-  return http_get(url_text, timeout_ns, 0);
+ProbeAnswer http_get_status(const std::string& url_text, int64_t timeout_ns,
+                            const net::TlsOptions& trust) {
+  return http_get(url_text, timeout_ns, 0, trust);
 }
 
-ProbeAnswer http_get(const std::string& url_text, int64_t timeout_ns, size_t max_body_bytes) {
-  if (starts_with_ignoring_case(url_text, "https://")) {
-    throw UsageError("cannot probe '" + url_text + "': https is not supported here (http only)");
-  }
+ProbeAnswer http_get(const std::string& url_text, int64_t timeout_ns, size_t max_body_bytes,
+                     const net::TlsOptions& trust) {
   http::RequestSpec request;
   request.url = http::parse_url(url_text);
+  std::unique_ptr<net::TlsContext> tls;
+  if (request.url.tls()) tls = std::make_unique<net::TlsContext>(net::trust_of(trust), request.url.host);
   request.headers = {{"Connection", "close"}};
   const std::string request_bytes = http::build_request(request);
 
@@ -79,7 +80,8 @@ ProbeAnswer http_get(const std::string& url_text, int64_t timeout_ns, size_t max
   if (max_body_bytes == 0) {
     limits.enough = [](const http::ResponseParser& p) { return p.status() >= 200; };
   }
-  const http::Exchange done = http::exchange(addresses, request_bytes, parser, deadline_ns, limits);
+  const http::Exchange done =
+      http::exchange(addresses, request_bytes, parser, deadline_ns, limits, tls.get());
   using Failure = http::Exchange::Failure;
   switch (done.failure) {
     case Failure::kNone: {
@@ -98,6 +100,8 @@ ProbeAnswer http_get(const std::string& url_text, int64_t timeout_ns, size_t max
                                            : "connection closed without a response");
     case Failure::kOversized:
       return failure(fmt::format("bad response: no complete head in {} bytes", done.bytes_read));
+    case Failure::kTls:
+      return failure("TLS: " + done.tls_reason);
     case Failure::kSocket:
     case Failure::kConnect:
     case Failure::kPoll:

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "net/tls.h"
+
 namespace proofload::experiments {
 
 struct ProbeAnswer {
@@ -18,15 +20,19 @@ struct ProbeAnswer {
   std::string text() const;  // "HTTP 200", or the error
 };
 
-// Sends "GET <path> HTTP/1.1" with Connection: close to an http:// URL and reads the response
-// head; the body is not read. Bounded by `timeout_ns` in all (connect, send, read) and by
-// kProbeMaxBytes read. Throws UsageError for a URL that http::parse_url rejects and for https
-// (the probe speaks plain HTTP only); every failure at run time is an answer, never a throw.
-ProbeAnswer http_get_status(const std::string& url, int64_t timeout_ns);
+// Sends "GET <path> HTTP/1.1" with Connection: close to an http:// or https:// URL and reads the
+// response head; the body is not read. Bounded by `timeout_ns` in all (connect, handshake, send,
+// read) and by kProbeMaxBytes read. An https URL is verified as `trust` says (the command's
+// --cacert, --insecure; see net::trust_of). Throws UsageError for a URL that http::parse_url
+// rejects and for a --cacert that cannot be read; every failure at run time is an answer
+// ("TLS: certificate verify failed: ..."), never a throw.
+ProbeAnswer http_get_status(const std::string& url, int64_t timeout_ns,
+                            const net::TlsOptions& trust = {});
 
 // The same GET, reading the whole response and keeping up to `max_body_bytes` of its body (a
 // drain gate's JSON condition reads it). A body still unfinished at the timeout is an error.
-ProbeAnswer http_get(const std::string& url, int64_t timeout_ns, size_t max_body_bytes);
+ProbeAnswer http_get(const std::string& url, int64_t timeout_ns, size_t max_body_bytes,
+                     const net::TlsOptions& trust = {});
 
 // Bytes read at most before a response without a complete head counts as bad.
 constexpr int64_t kProbeMaxBytes = 1024 * 1024;

@@ -3,8 +3,11 @@
 
 #include <gtest/gtest.h>
 
+#include <fstream>
+
 #include "common/usage_error.h"
 #include "experiments/hooks_test_support.h"
+#include "net/tls_test_server.h"
 
 namespace proofload::experiments {
 namespace {
@@ -78,15 +81,30 @@ TEST(HttpProbe, AConnectionClosedInTheMiddleOfTheHeadIsABadResponse) {
   EXPECT_EQ(text.rfind("bad response: ", 0), 0u) << text;
 }
 
-TEST(HttpProbe, HttpsAndMalformedUrlsAreUsageErrors) {
-  EXPECT_THROW(http_get_status("https://127.0.0.1:1/", kTimeoutNs), UsageError);
-  try {
-    http_get_status("HTTPS://127.0.0.1:1/", kTimeoutNs);
-    FAIL() << "no UsageError";
-  } catch (const UsageError& error) {
-    EXPECT_NE(std::string(error.what()).find("http only"), std::string::npos) << error.what();
-  }
+TEST(HttpProbe, MalformedUrlsAndUnreadableCaFilesAreUsageErrors) {
   EXPECT_THROW(http_get_status("http://", kTimeoutNs), UsageError);
+  net::TlsOptions trust;
+  trust.ca_file = "/nonexistent/ca.pem";
+  EXPECT_THROW(http_get_status("https://127.0.0.1:1/", kTimeoutNs, trust), UsageError);
+}
+
+TEST(HttpProbe, AnHttpsUrlIsVerifiedAsTheCommandsTrustSays) {
+  const net::PemPair pem = net::make_self_signed("localhost");
+  net::testing::TlsTestServer server(net::testing::ServerMode::kTlsEcho, pem);
+  const std::string url = "https://127.0.0.1:" + std::to_string(server.port()) + "/health";
+  // The system's CAs do not know the test's certificate: an answer, not a throw.
+  EXPECT_EQ(http_get_status(url, kTimeoutNs).text(),
+            "TLS: certificate verify failed: self-signed certificate");
+  net::TlsOptions insecure;
+  insecure.verify = false;
+  EXPECT_EQ(http_get_status(url, kTimeoutNs, insecure).text(), "HTTP 200");
+  const std::string ca = ::testing::TempDir() + "probe-ca.pem";
+  std::ofstream(ca) << pem.certificate;
+  net::TlsOptions trusted;
+  trusted.ca_file = ca;
+  const ProbeAnswer answer = http_get(url, kTimeoutNs, 64, trusted);
+  EXPECT_EQ(answer.status, 200);
+  EXPECT_EQ(answer.body, "ok");
 }
 
 TEST(IsUrl, TellsUrlsFromCommands) {

@@ -37,7 +37,8 @@ class LadderRun {
         preflight_(std::move(preflight)),
         experiment_(ExperimentSetup{ladder.out_dir, "ladder", ladder.hooks, ladder.precheck_url,
                                     ladder.drain_until, ladder.drain_timeout_ns,
-                                    ladder.drain_every_ns, ladder.quiet, [this] { save(); }}) {
+                                    ladder.drain_every_ns, ladder.quiet, [this] { save(); },
+                                    ladder.base_run.tls}) {
     result_.kind = ladder.search ? "search" : "ladder";
     result_.status = "running";
     result_.proofload_version = PROOFLOAD_VERSION;

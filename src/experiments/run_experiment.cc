@@ -55,7 +55,7 @@ report::RunResult run_load_test(const RunOptions& options) {
   const std::vector<ObservedSource> sources = label_sources(run.observe);
   std::vector<std::unique_ptr<observe::Sampler>> samplers;
   for (const ObservedSource& source : sources) {
-    samplers.push_back(observe::make_sampler(source.spec, run.observe_every_ns));
+    samplers.push_back(observe::make_sampler(source.spec, run.observe_every_ns, run.trust));
   }
   result.observed_columns = observed_columns(sources);
   ObservationTotals observation_totals(sources, run.load.workers);
@@ -97,6 +97,7 @@ report::RunResult run_load_test(const RunOptions& options) {
     part.bytes_in += window->bytes_in;
     part.bytes_out += window->bytes_out;
     part.connects += window->connects;
+    part.connection.merge(window->connection);
     if (window->warmup) result.warmup_duration_s += seconds_of(window->duration_ns);
     if (options.abort_check && !window->warmup && abort_reason.empty()) {
       abort_reason = options.abort_check(*window);
@@ -132,10 +133,12 @@ report::RunResult run_load_test(const RunOptions& options) {
     by_intent.bytes_in = part->bytes_in;
     by_intent.bytes_out = part->bytes_out;
     by_intent.connects = part->connects;
+    by_intent.connection = std::move(part->connection);
     *part = std::move(by_intent);
   }
   // Connections are mostly opened before the first request: count all of them in the summary.
   result.total.connects += result.warmup_total.connects;
+  result.total.connection.merge(result.warmup_total.connection);
   int stop_level = engine.stop_level();
   result.aborted = !abort_reason.empty();
   result.interrupted = stop_level > 0 && !result.aborted;
@@ -147,6 +150,7 @@ report::RunResult run_load_test(const RunOptions& options) {
                           : "duration reached";
   result.span = engine.measured_span();
   result.measured_duration_s = seconds_of(result.span.duration_ns);
+  result.first_tls_failure = engine.first_tls_failure();
   if (std::string failure = engine.failure(); !failure.empty()) {
     result.end_reason = "a worker failed: " + failure;
   }
@@ -179,6 +183,7 @@ report::RunResult run_load_test(const RunOptions& options) {
                              "was measured until then");
   }
   if (finish_failure) std::rethrow_exception(finish_failure);
+  result.first_tls_failure = engine.first_tls_failure();
   if (std::string failure = engine.failure(); !failure.empty()) {
     throw std::runtime_error("a load worker failed (" + failure +
                              "); the results cover only part "

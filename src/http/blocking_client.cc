@@ -13,7 +13,7 @@
 #include <cstring>
 
 #include "common/clock.h"
-#include "common/unique_fd.h"
+#include "net/transport.h"
 #include "common/usage_error.h"
 
 namespace proofload::http {
@@ -89,69 +89,102 @@ std::vector<SocketAddress> resolve_addresses(const std::string& host, uint16_t p
 }
 
 Exchange exchange(std::span<const SocketAddress> addresses, std::string_view request,
-                  ResponseParser& parser, int64_t deadline_ns, const ExchangeLimits& limits) {
+                  ResponseParser& parser, int64_t deadline_ns, const ExchangeLimits& limits,
+                  const net::TlsContext* tls) {
   using Failure = Exchange::Failure;
   using Stage = Exchange::Stage;
-  UniqueFd socket;
+  using net::IoStatus;
+  // Waits for what the transport asked for.
+  auto wait = [&](const net::Transport& t, IoStatus want) {
+    return wait_for(t.fd(), want == IoStatus::kWantWrite ? POLLOUT : POLLIN, deadline_ns);
+  };
+  net::Transport transport;
   Exchange refused = failed(Failure::kConnect, Stage::kConnecting, ECONNREFUSED);
   bool connected = false;
   for (const SocketAddress& address : addresses) {
-    socket.reset(
-        ::socket(address.storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-    if (socket.get() < 0) return failed(Failure::kSocket, Stage::kConnecting, errno);
-    int one = 1;
-    ::setsockopt(socket.get(), IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-    if (::connect(socket.get(), reinterpret_cast<const sockaddr*>(&address.storage),
-                  address.length) != 0) {
-      if (errno != EINPROGRESS) {
-        refused.error_number = errno;
-        continue;  // the next address may accept
+    net::Address target;
+    target.storage = address.storage;
+    target.length = address.length;
+    if (transport.connect(target) != 0) {
+      refused.error_number = transport.failure().error_number;
+      if (refused.error_number == EMFILE || refused.error_number == ENFILE) {
+        return failed(Failure::kSocket, Stage::kConnecting, refused.error_number);
       }
-      const int waited = wait_for(socket.get(), POLLOUT, deadline_ns);
-      if (waited <= 0) return failed(wait_failure(waited), Stage::kConnecting, -waited);
-      int error = 0;
-      socklen_t length = sizeof error;
-      if (::getsockopt(socket.get(), SOL_SOCKET, SO_ERROR, &error, &length) != 0) error = errno;
-      if (error != 0) {
-        refused.error_number = error;
-        continue;
-      }
+      continue;  // the next address may accept
+    }
+    const int waited = wait(transport, IoStatus::kWantWrite);
+    if (waited <= 0) return failed(wait_failure(waited), Stage::kConnecting, -waited);
+    if (const int error = transport.finish_connect(); error != 0) {
+      refused.error_number = error;
+      continue;
     }
     connected = true;
     break;
   }
   if (!connected) return refused;
 
+  if (tls != nullptr) {
+    transport.begin_tls(*tls, nullptr);
+    for (;;) {
+      const net::Io io = transport.handshake();
+      if (io.status == IoStatus::kOk) break;
+      if (io.status == IoStatus::kWantRead || io.status == IoStatus::kWantWrite) {
+        const int waited = wait(transport, io.status);
+        if (waited <= 0) return failed(wait_failure(waited), Stage::kHandshaking, -waited);
+        continue;
+      }
+      Exchange out = failed(Failure::kTls, Stage::kHandshaking);
+      out.tls_reason = net::failure_text(transport.failure());
+      return out;
+    }
+  }
+
   size_t sent = 0;
   while (sent < request.size()) {
-    const ssize_t n =
-        ::send(socket.get(), request.data() + sent, request.size() - sent, MSG_NOSIGNAL);
-    if (n > 0) {
-      sent += static_cast<size_t>(n);
+    const net::Io io = transport.write(request.data() + sent, request.size() - sent);
+    if (io.status == IoStatus::kOk) {
+      sent += io.bytes;
       continue;
     }
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK) {
-      return failed(Failure::kSend, Stage::kSending, errno);
+    if (io.status == IoStatus::kFailed || io.status == IoStatus::kClosed) {
+      if (transport.failure().tls()) {
+        Exchange out = failed(Failure::kTls, Stage::kSending);
+        out.tls_reason = net::failure_text(transport.failure());
+        return out;
+      }
+      return failed(Failure::kSend, Stage::kSending, transport.failure().error_number);
     }
-    const int waited = wait_for(socket.get(), POLLOUT, deadline_ns);
+    const int waited = wait(transport, io.status);
     if (waited <= 0) return failed(wait_failure(waited), Stage::kSending, -waited);
   }
 
   char buffer[64 * 1024];
   int64_t read = 0;
+  IoStatus want = IoStatus::kWantRead;
   while (true) {
     const Stage stage = parser.received_any() ? Stage::kReading : Stage::kWaiting;
-    const int waited = wait_for(socket.get(), POLLIN, deadline_ns);
-    if (waited <= 0) return failed(wait_failure(waited), stage, -waited, read);
-    const ssize_t n = ::recv(socket.get(), buffer, sizeof buffer, 0);
-    if (n < 0) {
-      if (errno == EINTR || errno == EAGAIN || errno == EWOULDBLOCK) continue;
-      return failed(Failure::kRead, stage, errno, read);
+    // TLS may hold decrypted bytes already: read those before waiting on the socket.
+    if (!transport.buffered()) {
+      const int waited = wait(transport, want);
+      if (waited <= 0) return failed(wait_failure(waited), stage, -waited, read);
     }
-    read += n;
-    const ResponseParser::Result result =
-        n == 0 ? parser.finish_eof() : parser.feed(buffer, static_cast<size_t>(n));
+    const net::Io io = transport.read(buffer, sizeof buffer);
+    if (io.status == IoStatus::kWantRead || io.status == IoStatus::kWantWrite) {
+      want = io.status;
+      continue;
+    }
+    want = IoStatus::kWantRead;
+    if (io.status == IoStatus::kFailed) {
+      if (transport.failure().tls()) {
+        Exchange out = failed(Failure::kTls, stage, 0, read);
+        out.tls_reason = net::failure_text(transport.failure());
+        return out;
+      }
+      return failed(Failure::kRead, stage, transport.failure().error_number, read);
+    }
+    const size_t n = io.status == IoStatus::kOk ? io.bytes : 0;
+    read += static_cast<int64_t>(n);
+    const ResponseParser::Result result = n == 0 ? parser.finish_eof() : parser.feed(buffer, n);
     if (result.state == ResponseParser::State::kComplete ||
         (limits.enough && limits.enough(parser))) {
       Exchange done;

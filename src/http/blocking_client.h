@@ -16,6 +16,7 @@
 #include <vector>
 
 #include "http/response_parser.h"
+#include "net/tls.h"
 
 namespace proofload::http {
 
@@ -41,13 +42,16 @@ struct Exchange {
     kBadResponse,  // the parser refused the bytes (parser.error_reason())
     kClosed,       // the peer closed before the response was complete
     kOversized,    // more than ExchangeLimits::max_bytes arrived before it was
+    kTls,          // https: the handshake (or TLS later) failed (tls_reason says why)
   };
-  enum class Stage { kConnecting, kSending, kWaiting, kReading };  // kWaiting: no byte yet
+  // kWaiting: no byte yet. kHandshaking: https, connected, TLS under way.
+  enum class Stage { kConnecting, kHandshaking, kSending, kWaiting, kReading };
 
   Failure failure = Failure::kNone;
   Stage stage = Stage::kConnecting;
   int error_number = 0;
   int64_t bytes_read = 0;
+  std::string tls_reason;  // kTls: "certificate verify failed: ...", one line
   bool ok() const { return failure == Failure::kNone; }
 };
 
@@ -58,10 +62,11 @@ struct ExchangeLimits {
   std::function<bool(const ResponseParser&)> enough;
 };
 
-// Connects to the first of `addresses` that accepts, sends `request`, and feeds what comes back
-// to `parser` (started by the caller, with the capture it wants) until a response is complete,
-// `limits.enough` holds, or something fails.
+// Connects to the first of `addresses` that accepts, (https: handshakes with `tls`), sends
+// `request`, and feeds what comes back to `parser` (started by the caller, with the capture it
+// wants) until a response is complete, `limits.enough` holds, or something fails.
 Exchange exchange(std::span<const SocketAddress> addresses, std::string_view request,
-                  ResponseParser& parser, int64_t deadline_ns, const ExchangeLimits& limits = {});
+                  ResponseParser& parser, int64_t deadline_ns, const ExchangeLimits& limits = {},
+                  const net::TlsContext* tls = nullptr);
 
 }  // namespace proofload::http

@@ -11,6 +11,7 @@ namespace proofload::http {
 namespace {
 
 constexpr uint16_t kDefaultHttpPort = 80;
+constexpr uint16_t kDefaultHttpsPort = 443;
 
 [[noreturn]] void fail(std::string_view text, std::string_view why) {
   throw UsageError("malformed URL '" + printable(text) + "': " + std::string(why));
@@ -76,13 +77,10 @@ Url parse_url(std::string_view text) {
   }
   Url url;
   url.scheme = to_lower(text.substr(0, scheme_end));
-  if (url.scheme == "https") {
-    throw UsageError("https:// is not supported yet (HTTP/1.1 over TCP only): '" + printable(text) +
-                     "'");
+  if (url.scheme != "http" && url.scheme != "https") {
+    fail(text, "unsupported scheme '" + printable(url.scheme) + "' (http:// or https://)");
   }
-  if (url.scheme != "http") {
-    fail(text, "unsupported scheme '" + printable(url.scheme) + "' (only http:// is supported)");
-  }
+  const uint16_t default_port = url.scheme == "https" ? kDefaultHttpsPort : kDefaultHttpPort;
 
   const std::string_view rest = text.substr(scheme_end + 3);
   const size_t authority_end = rest.find_first_of("/?#");
@@ -124,7 +122,7 @@ Url parse_url(std::string_view text) {
   if (host.empty()) fail(text, "missing host");
 
   url.host = std::string(host);
-  url.port = has_port ? parse_port(text, port_text) : kDefaultHttpPort;
+  url.port = has_port ? parse_port(text, port_text) : default_port;
 
   // The fragment is for the client only; it is never part of the request target.
   const size_t fragment = target.find('#');
@@ -143,7 +141,7 @@ Url parse_url(std::string_view text) {
   }
 
   url.host_header = is_ipv6 ? "[" + url.host + "]" : url.host;
-  if (url.port != kDefaultHttpPort) url.host_header += ":" + std::to_string(url.port);
+  if (url.port != default_port) url.host_header += ":" + std::to_string(url.port);
   return url;
 }
 

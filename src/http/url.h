@@ -9,14 +9,16 @@
 namespace proofload::http {
 
 struct Url {
-  std::string scheme;          // always "http" for now (lower-cased)
+  std::string scheme;          // "http" or "https" (lower-cased)
   std::string host;            // as written; an IPv6 literal without its brackets
-  uint16_t port = 80;          // 80 unless the URL names another
+  uint16_t port = 80;          // 80 (https: 443) unless the URL names another
   std::string path_and_query;  // the request target sent on the wire; "/" when empty
   std::string host_header;     // "host" or "host:port" ("[v6]" / "[v6]:port") for Host:
+
+  bool tls() const { return scheme == "https"; }
 };
 
-// Parses "http://host[:port][/path][?query][#fragment]" (the fragment is dropped: it is never
+// Parses "http[s]://host[:port][/path][?query][#fragment]" (the fragment is dropped: it is never
 // sent). Throws UsageError with one line naming the URL and what is wrong with it.
 Url parse_url(std::string_view text);
 

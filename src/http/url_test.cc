@@ -71,9 +71,15 @@ TEST(ParseUrl, PortLimits) {
   EXPECT_EQ(parse_url("http://h:65535").port, 65535);
 }
 
-TEST(ParseUrl, RejectsHttpsWithClearReason) {
-  EXPECT_NE(error_of("https://example.com/").find("https:// is not supported yet"),
-            std::string::npos);
+TEST(ParseUrl, HttpsDefaultsToPort443AndLeavesItOutOfHost) {
+  Url url = parse_url("HTTPS://example.com/a");
+  EXPECT_EQ(url.scheme, "https");
+  EXPECT_TRUE(url.tls());
+  EXPECT_EQ(url.port, 443);
+  EXPECT_EQ(url.host_header, "example.com");
+  EXPECT_EQ(parse_url("https://example.com:80/").host_header, "example.com:80");
+  EXPECT_EQ(parse_url("https://example.com:8443/").port, 8443);
+  EXPECT_FALSE(parse_url("http://example.com/").tls());
 }
 
 TEST(ParseUrl, RejectsBadInputWithOneLineNamingTheProblem) {

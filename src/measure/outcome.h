@@ -16,6 +16,8 @@ enum class Outcome : uint8_t {
   kOther5xx,       // any other 5xx (and statuses outside 100-599)
   kCheckFailed,    // a complete response that failed a scenario check (or an extraction)
   kConnectError,   // the connection could not be opened (refused, unreachable, connect timeout)
+  kTlsError,       // the TLS handshake failed (certificate refused, not TLS, closed in it), or
+                   // the TLS layer failed later on the connection
   kTimeout,        // no complete response within the request timeout (or the end-of-run grace)
   kReset,          // the server closed or reset the connection before the response was complete
   kProtocolError,  // the response was not valid HTTP/1.1 (garbage, oversized header, ...)
@@ -27,7 +29,8 @@ constexpr int kOutcomeCount = static_cast<int>(Outcome::kCount);
 
 constexpr std::array<std::string_view, kOutcomeCount> kOutcomeNames = {
     "success",       "status_429", "status_503", "other_4xx",      "other_5xx",
-    "check_failed",  "connect_error", "timeout", "reset", "protocol_error", "never_started"};
+    "check_failed",  "connect_error", "tls_error", "timeout", "reset", "protocol_error",
+    "never_started"};
 
 constexpr std::string_view outcome_name(Outcome o) { return kOutcomeNames[static_cast<int>(o)]; }
 

@@ -25,6 +25,19 @@ int64_t WindowStats::errors() const {
   return n;
 }
 
+void ConnectionTimes::merge(const ConnectionTimes& other) {
+  connect_us.merge(other.connect_us);
+  handshake_us.merge(other.handshake_us);
+  handshakes += other.handshakes;
+  resumed += other.resumed;
+}
+
+void ConnectionTimes::clear() {
+  connect_us.reset();
+  handshake_us.reset();
+  handshakes = resumed = 0;
+}
+
 void WindowStats::merge(const WindowStats& other) {
   latency_us.merge(other.latency_us);
   service_us.merge(other.service_us);
@@ -35,6 +48,7 @@ void WindowStats::merge(const WindowStats& other) {
   bytes_in += other.bytes_in;
   bytes_out += other.bytes_out;
   connects += other.connects;
+  connection.merge(other.connection);
   in_flight_end += other.in_flight_end;
   queued_end += other.queued_end;
 }
@@ -43,6 +57,7 @@ void WindowStats::clear() {
   latency_us.reset();
   service_us.reset();
   ttfb_us.reset();
+  connection.clear();
   outcomes.fill(0);
   status.fill(0);
   intended = bytes_in = bytes_out = connects = in_flight_end = queued_end = 0;

@@ -16,6 +16,17 @@ namespace proofload::measure {
 constexpr int kStatusSlots = 601;
 constexpr int kStatusOther = 600;
 
+// The connections opened in a window: how long their TCP connect and TLS handshake took.
+struct ConnectionTimes {
+  HdrHistogram connect_us;    // from the connect call to the socket being connected
+  HdrHistogram handshake_us;  // https: from the connected socket to the finished handshake
+  int64_t handshakes = 0;     // TLS handshakes completed
+  int64_t resumed = 0;        // of them, resumed sessions (no certificate exchange)
+
+  void merge(const ConnectionTimes& other);
+  void clear();
+};
+
 struct WindowStats {
   int64_t index = 0;        // window number from the start of the run (warm-up included)
   int64_t start_ns = 0;     // window start, ns since the run started
@@ -40,6 +51,8 @@ struct WindowStats {
   int64_t bytes_in = 0;       // bytes read from the server (headers and bodies)
   int64_t bytes_out = 0;      // bytes written to the server
   int64_t connects = 0;       // TCP connections opened successfully
+  ConnectionTimes connection;  // their connect and handshake times (bytes and connections are
+                               // counted by the window they happened in, not by intent)
   int64_t in_flight_end = 0;  // requests started but not ended at the window's end (gauge)
   int64_t queued_end = 0;     // open loop: requests waiting for a connection at the end (gauge)
 

@@ -23,7 +23,19 @@ struct TlsOptions {
   bool resume = true;                // --no-tls-resume: a full handshake on every connection
   // ALPN protocols offered, in preference order ("http/1.1", "h2").
   std::vector<std::string> alpn = {"http/1.1"};
+
+  bool operator==(const TlsOptions&) const = default;
 };
+
+// The trust of a command's https requests other than the load itself (probes, drain gates,
+// prom: observers): its --cacert, --insecure and client certificate, but not its --sni (that
+// names the target) nor its ALPN.
+inline TlsOptions trust_of(const TlsOptions& options) {
+  TlsOptions trust = options;
+  trust.server_name.clear();
+  trust.alpn = {"http/1.1"};
+  return trust;
+}
 
 // The client SSL_CTX of a run, built once from the options and shared by every worker (OpenSSL's
 // contexts are safe to use from many threads once configured). Owns the host name a connection

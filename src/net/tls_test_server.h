@@ -5,6 +5,7 @@
 #include <netinet/in.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
+#include <signal.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -20,12 +21,17 @@ enum class ServerMode {
   kTlsEcho,           // handshake, then answer each "\r\n\r\n"-ended request with "ok"
   kPlain,             // no TLS: answer the ClientHello bytes with an HTTP 400
   kCloseInHandshake,  // read the ClientHello, then close
+  kFirstOnly,         // the first connection as kTlsEcho (a pre-flight passes), later ones closed
+                      // in the handshake
 };
 
 class TlsTestServer {
  public:
-  explicit TlsTestServer(ServerMode mode, const PemPair& pem = make_self_signed("localhost"))
-      : mode_(mode), pem_(pem) {
+  // Each request is answered 200 with `body`.
+  explicit TlsTestServer(ServerMode mode, const PemPair& pem = make_self_signed("localhost"),
+                         std::string body = "ok")
+      : mode_(mode), pem_(pem), body_(std::move(body)) {
+    signal(SIGPIPE, SIG_IGN);  // SSL_write to a client that left must fail, not end the test
     listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     int one = 1;
     setsockopt(listen_fd_, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
@@ -78,7 +84,8 @@ class TlsTestServer {
     while (!stopping_) {
       int fd = accept(listen_fd_, nullptr, nullptr);
       if (fd < 0) return;
-      if (mode_ == ServerMode::kTlsEcho) {
+      const bool first = accepted_++ == 0;
+      if (mode_ == ServerMode::kTlsEcho || (mode_ == ServerMode::kFirstOnly && first)) {
         serve_tls(fd);
       } else {
         char buffer[4096];
@@ -106,8 +113,9 @@ class TlsTestServer {
         size_t end;
         while ((end = pending.find("\r\n\r\n")) != std::string::npos) {
           pending.erase(0, end + 4);
-          const char reply[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
-          SSL_write(ssl, reply, sizeof reply - 1);
+          const std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: " +
+                                    std::to_string(body_.size()) + "\r\n\r\n" + body_;
+          SSL_write(ssl, reply.data(), static_cast<int>(reply.size()));
         }
       }
     }
@@ -117,11 +125,13 @@ class TlsTestServer {
 
   ServerMode mode_;
   PemPair pem_;
+  std::string body_;
   int listen_fd_ = -1;
   uint16_t port_ = 0;
   SSL_CTX* ctx_ = nullptr;
   std::atomic<bool> stopping_{false};
   std::atomic<int> handshakes_{0};
+  int accepted_ = 0;
   std::thread thread_;
 };
 

@@ -3,11 +3,15 @@
 
 #include <openssl/err.h>
 #include <openssl/x509.h>
+#include <poll.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <cerrno>
 #include <cstring>
+
+#include "common/clock.h"
+#include "common/usage_error.h"
 
 namespace proofload::net {
 
@@ -169,6 +173,44 @@ void Transport::close() {
   }
   if (fd_ >= 0) ::close(fd_);  // closing removes it from epoll
   fd_ = -1;
+}
+
+TlsFacts check_tls_handshake(const Address& address, const TlsContext& context,
+                             int64_t timeout_ns) {
+  const int64_t deadline = monotonic_ns() + timeout_ns;
+  // Waits for what the transport wants; false when the deadline passed first.
+  auto wait = [&](const Transport& t, IoStatus want) {
+    const int64_t left_ms = (deadline - monotonic_ns()) / kNsPerMs;
+    if (left_ms <= 0) return false;
+    pollfd p{t.fd(), static_cast<short>(want == IoStatus::kWantWrite ? POLLOUT : POLLIN), 0};
+    int ready;
+    do {
+      ready = poll(&p, 1, static_cast<int>(left_ms));
+    } while (ready < 0 && errno == EINTR);
+    return ready > 0;
+  };
+  Transport t;
+  int error = t.connect(address) != 0 ? t.failure().error_number : 0;
+  if (error == 0) error = !wait(t, IoStatus::kWantWrite) ? ETIMEDOUT : t.finish_connect();
+  if (error != 0) {
+    throw UsageError("cannot connect to " + address.text + ": " + std::strerror(error));
+  }
+  t.begin_tls(context, nullptr);
+  for (;;) {
+    const Io io = t.handshake();
+    if (io.status == IoStatus::kOk) break;
+    if (io.status == IoStatus::kWantRead || io.status == IoStatus::kWantWrite) {
+      if (wait(t, io.status)) continue;
+      throw UsageError("TLS handshake with " + address.text + " did not finish within the " +
+                       "connect timeout");
+    }
+    if (t.failure().verify_result != X509_V_OK) {
+      throw UsageError(failure_text(t.failure()) + "; use --cacert or --insecure");
+    }
+    throw UsageError("TLS handshake with " + address.text + " failed: " +
+                     failure_text(t.failure()));
+  }
+  return {tls_version_name(t.tls_version()), std::string(t.alpn())};
 }
 
 }  // namespace proofload::net

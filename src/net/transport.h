@@ -20,6 +20,7 @@
 #include <cstdint>
 #include <string>
 #include <string_view>
+#include <utility>
 
 #include "net/tcp.h"
 #include "net/tls.h"
@@ -59,6 +60,20 @@ class Transport {
   ~Transport() { close(); }
   Transport(const Transport&) = delete;
   Transport& operator=(const Transport&) = delete;
+  // Movable (a pool of connections is sized once, before any is opened).
+  Transport(Transport&& other) noexcept
+      : fd_(std::exchange(other.fd_, -1)),
+        ssl_(std::exchange(other.ssl_, nullptr)),
+        failure_(other.failure_) {}
+  Transport& operator=(Transport&& other) noexcept {
+    if (this != &other) {
+      close();
+      fd_ = std::exchange(other.fd_, -1);
+      ssl_ = std::exchange(other.ssl_, nullptr);
+      failure_ = other.failure_;
+    }
+    return *this;
+  }
 
   int fd() const { return fd_; }
   bool is_open() const { return fd_ >= 0; }
@@ -79,6 +94,8 @@ class Transport {
   std::string_view alpn() const;
 
   Io read(char* buffer, size_t size);
+  // TLS: decrypted bytes are waiting inside OpenSSL (epoll cannot see them).
+  bool buffered() const { return ssl_ != nullptr && SSL_pending(ssl_) > 0; }
   Io write(const char* data, size_t size);
   // Closes the socket (and frees the TLS state) at once; no close_notify is sent (the load does
   // not wait for one, and the server gets the FIN).
@@ -93,5 +110,18 @@ class Transport {
   SSL* ssl_ = nullptr;
   TransportFailure failure_;
 };
+
+// What a finished handshake agreed.
+struct TlsFacts {
+  std::string version;  // "TLSv1.3"
+  std::string alpn;     // "http/1.1", "h2", or "" when the server chose none
+};
+
+// Blocking check before any load is sent: connects and handshakes once within timeout_ns, then
+// closes. Throws UsageError with one line: "certificate verify failed: self-signed certificate;
+// use --cacert or --insecure", "TLS handshake with 127.0.0.1:8443 failed: wrong version number
+// (is the server speaking TLS on this port?)", or check_reachable's "cannot connect to ...".
+TlsFacts check_tls_handshake(const Address& address, const TlsContext& context,
+                             int64_t timeout_ns);
 
 }  // namespace proofload::net

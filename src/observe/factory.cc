@@ -10,10 +10,11 @@
 
 namespace proofload::observe {
 
-std::unique_ptr<Sampler> make_sampler(std::string_view spec, int64_t period_ns) {
+std::unique_ptr<Sampler> make_sampler(std::string_view spec, int64_t period_ns,
+                                      const net::TlsOptions& trust) {
   if (auto sampler = make_proc_sampler(spec)) return sampler;
   if (auto sampler = make_cgroup_sampler(spec)) return sampler;
-  if (auto sampler = make_prom_sampler(spec, prom_timeout_ns(period_ns))) return sampler;
+  if (auto sampler = make_prom_sampler(spec, prom_timeout_ns(period_ns), trust)) return sampler;
   throw UsageError("unknown observer '" + std::string(spec) +
                    "': one of self, pid:N, pidfile:PATH, host, cgroup:PATH, prom:URL");
 }

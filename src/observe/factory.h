@@ -7,12 +7,15 @@
 #include <memory>
 #include <string_view>
 
+#include "net/tls.h"
 #include "observe/sampler.h"
 
 namespace proofload::observe {
 
 // `period_ns` bounds how long a slow endpoint may take (prom samplers time out within it).
-std::unique_ptr<Sampler> make_sampler(std::string_view spec, int64_t period_ns);
+// `trust`: how an https prom: endpoint is verified (the command's --cacert, --insecure).
+std::unique_ptr<Sampler> make_sampler(std::string_view spec, int64_t period_ns,
+                                      const net::TlsOptions& trust = {});
 
 // The kind of a spec ("pid" for "pid:42"): the prefix of its columns in windows.csv.
 std::string_view sampler_kind(std::string_view spec);

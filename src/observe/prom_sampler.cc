@@ -111,12 +111,16 @@ bool header_says_compressed(std::string_view headers) {
 class PromSampler : public Sampler {
  public:
   PromSampler(std::string spec, const http::Url& url, std::vector<http::SocketAddress> addresses,
-              std::vector<std::string> prefixes, int64_t timeout_ns)
+              std::vector<std::string> prefixes, int64_t timeout_ns,
+              std::unique_ptr<net::TlsContext> tls)
       : spec_(std::move(spec)),
         authority_(url.host_header),
         addresses_(std::move(addresses)),
-        timeout_ns_(timeout_ns) {
-    if (url.host_header.find(':') == std::string::npos) authority_ += ":80";
+        timeout_ns_(timeout_ns),
+        tls_(std::move(tls)) {
+    if (url.host_header.find(':') == std::string::npos) {
+      authority_ += ":" + std::to_string(url.port);
+    }
     request_ = "GET " + url.path_and_query + " HTTP/1.1\r\nHost: " + url.host_header +
                "\r\nUser-Agent: proofload/" PROOFLOAD_VERSION
                "\r\nAccept: text/plain;version=0.0.4\r\nAccept-Encoding: identity\r\n"
@@ -171,7 +175,8 @@ class PromSampler : public Sampler {
     limits.enough = [](const http::ResponseParser& p) {
       return p.captured_body().size() > kMaxBodyBytes;  // enough: cut here
     };
-    const http::Exchange done = http::exchange(addresses_, request_, parser_, deadline_ns, limits);
+    const http::Exchange done =
+        http::exchange(addresses_, request_, parser_, deadline_ns, limits, tls_.get());
     using Failure = http::Exchange::Failure;
     using Stage = http::Exchange::Stage;
     const std::string reason = std::strerror(done.error_number);
@@ -190,6 +195,8 @@ class PromSampler : public Sampler {
         return "read: " + reason;
       case Failure::kBadResponse:
         return std::string("bad HTTP response: ") + parser_.error_reason();
+      case Failure::kTls:
+        return "TLS with " + authority_ + ": " + done.tls_reason;
       case Failure::kClosed:
       case Failure::kOversized:
         return "connection closed before a response";
@@ -201,6 +208,8 @@ class PromSampler : public Sampler {
     switch (done.stage) {
       case Stage::kConnecting:
         return timed_out + "connecting to " + authority_;
+      case Stage::kHandshaking:
+        return timed_out + "in the TLS handshake with " + authority_;
       case Stage::kSending:
         return timed_out + "sending the request";
       case Stage::kWaiting:
@@ -225,6 +234,7 @@ class PromSampler : public Sampler {
   std::string authority_;  // host:port, for errors
   std::vector<http::SocketAddress> addresses_;
   int64_t timeout_ns_;
+  std::unique_ptr<net::TlsContext> tls_;  // https only
   std::string request_;  // built once: the same GET every sample
   PromParseOptions options_;
   http::ResponseParser parser_;  // its buffers are reused from sample to sample
@@ -237,7 +247,8 @@ int64_t prom_timeout_ns(int64_t period_ns) {
   return std::min(kPromDefaultTimeoutNs, period_ns / 5 * 4);
 }
 
-std::unique_ptr<Sampler> make_prom_sampler(std::string_view spec, int64_t timeout_ns) {
+std::unique_ptr<Sampler> make_prom_sampler(std::string_view spec, int64_t timeout_ns,
+                                           const net::TlsOptions& trust) {
   if (spec.substr(0, kPrefix.size()) != kPrefix) return nullptr;
   std::string_view url_text = spec.substr(kPrefix.size());
   if (url_text.empty()) {
@@ -247,9 +258,18 @@ std::unique_ptr<Sampler> make_prom_sampler(std::string_view spec, int64_t timeou
   SplitSpec split = split_match(spec, url_text);
   http::Url url = http::parse_url(split.url);
   std::vector<http::SocketAddress> addresses = resolve(spec, url);
+  std::unique_ptr<net::TlsContext> tls;
+  if (url.tls()) {
+    try {
+      tls = std::make_unique<net::TlsContext>(net::trust_of(trust), url.host);
+    } catch (const UsageError& error) {
+      throw UsageError("observer '" + std::string(spec) + "': " + error.what());
+    }
+  }
   return std::make_unique<PromSampler>(std::string(spec), url, std::move(addresses),
                                        std::move(split.prefixes),
-                                       timeout_ns > 0 ? timeout_ns : kPromDefaultTimeoutNs);
+                                       timeout_ns > 0 ? timeout_ns : kPromDefaultTimeoutNs,
+                                       std::move(tls));
 }
 
 }  // namespace proofload::observe

@@ -23,6 +23,7 @@
 #include <string_view>
 
 #include "common/clock.h"
+#include "net/tls.h"
 #include "observe/sampler.h"
 
 namespace proofload::observe {
@@ -38,6 +39,8 @@ int64_t prom_timeout_ns(int64_t period_ns);
 // nullptr when `spec` does not start with "prom:". Throws UsageError (one line) for a malformed
 // URL, a scheme other than http, an empty or invalid `match` prefix, or a host name that cannot
 // be resolved. `timeout_ns` <= 0 means kPromDefaultTimeoutNs.
-std::unique_ptr<Sampler> make_prom_sampler(std::string_view spec, int64_t timeout_ns);
+// An https endpoint is verified as `trust` says (the command's --cacert, --insecure).
+std::unique_ptr<Sampler> make_prom_sampler(std::string_view spec, int64_t timeout_ns,
+                                           const net::TlsOptions& trust = {});
 
 }  // namespace proofload::observe

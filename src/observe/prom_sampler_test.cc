@@ -26,6 +26,7 @@
 
 #include "common/clock.h"
 #include "common/usage_error.h"
+#include "net/tls_test_server.h"
 #include "observe/prom_text.h"
 #include "process.h"
 
@@ -167,7 +168,6 @@ TEST(PromSamplerSpec, MalformedSpecsAreOneLineUsageErrors) {
   const char* bad[] = {
       "prom:",
       "prom:127.0.0.1:9100/metrics",
-      "prom:https://127.0.0.1/metrics",
       "prom:ftp://127.0.0.1/metrics",
       "prom:http://127.0.0.1:99999/metrics",
       "prom:http:///metrics",
@@ -396,6 +396,24 @@ TEST(PromSampler, ABodyOver16MiBIsCutThereAndSaysSo) {
   const std::string head = body.substr(0, size_t{16} << 20);
   const auto whole_lines = static_cast<size_t>(std::count(head.begin(), head.end(), '\n'));
   EXPECT_EQ(sample.readings.size(), whole_lines + 1);
+}
+
+TEST(PromSampler, AnHttpsEndpointIsReadWhenTrustedAndAGapSayingWhyWhenNot) {
+  const net::PemPair pem = net::make_self_signed("localhost");
+  net::testing::TlsTestServer server(net::testing::ServerMode::kTlsEcho, pem,
+                                     "# TYPE up gauge\nup 1\n");
+  const std::string spec = "prom:https://127.0.0.1:" + std::to_string(server.port()) + "/metrics";
+  Sample refused = make_prom_sampler(spec, 2 * kNsPerS)->sample(monotonic_ns());
+  EXPECT_FALSE(refused.ok);
+  EXPECT_EQ(refused.error, "TLS with 127.0.0.1:" + std::to_string(server.port()) +
+                               ": certificate verify failed: self-signed certificate");
+  const std::string ca = ::testing::TempDir() + "prom-ca.pem";
+  std::ofstream(ca) << pem.certificate;
+  net::TlsOptions trust;
+  trust.ca_file = ca;
+  Sample sample = make_prom_sampler(spec, 2 * kNsPerS, trust)->sample(monotonic_ns());
+  ASSERT_TRUE(sample.ok) << sample.error;
+  EXPECT_EQ(by_name(sample)["up"].value, 1);
 }
 
 TEST(PromSampler, AHostNameIsResolvedOnce) {

@@ -11,14 +11,18 @@
 #include "common/units.h"
 #include "common/usage_error.h"
 #include "net/tcp.h"
+#include "net/transport.h"
 #include "http/request.h"
 #include "http/url.h"
 #include "plan/scenario_parts.h"
+#include "result/json_values.h"
 #include "schedule/open_loop_dispatcher.h"
 #include "workload/secrets.h"
 
 namespace proofload::plan {
 namespace {
+
+using result::text_or_null;
 
 // A request body is held once per connection's send buffer: 64 MiB is far past any real one.
 constexpr int64_t kMaxBodyFileBytes = int64_t{64} << 20;
@@ -32,6 +36,10 @@ bool open_loop(const RunSpec& spec) { return spec.executor == engine::Executor::
 
 void check(const RunSpec& spec) {
   if (spec.target.empty()) throw UsageError("run needs a URL or a scenario file");
+  if (spec.tls != net::TlsOptions{} && !http::parse_url(spec.target).tls()) {
+    throw UsageError("--cacert, --insecure, --sni, --cert, --key, --tls-min and --no-tls-resume "
+                     "are for an https:// target, not '" + spec.target + "'");
+  }
   if (spec.body && spec.body_file) {
     throw UsageError("--body and --body-file both set the body: use one");
   }
@@ -124,6 +132,20 @@ int64_t most_connections(const RunSpec& spec) {
   return std::max(connections, spec.max_connections.value_or(connections));
 }
 
+// result.json's spec.tls: what was asked of TLS; the version and ALPN the pre-flight handshake
+// agreed are added when the run is aimed. null for an http target.
+nlohmann::json tls_json(const net::TlsOptions& tls, const net::TlsContext* context) {
+  if (context == nullptr) return nullptr;
+  return {{"verify", tls.verify},
+          {"ca_file", text_or_null(tls.ca_file)},
+          {"server_name", context->verify_name()},
+          {"client_certificate", text_or_null(tls.cert_file)},
+          {"min_version", net::tls_version_name(tls.min_version)},
+          {"resume", tls.resume},
+          {"version", nullptr},
+          {"alpn", nullptr}};
+}
+
 }  // namespace
 
 Preflight preflight(const RunSpec& spec) {
@@ -132,13 +154,22 @@ Preflight preflight(const RunSpec& spec) {
   Preflight found;
   found.address = net::resolve(url.host, url.port);
   net::ensure_fd_limit(most_connections(spec) + kSpareDescriptors);
-  net::check_reachable(found.address, spec.connect_timeout_ns);
+  if (url.tls()) {
+    found.tls = net::check_tls_handshake(found.address, net::TlsContext(spec.tls, url.host),
+                                         spec.connect_timeout_ns);
+  } else {
+    net::check_reachable(found.address, spec.connect_timeout_ns);
+  }
   return found;
 }
 
 void aim(PlannedRun& run, const Preflight& preflight) {
   run.load.address = preflight.address;
   run.recorded_spec["address"] = preflight.address.text;
+  if (preflight.tls) {
+    run.recorded_spec["tls"]["version"] = preflight.tls->version;
+    run.recorded_spec["tls"]["alpn"] = text_or_null(preflight.tls->alpn);
+  }
 }
 
 PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
@@ -170,6 +201,7 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
   run.thresholds = collect_thresholds(spec.scenario.get(), spec.thresholds);
   run.observe = spec.observe;
   run.observe_every_ns = spec.observe_every_ns;
+  run.trust = net::trust_of(spec.tls);
 
   load.executor = spec.executor;
   // Warm-up is recorded in whole windows.
@@ -209,9 +241,14 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   load.workers = std::min(spec.workers > 0 ? spec.workers : cores, load.connections);
 
+  if (request.url.tls()) {
+    load.tls = std::make_shared<const net::TlsContext>(spec.tls, request.url.host);
+  }
   run.recorded_spec = {
       {"target", spec.target},
       {"address", load.address.text},
+      {"protocol", "http/1.1"},
+      {"tls", tls_json(spec.tls, load.tls.get())},
       {"method", request.method},
       {"headers", headers_json(request.headers)},
       {"body_bytes", request.body.size()},

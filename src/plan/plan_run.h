@@ -14,17 +14,20 @@
 
 #include "engine/load_spec.h"
 #include "measure/threshold.h"
+#include "net/transport.h"
 #include "plan/run_spec.h"
 
 namespace proofload::plan {
 
-// What pre-flight found: the address the load goes to.
+// What pre-flight found: the address the load goes to, and for https what its handshake agreed.
 struct Preflight {
   net::Address address;
+  std::optional<net::TlsFacts> tls;
 };
 
 // Checks `spec` (plan_run's checks), resolves its target, raises the file-descriptor limit for
-// the most connections it may open, and connects once (UsageError "cannot connect to ...").
+// the most connections it may open, and connects once (UsageError "cannot connect to ..."); for
+// https it also handshakes once, so a refused certificate stops the run before any load.
 Preflight preflight(const RunSpec& spec);
 
 struct PlannedRun {
@@ -33,6 +36,7 @@ struct PlannedRun {
   std::vector<measure::Threshold> thresholds;
   std::vector<std::string> observe;
   int64_t observe_every_ns = kNsPerS;
+  net::TlsOptions trust;  // how an https prom: observer is verified (net::trust_of)
   std::string command_line;  // what Reproduce shows
   std::optional<std::filesystem::path> out_dir;
   bool quiet = false;

@@ -50,6 +50,13 @@ std::string run_command_text(const RunSpec& spec, std::optional<uint64_t> seed) 
   duration("--timeout", spec.timeout_ns, defaults.timeout_ns);
   duration("--connect-timeout", spec.connect_timeout_ns, defaults.connect_timeout_ns);
   duration("--grace", spec.grace_ns, defaults.grace_ns);
+  if (!spec.tls.ca_file.empty()) option("--cacert", spec.tls.ca_file);
+  if (!spec.tls.verify) out += " --insecure";
+  if (!spec.tls.server_name.empty()) option("--sni", spec.tls.server_name);
+  if (!spec.tls.cert_file.empty()) option("--cert", spec.tls.cert_file);
+  if (!spec.tls.key_file.empty()) option("--key", spec.tls.key_file);
+  if (spec.tls.min_version == TLS1_3_VERSION) option("--tls-min", "1.3");
+  if (!spec.tls.resume) out += " --no-tls-resume";
   if (spec.workers != defaults.workers) option("--workers", std::to_string(spec.workers));
   for (const std::string& t : spec.thresholds) option("--threshold", t);
   if (seed) option("--seed", std::to_string(*seed));

@@ -15,6 +15,7 @@
 
 #include "common/clock.h"
 #include "engine/load_spec.h"
+#include "net/tls.h"
 #include "schedule/stages.h"
 #include "workload/scenario.h"
 
@@ -39,6 +40,9 @@ struct RunSpec {
   // -H: a plain run's headers, or added to a scenario's defaults (replacing one of the same name).
   std::vector<std::pair<std::string, std::string>> headers;
   std::optional<uint64_t> seed;  // the data and mix draws; nullopt: from the clock when planned
+  // https: verification, SNI, client certificate, minimum version, resumption (--cacert,
+  // --insecure, --sni, --cert, --key, --tls-min, --no-tls-resume). Refused for an http target.
+  net::TlsOptions tls;
 
   engine::Executor executor = engine::Executor::kClosedLoop;
   int connections = 10;                   // closed loop: connections; open loop: the initial pool

@@ -96,6 +96,11 @@ void record_summary(const RunResult& result, result::RunRecord& r) {
   r.bytes_in = t.bytes_in;
   r.bytes_out = t.bytes_out;
   r.connects = t.connects;
+  r.connect_time = latency_of(t.connection.connect_us);
+  r.tls_handshakes = t.connection.handshakes;
+  r.tls_resumed = t.connection.resumed;
+  r.tls_handshake = latency_of(t.connection.handshake_us);
+  r.tls_first_error = result.first_tls_failure;
 }
 
 // By named request: what each `requests:` entry of a scenario got (measured part).

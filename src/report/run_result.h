@@ -141,6 +141,7 @@ struct RunResult {
   // knows nothing of the engine's types. Secrets never reach it.
   nlohmann::json spec;
   std::string command_line;  // how it was started (argv joined, for "Reproduce")
+  std::string first_tls_failure;  // https: why the first failed handshake failed ("" if none)
   std::string proofload_version;
   int64_t start_wall_ns = 0;  // wall-clock time of the run's start (ns since the Unix epoch)
   int64_t window_ns = 1'000'000'000;  // window length

@@ -281,6 +281,41 @@ std::string outcomes_table(const RunRecord& v) {
   return out + "\n\n";
 }
 
+std::string connections_section(const RunRecord& v) {
+  if (!v.connect_time.p50 && !v.tls) return "";  // a file from before, or nothing connected
+  const std::string protocol = v.protocol == "h2" ? "HTTP/2" : "HTTP/1.1";
+  std::string out = "## Connections\n\n" + protocol + " over ";
+  if (!v.tls) {
+    out += "plain TCP.";
+  } else {
+    out += (v.tls_version.empty() ? std::string("TLS") : v.tls_version) +
+           (v.tls_alpn.empty() ? ", no ALPN protocol agreed." : " (ALPN " + v.tls_alpn + ").");
+  }
+  out += "\n\n" + table_row({"", "count", "p50 ms", "p90 ms", "p99 ms", "max ms"}) +
+         table_row({"---", "---:", "---:", "---:", "---:", "---:"});
+  auto row = [&](const char* label, const std::string& count, const Latency& l) {
+    return table_row({label, count, latency_cell(v, nullptr, "", l.p50),
+                      latency_cell(v, nullptr, "", l.p90), latency_cell(v, nullptr, "", l.p99),
+                      latency_cell(v, nullptr, "", l.max)});
+  };
+  out += row("TCP connect", v.connects ? count_text(*v.connects) : kDash, v.connect_time);
+  if (v.tls) {
+    std::string count = v.tls_handshakes ? count_text(*v.tls_handshakes) : kDash;
+    if (v.tls_handshakes && v.tls_resumed && *v.tls_handshakes > 0) {
+      count += " (" + count_text(*v.tls_resumed) + " resumed, " +
+               percent_text(static_cast<double>(*v.tls_resumed) / *v.tls_handshakes, 1) + ")";
+    }
+    out += row("TLS handshake", count, v.tls_handshake);
+  }
+  out += "\nConnect runs from the connect call to the connected socket";
+  if (v.tls) out += ", the handshake from there to its end";
+  out += "; a request that had to open a connection counts that time in its latency.";
+  if (!v.tls_first_error.empty()) {
+    out += " First TLS failure: " + table_cell(v.tls_first_error) + ".";
+  }
+  return out + "\n\n";
+}
+
 std::string named_table(const RunRecord& v) {
   if (v.named.empty()) return "";
   double all = 0;

@@ -56,6 +56,8 @@ std::string observed_words(const ThresholdRecord& t);
 
 std::string latency_table(const RunRecord& v);
 std::string outcomes_table(const RunRecord& v);
+// The protocol, TLS as agreed, and the connect and handshake times ("" for older files).
+std::string connections_section(const RunRecord& v);
 std::string named_table(const RunRecord& v);       // "" for a plain run
 std::string flows_table(const RunRecord& v);       // "" without flows
 std::string thresholds_table(const RunRecord& v);  // "" without thresholds

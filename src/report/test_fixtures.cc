@@ -39,6 +39,8 @@ std::vector<WindowStats> make_synthetic_windows() {
   w0.bytes_in = 100 * 150;
   w0.bytes_out = 100 * 80;
   w0.connects = 10;
+  w0.connection.connect_us.record_n(150, 9);
+  w0.connection.connect_us.record_n(900, 1);
 
   // Window 1: 1,000 intended: 990 successes (900 at 1 ms, 90 at 3 ms), 5 503s at 20 ms,
   // 2 timeouts, 3 never started. 3000 and 20000 lie in buckets [3000, 3001] and
@@ -64,6 +66,7 @@ std::vector<WindowStats> make_synthetic_windows() {
   w1.bytes_in = 995 * 150;
   w1.bytes_out = 997 * 80;
   w1.connects = 2;
+  w1.connection.connect_us.record_n(200, 2);
   w1.in_flight_end = 12;
   w1.queued_end = 3;
 

@@ -55,7 +55,13 @@ json summary_json(const RunRecord& r) {
           {"status", counts_json(r.status_codes)},
           {"bytes_in", optional_json(r.bytes_in)},
           {"bytes_out", optional_json(r.bytes_out)},
-          {"connects", optional_json(r.connects)}};
+          {"connects", optional_json(r.connects)},
+          {"connect_ms", latency_json(r.connect_time)},
+          {"tls", !r.tls ? json(nullptr)
+                         : json{{"handshakes", optional_json(r.tls_handshakes)},
+                                {"resumed", optional_json(r.tls_resumed)},
+                                {"handshake_ms", latency_json(r.tls_handshake)},
+                                {"first_error", text_or_null(r.tls_first_error)}}}};
 }
 
 json source_json(const SourceRecord& s) {
@@ -134,6 +140,12 @@ void read_summary(const JsonReader& s, RunRecord& v) {
   v.latency = latency_from(s.object("latency_ms"));
   v.service_time = latency_from(s.object("service_time_ms"));
   v.ttfb = latency_from(s.object("ttfb_ms"));
+  v.connect_time = latency_from(s.object("connect_ms"));
+  const JsonReader tls = s.object("tls");
+  v.tls_handshakes = tls.count("handshakes");
+  v.tls_resumed = tls.count("resumed");
+  v.tls_handshake = latency_from(tls.object("handshake_ms"));
+  v.tls_first_error = tls.text("first_error");
   v.outcomes = s.counts_by_name("outcomes");
   in_report_order(v.outcomes);
   v.status_codes = s.counts_by_name("status");
@@ -219,6 +231,11 @@ void RunRecord::read_spec(nlohmann::json recorded_spec) {
     scenario_flows = scenario.size_of("flows");
   }
   observe = s.texts("observe");
+  protocol = s.text("protocol");
+  const JsonReader tls_spec = s.object("tls");
+  tls = tls_spec.present();
+  tls_version = tls_spec.text("version");
+  tls_alpn = tls_spec.text("alpn");
 }
 
 std::optional<int64_t> RunRecord::outcome(const std::string& name) const {

@@ -101,6 +101,9 @@ struct RunRecord {
   std::vector<std::pair<double, double>> stages;  // (duration_s, target)
   std::optional<size_t> scenario_requests, scenario_flows;
   std::vector<std::string> observe;  // spec.observe as given
+  std::string protocol;              // spec.protocol ("http/1.1"; "" in files before it)
+  bool tls = false;                  // spec.tls is an object: the target was https
+  std::string tls_version, tls_alpn;  // what the pre-flight handshake agreed
 
   // summary (null while the run is running)
   bool summary_recorded = false;
@@ -112,6 +115,11 @@ struct RunRecord {
       span_flows, span_flows_succeeded;
   bool span_extended = false;  // the span ran to the last response (every request began at once)
   Latency latency, service_time, ttfb;
+  Latency connect_time;  // summary.connect_ms: TCP connects of the whole run (warm-up too)
+  // summary.tls (https only): handshakes, how many resumed, their times, the first failure.
+  std::optional<int64_t> tls_handshakes, tls_resumed;
+  Latency tls_handshake;
+  std::string tls_first_error;
   // as recorded, in the order of measure::kOutcomeNames (success first; unknown names last)
   Counts outcomes;
   Counts status_codes;  // "200" -> count

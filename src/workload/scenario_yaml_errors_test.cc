@@ -165,7 +165,7 @@ TEST(ScenarioYamlErrors, ExecutorValues) {
             "s.yaml:4:12: 'timeout' in 'defaults': must be above 0");
   EXPECT_EQ(error_of(with("target: ftp://x\n")),
             "s.yaml:3:9: 'target' in the scenario file: malformed URL 'ftp://x': unsupported "
-            "scheme 'ftp' (only http:// is supported)");
+            "scheme 'ftp' (http:// or https://)");
   Scenario open = parse(with("executor: {type: open, rate: 2.5k/s, duration: 1m, warmup: 0}\n"));
   EXPECT_EQ(open.executor.rate, "2.5k/s");
   EXPECT_EQ(open.executor.duration, "1m");

@@ -1,0 +1,189 @@
+// `proofload run` over TLS, end to end: the real binary against nginx (Debian's nginx-light,
+// started by the test with a certificate the test made) and against TLS servers that fail in
+// known ways. Every run is bounded by -n or -d and a deadline on the child process.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "net/tls_test_server.h"
+#include "nginx_server.h"
+#include "process.h"
+
+namespace proofload::testing {
+namespace {
+
+using nlohmann::json;
+
+json read_result(const std::string& dir) { return json::parse(read_file(dir + "/result.json")); }
+
+class Https : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!NginxServer::available()) GTEST_SKIP() << "needs nginx (scripts/bootstrap installs it)";
+  }
+};
+
+TEST_F(Https, AVerifiedRunRecordsTheProtocolTheHandshakesAndTheirResumption) {
+  NginxOptions options;
+  options.keepalive_requests = 5;  // nginx closes each connection after 5: reconnects resume
+  NginxServer nginx(options);
+  const std::string out = make_temp_dir("https-run");
+  Completed run = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"), "-c",
+                                     "2", "-n", "200", "--cacert", nginx.ca_file(), "-q", "-o",
+                                     out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json result = read_result(out);
+  const json& spec = result["spec"];
+  EXPECT_EQ(spec["protocol"], "http/1.1");
+  EXPECT_EQ(spec["tls"]["version"], "TLSv1.3");
+  EXPECT_EQ(spec["tls"]["alpn"], "http/1.1");
+  EXPECT_EQ(spec["tls"]["verify"], true);
+  EXPECT_EQ(spec["tls"]["server_name"], "127.0.0.1");
+  const json& summary = result["summary"];
+  EXPECT_EQ(summary["outcomes"]["success"], 200) << summary.dump(2);
+  EXPECT_EQ(summary["outcomes"]["tls_error"], 0);
+  const int64_t handshakes = summary["tls"]["handshakes"].get<int64_t>();
+  EXPECT_GE(handshakes, 40);  // at least one per 5 requests
+  EXPECT_EQ(handshakes, summary["connects"].get<int64_t>());
+  // Every handshake after each worker's first can resume the ticket nginx gave.
+  EXPECT_GE(summary["tls"]["resumed"].get<int64_t>(), handshakes - 4);
+  EXPECT_TRUE(summary["tls"]["handshake_ms"]["p50"].is_number());
+  EXPECT_TRUE(summary["connect_ms"]["p99"].is_number());
+  EXPECT_TRUE(summary["tls"]["first_error"].is_null());
+  const std::string md = read_file(out + "/summary.md");
+  EXPECT_NE(md.find("HTTP/1.1 over TLSv1.3 (ALPN http/1.1)."), std::string::npos) << md;
+  EXPECT_NE(md.find("| TLS handshake | "), std::string::npos) << md;
+  EXPECT_NE(md.find(" resumed, "), std::string::npos) << md;
+  EXPECT_NE(result["command_line"].get<std::string>().find("--cacert"), std::string::npos);
+}
+
+TEST_F(Https, WithoutResumptionEveryHandshakeIsFull) {
+  NginxOptions options;
+  options.keepalive_requests = 5;
+  NginxServer nginx(options);
+  const std::string out = make_temp_dir("https-no-resume");
+  Completed run = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"), "-c",
+                                     "1", "-n", "30", "--cacert", nginx.ca_file(),
+                                     "--no-tls-resume", "--tls-min", "1.3", "-q", "-o", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json summary = read_result(out)["summary"];
+  EXPECT_EQ(summary["outcomes"]["success"], 30);
+  EXPECT_GE(summary["tls"]["handshakes"].get<int64_t>(), 6);
+  EXPECT_EQ(summary["tls"]["resumed"], 0);
+}
+
+TEST_F(Https, AnUntrustedCertificateStopsTheRunBeforeAnyLoadWithExit2) {
+  NginxServer nginx;
+  const std::string out = make_temp_dir("https-untrusted") + "/run";
+  Completed run = run_to_completion(
+      {proofload_binary(), "run", nginx.url("/index.html"), "-n", "10", "-q", "-o", out});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err,
+            "proofload: error: certificate verify failed: self-signed certificate; use --cacert or "
+            "--insecure\n");
+  EXPECT_FALSE(std::filesystem::exists(out));  // nothing was run, so nothing was recorded
+
+  Completed insecure = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"),
+                                          "-n", "10", "--insecure", "-q", "-o", out});
+  ASSERT_EQ(insecure.exit_code, 0) << insecure.err;
+  EXPECT_EQ(read_result(out)["summary"]["outcomes"]["success"], 10);
+  EXPECT_EQ(read_result(out)["spec"]["tls"]["verify"], false);
+}
+
+TEST_F(Https, ANameTheCertificateDoesNotCarryStopsTheRun) {
+  NginxServer nginx;
+  Completed run = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"), "-n",
+                                     "10", "--cacert", nginx.ca_file(), "--sni", "other.example",
+                                     "-q"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err,
+            "proofload: error: certificate verify failed: hostname mismatch; use --cacert or "
+            "--insecure\n");
+  Completed named = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"), "-n",
+                                       "10", "--cacert", nginx.ca_file(), "--sni", "localhost",
+                                       "-q", "-o", make_temp_dir("https-sni")});
+  EXPECT_EQ(named.exit_code, 0) << named.err;
+}
+
+TEST_F(Https, ALadderItsPreCheckDrainGateAndObserverAllSpeakTls) {
+  NginxServer nginx;
+  const std::string out = make_temp_dir("https-ladder") + "/ladder";
+  // nginx serves no /metrics: a file in its root with one series stands in for one.
+  write_file(nginx.directory() + "/metrics", "# TYPE up gauge\nup 1\n");
+  Completed run = run_to_completion(
+      {proofload_binary(), "ladder", nginx.url("/index.html"), "--rates", "20,40", "--hold", "1s",
+       "--warmup", "0s", "--cacert", nginx.ca_file(), "--precheck", nginx.url("/index.html"),
+       "--drain-until", nginx.url("/index.html"), "--observe", "prom:" + nginx.url("/metrics"),
+       "--workers", "1", "-q", "-o", out},
+      std::chrono::seconds(60));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json result = read_result(out);
+  ASSERT_EQ(result["rows"].size(), 2u) << result.dump(2);
+  for (const json& row : result["rows"]) {
+    EXPECT_EQ(row["error_rate"], 0.0) << row.dump(2);
+    EXPECT_GT(row["responses"].get<int64_t>(), 0);
+  }
+  ASSERT_GE(result["events"].size(), 3u);  // the pre-check, then a drain wait before each level
+  for (const json& event : result["events"]) {
+    EXPECT_EQ(event["ok"], true) << event.dump(2);  // the pre-check and each drain wait
+  }
+  const json level_run = read_result(out + "/" + result["rows"][0]["directory"].get<std::string>());
+  EXPECT_EQ(level_run["spec"]["tls"]["version"], "TLSv1.3");
+  EXPECT_GT(level_run["observed"].size(), 1u) << level_run["observed"].dump(2);
+}
+
+TEST(HttpsTargets, APlainServerOnAnHttpsUrlIsNamedAsNotSpeakingTls) {
+  ServeProcess server;
+  Completed run = run_to_completion({proofload_binary(), "run",
+                                     "https://127.0.0.1:" + std::to_string(server.port()) + "/",
+                                     "-n", "5", "--insecure", "-q"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err, "proofload: error: TLS handshake with 127.0.0.1:" + std::to_string(server.port()) +
+                         " failed: wrong version number (is the server speaking TLS on this "
+                         "port?)\n");
+}
+
+TEST(HttpsTargets, HandshakesThatFailDuringTheRunAreCountedAsTlsErrorsWithTheirReason) {
+  // The first connection (pre-flight) handshakes; every later one is closed in its handshake.
+  net::testing::TlsTestServer server(net::testing::ServerMode::kFirstOnly);
+  const std::string out = make_temp_dir("https-tls-errors");
+  Completed run = run_to_completion({proofload_binary(), "run",
+                                     "https://127.0.0.1:" + std::to_string(server.port()) + "/",
+                                     "-c", "1", "-n", "5", "--insecure", "-q", "-o", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json result = read_result(out);
+  const json& summary = result["summary"];
+  EXPECT_EQ(summary["outcomes"]["tls_error"], 5) << summary.dump(2);
+  EXPECT_EQ(summary["intended"], 5);
+  // No warm-up was asked for: a failure in the lead time before the start is not dated into one.
+  EXPECT_EQ(result["warmup"]["outcomes"]["tls_error"], 0);
+  const std::string reason = summary["tls"]["first_error"].get<std::string>();
+  EXPECT_TRUE(reason == "connection closed during the TLS handshake" ||
+              reason == "Connection reset by peer")
+      << reason;
+  const std::string md = read_file(out + "/summary.md");
+  EXPECT_NE(md.find("First TLS failure: " + reason + "."), std::string::npos) << md;
+  EXPECT_NE(md.find("| tls error | 5 |"), std::string::npos) << md;
+}
+
+TEST(HttpsTargets, TlsFlagsAreRefusedForAnHttpTarget) {
+  Completed run = run_to_completion(
+      {proofload_binary(), "run", "http://127.0.0.1:1/", "--insecure", "-n", "1", "--plan"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("are for an https:// target, not 'http://127.0.0.1:1/'"),
+            std::string::npos)
+      << run.err;
+  Completed bad_min = run_to_completion(
+      {proofload_binary(), "run", "https://127.0.0.1:1/", "--tls-min", "1.1", "--plan"});
+  EXPECT_EQ(bad_min.exit_code, 2);
+  EXPECT_EQ(bad_min.err, "proofload: error: --tls-min must be 1.2 or 1.3, got '1.1'\n");
+  Completed missing_ca = run_to_completion(
+      {proofload_binary(), "run", "https://127.0.0.1:1/", "--cacert", "/nonexistent.pem", "--plan"});
+  EXPECT_EQ(missing_ca.exit_code, 2);
+  EXPECT_EQ(missing_ca.err.rfind("proofload: error: cannot use --cacert '/nonexistent.pem': ", 0), 0u)
+      << missing_ca.err;
+}
+
+}  // namespace
+}  // namespace proofload::testing
