@@ -10,6 +10,9 @@ command -v valgrind >/dev/null || { echo "needs valgrind"; exit 1; }
 source "$(dirname "$0")/lib.sh"
 start_serve - "$proofload"
 url="http://127.0.0.1:$SERVE_PORT/"
+tls_port=${PORT:-18443}
+NGINX_TLS=1 start_nginx 1 "$tls_port" 'ok'
+tls_url="https://127.0.0.1:$tls_port/index.html --cacert $bench_work/cert.pem"
 
 cat >"$bench_work/scenario.yaml" <<'YAML'
 data:
@@ -24,7 +27,8 @@ YAML
 
 printf '%-28s %10s %12s\n' run requests heap_allocs
 for mode in "closed loop:$url -c 4" "open loop 5000/s:$url --rate 5000 -c 4" \
-            "scenario, closed loop:$bench_work/scenario.yaml $url -c 4"; do
+            "scenario, closed loop:$bench_work/scenario.yaml $url -c 4" \
+            "https, closed loop:$tls_url -c 4"; do
   for n in 2000 20000; do
     allocs=$(valgrind "$proofload" run ${mode#*:} -n "$n" --workers 1 -q 2>&1 >/dev/null |
       awk '/total heap usage/ {gsub(",", "", $5); print $5}')

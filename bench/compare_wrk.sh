@@ -4,8 +4,10 @@
 # one worker/thread, DURATION each, ROUNDS times each. For each run: the generator's CPU time
 # (user + system, from /usr/bin/time), requests completed, CPU-seconds per million requests and
 # peak RSS. Prints a table and the ratio proofload/wrk of CPU per request (median of rounds).
+# With TLS=1, nginx speaks HTTPS (TLS 1.3, a self-signed P-256 certificate) and both generators
+# load it over TLS (proofload verifying it with --cacert; wrk does not verify).
 #
-#   bench/compare_wrk.sh [path/to/proofload] [DURATION=10] [ROUNDS=3]
+#   [TLS=1] bench/compare_wrk.sh [path/to/proofload] [DURATION=10] [ROUNDS=3]
 set -euo pipefail
 proofload=$(realpath "${1:-build/proofload}")
 duration=${2:-10}
@@ -13,9 +15,16 @@ rounds=${3:-3}
 port=${PORT:-18080}
 source "$(dirname "$0")/lib.sh"
 command -v wrk >/dev/null || { echo "needs wrk (scripts/bootstrap installs it)"; exit 1; }
+scheme=http
+tls_flags=()
+if [ "${TLS:-0}" = 1 ]; then
+  scheme=https
+  export NGINX_TLS=1
+fi
 start_nginx 1 "$port" $'hello from nginx, a small static file\n'
 work=$bench_work
-url="http://127.0.0.1:$port/index.html"
+url="$scheme://127.0.0.1:$port/index.html"
+[ "$scheme" = https ] && tls_flags=(--cacert "$work/cert.pem")
 
 # Runs one generator under /usr/bin/time; prints "user sys maxrss_kb requests".
 run_wrk() {
@@ -27,7 +36,7 @@ run_wrk() {
 run_proofload() {
   rm -rf "$work/pl"
   /usr/bin/time -f "%U %S %M" -o "$work/time" taskset -c 0 \
-    "$proofload" run "$url" -c 64 --workers 1 -d "${duration}s" -q --out "$work/pl" >/dev/null
+    "$proofload" run "$url" "${tls_flags[@]}" -c 64 --workers 1 -d "${duration}s" -q --out "$work/pl" >/dev/null
   requests=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["requests"])' \
     "$work/pl/result.json")
   echo "$(cat "$work/time") $requests"

@@ -35,13 +35,23 @@ stop_serve() {
 }
 
 # start_nginx CPU PORT BODY: nginx with one worker pinned to CPU, serving BODY as /index.html.
+# With NGINX_TLS=1 it speaks TLS 1.2/1.3 on PORT with a self-signed certificate for 127.0.0.1 and
+# localhost, written to $bench_work/cert.pem (what --cacert trusts).
 start_nginx() {
   local cpu=$1 port=$2 body=$3
   command -v nginx >/dev/null || { echo "needs nginx (scripts/bootstrap installs nginx-light)"; exit 1; }
   mkdir -p "$bench_work/html" "$bench_work/logs"
   printf '%s' "$body" >"$bench_work/html/index.html"
-  local run_as=""
+  local run_as="" listen="127.0.0.1:$port" tls=""
   [ "$(id -u)" -eq 0 ] && run_as="user root;"
+  if [ "${NGINX_TLS:-0}" = 1 ]; then
+    openssl req -x509 -newkey ec -pkeyopt ec_paramgen_curve:P-256 -nodes -days 1 \
+      -subj /CN=localhost -addext "subjectAltName=DNS:localhost,IP:127.0.0.1" \
+      -keyout "$bench_work/key.pem" -out "$bench_work/cert.pem" 2>/dev/null
+    listen="$listen ssl"
+    tls="ssl_certificate $bench_work/cert.pem; ssl_certificate_key $bench_work/key.pem;
+    ssl_protocols TLSv1.2 TLSv1.3; ssl_session_tickets on;"
+  fi
   cat >"$bench_work/nginx.conf" <<CONF
 $run_as
 worker_processes 1;
@@ -53,7 +63,7 @@ http {
   access_log off;
   keepalive_requests 100000000;
   keepalive_timeout 300s;
-  server { listen 127.0.0.1:$port; root $bench_work/html; location / { } }
+  server { listen $listen; $tls root $bench_work/html; location / { } }
 }
 CONF
   taskset -c "$cpu" nginx -c "$bench_work/nginx.conf" -p "$bench_work" &
