@@ -9,9 +9,12 @@
 #include <string>
 
 #include "cli/subcommand.h"
+#include "common/file_text.h"
 #include "common/stop_signals.h"
 #include "common/units.h"
 #include "common/usage_error.h"
+#include "net/self_signed.h"
+#include "report/atomic_file.h"
 #include "serve/routes/routes_yaml.h"
 #include "serve/server.h"
 
@@ -34,7 +37,28 @@ struct ServeFlags {
   std::string request_timeout = "30s";
   std::string idle_timeout = "60s";
   int max_connections = 10'000;
+  std::string tls_cert;         // --tls-cert FILE (PEM, the chain)
+  std::string tls_key;          // --tls-key FILE
+  std::string tls_self_signed;  // --tls-self-signed FILE: make one, write its certificate there
 };
+
+// The certificate and key a TLS server uses (PEM), from the flags; none for plain HTTP.
+void add_tls(const ServeFlags& flags, serve::ServerOptions& options) {
+  constexpr int64_t kMaxPemBytes = 1 << 20;
+  if (!flags.tls_self_signed.empty()) {
+    const net::PemPair pem = net::make_self_signed("localhost");
+    report::write_file_atomically(flags.tls_self_signed, pem.certificate);
+    options.tls_certificate_pem = pem.certificate;
+    options.tls_key_pem = pem.private_key;
+    return;
+  }
+  if (flags.tls_cert.empty() != flags.tls_key.empty()) {
+    throw UsageError("--tls-cert and --tls-key go together (the certificate and its key)");
+  }
+  if (flags.tls_cert.empty()) return;
+  options.tls_certificate_pem = read_bounded_file(flags.tls_cert, "--tls-cert", kMaxPemBytes);
+  options.tls_key_pem = read_bounded_file(flags.tls_key, "--tls-key", kMaxPemBytes);
+}
 
 int64_t duration_flag_ns(const std::string& text, const char* flag) {
   try {
@@ -74,6 +98,7 @@ serve::ServerOptions to_options(const ServeFlags& flags) {
       options.stall_first_ns = duration_flag_ns(flags.stall_first, "--stall-first");
     }
   }
+  add_tls(flags, options);
   return options;
 }
 
@@ -84,6 +109,13 @@ int serve(const ServeFlags& flags) {
   serve::Server server(to_options(flags));
   StopSignals signals(stop_server, &server);
   if (!server.notice().empty()) std::fprintf(stderr, "serve: %s\n", server.notice().c_str());
+  if (!flags.tls_self_signed.empty()) {
+    // stderr: the listening line is on stdout, where scripts read the port.
+    std::fprintf(stderr,
+                 "serve: TLS with a fresh self-signed certificate for localhost, 127.0.0.1 and "
+                 "::1, written to %s (a client trusts it with --cacert %s)\n",
+                 flags.tls_self_signed.c_str(), flags.tls_self_signed.c_str());
+  }
   std::printf("listening on %s\n", server.address().c_str());
   std::fflush(stdout);
   server.run();
@@ -95,7 +127,8 @@ int serve(const ServeFlags& flags) {
 Subcommand add_serve_command(CLI::App& parent) {
   auto flags = std::make_shared<ServeFlags>();
   CLI::App* app = parent.add_subcommand(
-      "serve", "Run the built-in HTTP/1.1 target: a fixed 200, or routes with known behaviours");
+      "serve", "Run the built-in HTTP/1.1 target (plain or TLS): a fixed 200, or routes with known "
+      "behaviours");
   app->add_option("--host", flags->host, "Address to listen on (loopback unless you say so)")
       ->capture_default_str();
   app->add_option("--port", flags->port, "Port to listen on; 0 picks a free one")
@@ -130,6 +163,16 @@ Subcommand add_serve_command(CLI::App& parent) {
   app->add_option("--profile", flags->profile, "Serve a built-in set of routes: demo")
       ->excludes(routes)
       ->excludes(body);
+  CLI::Option* cert =
+      app->add_option("--tls-cert", flags->tls_cert, "Serve TLS with this certificate (PEM)")
+          ->group("TLS");
+  app->add_option("--tls-key", flags->tls_key, "The certificate's private key (PEM)")
+      ->group("TLS");
+  app->add_option("--tls-self-signed", flags->tls_self_signed,
+                  "Serve TLS with a fresh self-signed certificate for localhost, 127.0.0.1 and "
+                  "::1, written to this file (for --cacert)")
+      ->excludes(cert)
+      ->group("TLS");
   return Subcommand{app, [flags] { return serve(*flags); }};
 }
 

@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "net/self_signed.h"
+#include "net/tls_server.h"
 
 namespace proofload::net::testing {
 
@@ -43,18 +44,6 @@ class TlsTestServer {
     socklen_t len = sizeof addr;
     getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
     port_ = ntohs(addr.sin_port);
-    ctx_ = SSL_CTX_new(TLS_server_method());
-    BIO* cert = BIO_new_mem_buf(pem_.certificate.data(), static_cast<int>(pem_.certificate.size()));
-    BIO* key = BIO_new_mem_buf(pem_.private_key.data(), static_cast<int>(pem_.private_key.size()));
-    X509* x509 = PEM_read_bio_X509(cert, nullptr, nullptr, nullptr);
-    EVP_PKEY* pkey = PEM_read_bio_PrivateKey(key, nullptr, nullptr, nullptr);
-    SSL_CTX_use_certificate(ctx_, x509);
-    SSL_CTX_use_PrivateKey(ctx_, pkey);
-    X509_free(x509);
-    EVP_PKEY_free(pkey);
-    BIO_free(cert);
-    BIO_free(key);
-    SSL_CTX_set_alpn_select_cb(ctx_, select_http11, nullptr);
     thread_ = std::thread([this] { serve(); });
   }
   ~TlsTestServer() {
@@ -62,24 +51,11 @@ class TlsTestServer {
     shutdown(listen_fd_, SHUT_RDWR);
     thread_.join();
     close(listen_fd_);
-    SSL_CTX_free(ctx_);
   }
   uint16_t port() const { return port_; }
   int handshakes() const { return handshakes_.load(); }
 
  private:
-  static int select_http11(SSL*, const unsigned char** out, unsigned char* outlen,
-                           const unsigned char* in, unsigned inlen, void*) {
-    for (unsigned i = 0; i < inlen; i += 1 + in[i]) {
-      if (in[i] == 8 && std::string(reinterpret_cast<const char*>(in + i + 1), 8) == "http/1.1") {
-        *out = in + i + 1;
-        *outlen = 8;
-        return SSL_TLSEXT_ERR_OK;
-      }
-    }
-    return SSL_TLSEXT_ERR_NOACK;
-  }
-
   void serve() {
     while (!stopping_) {
       int fd = accept(listen_fd_, nullptr, nullptr);
@@ -100,7 +76,7 @@ class TlsTestServer {
   }
 
   void serve_tls(int fd) {
-    SSL* ssl = SSL_new(ctx_);
+    SSL* ssl = SSL_new(context_.get());
     SSL_set_fd(ssl, fd);
     if (SSL_accept(ssl) == 1) {
       ++handshakes_;
@@ -125,10 +101,10 @@ class TlsTestServer {
 
   ServerMode mode_;
   PemPair pem_;
+  TlsServerContext context_{pem_.certificate, pem_.private_key};
   std::string body_;
   int listen_fd_ = -1;
   uint16_t port_ = 0;
-  SSL_CTX* ctx_ = nullptr;
   std::atomic<bool> stopping_{false};
   std::atomic<int> handshakes_{0};
   int accepted_ = 0;

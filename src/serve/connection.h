@@ -4,6 +4,7 @@
 #pragma once
 
 #include <llhttp.h>
+#include <openssl/ssl.h>
 #include <sys/socket.h>
 
 #include <algorithm>
@@ -43,6 +44,8 @@ struct QueuedReply {
 
 struct Connection {
   int fd = -1;
+  SSL* ssl = nullptr;        // TLS over fd (serve --tls-*); null: plain
+  bool handshaking = false;  // TLS: the handshake is not done yet
   uint32_t slot = 0;
   uint32_t generation = 0;   // bumped on close, so stale events and timers are recognised
   uint32_t interest = 0;     // epoll events currently registered

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "common/clock.h"
+#include "net/tls_server.h"
 #include "serve/handler.h"
 #include "serve/routes/route_config.h"
 
@@ -41,6 +42,9 @@ struct ServerOptions {
   // Routes (--routes FILE or --profile NAME); without them every request gets 200 and `body`
   // after `delay_ns`. A route table's stalls apply unless stall_ns is set.
   std::optional<RouteTable> routes;
+  // TLS: the certificate (chain) and key in PEM; empty: plain HTTP. The same routes over TLS.
+  std::string tls_certificate_pem;
+  std::string tls_key_pem;
 
   // Throws UsageError with a one-line message naming the flag at fault.
   void validate() const;
@@ -79,6 +83,7 @@ class Server {
  private:
   ServerOptions options_;
   std::unique_ptr<RequestHandler> handler_;
+  std::unique_ptr<net::TlsServerContext> tls_;  // null unless serving TLS
   int port_ = 0;
   std::vector<int> listen_fds_;  // one per thread; owned until a worker takes it
   int stop_fd_ = -1;             // eventfd: readable once stop() was called; never drained

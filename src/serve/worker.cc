@@ -19,6 +19,7 @@
 
 #include "common/clock.h"
 #include "serve/connection.h"
+#include "serve/connection_io.h"
 #include "serve/server.h"
 
 namespace proofload::serve {
@@ -160,6 +161,7 @@ Worker::Worker(const WorkerConfig& config)
       stop_fd_(config.stop_fd),
       stopping_(*config.stopping),
       stalls_(config.stalls),
+      tls_(config.tls),
       max_connections_(config.max_connections),
       timers_(16 * 1024) {
   free_slots_.reserve(static_cast<size_t>(max_connections_));
@@ -167,6 +169,7 @@ Worker::Worker(const WorkerConfig& config)
 
 Worker::~Worker() {
   for (auto& c : slots_) {
+    end_tls(*c);
     if (c->fd >= 0) close(c->fd);
   }
   if (listen_fd_ >= 0) close(listen_fd_);
@@ -314,6 +317,37 @@ void Worker::accept_connections() {
     c.parser.data = &c;
     ++open_connections_;
     loop_.add(fd, EPOLLIN, token(Kind::kConnection, c));
+    if (tls_ != nullptr) {
+      c.ssl = SSL_new(tls_);
+      if (c.ssl == nullptr) {
+        close_connection(c);
+        continue;
+      }
+      SSL_set_fd(c.ssl, fd);
+      SSL_set_accept_state(c.ssl);
+      c.handshaking = true;  // the ClientHello comes first: wait for it to be readable
+    }
+  }
+}
+
+void Worker::on_handshake_event(Connection& c, int64_t now_ns) {
+  const std::optional<Wait> wait = continue_handshake(c);
+  if (!wait) {
+    close_connection(c);
+    return;
+  }
+  c.active_ns = now_ns;
+  if (*wait == Wait::kNone) {
+    // Done: read what the client sent behind its Finished (TLS 1.3 often sends its request at
+    // once), or wait for it.
+    c.write_blocked = false;
+    on_readable(c, now_ns);
+    return;
+  }
+  const uint32_t wanted = *wait == Wait::kWrite ? EPOLLOUT : EPOLLIN;
+  if (wanted != c.interest) {
+    loop_.modify(c.fd, wanted, token(Kind::kConnection, c));
+    c.interest = wanted;
   }
 }
 
@@ -335,8 +369,12 @@ void Worker::on_connection_event(Connection& c, uint32_t events, int64_t now_ns)
     close_connection(c);
     return;
   }
+  if (c.handshaking) {
+    on_handshake_event(c, now_ns);
+    return;
+  }
   if (c.lingering) {
-    ssize_t n = recv(c.fd, read_buffer_.data(), read_buffer_.size(), 0);
+    ssize_t n = read_from(c, read_buffer_.data(), read_buffer_.size());
     if (n == 0 || (n < 0 && errno != EAGAIN && errno != EINTR)) close_connection(c);
     return;
   }
@@ -353,9 +391,12 @@ void Worker::on_readable(Connection& c, int64_t now_ns) {
     service(c, now_ns);  // not reading now: updates the interest so epoll stops reporting it
     return;
   }
-  ssize_t n = recv(c.fd, read_buffer_.data(), read_buffer_.size(), 0);
+  ssize_t n = read_from(c, read_buffer_.data(), read_buffer_.size());
   if (n < 0) {
-    if (errno == EAGAIN || errno == EINTR) return;
+    if (errno == EAGAIN || errno == EINTR) {
+      update_interest(c);  // (after a handshake: registers for reading)
+      return;
+    }
     close_connection(c);
     return;
   }
@@ -451,10 +492,7 @@ bool Worker::write_due(Connection& c, int64_t now_ns) {
       if (r.close_after || r.stream != nullptr) break;
     }
     if (count == 0) return true;
-    msghdr message{};
-    message.msg_iov = iov.data();
-    message.msg_iovlen = count;
-    ssize_t sent = sendmsg(c.fd, &message, MSG_NOSIGNAL | MSG_DONTWAIT);
+    ssize_t sent = write_to(c, iov.data(), count);
     if (sent < 0) {
       if (errno == EAGAIN || errno == EINTR) {
         c.write_blocked = true;
@@ -530,6 +568,7 @@ void Worker::update_interest(Connection& c) {
 }
 
 void Worker::begin_linger(Connection& c, int64_t now_ns) {
+  send_close_notify(c);
   shutdown(c.fd, SHUT_WR);
   c.lingering = true;
   c.read_closed = true;
@@ -539,6 +578,7 @@ void Worker::begin_linger(Connection& c, int64_t now_ns) {
 }
 
 void Worker::close_connection(Connection& c) {
+  end_tls(c);
   close(c.fd);  // also removes it from epoll
   c.fd = -1;
   ++c.generation;

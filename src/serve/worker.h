@@ -9,6 +9,8 @@
 #include <memory>
 #include <vector>
 
+#include <openssl/ssl.h>
+
 #include "net/event_loop.h"
 #include "serve/handler.h"
 #include "serve/stall_schedule.h"
@@ -28,6 +30,7 @@ struct WorkerConfig {
   const std::atomic<bool>* stopping;  // set before stop_fd is signalled
   StallSchedule stalls;               // shared start time, so every thread stalls together
   int max_connections;                // this thread's share of the server's bound
+  SSL_CTX* tls = nullptr;             // TLS on every connection (the server owns it); null: plain
 };
 
 class Worker {
@@ -54,6 +57,8 @@ class Worker {
   void accept_connections();
   void on_connection_event(Connection& c, uint32_t events, int64_t now_ns);
   void on_readable(Connection& c, int64_t now_ns);
+  // TLS: the handshake's next step; reading begins once it is done.
+  void on_handshake_event(Connection& c, int64_t now_ns);
   // Feeds bytes to the parser; returns how many it consumed (fewer only when the reply queue
   // filled up and parsing paused).
   size_t parse(Connection& c, const char* data, size_t size);
@@ -81,6 +86,7 @@ class Worker {
   int stop_fd_;
   const std::atomic<bool>& stopping_;
   StallSchedule stalls_;
+  SSL_CTX* tls_;
   int max_connections_;
 
   net::EventLoop loop_;

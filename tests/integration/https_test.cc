@@ -185,5 +185,51 @@ TEST(HttpsTargets, TlsFlagsAreRefusedForAnHttpTarget) {
       << missing_ca.err;
 }
 
+// `proofload serve --tls-self-signed FILE`: the same routes over TLS, its certificate where a
+// client's --cacert can find it.
+TEST(ServeTls, TheBuiltInServerServesItsRoutesOverTlsAndResumesSessions) {
+  const std::string dir = make_temp_dir("serve-tls");
+  const std::string ca = dir + "/serve.pem";
+  ServeProcess server({"--tls-self-signed", ca, "--profile", "demo"});
+  EXPECT_NE(server.process().err().find("written to " + ca), std::string::npos)
+      << server.process().err();
+  const std::string url = "https://127.0.0.1:" + std::to_string(server.port());
+  const std::string out = dir + "/run";
+  Completed run = run_to_completion({proofload_binary(), "run", url + "/health", "-c", "2", "-n",
+                                     "100", "--cacert", ca, "-q", "-o", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json result = read_result(out);
+  EXPECT_EQ(result["summary"]["outcomes"]["success"], 100) << result["summary"].dump(2);
+  EXPECT_EQ(result["spec"]["tls"]["version"], "TLSv1.3");
+  EXPECT_EQ(result["spec"]["tls"]["alpn"], "http/1.1");
+
+  // Connection: close on every request: each reconnects, and resumes the session.
+  const std::string again = dir + "/close";
+  Completed reconnecting =
+      run_to_completion({proofload_binary(), "run", url + "/health", "-H", "Connection: close",
+                         "-c", "1", "-n", "20", "--cacert", ca, "-q", "-o", again});
+  ASSERT_EQ(reconnecting.exit_code, 0) << reconnecting.err;
+  const json summary = read_result(again)["summary"];
+  EXPECT_EQ(summary["outcomes"]["success"], 20) << summary.dump(2);
+  EXPECT_GE(summary["tls"]["handshakes"].get<int64_t>(), 20);
+  EXPECT_GE(summary["tls"]["resumed"].get<int64_t>(), 18);
+}
+
+TEST(ServeTls, ACertificateThatCannotBeUsedIsOneLineAndExit2) {
+  const std::string dir = make_temp_dir("serve-tls-bad");
+  write_file(dir + "/cert.pem", "not a certificate");
+  Completed bad = run_to_completion({proofload_binary(), "serve", "--port", "0", "--tls-cert",
+                                     dir + "/cert.pem", "--tls-key", dir + "/cert.pem"});
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_EQ(bad.err.rfind("proofload: error: cannot use the TLS certificate and key: ", 0), 0u)
+      << bad.err;
+  Completed half = run_to_completion(
+      {proofload_binary(), "serve", "--port", "0", "--tls-cert", dir + "/cert.pem"});
+  EXPECT_EQ(half.exit_code, 2);
+  EXPECT_EQ(half.err,
+            "proofload: error: --tls-cert and --tls-key go together (the certificate and its "
+            "key)\n");
+}
+
 }  // namespace
 }  // namespace proofload::testing
