@@ -204,7 +204,12 @@ json window_to_json(const WindowSummary& w) {
               {"latency_ms", window_latency_json(w.latency)},
               {"outcomes", window_outcomes_json(w.outcomes)},
               {"in_flight", w.in_flight_end},
-              {"queued", w.queued_end}};
+              {"queued", w.queued_end},
+              {"connects", w.connects},
+              {"connect_ms", window_latency_json(w.connect)},
+              {"tls_handshakes", w.tls_handshakes},
+              {"tls_resumed", w.tls_resumed},
+              {"tls_handshake_ms", window_latency_json(w.tls_handshake)}};
   if (!w.observed.empty()) out["observed"] = observed_window_json(w.observed);
   return out;
 }

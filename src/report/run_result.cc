@@ -46,6 +46,10 @@ WindowSummary summarize_window(const measure::WindowStats& w) {
           .bytes_in = w.bytes_in,
           .bytes_out = w.bytes_out,
           .connects = w.connects,
+          .connect = summarize_latency(w.connection.connect_us),
+          .tls_handshakes = w.connection.handshakes,
+          .tls_resumed = w.connection.resumed,
+          .tls_handshake = summarize_latency(w.connection.handshake_us),
           .in_flight_end = w.in_flight_end,
           .queued_end = w.queued_end,
           .observed = {}};

@@ -118,6 +118,10 @@ struct WindowSummary {
   int64_t bytes_in = 0;       // bytes read from the server
   int64_t bytes_out = 0;      // bytes written to the server
   int64_t connects = 0;       // TCP connections opened successfully
+  LatencySummary connect;     // their connect times
+  int64_t tls_handshakes = 0;  // https: handshakes completed, and of them resumed
+  int64_t tls_resumed = 0;
+  LatencySummary tls_handshake;
   int64_t in_flight_end = 0;  // requests started but not ended at the window's end (gauge)
   int64_t queued_end = 0;     // open loop: requests waiting for a connection at the end (gauge)
   std::vector<ObservedFigures> observed;  // by observed source, in the order they were given

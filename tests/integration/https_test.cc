@@ -51,6 +51,9 @@ TEST_F(Https, AVerifiedRunRecordsTheProtocolTheHandshakesAndTheirResumption) {
   EXPECT_TRUE(summary["tls"]["handshake_ms"]["p50"].is_number());
   EXPECT_TRUE(summary["connect_ms"]["p99"].is_number());
   EXPECT_TRUE(summary["tls"]["first_error"].is_null());
+  int64_t by_window = 0;  // the windows hold every handshake, each where it happened
+  for (const json& w : result["windows"]) by_window += w["tls_handshakes"].get<int64_t>();
+  EXPECT_EQ(by_window, handshakes);
   const std::string md = read_file(out + "/summary.md");
   EXPECT_NE(md.find("HTTP/1.1 over TLSv1.3 (ALPN http/1.1)."), std::string::npos) << md;
   EXPECT_NE(md.find("| TLS handshake | "), std::string::npos) << md;
