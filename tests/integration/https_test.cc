@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
+#include "net/self_signed.h"
 #include "net/tls_test_server.h"
 #include "nginx_server.h"
 #include "process.h"
@@ -134,6 +135,29 @@ TEST_F(Https, ALadderItsPreCheckDrainGateAndObserverAllSpeakTls) {
   const json level_run = read_result(out + "/" + result["rows"][0]["directory"].get<std::string>());
   EXPECT_EQ(level_run["spec"]["tls"]["version"], "TLSv1.3");
   EXPECT_GT(level_run["observed"].size(), 1u) << level_run["observed"].dump(2);
+}
+
+TEST_F(Https, AClientCertificateIsPresentedWhenTheServerAsksForOne) {
+  const net::PemPair client = net::make_self_signed("proofload-client");
+  NginxOptions options;
+  options.client_ca_pem = client.certificate;
+  NginxServer nginx(options);
+  const std::string dir = make_temp_dir("https-client-cert");
+  write_file(dir + "/client.pem", client.certificate);
+  write_file(dir + "/client-key.pem", client.private_key);
+  Completed with = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"), "-n",
+                                      "10", "--cacert", nginx.ca_file(), "--cert",
+                                      dir + "/client.pem", "--key", dir + "/client-key.pem", "-q",
+                                      "-o", dir + "/with"});
+  ASSERT_EQ(with.exit_code, 0) << with.err;
+  EXPECT_EQ(read_result(dir + "/with")["summary"]["outcomes"]["success"], 10);
+  EXPECT_EQ(read_result(dir + "/with")["spec"]["tls"]["client_certificate"], dir + "/client.pem");
+  // Without it nginx answers 400 ("No required SSL certificate was sent"): a status, counted.
+  Completed without = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"),
+                                         "-n", "10", "--cacert", nginx.ca_file(), "-q", "-o",
+                                         dir + "/without"});
+  ASSERT_EQ(without.exit_code, 0) << without.err;
+  EXPECT_EQ(read_result(dir + "/without")["summary"]["status"]["400"], 10);
 }
 
 TEST(HttpsTargets, APlainServerOnAnHttpsUrlIsNamedAsNotSpeakingTls) {

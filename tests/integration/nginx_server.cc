@@ -38,6 +38,7 @@ NginxServer::NginxServer(const NginxOptions& options) : options_(options) {
   write_file(ca_file_, pem.certificate);
   write_file(dir_ + "/key.pem", pem.private_key);
   write_file(dir_ + "/index.html", "ok");
+  if (!options.client_ca_pem.empty()) write_file(dir_ + "/client-ca.pem", options.client_ca_pem);
   std::string listen = "127.0.0.1:" + std::to_string(port_);
   if (options.tls) listen += " ssl";
   if (options.http2) listen += " http2";
@@ -59,7 +60,11 @@ NginxServer::NginxServer(const NginxOptions& options) : options_(options) {
   if (options.tls) {
     conf += "    ssl_certificate " + dir_ + "/cert.pem;\n"
             "    ssl_certificate_key " + dir_ + "/key.pem;\n"
-            "    ssl_protocols TLSv1.2 TLSv1.3;\n"
+            "    ssl_protocols TLSv1.2 TLSv1.3;\n" +
+            (options.client_ca_pem.empty()
+                 ? std::string()
+                 : "    ssl_client_certificate " + dir_ + "/client-ca.pem;\n"
+                   "    ssl_verify_client on;\n") +
             "    ssl_session_tickets " + std::string(options.session_tickets ? "on" : "off") +
             ";\n";
   }

@@ -16,6 +16,8 @@ struct NginxOptions {
   int keepalive_requests = 1000;  // requests per connection before nginx closes it
   bool session_tickets = true;
   int max_concurrent_streams = 128;  // http2_max_concurrent_streams
+  // A client certificate (PEM) nginx requires (ssl_verify_client on) and trusts; "" asks none.
+  std::string client_ca_pem;
 };
 
 class NginxServer {
