@@ -82,8 +82,7 @@ void add_request_flags(CLI::App* app, RunFlags& flags) {
   app->add_flag("--insecure", flags.insecure,
                 "Do not verify the server's certificate (chain or name)")
       ->group(tls);
-  app->add_option("--sni", flags.sni,
-                  "Server name to send and to verify (default: the URL's host)")
+  app->add_option("--sni", flags.sni, "Server name to send and to verify (default: the URL's host)")
       ->group(tls);
   app->add_option("--cert", flags.cert, "Client certificate (PEM), with --key")->group(tls);
   app->add_option("--key", flags.key, "The client certificate's private key (PEM)")->group(tls);

@@ -127,7 +127,8 @@ int serve(const ServeFlags& flags) {
 Subcommand add_serve_command(CLI::App& parent) {
   auto flags = std::make_shared<ServeFlags>();
   CLI::App* app = parent.add_subcommand(
-      "serve", "Run the built-in HTTP/1.1 target (plain or TLS): a fixed 200, or routes with known "
+      "serve",
+      "Run the built-in HTTP/1.1 target (plain or TLS): a fixed 200, or routes with known "
       "behaviours");
   app->add_option("--host", flags->host, "Address to listen on (loopback unless you say so)")
       ->capture_default_str();
@@ -166,8 +167,7 @@ Subcommand add_serve_command(CLI::App& parent) {
   CLI::Option* cert =
       app->add_option("--tls-cert", flags->tls_cert, "Serve TLS with this certificate (PEM)")
           ->group("TLS");
-  app->add_option("--tls-key", flags->tls_key, "The certificate's private key (PEM)")
-      ->group("TLS");
+  app->add_option("--tls-key", flags->tls_key, "The certificate's private key (PEM)")->group("TLS");
   app->add_option("--tls-self-signed", flags->tls_self_signed,
                   "Serve TLS with a fresh self-signed certificate for localhost, 127.0.0.1 and "
                   "::1, written to this file (for --cacert)")

@@ -133,7 +133,9 @@ class Worker {
   uint64_t token_of(const Connection& c) const { return static_cast<uint64_t>(slot_of(c)); }
   void set_epollout(Connection& c, bool on);
   // Registers for what the transport waits for (readable always; writable when it says so).
-  void wait_for(Connection& c, net::IoStatus want) { set_epollout(c, want == net::IoStatus::kWantWrite); }
+  void wait_for(Connection& c, net::IoStatus want) {
+    set_epollout(c, want == net::IoStatus::kWantWrite);
+  }
   void sync_never_started();
   void count_intended(int64_t intended_ns);
   void count_outcome(measure::Outcome outcome, int64_t intended_ns);

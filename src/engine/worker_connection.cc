@@ -283,7 +283,9 @@ void Worker::read_response(Connection& c) {
     const net::Io io = c.transport.read(read_buffer_.data(), read_buffer_.size());
     int64_t now = monotonic_ns();
     if (io.status == net::IoStatus::kWantRead || io.status == net::IoStatus::kWantWrite) {
-      if (io.status == net::IoStatus::kWantWrite) wait_for(c, io.status);
+      // Writable is waited for only while the request is unwritten or TLS asked for it (a
+      // level-triggered writable socket would wake the loop at once, forever).
+      if (c.written == c.request.size()) wait_for(c, io.status);
       return;
     }
     if (io.status == net::IoStatus::kFailed) {
@@ -298,9 +300,9 @@ void Worker::read_response(Connection& c) {
         c.first_byte_ns = now;
       }
     }
-    const ReadStep step = n == 0 ? on_response_eof(c.parser)
-                                 : on_response_bytes(c.parser, read_buffer_.data(), n,
-                                                     c.written == c.request.size());
+    const ReadStep step =
+        n == 0 ? on_response_eof(c.parser)
+               : on_response_bytes(c.parser, read_buffer_.data(), n, c.written == c.request.size());
     switch (step) {
       case ReadStep::kNeedMore:
         if (n < read_buffer_.size() && !c.transport.buffered()) return;  // wait for more

@@ -88,9 +88,9 @@ bool Experiment::hook(const char* name, const std::optional<std::string>& comman
 bool Experiment::drain(const StepLabel& at) {
   if (!setup_.drain_until) return true;
   const fs::path log = setup_.out_dir / "hooks" / (at.file_prefix + "drain.log");
-  const DrainResult r = wait_until_drained(*setup_.drain_until, setup_.drain_timeout_ns,
-                                           setup_.drain_every_ns, log, &signals_.requested_flag(),
-                                           setup_.trust);
+  const DrainResult r =
+      wait_until_drained(*setup_.drain_until, setup_.drain_timeout_ns, setup_.drain_every_ns, log,
+                         &signals_.requested_flag(), setup_.trust);
   Event event;
   event.kind = "drain";
   event.name = "drain";

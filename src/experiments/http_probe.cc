@@ -58,7 +58,8 @@ ProbeAnswer http_get(const std::string& url_text, int64_t timeout_ns, size_t max
   http::RequestSpec request;
   request.url = http::parse_url(url_text);
   std::unique_ptr<net::TlsContext> tls;
-  if (request.url.tls()) tls = std::make_unique<net::TlsContext>(net::trust_of(trust), request.url.host);
+  if (request.url.tls())
+    tls = std::make_unique<net::TlsContext>(net::trust_of(trust), request.url.host);
   request.headers = {{"Connection", "close"}};
   const std::string request_bytes = http::build_request(request);
 

@@ -13,8 +13,8 @@
 #include <cstring>
 
 #include "common/clock.h"
-#include "net/transport.h"
 #include "common/usage_error.h"
+#include "net/transport.h"
 
 namespace proofload::http {
 namespace {

@@ -28,9 +28,8 @@ enum class Outcome : uint8_t {
 constexpr int kOutcomeCount = static_cast<int>(Outcome::kCount);
 
 constexpr std::array<std::string_view, kOutcomeCount> kOutcomeNames = {
-    "success",       "status_429", "status_503", "other_4xx",      "other_5xx",
-    "check_failed",  "connect_error", "tls_error", "timeout", "reset", "protocol_error",
-    "never_started"};
+    "success",       "status_429", "status_503", "other_4xx", "other_5xx",      "check_failed",
+    "connect_error", "tls_error",  "timeout",    "reset",     "protocol_error", "never_started"};
 
 constexpr std::string_view outcome_name(Outcome o) { return kOutcomeNames[static_cast<int>(o)]; }
 

@@ -46,15 +46,15 @@ struct WindowStats {
 
   std::array<int64_t, kOutcomeCount> outcomes{};  // requests ended in this window, by outcome
   std::array<int64_t, kStatusSlots> status{};     // responses by status code
-  int64_t intended = 0;       // requests the schedule wanted in this window (open loop: due;
-                              // closed loop: started)
-  int64_t bytes_in = 0;       // bytes read from the server (headers and bodies)
-  int64_t bytes_out = 0;      // bytes written to the server
-  int64_t connects = 0;       // TCP connections opened successfully
+  int64_t intended = 0;        // requests the schedule wanted in this window (open loop: due;
+                               // closed loop: started)
+  int64_t bytes_in = 0;        // bytes read from the server (headers and bodies)
+  int64_t bytes_out = 0;       // bytes written to the server
+  int64_t connects = 0;        // TCP connections opened successfully
   ConnectionTimes connection;  // their connect and handshake times (bytes and connections are
                                // counted by the window they happened in, not by intent)
-  int64_t in_flight_end = 0;  // requests started but not ended at the window's end (gauge)
-  int64_t queued_end = 0;     // open loop: requests waiting for a connection at the end (gauge)
+  int64_t in_flight_end = 0;   // requests started but not ended at the window's end (gauge)
+  int64_t queued_end = 0;      // open loop: requests waiting for a connection at the end (gauge)
 
   void add_status(int code) { ++status[(code >= 0 && code < kStatusOther) ? code : kStatusOther]; }
   int64_t count(Outcome o) const { return outcomes[static_cast<int>(o)]; }

@@ -69,10 +69,9 @@ TlsContext::TlsContext(const TlsOptions& options, const std::string& host)
   SSL_CTX_set_mode(ctx_, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   if (options.verify) {
     SSL_CTX_set_verify(ctx_, SSL_VERIFY_PEER, nullptr);
-    const bool loaded =
-        options.ca_file.empty()
-            ? SSL_CTX_set_default_verify_paths(ctx_) == 1
-            : SSL_CTX_load_verify_locations(ctx_, options.ca_file.c_str(), nullptr) == 1;
+    const bool loaded = options.ca_file.empty() ? SSL_CTX_set_default_verify_paths(ctx_) == 1
+                                                : SSL_CTX_load_verify_locations(
+                                                      ctx_, options.ca_file.c_str(), nullptr) == 1;
     if (!loaded) {
       SSL_CTX_free(ctx_);
       throw UsageError(options.ca_file.empty()
@@ -105,8 +104,7 @@ TlsContext::TlsContext(const TlsOptions& options, const std::string& host)
   if (options.resume) {
     // Sessions are kept by the workers (TlsSessionCache), not in OpenSSL's shared store: no
     // lock between threads, and each worker offers the latest ticket it was given.
-    SSL_CTX_set_session_cache_mode(ctx_,
-                                   SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
+    SSL_CTX_set_session_cache_mode(ctx_, SSL_SESS_CACHE_CLIENT | SSL_SESS_CACHE_NO_INTERNAL_STORE);
     SSL_CTX_sess_set_new_cb(ctx_, on_new_session);
   } else {
     SSL_CTX_set_session_cache_mode(ctx_, SSL_SESS_CACHE_OFF);

@@ -89,8 +89,9 @@ class TlsTestServer {
         size_t end;
         while ((end = pending.find("\r\n\r\n")) != std::string::npos) {
           pending.erase(0, end + 4);
-          const std::string reply = "HTTP/1.1 200 OK\r\nContent-Length: " +
-                                    std::to_string(body_.size()) + "\r\n\r\n" + body_;
+          const std::string reply =
+              "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body_.size()) + "\r\n\r\n" +
+              body_;
           SSL_write(ssl, reply.data(), static_cast<int>(reply.size()));
         }
       }

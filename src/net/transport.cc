@@ -22,7 +22,8 @@ std::string failure_text(const TransportFailure& failure) {
   }
   if (failure.tls_error != 0) {
     const char* reason = ERR_reason_error_string(failure.tls_error);
-    std::string text = reason != nullptr ? reason : "TLS error " + std::to_string(failure.tls_error);
+    std::string text =
+        reason != nullptr ? reason : "TLS error " + std::to_string(failure.tls_error);
     if (ERR_GET_REASON(failure.tls_error) == SSL_R_WRONG_VERSION_NUMBER ||
         ERR_GET_REASON(failure.tls_error) == SSL_R_PACKET_LENGTH_TOO_LONG) {
       text += " (is the server speaking TLS on this port?)";
@@ -207,8 +208,8 @@ TlsFacts check_tls_handshake(const Address& address, const TlsContext& context,
     if (t.failure().verify_result != X509_V_OK) {
       throw UsageError(failure_text(t.failure()) + "; use --cacert or --insecure");
     }
-    throw UsageError("TLS handshake with " + address.text + " failed: " +
-                     failure_text(t.failure()));
+    throw UsageError("TLS handshake with " + address.text +
+                     " failed: " + failure_text(t.failure()));
   }
   return {tls_version_name(t.tls_version()), std::string(t.alpn())};
 }

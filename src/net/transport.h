@@ -121,7 +121,6 @@ struct TlsFacts {
 // closes. Throws UsageError with one line: "certificate verify failed: self-signed certificate;
 // use --cacert or --insecure", "TLS handshake with 127.0.0.1:8443 failed: wrong version number
 // (is the server speaking TLS on this port?)", or check_reachable's "cannot connect to ...".
-TlsFacts check_tls_handshake(const Address& address, const TlsContext& context,
-                             int64_t timeout_ns);
+TlsFacts check_tls_handshake(const Address& address, const TlsContext& context, int64_t timeout_ns);
 
 }  // namespace proofload::net

@@ -235,7 +235,7 @@ class PromSampler : public Sampler {
   std::vector<http::SocketAddress> addresses_;
   int64_t timeout_ns_;
   std::unique_ptr<net::TlsContext> tls_;  // https only
-  std::string request_;  // built once: the same GET every sample
+  std::string request_;                   // built once: the same GET every sample
   PromParseOptions options_;
   http::ResponseParser parser_;  // its buffers are reused from sample to sample
 };
@@ -266,10 +266,9 @@ std::unique_ptr<Sampler> make_prom_sampler(std::string_view spec, int64_t timeou
       throw UsageError("observer '" + std::string(spec) + "': " + error.what());
     }
   }
-  return std::make_unique<PromSampler>(std::string(spec), url, std::move(addresses),
-                                       std::move(split.prefixes),
-                                       timeout_ns > 0 ? timeout_ns : kPromDefaultTimeoutNs,
-                                       std::move(tls));
+  return std::make_unique<PromSampler>(
+      std::string(spec), url, std::move(addresses), std::move(split.prefixes),
+      timeout_ns > 0 ? timeout_ns : kPromDefaultTimeoutNs, std::move(tls));
 }
 
 }  // namespace proofload::observe

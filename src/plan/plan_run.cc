@@ -10,10 +10,10 @@
 #include "common/file_text.h"
 #include "common/units.h"
 #include "common/usage_error.h"
-#include "net/tcp.h"
-#include "net/transport.h"
 #include "http/request.h"
 #include "http/url.h"
+#include "net/tcp.h"
+#include "net/transport.h"
 #include "plan/scenario_parts.h"
 #include "result/json_values.h"
 #include "schedule/open_loop_dispatcher.h"
@@ -37,8 +37,10 @@ bool open_loop(const RunSpec& spec) { return spec.executor == engine::Executor::
 void check(const RunSpec& spec) {
   if (spec.target.empty()) throw UsageError("run needs a URL or a scenario file");
   if (spec.tls != net::TlsOptions{} && !http::parse_url(spec.target).tls()) {
-    throw UsageError("--cacert, --insecure, --sni, --cert, --key, --tls-min and --no-tls-resume "
-                     "are for an https:// target, not '" + spec.target + "'");
+    throw UsageError(
+        "--cacert, --insecure, --sni, --cert, --key, --tls-min and --no-tls-resume "
+        "are for an https:// target, not '" +
+        spec.target + "'");
   }
   if (spec.body && spec.body_file) {
     throw UsageError("--body and --body-file both set the body: use one");

@@ -36,7 +36,7 @@ struct PlannedRun {
   std::vector<measure::Threshold> thresholds;
   std::vector<std::string> observe;
   int64_t observe_every_ns = kNsPerS;
-  net::TlsOptions trust;  // how an https prom: observer is verified (net::trust_of)
+  net::TlsOptions trust;     // how an https prom: observer is verified (net::trust_of)
   std::string command_line;  // what Reproduce shows
   std::optional<std::filesystem::path> out_dir;
   bool quiet = false;

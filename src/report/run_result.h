@@ -114,11 +114,11 @@ struct WindowSummary {
   LatencySummary ttfb;     // from the first byte written to the first byte read
 
   std::array<int64_t, measure::kOutcomeCount> outcomes{};  // requests ended, by outcome
-  int64_t intended = 0;       // requests the schedule wanted in this window
-  int64_t bytes_in = 0;       // bytes read from the server
-  int64_t bytes_out = 0;      // bytes written to the server
-  int64_t connects = 0;       // TCP connections opened successfully
-  LatencySummary connect;     // their connect times
+  int64_t intended = 0;        // requests the schedule wanted in this window
+  int64_t bytes_in = 0;        // bytes read from the server
+  int64_t bytes_out = 0;       // bytes written to the server
+  int64_t connects = 0;        // TCP connections opened successfully
+  LatencySummary connect;      // their connect times
   int64_t tls_handshakes = 0;  // https: handshakes completed, and of them resumed
   int64_t tls_resumed = 0;
   LatencySummary tls_handshake;
@@ -144,7 +144,7 @@ struct RunResult {
   // The run as configured, normalized (every default filled in), as JSON so the report layer
   // knows nothing of the engine's types. Secrets never reach it.
   nlohmann::json spec;
-  std::string command_line;  // how it was started (argv joined, for "Reproduce")
+  std::string command_line;       // how it was started (argv joined, for "Reproduce")
   std::string first_tls_failure;  // https: why the first failed handshake failed ("" if none)
   std::string proofload_version;
   int64_t start_wall_ns = 0;  // wall-clock time of the run's start (ns since the Unix epoch)

@@ -100,9 +100,9 @@ struct RunRecord {
   std::optional<uint64_t> seed;  // exact: printed in a command line that must read back
   std::vector<std::pair<double, double>> stages;  // (duration_s, target)
   std::optional<size_t> scenario_requests, scenario_flows;
-  std::vector<std::string> observe;  // spec.observe as given
-  std::string protocol;              // spec.protocol ("http/1.1"; "" in files before it)
-  bool tls = false;                  // spec.tls is an object: the target was https
+  std::vector<std::string> observe;   // spec.observe as given
+  std::string protocol;               // spec.protocol ("http/1.1"; "" in files before it)
+  bool tls = false;                   // spec.tls is an object: the target was https
   std::string tls_version, tls_alpn;  // what the pre-flight handshake agreed
 
   // summary (null while the run is running)

@@ -122,8 +122,8 @@ Server::Server(ServerOptions options) : options_(validated(std::move(options))) 
     handler_ = std::make_unique<StaticHandler>(options_.body, options_.delay_ns);
   }
   if (!options_.tls_certificate_pem.empty() || !options_.tls_key_pem.empty()) {
-    tls_ = std::make_unique<net::TlsServerContext>(options_.tls_certificate_pem,
-                                                   options_.tls_key_pem);
+    tls_ =
+        std::make_unique<net::TlsServerContext>(options_.tls_certificate_pem, options_.tls_key_pem);
   }
   addrinfo hints{};
   hints.ai_family = AF_UNSPEC;
@@ -183,9 +183,9 @@ void Server::run() {
   int per_thread = (options_.max_connections + threads - 1) / threads;
   std::vector<std::unique_ptr<Worker>> workers;
   for (int i = 0; i < threads; ++i) {
-    WorkerConfig config{&options_, handler_.get(), i,          listen_fds_[i],
-                        stop_fd_,  &stopping_,     stalls,     per_thread,
-                        tls_ ? tls_->get() : nullptr};
+    WorkerConfig config{&options_,      handler_.get(), i,
+                        listen_fds_[i], stop_fd_,       &stopping_,
+                        stalls,         per_thread,     tls_ ? tls_->get() : nullptr};
     workers.push_back(std::make_unique<Worker>(config));
     listen_fds_[i] = -1;  // the worker owns it now
   }

@@ -3,13 +3,13 @@
 // Not thread-safe: everything but the stop signal belongs to the thread running run().
 #pragma once
 
+#include <openssl/ssl.h>
+
 #include <array>
 #include <atomic>
 #include <cstdint>
 #include <memory>
 #include <vector>
-
-#include <openssl/ssl.h>
 
 #include "net/event_loop.h"
 #include "serve/handler.h"

@@ -41,8 +41,9 @@ TEST(ScenarioYamlErrors, ADocumentBeginningWithACommaIsRefusedNotAHang) {
 TEST(ScenarioYamlErrors, BytesThatAreNotUtf8AreRefusedWhereTheyAre) {
   EXPECT_EQ(error_of("requests:\n  r:\n    path: /\n    json: {name: \"caf\xc3\xa9 \xff\"}\n"),
             "s.yaml:4:24: invalid YAML: a byte that is not UTF-8 (YAML files are UTF-8 text)");
-  EXPECT_EQ(error_of("requests:\n  r: {path: /, checks: [json: {path: /a, equals: \"\xc0\xaf\"}]}\n"),
-            "s.yaml:2:51: invalid YAML: a byte that is not UTF-8 (YAML files are UTF-8 text)");
+  EXPECT_EQ(
+      error_of("requests:\n  r: {path: /, checks: [json: {path: /a, equals: \"\xc0\xaf\"}]}\n"),
+      "s.yaml:2:51: invalid YAML: a byte that is not UTF-8 (YAML files are UTF-8 text)");
 }
 
 TEST(ScenarioYamlErrors, AliasesThatExpandWithoutEndAndDeepNestingAreOneLocatedLine) {
@@ -64,22 +65,23 @@ TEST(ScenarioYamlErrors, AliasesThatExpandWithoutEndAndDeepNestingAreOneLocatedL
       << expanded;
   // A long text named many times: bounded by its bytes too.
   std::string long_text = "requests:\n  r:\n    path: /\n    json:\n      t: &t " +
-                           std::string(1 << 20, 'x') + "\n      many: [";
+                          std::string(1 << 20, 'x') + "\n      many: [";
   for (int j = 0; j < 40; ++j) long_text += (j ? ", *t" : "*t");
   EXPECT_NE(error_of(long_text + "]\n").find("expands to more than 16 MiB"), std::string::npos);
   // Deep nesting once said only "bad file".
-  const std::string deep = "requests:\n  r: {path: /, json: " + std::string(5000, '[') +
-                           std::string(5000, ']') + "}\n";
+  const std::string deep =
+      "requests:\n  r: {path: /, json: " + std::string(5000, '[') + std::string(5000, ']') + "}\n";
   EXPECT_NE(error_of(deep).find("nested more than 64 levels deep"), std::string::npos);
-  const std::string nested = "requests:\n  r: {path: /, json: " + std::string(100, '[') +
-                             std::string(100, ']') + "}\n";
+  const std::string nested =
+      "requests:\n  r: {path: /, json: " + std::string(100, '[') + std::string(100, ']') + "}\n";
   EXPECT_NE(error_of(nested).find("nested more than 64 levels deep"), std::string::npos);
 }
 
 TEST(ScenarioYamlErrors, MoreNamedRequestsThanTheStatedBoundAreRefused) {
   // 100,000 of them once reached 21 GB: each keeps its own figures.
   std::string many = "requests:\n";
-  for (size_t i = 0; i <= kMaxNamedRequests; ++i) many += "  r" + std::to_string(i) + ": {path: /}\n";
+  for (size_t i = 0; i <= kMaxNamedRequests; ++i)
+    many += "  r" + std::to_string(i) + ": {path: /}\n";
   EXPECT_EQ(error_of(many),
             "s.yaml:2:3: 'requests' in the scenario file: more than 1000 named requests (1001): "
             "each keeps its own figures; merge those that need no figures of their own");

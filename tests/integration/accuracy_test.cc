@@ -30,29 +30,29 @@ class Accuracy : public ::testing::TestWithParam<bool> {};  // over TLS?
 TEST_P(Accuracy, OpenLoopLatencyOnAKnownStallMatchesTheTruth) {
   const bool tls = GetParam();
   std::string out = make_temp_dir(tls ? "accuracy-tls" : "accuracy");
-  std::vector<std::string> serve = {proofload_binary(), "serve",         "--port",      "0",
-                                    "--delay",          "1ms",           "--stall",     "1s",
-                                    "--stall-every",    "5s",            "--stall-first", "2s"};
+  std::vector<std::string> serve = {proofload_binary(), "serve", "--port",        "0",
+                                    "--delay",          "1ms",   "--stall",       "1s",
+                                    "--stall-every",    "5s",    "--stall-first", "2s"};
   if (tls) serve.insert(serve.end(), {"--tls-self-signed", out + "/serve.pem"});
   Process server(pinned(1, serve));
   auto line = server.read_stdout_line(std::chrono::seconds(10));
   ASSERT_TRUE(line.has_value()) << server.err();
   std::string port = line->substr(line->rfind(':') + 1);
 
-  std::vector<std::string> load = {proofload_binary(),
-                                   "run",
-                                   std::string(tls ? "https" : "http") + "://127.0.0.1:" + port +
-                                       "/",
-                                   "--rate",
-                                   "1000",
-                                   "-d",
-                                   "15s",
-                                   "-c",
-                                   "100",
-                                   "--workers",
-                                   "1",
-                                   "--out",
-                                   out + "/run"};
+  std::vector<std::string> load = {
+      proofload_binary(),
+      "run",
+      std::string(tls ? "https" : "http") + "://127.0.0.1:" + port + "/",
+      "--rate",
+      "1000",
+      "-d",
+      "15s",
+      "-c",
+      "100",
+      "--workers",
+      "1",
+      "--out",
+      out + "/run"};
   if (tls) load.insert(load.end(), {"--cacert", out + "/serve.pem"});
   auto run = run_to_completion(pinned(0, load), std::chrono::seconds(60));
   out += "/run";

@@ -30,9 +30,8 @@ TEST_F(Https, AVerifiedRunRecordsTheProtocolTheHandshakesAndTheirResumption) {
   options.keepalive_requests = 5;  // nginx closes each connection after 5: reconnects resume
   NginxServer nginx(options);
   const std::string out = make_temp_dir("https-run");
-  Completed run = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"), "-c",
-                                     "2", "-n", "200", "--cacert", nginx.ca_file(), "-q", "-o",
-                                     out});
+  Completed run = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"), "-c", "2",
+                                     "-n", "200", "--cacert", nginx.ca_file(), "-q", "-o", out});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json result = read_result(out);
   const json& spec = result["spec"];
@@ -67,9 +66,9 @@ TEST_F(Https, WithoutResumptionEveryHandshakeIsFull) {
   options.keepalive_requests = 5;
   NginxServer nginx(options);
   const std::string out = make_temp_dir("https-no-resume");
-  Completed run = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"), "-c",
-                                     "1", "-n", "30", "--cacert", nginx.ca_file(),
-                                     "--no-tls-resume", "--tls-min", "1.3", "-q", "-o", out});
+  Completed run = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"), "-c", "1",
+                                     "-n", "30", "--cacert", nginx.ca_file(), "--no-tls-resume",
+                                     "--tls-min", "1.3", "-q", "-o", out});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json summary = read_result(out)["summary"];
   EXPECT_EQ(summary["outcomes"]["success"], 30);
@@ -88,8 +87,8 @@ TEST_F(Https, AnUntrustedCertificateStopsTheRunBeforeAnyLoadWithExit2) {
             "--insecure\n");
   EXPECT_FALSE(std::filesystem::exists(out));  // nothing was run, so nothing was recorded
 
-  Completed insecure = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"),
-                                          "-n", "10", "--insecure", "-q", "-o", out});
+  Completed insecure = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"), "-n",
+                                          "10", "--insecure", "-q", "-o", out});
   ASSERT_EQ(insecure.exit_code, 0) << insecure.err;
   EXPECT_EQ(read_result(out)["summary"]["outcomes"]["success"], 10);
   EXPECT_EQ(read_result(out)["spec"]["tls"]["verify"], false);
@@ -97,9 +96,9 @@ TEST_F(Https, AnUntrustedCertificateStopsTheRunBeforeAnyLoadWithExit2) {
 
 TEST_F(Https, ANameTheCertificateDoesNotCarryStopsTheRun) {
   NginxServer nginx;
-  Completed run = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"), "-n",
-                                     "10", "--cacert", nginx.ca_file(), "--sni", "other.example",
-                                     "-q"});
+  Completed run =
+      run_to_completion({proofload_binary(), "run", nginx.url("/index.html"), "-n", "10",
+                         "--cacert", nginx.ca_file(), "--sni", "other.example", "-q"});
   EXPECT_EQ(run.exit_code, 2);
   EXPECT_EQ(run.err,
             "proofload: error: certificate verify failed: hostname mismatch; use --cacert or "
@@ -115,12 +114,29 @@ TEST_F(Https, ALadderItsPreCheckDrainGateAndObserverAllSpeakTls) {
   const std::string out = make_temp_dir("https-ladder") + "/ladder";
   // nginx serves no /metrics: a file in its root with one series stands in for one.
   write_file(nginx.directory() + "/metrics", "# TYPE up gauge\nup 1\n");
-  Completed run = run_to_completion(
-      {proofload_binary(), "ladder", nginx.url("/index.html"), "--rates", "20,40", "--hold", "1s",
-       "--warmup", "0s", "--cacert", nginx.ca_file(), "--precheck", nginx.url("/index.html"),
-       "--drain-until", nginx.url("/index.html"), "--observe", "prom:" + nginx.url("/metrics"),
-       "--workers", "1", "-q", "-o", out},
-      std::chrono::seconds(60));
+  Completed run = run_to_completion({proofload_binary(),
+                                     "ladder",
+                                     nginx.url("/index.html"),
+                                     "--rates",
+                                     "20,40",
+                                     "--hold",
+                                     "1s",
+                                     "--warmup",
+                                     "0s",
+                                     "--cacert",
+                                     nginx.ca_file(),
+                                     "--precheck",
+                                     nginx.url("/index.html"),
+                                     "--drain-until",
+                                     nginx.url("/index.html"),
+                                     "--observe",
+                                     "prom:" + nginx.url("/metrics"),
+                                     "--workers",
+                                     "1",
+                                     "-q",
+                                     "-o",
+                                     out},
+                                    std::chrono::seconds(60));
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json result = read_result(out);
   ASSERT_EQ(result["rows"].size(), 2u) << result.dump(2);
@@ -145,17 +161,16 @@ TEST_F(Https, AClientCertificateIsPresentedWhenTheServerAsksForOne) {
   const std::string dir = make_temp_dir("https-client-cert");
   write_file(dir + "/client.pem", client.certificate);
   write_file(dir + "/client-key.pem", client.private_key);
-  Completed with = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"), "-n",
-                                      "10", "--cacert", nginx.ca_file(), "--cert",
-                                      dir + "/client.pem", "--key", dir + "/client-key.pem", "-q",
-                                      "-o", dir + "/with"});
+  Completed with = run_to_completion(
+      {proofload_binary(), "run", nginx.url("/index.html"), "-n", "10", "--cacert", nginx.ca_file(),
+       "--cert", dir + "/client.pem", "--key", dir + "/client-key.pem", "-q", "-o", dir + "/with"});
   ASSERT_EQ(with.exit_code, 0) << with.err;
   EXPECT_EQ(read_result(dir + "/with")["summary"]["outcomes"]["success"], 10);
   EXPECT_EQ(read_result(dir + "/with")["spec"]["tls"]["client_certificate"], dir + "/client.pem");
   // Without it nginx answers 400 ("No required SSL certificate was sent"): a status, counted.
-  Completed without = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"),
-                                         "-n", "10", "--cacert", nginx.ca_file(), "-q", "-o",
-                                         dir + "/without"});
+  Completed without =
+      run_to_completion({proofload_binary(), "run", nginx.url("/index.html"), "-n", "10",
+                         "--cacert", nginx.ca_file(), "-q", "-o", dir + "/without"});
   ASSERT_EQ(without.exit_code, 0) << without.err;
   EXPECT_EQ(read_result(dir + "/without")["summary"]["status"]["400"], 10);
 }
@@ -166,9 +181,10 @@ TEST(HttpsTargets, APlainServerOnAnHttpsUrlIsNamedAsNotSpeakingTls) {
                                      "https://127.0.0.1:" + std::to_string(server.port()) + "/",
                                      "-n", "5", "--insecure", "-q"});
   EXPECT_EQ(run.exit_code, 2);
-  EXPECT_EQ(run.err, "proofload: error: TLS handshake with 127.0.0.1:" + std::to_string(server.port()) +
-                         " failed: wrong version number (is the server speaking TLS on this "
-                         "port?)\n");
+  EXPECT_EQ(run.err,
+            "proofload: error: TLS handshake with 127.0.0.1:" + std::to_string(server.port()) +
+                " failed: wrong version number (is the server speaking TLS on this "
+                "port?)\n");
 }
 
 TEST(HttpsTargets, HandshakesThatFailDuringTheRunAreCountedAsTlsErrorsWithTheirReason) {
@@ -205,10 +221,11 @@ TEST(HttpsTargets, TlsFlagsAreRefusedForAnHttpTarget) {
       {proofload_binary(), "run", "https://127.0.0.1:1/", "--tls-min", "1.1", "--plan"});
   EXPECT_EQ(bad_min.exit_code, 2);
   EXPECT_EQ(bad_min.err, "proofload: error: --tls-min must be 1.2 or 1.3, got '1.1'\n");
-  Completed missing_ca = run_to_completion(
-      {proofload_binary(), "run", "https://127.0.0.1:1/", "--cacert", "/nonexistent.pem", "--plan"});
+  Completed missing_ca = run_to_completion({proofload_binary(), "run", "https://127.0.0.1:1/",
+                                            "--cacert", "/nonexistent.pem", "--plan"});
   EXPECT_EQ(missing_ca.exit_code, 2);
-  EXPECT_EQ(missing_ca.err.rfind("proofload: error: cannot use --cacert '/nonexistent.pem': ", 0), 0u)
+  EXPECT_EQ(missing_ca.err.rfind("proofload: error: cannot use --cacert '/nonexistent.pem': ", 0),
+            0u)
       << missing_ca.err;
 }
 

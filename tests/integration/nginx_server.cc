@@ -45,32 +45,48 @@ NginxServer::NginxServer(const NginxOptions& options) : options_(options) {
   std::string conf = std::string(getuid() == 0 ? "user root;\n" : "") +
                      "master_process off;\n"
                      "daemon off;\n"
-                     "pid " + dir_ + "/nginx.pid;\n"
-                     "error_log " + dir_ + "/error.log;\n"
+                     "pid " +
+                     dir_ +
+                     "/nginx.pid;\n"
+                     "error_log " +
+                     dir_ +
+                     "/error.log;\n"
                      "events { worker_connections 1024; }\n"
                      "http {\n"
                      "  access_log off;\n"
-                     "  client_body_temp_path " + dir_ + "/body;\n"
-                     "  keepalive_requests " + std::to_string(options.keepalive_requests) + ";\n"
+                     "  client_body_temp_path " +
+                     dir_ +
+                     "/body;\n"
+                     "  keepalive_requests " +
+                     std::to_string(options.keepalive_requests) +
+                     ";\n"
                      "  http2_max_concurrent_streams " +
-                     std::to_string(options.max_concurrent_streams) + ";\n"
+                     std::to_string(options.max_concurrent_streams) +
+                     ";\n"
                      "  server {\n"
-                     "    listen " + listen + ";\n"
-                     "    root " + dir_ + ";\n";
+                     "    listen " +
+                     listen +
+                     ";\n"
+                     "    root " +
+                     dir_ + ";\n";
   if (options.tls) {
-    conf += "    ssl_certificate " + dir_ + "/cert.pem;\n"
-            "    ssl_certificate_key " + dir_ + "/key.pem;\n"
+    conf += "    ssl_certificate " + dir_ +
+            "/cert.pem;\n"
+            "    ssl_certificate_key " +
+            dir_ +
+            "/key.pem;\n"
             "    ssl_protocols TLSv1.2 TLSv1.3;\n" +
-            (options.client_ca_pem.empty()
-                 ? std::string()
-                 : "    ssl_client_certificate " + dir_ + "/client-ca.pem;\n"
-                   "    ssl_verify_client on;\n") +
+            (options.client_ca_pem.empty() ? std::string()
+                                           : "    ssl_client_certificate " + dir_ +
+                                                 "/client-ca.pem;\n"
+                                                 "    ssl_verify_client on;\n") +
             "    ssl_session_tickets " + std::string(options.session_tickets ? "on" : "off") +
             ";\n";
   }
-  conf += "    location / { }\n"
-          "  }\n"
-          "}\n";
+  conf +=
+      "    location / { }\n"
+      "  }\n"
+      "}\n";
   write_file(dir_ + "/nginx.conf", conf);
   process_ = std::make_unique<Process>(std::vector<std::string>{
       "/usr/sbin/nginx", "-p", dir_, "-c", dir_ + "/nginx.conf", "-e", dir_ + "/error.log"});
