@@ -309,7 +309,21 @@ std::string format_summary(const RunResult& result) {
   append_status_codes(out, t);
   out += fmt::format("bytes           {} in, {} out\n", with_thousands(t.bytes_in),
                      with_thousands(t.bytes_out));
-  out += fmt::format("connections     {} opened\n", with_thousands(t.connects));
+  out += fmt::format("connections     {} opened", with_thousands(t.connects));
+  if (const auto* tls = result.spec.contains("tls") && result.spec["tls"].is_object()
+                            ? &result.spec["tls"]
+                            : nullptr) {
+    // https: the version the pre-flight handshake agreed, and how many handshakes resumed.
+    const std::string version =
+        tls->contains("version") && (*tls)["version"].is_string() ? (*tls)["version"] : "TLS";
+    out += fmt::format(" over {}; {} handshakes, {} resumed", version,
+                       with_thousands(t.connection.handshakes),
+                       with_thousands(t.connection.resumed));
+    if (!result.first_tls_failure.empty()) {
+      out += "\nfirst TLS error " + result.first_tls_failure;
+    }
+  }
+  out += "\n";
   if (!result.observed.empty()) {
     out += "\n";
     append_observed(out, result);

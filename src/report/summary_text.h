@@ -14,7 +14,8 @@ namespace proofload::report {
 
 // The end-of-run summary, several lines ending in '\n'. Reads from RunResult::spec only these
 // keys, each optional: "target" (URL string), "executor" ("closed_loop" | "open_loop"),
-// "connections" (closed loop), "rate_per_s" (open loop, constant rate).
+// "connections" (closed loop), "rate_per_s" (open loop, constant rate), "tls" (https: its
+// "version").
 std::string format_summary(const RunResult& result);
 // Only the observers' part of the summary ("observed (measured part)" and its lines), for
 // `proofload observe`, which sends no load.

@@ -20,6 +20,20 @@ TEST(SummaryText, MatchesGolden) {
   testing_support::expect_matches_golden("summary.txt", format_summary(make_synthetic_result()));
 }
 
+TEST(SummaryText, AnHttpsRunSaysItsTlsVersionResumptionAndFirstFailure) {
+  RunResult result = make_synthetic_result();
+  EXPECT_NE(format_summary(result).find("connections     2 opened\n"), std::string::npos);
+  result.spec["tls"] = {{"version", "TLSv1.3"}};
+  result.total.connection.handshakes = 2;
+  result.total.connection.resumed = 1;
+  result.first_tls_failure = "certificate verify failed: hostname mismatch";
+  const std::string text = format_summary(result);
+  EXPECT_NE(text.find("connections     2 opened over TLSv1.3; 2 handshakes, 1 resumed\n"
+                      "first TLS error certificate verify failed: hostname mismatch\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(SummaryText, InterruptedRunSaysSoOnTheFirstLine) {
   RunResult result = make_synthetic_result();
   result.interrupted = true;
