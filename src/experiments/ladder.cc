@@ -45,6 +45,10 @@ class LadderRun {
     result_.command_line = ladder.command_line;
     result_.started_at = report::iso8601_utc(wall_clock_ns());
     result_.source = ladder.source;
+    if (preflight_.tls) {
+      result_.source.tls_version = preflight_.tls->version;
+      result_.source.tls_alpn = preflight_.tls->alpn;
+    }
     result_.settings = ladder.settings;
   }
 

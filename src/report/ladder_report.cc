@@ -85,6 +85,11 @@ std::string scope_of(const LadderResult& v) {
                                            : " arrivals/s (an arrival is one pick of the mix)")
                                 : ": levels " + levels_text(levels);
   out += ", each " + hold_words(v, v.settings.hold_s) + "; " + repeat_words(v) + ".";
+  if (!v.source.tls_version.empty()) {
+    out += " Over HTTPS: HTTP/1.1 over " + v.source.tls_version +
+           (v.source.tls_alpn.empty() ? ", no ALPN protocol agreed."
+                                      : " (ALPN " + v.source.tls_alpn + ").");
+  }
   if (v.settings.stop_on_fail)
     out += " Set to stop at the first level that breaks the SLO (--stop-on-fail).";
   return out;

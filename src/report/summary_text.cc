@@ -316,9 +316,9 @@ std::string format_summary(const RunResult& result) {
     // https: the version the pre-flight handshake agreed, and how many handshakes resumed.
     const std::string version =
         tls->contains("version") && (*tls)["version"].is_string() ? (*tls)["version"] : "TLS";
-    out += fmt::format(" over {}; {} handshakes, {} resumed", version,
-                       with_thousands(t.connection.handshakes),
-                       with_thousands(t.connection.resumed));
+    out +=
+        fmt::format(" over {}; {} handshakes, {} resumed", version,
+                    with_thousands(t.connection.handshakes), with_thousands(t.connection.resumed));
     if (!result.first_tls_failure.empty()) {
       out += "\nfirst TLS error " + result.first_tls_failure;
     }

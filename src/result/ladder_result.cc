@@ -223,7 +223,9 @@ json ladder_to_json(const LadderResult& r) {
         {"scenario_file", text_or_null(r.source.scenario_file)},
         {"scenario_sha256", text_or_null(r.source.scenario_sha256)},
         {"table_file", text_or_null(r.source.table_file)},
-        {"table_sha256", text_or_null(r.source.table_sha256)}}},
+        {"table_sha256", text_or_null(r.source.table_sha256)},
+        {"tls_version", text_or_null(r.source.tls_version)},
+        {"tls_alpn", text_or_null(r.source.tls_alpn)}}},
       {"settings", settings_json(r.settings, table)},
       {"rows", rows},
       {"events", events},
@@ -254,8 +256,10 @@ LadderResult ladder_from_json(const json& result) {
   r.finished_at = top.text("finished_at");
 
   const JsonReader source = top.object("source");
-  r.source = {source.text("target"), source.text("scenario_file"), source.text("scenario_sha256"),
-              source.text("table_file"), source.text("table_sha256")};
+  r.source = {source.text("target"),          source.text("scenario_file"),
+              source.text("scenario_sha256"), source.text("table_file"),
+              source.text("table_sha256"),    source.text("tls_version"),
+              source.text("tls_alpn")};
   r.settings = settings_from_json(top.object("settings"));
 
   if (const JsonReader bar = top.object("ci_bar"); bar.present()) {

@@ -54,6 +54,8 @@ struct SearchRecord {
 // source: what was measured (a target, a scenario) or read (a table).
 struct LadderSource {
   std::string target, scenario_file, scenario_sha256, table_file, table_sha256;
+  // https: what the pre-flight handshake agreed ("TLSv1.3", "http/1.1"); "" for http.
+  std::string tls_version, tls_alpn;
 };
 
 struct LadderHookCommands {

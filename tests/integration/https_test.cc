@@ -148,6 +148,10 @@ TEST_F(Https, ALadderItsPreCheckDrainGateAndObserverAllSpeakTls) {
   for (const json& event : result["events"]) {
     EXPECT_EQ(event["ok"], true) << event.dump(2);  // the pre-check and each drain wait
   }
+  EXPECT_EQ(result["source"]["tls_version"], "TLSv1.3");
+  EXPECT_NE(
+      read_file(out + "/summary.md").find("Over HTTPS: HTTP/1.1 over TLSv1.3 (ALPN http/1.1)."),
+      std::string::npos);
   const json level_run = read_result(out + "/" + result["rows"][0]["directory"].get<std::string>());
   EXPECT_EQ(level_run["spec"]["tls"]["version"], "TLSv1.3");
   EXPECT_GT(level_run["observed"].size(), 1u) << level_run["observed"].dump(2);
