@@ -24,6 +24,8 @@ enum class ServerMode {
   kCloseInHandshake,  // read the ClientHello, then close
   kFirstOnly,         // the first connection as kTlsEcho (a pre-flight passes), later ones closed
                       // in the handshake
+  kStallInHandshake,  // read the ClientHello, answer nothing until the client leaves
+  kFirstThenStall,    // the first connection as kTlsEcho, later ones as kStallInHandshake
 };
 
 class TlsTestServer {
@@ -61,11 +63,17 @@ class TlsTestServer {
       int fd = accept(listen_fd_, nullptr, nullptr);
       if (fd < 0) return;
       const bool first = accepted_++ == 0;
-      if (mode_ == ServerMode::kTlsEcho || (mode_ == ServerMode::kFirstOnly && first)) {
+      const bool first_only =
+          mode_ == ServerMode::kFirstOnly || mode_ == ServerMode::kFirstThenStall;
+      if (mode_ == ServerMode::kTlsEcho || (first_only && first)) {
         serve_tls(fd);
       } else {
         char buffer[4096];
         [[maybe_unused]] ssize_t n = recv(fd, buffer, sizeof buffer, 0);
+        if (mode_ == ServerMode::kStallInHandshake || mode_ == ServerMode::kFirstThenStall) {
+          while (recv(fd, buffer, sizeof buffer, 0) > 0) {
+          }
+        }
         if (mode_ == ServerMode::kPlain) {
           const char reply[] = "HTTP/1.1 400 Bad Request\r\nContent-Length: 0\r\n\r\n";
           [[maybe_unused]] ssize_t w = send(fd, reply, sizeof reply - 1, MSG_NOSIGNAL);

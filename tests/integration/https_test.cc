@@ -214,6 +214,32 @@ TEST(HttpsTargets, HandshakesThatFailDuringTheRunAreCountedAsTlsErrorsWithTheirR
   EXPECT_NE(md.find("| tls error | 5 |"), std::string::npos) << md;
 }
 
+TEST(HttpsTargets, AServerThatNeverFinishesTheHandshakeStopsThePreflightWithinTheTimeout) {
+  net::testing::TlsTestServer server(net::testing::ServerMode::kStallInHandshake);
+  const auto start = std::chrono::steady_clock::now();
+  Completed run = run_to_completion({proofload_binary(), "run",
+                                     "https://127.0.0.1:" + std::to_string(server.port()) + "/",
+                                     "-n", "5", "--insecure", "--connect-timeout", "300ms", "-q"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_EQ(run.err,
+            "proofload: error: TLS handshake with 127.0.0.1:" + std::to_string(server.port()) +
+                " did not finish within the connect timeout\n");
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(10));
+}
+
+TEST(HttpsTargets, AHandshakeThatStallsDuringTheRunIsATlsErrorAtTheConnectTimeout) {
+  net::testing::TlsTestServer server(net::testing::ServerMode::kFirstThenStall);
+  const std::string out = make_temp_dir("https-stall");
+  Completed run = run_to_completion(
+      {proofload_binary(), "run", "https://127.0.0.1:" + std::to_string(server.port()) + "/", "-c",
+       "1", "-n", "2", "--insecure", "--connect-timeout", "200ms", "-q", "-o", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json summary = read_result(out)["summary"];
+  EXPECT_EQ(summary["outcomes"]["tls_error"], 2) << summary.dump(2);
+  EXPECT_EQ(summary["tls"]["first_error"],
+            "the TLS handshake did not finish within the connect timeout");
+}
+
 TEST(HttpsTargets, TlsFlagsAreRefusedForAnHttpTarget) {
   Completed run = run_to_completion(
       {proofload_binary(), "run", "http://127.0.0.1:1/", "--insecure", "-n", "1", "--plan"});
