@@ -30,10 +30,6 @@ namespace {
 // peer's FIN keeps the kernel from answering late bytes with a reset that could destroy the
 // final response (e.g. a 431) before the client read it.
 constexpr int64_t kLingerNs = 1 * kNsPerS;
-constexpr int kMaxAcceptsPerWake = 64;
-// The connection cap's log line: the first refusal at once, then at most one line this often
-// (with the count since the last), so a flood of clients cannot flood the log.
-constexpr int64_t kCapLogEveryNs = 10 * kNsPerS;
 constexpr uint64_t kSlotMask = 0xFFFF'FFFF;
 constexpr uint64_t kGenerationMask = 0x3FFF'FFFF;
 // Bytes of a stream's parts made ahead and written with one sendmsg, when several are due.
@@ -271,97 +267,31 @@ void Worker::sweep_connections(int64_t now_ns) {
   }
 }
 
-void Worker::accept_connections() {
-  for (int i = 0; i < kMaxAcceptsPerWake; ++i) {
-    sockaddr_storage peer{};
-    socklen_t peer_length = sizeof peer;
-    int fd = accept4(listen_fd_, reinterpret_cast<sockaddr*>(&peer), &peer_length,
-                     SOCK_NONBLOCK | SOCK_CLOEXEC);
-    if (fd < 0) {
-      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
-        // Level-triggered accept would spin; listen again once a connection closes.
-        loop_.remove(listen_fd_);
-        accept_paused_ = true;
-        return;
-      }
-      if (errno == EINTR || errno == ECONNABORTED) continue;
-      return;  // EAGAIN: the queue is empty
-    }
-    if (open_connections_ >= max_connections_) {
-      close(fd);
-      note_refused_at_cap(monotonic_ns());
-      continue;
-    }
-    int one = 1;
-    setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
-    if (free_slots_.empty()) {
-      auto c = std::make_unique<Connection>();
-      c->slot = static_cast<uint32_t>(slots_.size());
-      c->worker = this;
-      free_slots_.push_back(c->slot);
-      slots_.push_back(std::move(c));
-    }
-    Connection& c = *slots_[free_slots_.back()];
-    free_slots_.pop_back();
-    c.fd = fd;
-    c.peer = peer;
-    c.interest = EPOLLIN;
-    c.read_closed = c.write_blocked = c.lingering = false;
-    c.header_too_large = c.body_too_large = false;
-    c.in_request = false;
-    c.replies_head = c.replies_size = c.head_written = 0;
-    c.held_input.clear();
-    c.held_offset = 0;
-    c.active_ns = monotonic_ns();
-    llhttp_init(&c.parser, HTTP_REQUEST, &ParserHooks::settings());
-    c.parser.data = &c;
-    ++open_connections_;
-    loop_.add(fd, EPOLLIN, token(Kind::kConnection, c));
-    if (tls_ != nullptr) {
-      c.ssl = SSL_new(tls_);
-      if (c.ssl == nullptr) {
-        close_connection(c);
-        continue;
-      }
-      SSL_set_fd(c.ssl, fd);
-      SSL_set_accept_state(c.ssl);
-      c.handshaking = true;  // the ClientHello comes first: wait for it to be readable
-    }
+Connection& Worker::take_slot(int fd, const sockaddr_storage& peer) {
+  if (free_slots_.empty()) {
+    auto c = std::make_unique<Connection>();
+    c->slot = static_cast<uint32_t>(slots_.size());
+    c->worker = this;
+    free_slots_.push_back(c->slot);
+    slots_.push_back(std::move(c));
   }
-}
-
-void Worker::on_handshake_event(Connection& c, int64_t now_ns) {
-  const std::optional<Wait> wait = continue_handshake(c);
-  if (!wait) {
-    close_connection(c);
-    return;
-  }
-  c.active_ns = now_ns;
-  if (*wait == Wait::kNone) {
-    // Done: read what the client sent behind its Finished (TLS 1.3 often sends its request at
-    // once), or wait for it.
-    c.write_blocked = false;
-    on_readable(c, now_ns);
-    return;
-  }
-  const uint32_t wanted = *wait == Wait::kWrite ? EPOLLOUT : EPOLLIN;
-  if (wanted != c.interest) {
-    loop_.modify(c.fd, wanted, token(Kind::kConnection, c));
-    c.interest = wanted;
-  }
-}
-
-void Worker::note_refused_at_cap(int64_t now_ns) {
-  ++refused_at_cap_;
-  if (now_ns < next_cap_log_ns_) return;
-  // stderr, one line: the listening line is on stdout, where scripts read the port.
-  std::fprintf(stderr,
-               "serve: at the connection cap (%d open on thread %d, --max-connections): closed "
-               "%lld new connection%s at once since the last such line\n",
-               open_connections_, thread_index_, static_cast<long long>(refused_at_cap_),
-               refused_at_cap_ == 1 ? "" : "s");
-  refused_at_cap_ = 0;
-  next_cap_log_ns_ = now_ns + kCapLogEveryNs;
+  Connection& c = *slots_[free_slots_.back()];
+  free_slots_.pop_back();
+  c.fd = fd;
+  c.peer = peer;
+  c.interest = EPOLLIN;
+  c.read_closed = c.write_blocked = c.lingering = false;
+  c.header_too_large = c.body_too_large = false;
+  c.in_request = false;
+  c.replies_head = c.replies_size = c.head_written = 0;
+  c.held_input.clear();
+  c.held_offset = 0;
+  c.active_ns = monotonic_ns();
+  llhttp_init(&c.parser, HTTP_REQUEST, &ParserHooks::settings());
+  c.parser.data = &c;
+  ++open_connections_;
+  loop_.add(fd, EPOLLIN, token(Kind::kConnection, c));
+  return c;
 }
 
 void Worker::on_connection_event(Connection& c, uint32_t events, int64_t now_ns) {

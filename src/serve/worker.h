@@ -4,6 +4,7 @@
 #pragma once
 
 #include <openssl/ssl.h>
+#include <sys/socket.h>
 
 #include <array>
 #include <atomic>
@@ -55,6 +56,9 @@ class Worker {
   // Blocks while `now_ns` is inside a stall (like a GC pause); returns the time after it.
   int64_t wait_out_stall(int64_t now_ns);
   void accept_connections();
+  // A free (or new) slot made ready for an accepted connection: reset, parser started,
+  // registered for reading.
+  Connection& take_slot(int fd, const sockaddr_storage& peer);
   void on_connection_event(Connection& c, uint32_t events, int64_t now_ns);
   void on_readable(Connection& c, int64_t now_ns);
   // TLS: the handshake's next step; reading begins once it is done.
