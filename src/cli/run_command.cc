@@ -91,6 +91,14 @@ void add_request_flags(CLI::App* app, RunFlags& flags) {
   app->add_flag("--no-tls-resume", flags.no_tls_resume,
                 "A full handshake on every connection (default: resume sessions)")
       ->group(tls);
+  const char* h2 = "HTTP/2";
+  app->add_flag("--http2", flags.http2,
+                "HTTP/2: ALPN h2 over https, prior knowledge (h2c) over http")
+      ->group(h2);
+  app->add_option("--h2-streams", flags.h2_streams,
+                  "Requests in flight on each connection, as streams (default 1; never more "
+                  "than the server allows)")
+      ->group(h2);
 }
 
 namespace {
@@ -149,6 +157,8 @@ plan::RunSpec run_spec_from_flags(const RunFlags& f, const workload::Scenario* s
   spec.connect_timeout_ns = parse_duration_ns(f.connect_timeout);
   spec.grace_ns = parse_duration_ns(f.grace);
   spec.tls = tls_options_from_flags(f);
+  if (f.http2) spec.protocol = engine::Protocol::kHttp2;
+  if (f.h2_streams) spec.h2_streams = *f.h2_streams;
   spec.workers = f.workers;
   spec.thresholds = f.thresholds;
   spec.observe = f.observe;

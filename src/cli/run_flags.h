@@ -52,6 +52,8 @@ struct RunFlags {
   std::optional<std::string> key;
   std::optional<std::string> tls_min;  // "1.2" or "1.3"
   bool no_tls_resume = false;
+  bool http2 = false;                 // --http2
+  std::optional<int> h2_streams;      // --h2-streams
 };
 
 // --seed: a whole number 0 to 2^64 - 1; throws UsageError for anything else.

@@ -46,6 +46,13 @@ std::string Engine::first_tls_failure() const {
   return {};
 }
 
+std::optional<int64_t> Engine::h2_server_max_streams() const {
+  uint32_t lowest = UINT32_MAX;
+  for (const auto& w : workers_) lowest = std::min(lowest, w->h2_server_max_streams());
+  if (lowest == UINT32_MAX) return std::nullopt;
+  return lowest;
+}
+
 void Engine::request_stop() {
   // fetch_add on a lock-free atomic and write(2) on an eventfd are both async-signal-safe.
   int level = control_.stop_level.fetch_add(1) + 1;

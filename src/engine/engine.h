@@ -59,6 +59,8 @@ class Engine {
 
   // Why the first failed TLS handshake failed ("" if none did); valid after next_window() ended.
   std::string first_tls_failure() const;
+  // HTTP/2: the lowest SETTINGS_MAX_CONCURRENT_STREAMS a server announced (nullopt: none did).
+  std::optional<int64_t> h2_server_max_streams() const;
 
   // How many stop requests arrived (0: none; the run ended by its schedule).
   int stop_level() const { return control_.stop_level.load(); }

@@ -18,12 +18,23 @@ enum class Executor {
   kOpenLoop,    // requests start on an arrival schedule, whatever happened before
 };
 
+enum class Protocol : uint8_t {
+  kHttp11,  // one request in flight per connection
+  kHttp2,   // up to h2_streams requests in flight per connection, each a stream
+};
+
 struct LoadSpec {
   net::Address address;  // resolved once, before anything is sent
   // https: the TLS context every connection handshakes with (shared, immutable); null for http.
   std::shared_ptr<const net::TlsContext> tls;
   // What to send: one fixed request (Workload::fixed) or a compiled scenario. Shared, immutable.
   std::shared_ptr<const workload::Workload> workload;
+
+  Protocol protocol = Protocol::kHttp11;
+  // HTTP/2: streams per connection (never more than the server's SETTINGS allow). Every count
+  // of connections below then counts connections, each carrying this many stream slots: in
+  // closed loop a slot is a virtual user, in open loop the dispatcher hands work to free slots.
+  int h2_streams = 1;
 
   Executor executor = Executor::kClosedLoop;
   // Closed loop: number of connections over time. Open loop: arrival rate (requests/s).

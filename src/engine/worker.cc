@@ -19,7 +19,8 @@ namespace {
 using measure::Outcome;
 
 constexpr uint64_t kWakeToken = UINT64_MAX;
-constexpr int64_t kSweepIntervalNs = 10 * kNsPerMs;  // timeouts, ramps, reconnects
+constexpr uint64_t kLinkTokenBase = uint64_t{1} << 32;  // as in worker_h2.cc
+constexpr int64_t kSweepIntervalNs = 10 * kNsPerMs;     // timeouts, ramps, reconnects
 
 }  // namespace
 
@@ -39,9 +40,11 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
   if (wake_fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
   loop_.add(wake_fd_, EPOLLIN, kWakeToken);
   const int shards = spec.workers;
+  // HTTP/2: every count of connections is of connections with h2_streams stream slots each.
+  const int slots = spec.protocol == Protocol::kHttp2 ? spec.h2_streams : 1;
   if (open_loop()) {
-    int pool = schedule::share_of(spec.connections, index, shards);
-    int most = schedule::share_of(spec.max_connections, index, shards);
+    int pool = schedule::share_of(spec.connections, index, shards) * slots;
+    int most = schedule::share_of(spec.max_connections, index, shards) * slots;
     auto queue = static_cast<size_t>(schedule::share_of(spec.queue_capacity, index, shards));
     dispatcher_.emplace(
         schedule::OpenLoopDispatcher::Limits{pool, most, queue, spec.request_timeout_ns});
@@ -50,11 +53,12 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
     connections_.resize(most);
     idle_.reserve(most);
   } else {
-    connections_.resize(schedule::share_of(spec.connections, index, shards));
+    connections_.resize(schedule::share_of(spec.connections, index, shards) * slots);
     if (spec.max_requests > 0)
       request_budget_ = schedule::share_of(spec.max_requests, index, shards);
   }
   for (Connection& c : connections_) c.session.bind(workload_);
+  if (h2()) links_.resize((connections_.size() + static_cast<size_t>(slots) - 1) / slots);
   if (named_) {
     measured_named_.resize(workload_.requests().size(), workload_.flow_names().size());
     warmup_named_.resize(workload_.requests().size(), workload_.flow_names().size());
@@ -123,7 +127,8 @@ void Worker::run_loop() {
   current_.index = 0;
   if (open_loop()) {
     // The pool is opened before the start so the first arrivals find connections.
-    int pool = schedule::share_of(spec_.connections, index_, spec_.workers);
+    int pool = schedule::share_of(spec_.connections, index_, spec_.workers) *
+               (h2() ? spec_.h2_streams : 1);
     for (int i = 0; i < pool; ++i) {
       dispatcher_->on_connection_opening();
       open_connection(connections_[i], now);
@@ -140,6 +145,8 @@ void Worker::run_loop() {
       end_drain(now);
       break;
     }
+    // HTTP/2: slots made ready by the last turn start, and every link's frames go out.
+    if (h2()) start_ready_slots(monotonic_ns());
     auto events = loop_.wait(next_deadline());
     roll_windows(monotonic_ns());  // what these events end belongs to the window now running
     for (const epoll_event& e : events) {
@@ -148,9 +155,14 @@ void Worker::run_loop() {
         [[maybe_unused]] ssize_t ignored = read(wake_fd_, &count, sizeof count);
         continue;
       }
-      // The token is the connection's slot. Handling an event changes only its own connection,
-      // and each registered socket appears at most once in a batch, so no event is stale.
-      on_event(connections_[e.data.u64], e.events);
+      // The token is the connection's slot (HTTP/2: its link's, past kLinkTokenBase). Handling
+      // an event changes only its own connection, and each registered socket appears at most
+      // once in a batch, so no event is stale.
+      if (e.data.u64 >= kLinkTokenBase) {
+        on_link_event(links_[e.data.u64 - kLinkTokenBase], e.events);
+      } else {
+        on_event(connections_[e.data.u64], e.events);
+      }
     }
     fire_think_timers(monotonic_ns());
   }
@@ -286,7 +298,8 @@ void Worker::dispatch_arrivals(int64_t now) {
 // Closed loop: connection slot j of this worker is user j; the profile says how many are active.
 void Worker::adjust_closed_loop_users(int64_t now) {
   int64_t t = std::max<int64_t>(0, since_start(now));
-  int target = schedule::connections_for_shard_at(spec_.profile, t, index_, spec_.workers);
+  int target = schedule::connections_for_shard_at(spec_.profile, t, index_, spec_.workers) *
+               (h2() ? spec_.h2_streams : 1);
   for (int j = 0; j < static_cast<int>(connections_.size()); ++j) {
     Connection& c = connections_[j];
     bool active = j < target;
@@ -313,10 +326,11 @@ void Worker::adjust_closed_loop_users(int64_t now) {
 
 void Worker::sweep(int64_t now) {
   next_sweep_ns_ = now + kSweepIntervalNs;
+  if (h2()) sweep_links(now);  // a slot waiting for its link waits on the link's timeout
   for (Connection& c : connections_) {
     if (c.state == ConnState::kBusy && now - c.write_start_ns > spec_.request_timeout_ns) {
-      fail_request(c, Outcome::kTimeout, now);
-    } else if (c.state == ConnState::kConnecting &&
+      fail_in_flight(c, Outcome::kTimeout, now);
+    } else if (c.state == ConnState::kConnecting && !h2() &&
                now - c.connect_start_ns > spec_.connect_timeout_ns) {
       on_connect_failed(c, now, Outcome::kConnectError);
     } else if (c.state == ConnState::kHandshaking &&
@@ -356,7 +370,7 @@ bool Worker::drained() const {
 // for a connection never started.
 void Worker::end_drain(int64_t now) {
   for (Connection& c : connections_) {
-    if (c.state == ConnState::kBusy) fail_request(c, Outcome::kTimeout, now);
+    if (c.state == ConnState::kBusy) fail_in_flight(c, Outcome::kTimeout, now);
   }
   // Flows still between steps (thinking, or reconnecting) when the grace period is over.
   for (Connection& c : connections_) abandon_iteration(c);

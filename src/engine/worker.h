@@ -5,12 +5,14 @@
 
 #include <atomic>
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "engine/load_spec.h"
 #include "engine/window_mailbox.h"
+#include "http/h2_session.h"
 #include "http/response_parser.h"
 #include "measure/named_stats.h"
 #include "measure/span_counts.h"
@@ -46,6 +48,8 @@ class Worker {
   void wake() const;
   // Why this worker's first failed TLS handshake failed ("" if none did). Read after the join.
   const std::string& first_tls_failure() const { return first_tls_failure_; }
+  // HTTP/2: the lowest SETTINGS_MAX_CONCURRENT_STREAMS a server announced (UINT32_MAX: none).
+  uint32_t h2_server_max_streams() const { return h2_server_max_streams_; }
 
  private:
   // kHandshaking: https, connected, the TLS handshake under way (the connect timeout covers
@@ -54,6 +58,8 @@ class Worker {
   enum class ConnState : uint8_t { kClosed, kConnecting, kHandshaking, kIdle, kBusy, kThinking };
   // One connection and the request on it. In closed loop it is also the virtual user; in both
   // executors it carries one iteration of the mix (a request, or every step of a flow).
+  // HTTP/2: a stream slot of a shared connection (a Link, worker_h2.cc); the states are the
+  // slot's (kConnecting: waiting for its link), its own transport stays unused.
   struct Connection {
     net::Transport transport;  // the socket, and TLS over it for https
     ConnState state = ConnState::kClosed;
@@ -74,6 +80,23 @@ class Worker {
     std::string_view request;    // the bytes of the request in flight
     http::ResponseParser parser;
     workload::Session session;
+    bool attached = false;  // HTTP/2: counted in its link's `attached`
+    http::H2Stream stream;  // HTTP/2: the request in flight as a stream
+  };
+  // HTTP/2: one TCP (and TLS) connection, shared by the h2_streams stream slots next to each
+  // other in connections_ (slot j uses link j / h2_streams).
+  enum class LinkState : uint8_t { kClosed, kConnecting, kHandshaking, kSettings, kReady };
+  struct Link {
+    net::Transport transport;
+    LinkState state = LinkState::kClosed;  // kSettings: waiting for the server's SETTINGS
+    bool want_epollout = false;
+    bool dirty = false;       // frames may be waiting in the session: flush at the end of the turn
+    bool going_away = false;  // seen going away (GOAWAY): its idle slots have left
+    int attached = 0;         // slots using it or waiting for it
+    int usable_streams = 0;   // min(h2_streams, the server's SETTINGS_MAX_CONCURRENT_STREAMS)
+    int64_t connect_start_ns = 0;
+    int64_t handshake_start_ns = 0;
+    std::unique_ptr<http::H2Session> h2;  // from the connect on (one allocation a connection)
   };
 
   void run_loop();
@@ -136,6 +159,42 @@ class Worker {
   void wait_for(Connection& c, net::IoStatus want) {
     set_epollout(c, want == net::IoStatus::kWantWrite);
   }
+  // HTTP/2 (worker_h2.cc).
+  bool h2() const { return spec_.protocol == Protocol::kHttp2; }
+  Link& link_of(const Connection& c) {
+    return links_[static_cast<size_t>(slot_of(c) / spec_.h2_streams)];
+  }
+  int first_slot_of(const Link& link) const {
+    return static_cast<int>(&link - links_.data()) * spec_.h2_streams;
+  }
+  bool slot_usable(const Connection& c) const;
+  void attach_to_link(Connection& c, int64_t now);
+  void detach_from_link(Connection& c);
+  void open_link(Link& link, int64_t now);
+  void close_link(Link& link);
+  void on_link_event(Link& link, uint32_t events);
+  void on_link_connected(Link& link, int64_t now);
+  void advance_link_handshake(Link& link, int64_t now);
+  void start_h2(Link& link);
+  void on_link_ready(Link& link, int64_t now);
+  void read_link(Link& link);
+  void flush_link(Link& link);
+  void mark_dirty(Link& link);
+  void flush_dirty_links();
+  void settle_link(Link& link, int64_t now);
+  void end_stream(Connection& c, int64_t now);
+  void leave_going_away_link(Link& link, int64_t now);
+  void lose_link(Link& link, int64_t now, measure::Outcome outcome, bool orderly);
+  void fail_link_open(Link& link, int64_t now, measure::Outcome outcome);
+  void set_link_epollout(Link& link, bool on);
+  void submit_stream(Connection& c, http::ResponseCapture capture);
+  void fail_stream(Connection& c, measure::Outcome outcome, int64_t now);
+  // A request in flight ends without a response: over HTTP/1.1 the connection goes with it
+  // (fail_request); over HTTP/2 only its stream does.
+  void fail_in_flight(Connection& c, measure::Outcome outcome, int64_t now);
+  void start_ready_slots(int64_t now);
+  void sweep_links(int64_t now);
+
   void sync_never_started();
   void count_intended(int64_t intended_ns);
   void count_outcome(measure::Outcome outcome, int64_t intended_ns);
@@ -202,6 +261,13 @@ class Worker {
   std::string failure_;
   net::TlsSessionCache tls_sessions_;  // the last session a server gave this worker
   std::string first_tls_failure_;
+  // HTTP/2.
+  std::vector<Link> links_;
+  std::vector<int> ready_slots_;  // slots whose link is ready: started at the end of the turn
+  std::vector<int> dirty_links_;
+  std::vector<http::H2Stream*> ended_streams_;  // reused while a link's ended streams settle
+  http::H2RequestHead h2_head_;                 // scratch: nghttp2 copies the header list on submit
+  uint32_t h2_server_max_streams_ = UINT32_MAX;  // the lowest limit a server announced
 };
 
 }  // namespace proofload::engine

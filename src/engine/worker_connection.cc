@@ -21,6 +21,10 @@ int64_t micros(int64_t ns) { return ns / kNsPerUs; }
 }  // namespace
 
 void Worker::open_connection(Connection& c, int64_t now) {
+  if (h2()) {
+    attach_to_link(c, now);
+    return;
+  }
   c.connect_start_ns = now;
   c.state = ConnState::kConnecting;  // the failure path, too, sees a connect in progress
   if (c.transport.connect(spec_.address) != 0) {
@@ -32,13 +36,14 @@ void Worker::open_connection(Connection& c, int64_t now) {
 }
 
 void Worker::close_connection(Connection& c) {
+  if (h2()) detach_from_link(c);
   c.transport.close();  // closing removes it from epoll
   c.state = ConnState::kClosed;
   c.want_epollout = false;
 }
 
 void Worker::set_epollout(Connection& c, bool on) {
-  if (c.want_epollout == on) return;
+  if (c.want_epollout == on || h2()) return;
   c.want_epollout = on;
   loop_.modify(c.transport.fd(), on ? (EPOLLIN | EPOLLOUT) : EPOLLIN, token_of(c));
 }
@@ -242,6 +247,10 @@ void Worker::start_request(Connection& c, int64_t intended_ns, int64_t now) {
       ++named_part_of(intended_ns).flows[c.session.flow()].started;
   }
   c.request = c.session.request_bytes();
+  if (h2()) {
+    submit_stream(c, request.capture);
+    return;
+  }
   c.parser.start(request.is_head, request.capture);
   write_request(c);
 }
@@ -324,9 +333,13 @@ void Worker::read_response(Connection& c) {
 }
 
 void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
-  int status = c.parser.status();
+  int status = h2() ? c.stream.status : c.parser.status();
   // The status, and for a scenario the checks: its outcome.
-  const workload::Session::StepEnd end = c.session.on_response(c.parser);
+  const workload::Session::StepEnd end =
+      h2() ? c.session.on_response(workload::ResponseView{c.stream.status, c.stream.headers,
+                                                          c.stream.body, c.stream.body_truncated})
+           : c.session.on_response(c.parser);
+  if (h2()) c.first_byte_ns = c.stream.first_byte_ns;
   // The window it ended in (streamed per second) and the part of the run it was intended in
   // (warm-up or measured: what the summary reports).
   for (measure::WindowStats* stats : {&current_, &part_of(c.intended_ns)}) {

@@ -151,6 +151,7 @@ report::RunResult run_load_test(const RunOptions& options) {
   result.span = engine.measured_span();
   result.measured_duration_s = seconds_of(result.span.duration_ns);
   result.first_tls_failure = engine.first_tls_failure();
+  result.h2_server_max_streams = engine.h2_server_max_streams();
   if (std::string failure = engine.failure(); !failure.empty()) {
     result.end_reason = "a worker failed: " + failure;
   }
@@ -184,6 +185,7 @@ report::RunResult run_load_test(const RunOptions& options) {
   }
   if (finish_failure) std::rethrow_exception(finish_failure);
   result.first_tls_failure = engine.first_tls_failure();
+  result.h2_server_max_streams = engine.h2_server_max_streams();
   if (std::string failure = engine.failure(); !failure.empty()) {
     throw std::runtime_error("a load worker failed (" + failure +
                              "); the results cover only part "

@@ -52,6 +52,8 @@ struct H2Stream {
   bool body_truncated = false;
   const char* error_reason = "";  // kProtocolError: why
 
+  int owner = -1;  // the caller's (the engine: its slot); the session never reads it
+
   // Set by submit().
   int32_t id = -1;
   ResponseCapture capture;

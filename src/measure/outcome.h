@@ -20,7 +20,10 @@ enum class Outcome : uint8_t {
                    // the TLS layer failed later on the connection
   kTimeout,        // no complete response within the request timeout (or the end-of-run grace)
   kReset,          // the server closed or reset the connection before the response was complete
-  kProtocolError,  // the response was not valid HTTP/1.1 (garbage, oversized header, ...)
+  kRefused,        // HTTP/2: the server refused the stream (REFUSED_STREAM, or past its GOAWAY),
+                   // so it did not process the request
+  kStreamReset,    // HTTP/2: the server reset the stream (RST_STREAM) before the response ended
+  kProtocolError,  // the response was not valid HTTP (garbage, oversized header, ...)
   kNeverStarted,   // open loop: due, but no connection was free within the queue's limit
   kCount
 };
@@ -29,7 +32,8 @@ constexpr int kOutcomeCount = static_cast<int>(Outcome::kCount);
 
 constexpr std::array<std::string_view, kOutcomeCount> kOutcomeNames = {
     "success",       "status_429", "status_503", "other_4xx", "other_5xx",      "check_failed",
-    "connect_error", "tls_error",  "timeout",    "reset",     "protocol_error", "never_started"};
+    "connect_error", "tls_error",  "timeout",    "reset",     "refused",        "stream_reset",
+    "protocol_error", "never_started"};
 
 constexpr std::string_view outcome_name(Outcome o) { return kOutcomeNames[static_cast<int>(o)]; }
 

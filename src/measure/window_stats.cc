@@ -30,12 +30,13 @@ void ConnectionTimes::merge(const ConnectionTimes& other) {
   handshake_us.merge(other.handshake_us);
   handshakes += other.handshakes;
   resumed += other.resumed;
+  goaways += other.goaways;
 }
 
 void ConnectionTimes::clear() {
   connect_us.reset();
   handshake_us.reset();
-  handshakes = resumed = 0;
+  handshakes = resumed = goaways = 0;
 }
 
 void WindowStats::merge(const WindowStats& other) {

@@ -22,6 +22,7 @@ struct ConnectionTimes {
   HdrHistogram handshake_us;  // https: from the connected socket to the finished handshake
   int64_t handshakes = 0;     // TLS handshakes completed
   int64_t resumed = 0;        // of them, resumed sessions (no certificate exchange)
+  int64_t goaways = 0;        // HTTP/2: GOAWAY frames the server sent
 
   void merge(const ConnectionTimes& other);
   void clear();

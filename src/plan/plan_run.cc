@@ -45,6 +45,13 @@ void check(const RunSpec& spec) {
   if (spec.body && spec.body_file) {
     throw UsageError("--body and --body-file both set the body: use one");
   }
+  if (spec.h2_streams && spec.protocol != engine::Protocol::kHttp2) {
+    throw UsageError("--h2-streams is for HTTP/2: add --http2");
+  }
+  if (spec.h2_streams && (*spec.h2_streams < 1 || *spec.h2_streams > kMaxH2Streams)) {
+    throw UsageError("--h2-streams must be between 1 and " + std::to_string(kMaxH2Streams) +
+                     ", got " + std::to_string(*spec.h2_streams));
+  }
   if (spec.scenario && (spec.method != "GET" || spec.body || spec.body_file)) {
     throw UsageError(
         "-m, --body and --body-file set the request of a plain run; a scenario "
@@ -134,6 +141,13 @@ int64_t most_connections(const RunSpec& spec) {
   return std::max(connections, spec.max_connections.value_or(connections));
 }
 
+// The TLS the load's connections use: what was asked, with ALPN for the protocol.
+net::TlsOptions load_tls(const RunSpec& spec) {
+  net::TlsOptions tls = spec.tls;
+  if (spec.protocol == engine::Protocol::kHttp2) tls.alpn = {"h2"};
+  return tls;
+}
+
 // result.json's spec.tls: what was asked of TLS; the version and ALPN the pre-flight handshake
 // agreed are added when the run is aimed. null for an http target.
 nlohmann::json tls_json(const net::TlsOptions& tls, const net::TlsContext* context) {
@@ -157,8 +171,23 @@ Preflight preflight(const RunSpec& spec) {
   found.address = net::resolve(url.host, url.port);
   net::ensure_fd_limit(most_connections(spec) + kSpareDescriptors);
   if (url.tls()) {
-    found.tls = net::check_tls_handshake(found.address, net::TlsContext(spec.tls, url.host),
-                                         spec.connect_timeout_ns);
+    const bool h2 = spec.protocol == engine::Protocol::kHttp2;
+    try {
+      found.tls = net::check_tls_handshake(found.address, net::TlsContext(load_tls(spec), url.host),
+                                           spec.connect_timeout_ns);
+    } catch (const UsageError& e) {
+      // A server may refuse a handshake that offers only h2 (nginx does, with an alert).
+      if (!h2 || std::string_view(e.what()).find("no application protocol") == std::string::npos)
+        throw;
+      throw UsageError(std::string(e.what()) +
+                       ": the server does not offer HTTP/2 in ALPN; without --http2 the run uses "
+                       "HTTP/1.1");
+    }
+    if (spec.protocol == engine::Protocol::kHttp2 && found.tls->alpn != "h2") {
+      throw UsageError("the server at " + found.address.text + " did not agree to HTTP/2 in ALPN" +
+                       (found.tls->alpn.empty() ? "" : " (it chose " + found.tls->alpn + ")") +
+                       "; without --http2 the run uses HTTP/1.1");
+    }
   } else {
     net::check_reachable(found.address, spec.connect_timeout_ns);
   }
@@ -240,16 +269,24 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
     throw UsageError("--max-connections must be at least -c (" + std::to_string(load.connections) +
                      ")");
   }
+  if (static_cast<int64_t>(load.max_connections) * spec.h2_streams.value_or(1) > kMaxConnections) {
+    throw UsageError("connections times --h2-streams must be at most " +
+                     std::to_string(kMaxConnections));
+  }
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   load.workers = std::min(spec.workers > 0 ? spec.workers : cores, load.connections);
 
   if (request.url.tls()) {
-    load.tls = std::make_shared<const net::TlsContext>(spec.tls, request.url.host);
+    load.tls = std::make_shared<const net::TlsContext>(load_tls(spec), request.url.host);
   }
+  load.protocol = spec.protocol;
+  load.h2_streams = spec.h2_streams.value_or(1);
+  const bool h2 = spec.protocol == engine::Protocol::kHttp2;
   run.recorded_spec = {
       {"target", spec.target},
       {"address", load.address.text},
-      {"protocol", "http/1.1"},
+      {"protocol", h2 ? "h2" : "http/1.1"},
+      {"h2_streams", h2 ? nlohmann::json(load.h2_streams) : nlohmann::json(nullptr)},
       {"tls", tls_json(spec.tls, load.tls.get())},
       {"method", request.method},
       {"headers", headers_json(request.headers)},

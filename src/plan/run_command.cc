@@ -57,6 +57,8 @@ std::string run_command_text(const RunSpec& spec, std::optional<uint64_t> seed) 
   if (!spec.tls.key_file.empty()) option("--key", spec.tls.key_file);
   if (spec.tls.min_version == TLS1_3_VERSION) option("--tls-min", "1.3");
   if (!spec.tls.resume) out += " --no-tls-resume";
+  if (spec.protocol == engine::Protocol::kHttp2) out += " --http2";
+  if (spec.h2_streams) option("--h2-streams", std::to_string(*spec.h2_streams));
   if (spec.workers != defaults.workers) option("--workers", std::to_string(spec.workers));
   for (const std::string& t : spec.thresholds) option("--threshold", t);
   if (seed) option("--seed", std::to_string(*seed));

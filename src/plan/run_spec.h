@@ -25,6 +25,8 @@ namespace proofload::plan {
 // rate is at most kMaxRatePerS (common/units.h), connections at most kMaxConnections, and
 // warm-up plus duration at most kMaxRunNs.
 constexpr int kMaxConnections = 1'000'000;
+// HTTP/2: streams per connection; connections times streams is at most kMaxConnections too.
+constexpr int kMaxH2Streams = 1000;
 constexpr int64_t kMaxRunNs = int64_t{10} * 365 * 24 * 3600 * kNsPerS;  // ten years
 
 struct RunSpec {
@@ -43,6 +45,10 @@ struct RunSpec {
   // https: verification, SNI, client certificate, minimum version, resumption (--cacert,
   // --insecure, --sni, --cert, --key, --tls-min, --no-tls-resume). Refused for an http target.
   net::TlsOptions tls;
+  // --http2: HTTP/2 (ALPN h2 over https, prior knowledge over http); --h2-streams: requests in
+  // flight on each connection.
+  engine::Protocol protocol = engine::Protocol::kHttp11;
+  std::optional<int> h2_streams;
 
   engine::Executor executor = engine::Executor::kClosedLoop;
   int connections = 10;                   // closed loop: connections; open loop: the initial pool

@@ -101,6 +101,8 @@ void record_summary(const RunResult& result, result::RunRecord& r) {
   r.tls_resumed = t.connection.resumed;
   r.tls_handshake = latency_of(t.connection.handshake_us);
   r.tls_first_error = result.first_tls_failure;
+  r.h2_goaways = t.connection.goaways;
+  r.h2_server_max_streams = result.h2_server_max_streams;
 }
 
 // By named request: what each `requests:` entry of a scenario got (measured part).

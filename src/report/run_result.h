@@ -145,6 +145,8 @@ struct RunResult {
   // knows nothing of the engine's types. Secrets never reach it.
   nlohmann::json spec;
   std::string command_line;       // how it was started (argv joined, for "Reproduce")
+  // HTTP/2: the lowest SETTINGS_MAX_CONCURRENT_STREAMS a server announced (nullopt: none did).
+  std::optional<int64_t> h2_server_max_streams;
   std::string first_tls_failure;  // https: why the first failed handshake failed ("" if none)
   std::string proofload_version;
   int64_t start_wall_ns = 0;  // wall-clock time of the run's start (ns since the Unix epoch)

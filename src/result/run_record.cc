@@ -61,7 +61,11 @@ json summary_json(const RunRecord& r) {
                          : json{{"handshakes", optional_json(r.tls_handshakes)},
                                 {"resumed", optional_json(r.tls_resumed)},
                                 {"handshake_ms", latency_json(r.tls_handshake)},
-                                {"first_error", text_or_null(r.tls_first_error)}}}};
+                                {"first_error", text_or_null(r.tls_first_error)}}},
+          {"h2", r.protocol != "h2" ? json(nullptr)
+                                    : json{{"goaways", optional_json(r.h2_goaways)},
+                                           {"server_max_concurrent_streams",
+                                            optional_json(r.h2_server_max_streams)}}}};
 }
 
 json source_json(const SourceRecord& s) {
@@ -146,6 +150,9 @@ void read_summary(const JsonReader& s, RunRecord& v) {
   v.tls_resumed = tls.count("resumed");
   v.tls_handshake = latency_from(tls.object("handshake_ms"));
   v.tls_first_error = tls.text("first_error");
+  const JsonReader h2 = s.object("h2");
+  v.h2_goaways = h2.count("goaways");
+  v.h2_server_max_streams = h2.count("server_max_concurrent_streams");
   v.outcomes = s.counts_by_name("outcomes");
   in_report_order(v.outcomes);
   v.status_codes = s.counts_by_name("status");

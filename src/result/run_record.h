@@ -120,6 +120,8 @@ struct RunRecord {
   std::optional<int64_t> tls_handshakes, tls_resumed;
   Latency tls_handshake;
   std::string tls_first_error;
+  // summary.h2 (HTTP/2 only): GOAWAYs the server sent, and the lowest stream limit it announced.
+  std::optional<int64_t> h2_goaways, h2_server_max_streams;
   // as recorded, in the order of measure::kOutcomeNames (success first; unknown names last)
   Counts outcomes;
   Counts status_codes;  // "200" -> count

@@ -68,12 +68,15 @@ const CompiledRequest& Session::begin_step(WorkerContext& context) {
 }
 
 Session::StepEnd Session::on_response(const http::ResponseParser& parser) {
+  return on_response(ResponseView{parser.status(), parser.captured_headers(),
+                                  parser.captured_body(), parser.body_truncated()});
+}
+
+Session::StepEnd Session::on_response(const ResponseView& response) {
   const CompiledRequest& r = workload_->requests()[static_cast<size_t>(request_)];
-  measure::Outcome outcome = measure::outcome_for_status(parser.status());
+  measure::Outcome outcome = measure::outcome_for_status(response.status);
   if (r.checks.empty() && r.extracts.empty()) return end_step(outcome);
 
-  ResponseView response{parser.status(), parser.captured_headers(), parser.captured_body(),
-                        parser.body_truncated()};
   json_.reset();
   bool passed = true;
   bool status_checked = false;

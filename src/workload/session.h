@@ -60,6 +60,8 @@ class Session {
   // extractions. An extraction that finds nothing fails the step (check_failed): later steps
   // would send a request without the value.
   StepEnd on_response(const http::ResponseParser& parser);
+  // The same for a response that did not come through a parser (HTTP/2: the stream's record).
+  StepEnd on_response(const ResponseView& response);
   // The current step failed without a usable response (timeout, reset, connect error, ...).
   StepEnd on_failure(measure::Outcome outcome);
   // The run stopped before the next step of the iteration in progress.

@@ -84,7 +84,8 @@ NginxServer::NginxServer(const NginxOptions& options) : options_(options) {
             ";\n";
   }
   conf +=
-      "    location / { }\n"
+      "    location / { }\n" +
+      options.locations +
       "  }\n"
       "}\n";
   write_file(dir_ + "/nginx.conf", conf);

@@ -18,6 +18,7 @@ struct NginxOptions {
   int max_concurrent_streams = 128;  // http2_max_concurrent_streams
   // A client certificate (PEM) nginx requires (ssl_verify_client on) and trusts; "" asks none.
   std::string client_ca_pem;
+  std::string locations;  // more `location` blocks for the server, as nginx.conf text
 };
 
 class NginxServer {

@@ -1,0 +1,433 @@
+// HTTP/2 in the worker: links (TCP and TLS connections, each with its nghttp2 session) shared by
+// stream slots. A slot is a Connection of worker_connection.cc, and keeps its whole lifecycle
+// there (intended times, flows, outcomes, the dispatcher's pool); what differs is here: a slot
+// "opens" by attaching to its link (connecting it if needed) and is ready once the link has the
+// server's SETTINGS; its request is a stream; a stream that fails (reset, refused, timed out)
+// leaves the link up; a link that is lost or goes away takes its slots with it, and they come
+// back on the next connection as HTTP/1.1 connections would.
+#include <algorithm>
+
+#include "common/clock.h"
+#include "engine/worker.h"
+
+namespace proofload::engine {
+namespace {
+
+using measure::Outcome;
+
+int64_t micros(int64_t ns) { return ns / kNsPerUs; }
+
+constexpr uint64_t kLinkTokenBase = uint64_t{1} << 32;
+
+}  // namespace
+
+// A slot past the server's stream limit waits (it is a user, or pool capacity, the server does
+// not allow): never more streams than SETTINGS_MAX_CONCURRENT_STREAMS.
+bool Worker::slot_usable(const Connection& c) const {
+  const Link& link = links_[static_cast<size_t>(slot_of(c) / spec_.h2_streams)];
+  return slot_of(c) % spec_.h2_streams < link.usable_streams;
+}
+
+void Worker::attach_to_link(Connection& c, int64_t now) {
+  c.state = ConnState::kConnecting;
+  c.connect_start_ns = now;
+  Link& link = link_of(c);
+  if (!c.attached) {
+    c.attached = true;
+    ++link.attached;
+  }
+  if (link.state == LinkState::kClosed) {
+    open_link(link, now);
+  } else if (link.state == LinkState::kReady && !link.going_away && slot_usable(c)) {
+    ready_slots_.push_back(slot_of(c));  // started at the end of the turn, never from inside
+  }
+}
+
+void Worker::detach_from_link(Connection& c) {
+  if (!c.attached) return;
+  Link& link = link_of(c);
+  c.attached = false;
+  if (c.state == ConnState::kBusy && link.h2) {
+    link.h2->cancel(c.stream);
+    mark_dirty(link);
+  }
+  if (--link.attached == 0) close_link(link);
+}
+
+void Worker::open_link(Link& link, int64_t now) {
+  link.connect_start_ns = now;
+  link.state = LinkState::kConnecting;
+  link.going_away = false;
+  link.usable_streams = 0;
+  if (link.transport.connect(spec_.address) != 0) {
+    fail_link_open(link, now, Outcome::kConnectError);
+    return;
+  }
+  link.want_epollout = true;
+  loop_.add(link.transport.fd(), EPOLLOUT,
+            kLinkTokenBase + static_cast<uint64_t>(&link - links_.data()));
+}
+
+void Worker::close_link(Link& link) {
+  link.transport.close();
+  link.h2.reset();
+  link.state = LinkState::kClosed;
+  link.want_epollout = false;
+  link.dirty = false;
+}
+
+void Worker::set_link_epollout(Link& link, bool on) {
+  if (link.want_epollout == on) return;
+  link.want_epollout = on;
+  loop_.modify(link.transport.fd(), on ? (EPOLLIN | EPOLLOUT) : EPOLLIN,
+               kLinkTokenBase + static_cast<uint64_t>(&link - links_.data()));
+}
+
+void Worker::on_link_event(Link& link, uint32_t events) {
+  const int64_t now = monotonic_ns();
+  switch (link.state) {
+    case LinkState::kConnecting:
+      if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
+        if (link.transport.finish_connect() == 0) {
+          on_link_connected(link, now);
+        } else {
+          fail_link_open(link, now, Outcome::kConnectError);
+        }
+      }
+      return;
+    case LinkState::kHandshaking:
+      advance_link_handshake(link, now);
+      return;
+    case LinkState::kSettings:
+    case LinkState::kReady:
+      if (events & EPOLLOUT) flush_link(link);
+      // Any event reads (TLS may have wanted writable to go on reading). Unless the flush lost
+      // the link: then it is closed, or already connecting again.
+      if (link.h2 && (link.state == LinkState::kSettings || link.state == LinkState::kReady)) {
+        read_link(link);
+      }
+      return;
+    case LinkState::kClosed:
+      return;
+  }
+}
+
+void Worker::on_link_connected(Link& link, int64_t now) {
+  ++current_.connects;
+  current_.connection.connect_us.record(micros(now - link.connect_start_ns));
+  if (spec_.tls) {
+    link.state = LinkState::kHandshaking;
+    link.handshake_start_ns = now;
+    link.transport.begin_tls(*spec_.tls, spec_.tls->options().resume ? &tls_sessions_ : nullptr);
+    advance_link_handshake(link, now);
+    return;
+  }
+  start_h2(link);  // h2c: prior knowledge, the preface at once
+}
+
+void Worker::advance_link_handshake(Link& link, int64_t now) {
+  const net::Io io = link.transport.handshake();
+  switch (io.status) {
+    case net::IoStatus::kOk:
+      current_.connection.handshake_us.record(micros(now - link.handshake_start_ns));
+      ++current_.connection.handshakes;
+      if (link.transport.resumed()) ++current_.connection.resumed;
+      if (link.transport.alpn() != "h2") {
+        note_tls_failure("the server did not agree to HTTP/2 in ALPN");
+        fail_link_open(link, now, Outcome::kTlsError);
+        return;
+      }
+      start_h2(link);
+      return;
+    case net::IoStatus::kWantRead:
+    case net::IoStatus::kWantWrite:
+      set_link_epollout(link, io.status == net::IoStatus::kWantWrite);
+      return;
+    case net::IoStatus::kClosed:
+    case net::IoStatus::kFailed:
+      note_tls_failure(net::failure_text(link.transport.failure()));
+      tls_sessions_.clear();
+      fail_link_open(link, now, Outcome::kTlsError);
+      return;
+  }
+}
+
+// The preface and our SETTINGS go out; streams start once the server's SETTINGS arrived, so
+// that its stream limit is known before the first request.
+void Worker::start_h2(Link& link) {
+  link.state = LinkState::kSettings;
+  link.h2 = std::make_unique<http::H2Session>();
+  set_link_epollout(link, false);
+  mark_dirty(link);
+}
+
+void Worker::on_link_ready(Link& link, int64_t now) {
+  link.state = LinkState::kReady;
+  const uint32_t limit = link.h2->max_concurrent_streams();
+  h2_server_max_streams_ = std::min(h2_server_max_streams_, limit);
+  link.usable_streams = static_cast<int>(std::min<uint32_t>(limit, spec_.h2_streams));
+  const int first = first_slot_of(link);
+  const int end = std::min(first + spec_.h2_streams, static_cast<int>(connections_.size()));
+  for (int j = first; j < end; ++j) {
+    Connection& c = connections_[static_cast<size_t>(j)];
+    if (c.attached && c.state == ConnState::kConnecting && slot_usable(c)) {
+      on_transport_ready(c, now);
+    }
+  }
+}
+
+void Worker::read_link(Link& link) {
+  for (int reads = 0; reads < kMaxReadsPerEvent; ++reads) {
+    const net::Io io = link.transport.read(read_buffer_.data(), read_buffer_.size());
+    const int64_t now = monotonic_ns();
+    if (io.status == net::IoStatus::kWantRead || io.status == net::IoStatus::kWantWrite) {
+      if (io.status == net::IoStatus::kWantWrite) set_link_epollout(link, true);
+      return;
+    }
+    if (io.status == net::IoStatus::kClosed) {
+      lose_link(link, now, Outcome::kReset, true);
+      return;
+    }
+    if (io.status == net::IoStatus::kFailed) {
+      const bool tls = link.transport.failure().tls();
+      if (tls) note_tls_failure(net::failure_text(link.transport.failure()));
+      lose_link(link, now, tls ? Outcome::kTlsError : Outcome::kReset, false);
+      return;
+    }
+    current_.bytes_in += static_cast<int64_t>(io.bytes);
+    if (!link.h2->receive(read_buffer_.data(), io.bytes, now)) {
+      lose_link(link, now, Outcome::kProtocolError, false);
+      return;
+    }
+    if (link.state == LinkState::kSettings && link.h2->settings_received()) {
+      on_link_ready(link, now);
+    }
+    settle_link(link, now);
+    if (link.state == LinkState::kClosed) return;
+    if (io.bytes < read_buffer_.size() && !link.transport.buffered()) return;
+  }
+}
+
+// The streams that ended, then what the session's state asks of the link: on GOAWAY the idle
+// slots leave for a new connection; once nothing is open on it, it closes.
+void Worker::settle_link(Link& link, int64_t now) {
+  while (link.h2 && !link.h2->ended().empty()) {
+    std::swap(ended_streams_, link.h2->ended());
+    for (http::H2Stream* stream : ended_streams_) {
+      end_stream(connections_[static_cast<size_t>(stream->owner)], now);
+    }
+    ended_streams_.clear();
+  }
+  if (!link.h2) return;
+  if (link.h2->going_away() && !link.going_away) {
+    link.going_away = true;
+    if (link.h2->goaway_received()) ++current_.connection.goaways;
+    leave_going_away_link(link, now);
+  }
+  if (link.h2 && (link.h2->finished() || (link.going_away && link.h2->open_streams() == 0))) {
+    lose_link(link, now, Outcome::kReset, true);
+  }
+}
+
+// A link that takes no new streams: its slots that are not waiting for a response move to the
+// next connection (as an idle HTTP/1.1 connection the server closed would).
+void Worker::leave_going_away_link(Link& link, int64_t now) {
+  const int first = first_slot_of(link);
+  const int end = std::min(first + spec_.h2_streams, static_cast<int>(connections_.size()));
+  for (int j = first; j < end; ++j) {
+    Connection& c = connections_[static_cast<size_t>(j)];
+    if (!c.attached) continue;
+    if (c.state == ConnState::kIdle) {
+      lose_idle_connection(c, now, true);
+    } else if (c.state == ConnState::kThinking) {
+      close_connection(c);
+      if (open_loop()) dispatcher_->on_connection_lost(false);
+    }
+  }
+}
+
+void Worker::end_stream(Connection& c, int64_t now) {
+  if (c.state != ConnState::kBusy) return;
+  const Link& link = link_of(c);
+  switch (c.stream.end) {
+    case http::H2End::kComplete:
+      complete_request(c, now, !link.going_away && !(link.h2 && link.h2->going_away()));
+      return;
+    case http::H2End::kRefused:
+      fail_stream(c, Outcome::kRefused, now);
+      return;
+    case http::H2End::kReset:
+      fail_stream(c, Outcome::kStreamReset, now);
+      return;
+    case http::H2End::kProtocolError:
+      fail_stream(c, Outcome::kProtocolError, now);
+      return;
+    case http::H2End::kOpen:
+      return;
+  }
+}
+
+// The link is gone (closed, reset, failed, or done after GOAWAY): requests in flight on it fail
+// with `outcome`, and every slot goes the way an HTTP/1.1 connection lost in its state would.
+void Worker::lose_link(Link& link, int64_t now, Outcome outcome, bool orderly) {
+  const int first = first_slot_of(link);
+  const int end = std::min(first + spec_.h2_streams, static_cast<int>(connections_.size()));
+  const bool was_ready = link.state == LinkState::kReady;
+  if (link.h2) {
+    link.h2->fail_all_streams();
+    link.h2->ended().clear();  // the busy slots fail below
+  }
+  close_link(link);
+  link.attached = 0;
+  for (int j = first; j < end; ++j) connections_[static_cast<size_t>(j)].attached = false;
+  for (int j = first; j < end; ++j) {
+    Connection& c = connections_[static_cast<size_t>(j)];
+    switch (c.state) {
+      case ConnState::kBusy:
+        fail_request(c, outcome, now);
+        break;
+      case ConnState::kIdle:
+        lose_idle_connection(c, now, orderly);
+        break;
+      case ConnState::kThinking:
+        close_connection(c);
+        if (!orderly) back_off(c, now);
+        if (open_loop()) dispatcher_->on_connection_lost(false);
+        break;
+      case ConnState::kConnecting:
+        // Waiting for this link: for the next one if it had been up, else its open failed.
+        if (was_ready) {
+          attach_to_link(c, now);
+        } else {
+          on_connect_failed(c, now,
+                            outcome == Outcome::kTlsError ? outcome : Outcome::kConnectError);
+        }
+        break;
+      case ConnState::kHandshaking:
+      case ConnState::kClosed:
+        break;
+    }
+  }
+}
+
+// The link could not be opened (connect, TLS, ALPN, or no SETTINGS in time): each slot waiting
+// for it has a failed connect.
+void Worker::fail_link_open(Link& link, int64_t now, Outcome outcome) {
+  lose_link(link, now, outcome, false);
+}
+
+void Worker::submit_stream(Connection& c, http::ResponseCapture capture) {
+  Link& link = link_of(c);
+  c.stream.owner = slot_of(c);
+  if (!link.h2 || !h2_head_.parse(c.request, spec_.tls ? "https" : "http") ||
+      !link.h2->submit(c.stream, h2_head_, capture)) {
+    // The link went away under it (or the bytes were not a request, which cannot happen for
+    // what the workload renders): the slot waits for the next connection.
+    fail_request(c, Outcome::kRefused, monotonic_ns());
+    return;
+  }
+  mark_dirty(link);  // written at the end of the turn, with the other streams' frames
+}
+
+void Worker::mark_dirty(Link& link) {
+  if (link.dirty) return;
+  link.dirty = true;
+  dirty_links_.push_back(static_cast<int>(&link - links_.data()));
+}
+
+void Worker::flush_dirty_links() {
+  for (size_t i = 0; i < dirty_links_.size(); ++i) {
+    Link& link = links_[static_cast<size_t>(dirty_links_[i])];
+    link.dirty = false;
+    if (link.h2) flush_link(link);
+  }
+  dirty_links_.clear();
+}
+
+void Worker::flush_link(Link& link) {
+  for (;;) {
+    const std::string_view out = link.h2->output();
+    if (out.empty()) break;
+    const net::Io io = link.transport.write(out.data(), out.size());
+    if (io.status == net::IoStatus::kOk) {
+      link.h2->wrote(io.bytes);
+      current_.bytes_out += static_cast<int64_t>(io.bytes);
+      continue;
+    }
+    if (io.status == net::IoStatus::kWantRead || io.status == net::IoStatus::kWantWrite) {
+      set_link_epollout(link, true);
+      return;
+    }
+    const bool tls = link.transport.failure().tls();
+    if (tls) note_tls_failure(net::failure_text(link.transport.failure()));
+    lose_link(link, monotonic_ns(), tls ? Outcome::kTlsError : Outcome::kReset, false);
+    return;
+  }
+  set_link_epollout(link, false);
+  settle_link(link, monotonic_ns());  // sending may have closed streams (a reset we sent)
+}
+
+// A stream that failed alone: its outcome, and the slot takes its next request on the same
+// connection.
+void Worker::fail_stream(Connection& c, Outcome outcome, int64_t now) {
+  count_outcome(outcome, c.intended_ns);
+  record_named(c, outcome, now, false);
+  end_iteration(c, c.session.on_failure(outcome), now);
+  --busy_;
+  c.ready_ns = now;
+  c.state = ConnState::kIdle;
+  Link& link = link_of(c);
+  if (link.going_away || !link.h2 || link.h2->going_away()) {
+    close_connection(c);
+    reopen_after_loss(c, now);
+    return;
+  }
+  ready_slots_.push_back(slot_of(c));
+}
+
+void Worker::fail_in_flight(Connection& c, Outcome outcome, int64_t now) {
+  if (!h2()) {
+    fail_request(c, outcome, now);
+    return;
+  }
+  Link& link = link_of(c);
+  if (link.h2) {
+    link.h2->cancel(c.stream);
+    mark_dirty(link);
+  }
+  fail_stream(c, outcome, now);
+}
+
+// Slots that became ready inside an event (their link came up, their stream failed) start here,
+// at the end of the turn, so a slot never starts a request from inside its link's callbacks.
+void Worker::start_ready_slots(int64_t now) {
+  for (size_t i = 0; i < ready_slots_.size(); ++i) {
+    Connection& c = connections_[static_cast<size_t>(ready_slots_[i])];
+    const Link& link = link_of(c);
+    if (!c.attached || link.state != LinkState::kReady || link.going_away) continue;
+    if (c.state == ConnState::kConnecting) {
+      on_transport_ready(c, now);
+    } else if (c.state == ConnState::kIdle) {
+      on_ready(c, now);
+    }
+  }
+  ready_slots_.clear();
+  flush_dirty_links();
+}
+
+// Links that did not connect, handshake or hear the server's SETTINGS within the connect
+// timeout.
+void Worker::sweep_links(int64_t now) {
+  for (Link& link : links_) {
+    if (link.state == LinkState::kClosed || link.state == LinkState::kReady) continue;
+    if (now - link.connect_start_ns <= spec_.connect_timeout_ns) continue;
+    if (link.state == LinkState::kHandshaking) {
+      note_tls_failure("the TLS handshake did not finish within the connect timeout");
+      fail_link_open(link, now, Outcome::kTlsError);
+    } else {
+      fail_link_open(link, now, Outcome::kConnectError);
+    }
+  }
+}
+
+}  // namespace proofload::engine

@@ -1,0 +1,248 @@
+// `proofload run --http2` end to end: the real binary against nginx (h2 over TLS, h2c) and
+// nghttpd (nghttp2-server), started by the test on 127.0.0.1. Every run is bounded by -n or -d
+// and a deadline on the child process.
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <memory>
+#include <nlohmann/json.hpp>
+#include <thread>
+
+#include "net/self_signed.h"
+#include "nginx_server.h"
+#include "process.h"
+
+namespace proofload::testing {
+namespace {
+
+using nlohmann::json;
+
+json read_result(const std::string& dir) { return json::parse(read_file(dir + "/result.json")); }
+
+bool accepts(int port) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(static_cast<uint16_t>(port));
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
+  close(fd);
+  return ok;
+}
+
+// nghttpd serving a directory over h2c (prior knowledge) or h2 over TLS.
+class Nghttpd {
+ public:
+  static bool available() { return access("/usr/sbin/nghttpd", X_OK) == 0; }
+
+  explicit Nghttpd(bool tls) : tls_(tls) {
+    dir_ = make_temp_dir("nghttpd");
+    port_ = unused_loopback_port();
+    write_file(dir_ + "/index.html", "ok");
+    std::vector<std::string> args = {"/usr/sbin/nghttpd", "-d", dir_, "--address=127.0.0.1"};
+    if (tls) {
+      const net::PemPair pem = net::make_self_signed("localhost");
+      ca_file_ = dir_ + "/cert.pem";
+      write_file(ca_file_, pem.certificate);
+      write_file(dir_ + "/key.pem", pem.private_key);
+      args.push_back(std::to_string(port_));
+      args.push_back(dir_ + "/key.pem");
+      args.push_back(ca_file_);
+    } else {
+      args.push_back("--no-tls");
+      args.push_back(std::to_string(port_));
+    }
+    process_ = std::make_unique<Process>(args);
+    const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
+    while (!accepts(port_)) {
+      if (process_->wait(std::chrono::milliseconds(20)).has_value() ||
+          std::chrono::steady_clock::now() > until) {
+        throw std::runtime_error("nghttpd did not start on port " + std::to_string(port_));
+      }
+    }
+  }
+
+  std::string url(const std::string& path) const {
+    return std::string(tls_ ? "https" : "http") + "://127.0.0.1:" + std::to_string(port_) + path;
+  }
+  const std::string& ca_file() const { return ca_file_; }
+
+ private:
+  bool tls_;
+  std::string dir_;
+  std::string ca_file_;
+  int port_ = 0;
+  std::unique_ptr<Process> process_;
+};
+
+class Http2 : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (!NginxServer::available()) GTEST_SKIP() << "needs nginx (scripts/bootstrap installs it)";
+  }
+};
+
+int64_t outcome(const json& summary, const char* name) {
+  return summary["outcomes"][name].get<int64_t>();
+}
+
+TEST_F(Http2, OverTlsStreamsShareEachConnectionAndTheRunSaysH2) {
+  NginxOptions options;
+  options.http2 = true;
+  NginxServer nginx(options);
+  const std::string out = make_temp_dir("h2-tls");
+  Completed run = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"), "--http2",
+                                     "-c", "2", "--h2-streams", "8", "-n", "2000", "--cacert",
+                                     nginx.ca_file(), "-q", "-o", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json result = read_result(out);
+  EXPECT_EQ(result["spec"]["protocol"], "h2");
+  EXPECT_EQ(result["spec"]["h2_streams"], 8);
+  EXPECT_EQ(result["spec"]["tls"]["alpn"], "h2");
+  const json& summary = result["summary"];
+  EXPECT_EQ(outcome(summary, "success"), 2000) << summary.dump(2);
+  EXPECT_EQ(summary["status"]["200"], 2000);
+  // Two connections carried all 16 users: nginx keeps them open (keepalive_requests 1000 is
+  // more than any one of them carries).
+  EXPECT_EQ(summary["connects"], 2);
+  EXPECT_EQ(summary["tls"]["handshakes"], 2);
+  EXPECT_NE(result["command_line"].get<std::string>().find("--h2-streams 8"), std::string::npos);
+}
+
+TEST_F(Http2, H2cByPriorKnowledgeOverPlainHttp) {
+  NginxOptions options;
+  options.tls = false;
+  options.http2 = true;
+  NginxServer nginx(options);
+  const std::string out = make_temp_dir("h2c");
+  Completed run = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"), "--http2",
+                                     "-c", "1", "--h2-streams", "4", "-n", "500", "-q", "-o", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json result = read_result(out);
+  EXPECT_EQ(result["spec"]["protocol"], "h2");
+  EXPECT_EQ(outcome(result["summary"], "success"), 500) << result["summary"].dump(2);
+  EXPECT_EQ(result["summary"]["connects"], 1);
+}
+
+TEST_F(Http2, OpenLoopHandsRequestsToFreeStreams) {
+  NginxOptions options;
+  options.http2 = true;
+  NginxServer nginx(options);
+  const std::string out = make_temp_dir("h2-open");
+  Completed run = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"), "--http2",
+                                     "--rate", "500", "-d", "1s", "-c", "1", "--h2-streams", "4",
+                                     "--cacert", nginx.ca_file(), "-q", "-o", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json summary = read_result(out)["summary"];
+  EXPECT_EQ(outcome(summary, "success"), 500) << summary.dump(2);
+  EXPECT_EQ(outcome(summary, "never_started"), 0);
+  EXPECT_EQ(summary["connects"], 1);
+}
+
+TEST_F(Http2, NeverMoreStreamsThanTheServerAllows) {
+  NginxOptions options;
+  options.http2 = true;
+  options.max_concurrent_streams = 1;
+  NginxServer nginx(options);
+  const std::string out = make_temp_dir("h2-one-stream");
+  Completed run = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"), "--http2",
+                                     "-c", "1", "--h2-streams", "8", "-n", "300", "--cacert",
+                                     nginx.ca_file(), "-q", "-o", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json summary = read_result(out)["summary"];
+  // Streams past the server's limit would be refused; none was sent.
+  EXPECT_EQ(outcome(summary, "success"), 300) << summary.dump(2);
+  EXPECT_EQ(outcome(summary, "refused"), 0);
+  EXPECT_EQ(summary["h2"]["server_max_concurrent_streams"], 1);
+}
+
+TEST_F(Http2, GoawayMidRunMovesTheStreamsToANewConnection) {
+  NginxOptions options;
+  options.http2 = true;
+  options.keepalive_requests = 50;  // nginx sends GOAWAY after 50 streams on a connection
+  NginxServer nginx(options);
+  const std::string out = make_temp_dir("h2-goaway");
+  Completed run = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"), "--http2",
+                                     "-c", "1", "--h2-streams", "4", "-n", "400", "--cacert",
+                                     nginx.ca_file(), "-q", "-o", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json summary = read_result(out)["summary"];
+  EXPECT_GE(summary["connects"].get<int64_t>(), 8);
+  EXPECT_GE(summary["h2"]["goaways"].get<int64_t>(), 7);
+  // What nginx did not take before its GOAWAY is refused (not processed), never lost quietly.
+  EXPECT_EQ(outcome(summary, "success") + outcome(summary, "refused"), 400) << summary.dump(2);
+  EXPECT_GE(outcome(summary, "success"), 350);
+  EXPECT_EQ(outcome(summary, "reset"), 0);
+}
+
+TEST_F(Http2, AStreamTheServerResetsIsCountedAndTheConnectionStays) {
+  NginxOptions options;
+  options.http2 = true;
+  options.locations = "    location /reset { return 444; }\n";  // nginx resets the stream
+  NginxServer nginx(options);
+  const std::string out = make_temp_dir("h2-rst");
+  Completed run = run_to_completion({proofload_binary(), "run", nginx.url("/reset"), "--http2",
+                                     "-c", "1", "--h2-streams", "2", "-n", "100", "--cacert",
+                                     nginx.ca_file(), "-q", "-o", out});
+  const json summary = read_result(out)["summary"];
+  EXPECT_EQ(outcome(summary, "stream_reset"), 100) << summary.dump(2) << run.err;
+  EXPECT_EQ(summary["connects"], 1);
+}
+
+TEST_F(Http2, AServerWithoutH2InAlpnStopsTheRunBeforeAnyLoad) {
+  NginxServer nginx;  // TLS, HTTP/1.1 only
+  Completed run = run_to_completion({proofload_binary(), "run", nginx.url("/index.html"), "--http2",
+                                     "-n", "10", "--cacert", nginx.ca_file(), "-q"});
+  EXPECT_EQ(run.exit_code, 2);
+  // nginx refuses a handshake that offers h2 only (servers that pick http/1.1 instead get
+  // "did not agree to HTTP/2 in ALPN (it chose http/1.1)").
+  EXPECT_NE(run.err.find("the server does not offer HTTP/2 in ALPN; without --http2 the run uses "
+                         "HTTP/1.1"),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.err.find('\n'), run.err.size() - 1) << "one line: " << run.err;
+}
+
+TEST_F(Http2, StreamsWithoutHttp2AreRefusedAsUsage) {
+  Completed run = run_to_completion(
+      {proofload_binary(), "run", "http://127.0.0.1:1/", "--h2-streams", "4", "-n", "1"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("--h2-streams is for HTTP/2: add --http2"), std::string::npos) << run.err;
+}
+
+TEST(Http2Nghttpd, H2cAndH2OverTlsAgainstNghttpd) {
+  if (!Nghttpd::available()) GTEST_SKIP() << "needs nghttpd (scripts/bootstrap installs it)";
+  for (bool tls : {false, true}) {
+    Nghttpd server(tls);
+    const std::string out = make_temp_dir("nghttpd-run");
+    std::vector<std::string> args = {proofload_binary(),
+                                     "run",
+                                     server.url("/index.html"),
+                                     "--http2",
+                                     "-c",
+                                     "2",
+                                     "--h2-streams",
+                                     "4",
+                                     "-n",
+                                     "400",
+                                     "-q",
+                                     "-o",
+                                     out};
+    if (tls) {
+      args.push_back("--cacert");
+      args.push_back(server.ca_file());
+    }
+    Completed run = run_to_completion(args);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const json summary = read_result(out)["summary"];
+    EXPECT_EQ(outcome(summary, "success"), 400) << (tls ? "h2: " : "h2c: ") << summary.dump(2);
+    EXPECT_EQ(summary["connects"], 2);
+  }
+}
+
+}  // namespace
+}  // namespace proofload::testing
