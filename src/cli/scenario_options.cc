@@ -40,6 +40,9 @@ void merge_scenario_settings(RunFlags& flags, const workload::Scenario& scenario
   if (e.warmup && !given("--warmup")) flags.warmup = *e.warmup;
   if (e.requests && !given("--requests")) flags.requests = *e.requests;
   if (e.timeout && !given("--timeout")) flags.timeout = *e.timeout;
+  // --http2 only turns HTTP/2 on; a file's `protocol: h2` does the same.
+  if (scenario.protocol == "h2") flags.http2 = true;
+  if (e.h2_streams && !given("--h2-streams")) flags.h2_streams = e.h2_streams;
 }
 
 }  // namespace proofload::cli

@@ -176,32 +176,33 @@ void Transport::close() {
   fd_ = -1;
 }
 
-TlsFacts check_tls_handshake(const Address& address, const TlsContext& context,
-                             int64_t timeout_ns) {
-  const int64_t deadline = monotonic_ns() + timeout_ns;
-  // Waits for what the transport wants; false when the deadline passed first.
-  auto wait = [&](const Transport& t, IoStatus want) {
-    const int64_t left_ms = (deadline - monotonic_ns()) / kNsPerMs;
-    if (left_ms <= 0) return false;
-    pollfd p{t.fd(), static_cast<short>(want == IoStatus::kWantWrite ? POLLOUT : POLLIN), 0};
-    int ready;
-    do {
-      ready = poll(&p, 1, static_cast<int>(left_ms));
-    } while (ready < 0 && errno == EINTR);
-    return ready > 0;
-  };
+bool wait_until(const Transport& t, IoStatus want, int64_t deadline_ns) {
+  const int64_t left_ms = (deadline_ns - monotonic_ns()) / kNsPerMs;
+  if (left_ms <= 0) return false;
+  pollfd p{t.fd(), static_cast<short>(want == IoStatus::kWantWrite ? POLLOUT : POLLIN), 0};
+  int ready;
+  do {
+    ready = poll(&p, 1, static_cast<int>(left_ms));
+  } while (ready < 0 && errno == EINTR);
+  return ready > 0;
+}
+
+Transport connect_checked(const Address& address, const TlsContext* tls, int64_t deadline_ns) {
   Transport t;
   int error = t.connect(address) != 0 ? t.failure().error_number : 0;
-  if (error == 0) error = !wait(t, IoStatus::kWantWrite) ? ETIMEDOUT : t.finish_connect();
+  if (error == 0) {
+    error = !wait_until(t, IoStatus::kWantWrite, deadline_ns) ? ETIMEDOUT : t.finish_connect();
+  }
   if (error != 0) {
     throw UsageError("cannot connect to " + address.text + ": " + std::strerror(error));
   }
-  t.begin_tls(context, nullptr);
+  if (tls == nullptr) return t;
+  t.begin_tls(*tls, nullptr);
   for (;;) {
     const Io io = t.handshake();
-    if (io.status == IoStatus::kOk) break;
+    if (io.status == IoStatus::kOk) return t;
     if (io.status == IoStatus::kWantRead || io.status == IoStatus::kWantWrite) {
-      if (wait(t, io.status)) continue;
+      if (wait_until(t, io.status, deadline_ns)) continue;
       throw UsageError("TLS handshake with " + address.text + " did not finish within the " +
                        "connect timeout");
     }
@@ -211,6 +212,11 @@ TlsFacts check_tls_handshake(const Address& address, const TlsContext& context,
     throw UsageError("TLS handshake with " + address.text +
                      " failed: " + failure_text(t.failure()));
   }
+}
+
+TlsFacts check_tls_handshake(const Address& address, const TlsContext& context,
+                             int64_t timeout_ns) {
+  const Transport t = connect_checked(address, &context, monotonic_ns() + timeout_ns);
   return {tls_version_name(t.tls_version()), std::string(t.alpn())};
 }
 

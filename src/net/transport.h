@@ -123,4 +123,11 @@ struct TlsFacts {
 // (is the server speaking TLS on this port?)", or check_reachable's "cannot connect to ...".
 TlsFacts check_tls_handshake(const Address& address, const TlsContext& context, int64_t timeout_ns);
 
+// For the blocking checks before any load: waits (poll) until `t` can go on as `want` says;
+// false when the deadline (monotonic ns) passed first.
+bool wait_until(const Transport& t, IoStatus want, int64_t deadline_ns);
+// Connects (and with `tls`, handshakes) before the deadline, or throws UsageError with
+// check_tls_handshake's one line.
+Transport connect_checked(const Address& address, const TlsContext* tls, int64_t deadline_ns);
+
 }  // namespace proofload::net

@@ -10,6 +10,7 @@
 #include "common/file_text.h"
 #include "common/units.h"
 #include "common/usage_error.h"
+#include "http/h2_check.h"
 #include "http/request.h"
 #include "http/url.h"
 #include "net/tcp.h"
@@ -183,13 +184,13 @@ Preflight preflight(const RunSpec& spec) {
                        ": the server does not offer HTTP/2 in ALPN; without --http2 the run uses "
                        "HTTP/1.1");
     }
-    if (spec.protocol == engine::Protocol::kHttp2 && found.tls->alpn != "h2") {
-      throw UsageError("the server at " + found.address.text + " did not agree to HTTP/2 in ALPN" +
-                       (found.tls->alpn.empty() ? "" : " (it chose " + found.tls->alpn + ")") +
-                       "; without --http2 the run uses HTTP/1.1");
-    }
-  } else {
+  } else if (spec.protocol != engine::Protocol::kHttp2) {
     net::check_reachable(found.address, spec.connect_timeout_ns);
+  }
+  if (spec.protocol == engine::Protocol::kHttp2) {
+    const net::TlsContext context(load_tls(spec), url.host);
+    found.h2 = http::check_h2(found.address, url.tls() ? &context : nullptr,
+                              spec.connect_timeout_ns);
   }
   return found;
 }

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/load_spec.h"
+#include "http/h2_check.h"
 #include "measure/threshold.h"
 #include "net/transport.h"
 #include "plan/run_spec.h"
@@ -23,6 +24,7 @@ namespace proofload::plan {
 struct Preflight {
   net::Address address;
   std::optional<net::TlsFacts> tls;
+  std::optional<http::H2Facts> h2;  // --http2: what the server's SETTINGS said
 };
 
 // Checks `spec` (plan_run's checks), resolves its target, raises the file-descriptor limit for

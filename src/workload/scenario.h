@@ -149,11 +149,13 @@ struct ExecutorSettings {
   std::optional<std::string> warmup;
   std::optional<int64_t> requests;
   std::optional<std::string> timeout;  // request timeout (defaults.timeout)
+  std::optional<int> h2_streams;       // streams per connection (with protocol: h2)
 };
 
 struct Scenario {
   std::string file;                   // where it was read from
   std::optional<std::string> target;  // base URL: scheme, host, port and an optional base path
+  std::optional<std::string> protocol;  // "http/1.1" or "h2" (as --http2)
   std::vector<std::pair<std::string, std::string>> default_headers;  // sent on every request
   ExecutorSettings executor;
   std::vector<DataSpec> data;

@@ -26,11 +26,14 @@ namespace {
 
 using namespace scenario_yaml;
 
-constexpr std::array<std::string_view, 8> kTopKeys = {
-    "target", "defaults", "executor", "data", "requests", "flows", "mix", "thresholds"};
+constexpr std::array<std::string_view, 9> kTopKeys = {
+    "target", "protocol", "defaults", "executor", "data", "requests", "flows", "mix", "thresholds"};
+constexpr std::array<std::string_view, 2> kProtocols = {"http/1.1", "h2"};
 constexpr std::array<std::string_view, 2> kDefaultsKeys = {"headers", "timeout"};
-constexpr std::array<std::string_view, 8> kExecutorKeys = {
-    "type", "rate", "stages", "connections", "max_connections", "duration", "warmup", "requests"};
+constexpr std::array<std::string_view, 9> kExecutorKeys = {
+    "type",     "rate",   "stages",   "connections", "max_connections",
+    "duration", "warmup", "requests", "h2_streams"};
+constexpr int64_t kMaxH2Streams = 1000;  // as plan::kMaxH2Streams
 constexpr std::array<std::string_view, 2> kExecutorTypes = {"closed", "open"};
 constexpr std::array<std::string_view, 2> kStageKeys = {"duration", "target"};
 constexpr std::array<std::string_view, 1> kFlowKeys = {"steps"};
@@ -110,6 +113,9 @@ void parse_executor(const Context& context, const FieldMap& top, ExecutorSetting
   if (executor.has("connections")) {
     settings.connections =
         static_cast<int>(*executor.get_integer("connections", 1, kMaxConnections));
+  }
+  if (executor.has("h2_streams")) {
+    settings.h2_streams = static_cast<int>(*executor.get_integer("h2_streams", 1, kMaxH2Streams));
   }
   if (executor.has("max_connections")) {
     settings.max_connections =
@@ -507,6 +513,13 @@ Scenario parse_scenario_yaml(std::string_view text, std::string_view file_name,
     } catch (const UsageError& error) {
       top.fail_at_value("target", error.what());
     }
+  }
+  if (top.has("protocol")) {
+    std::string protocol = *top.get_string("protocol");
+    if (std::find(kProtocols.begin(), kProtocols.end(), protocol) == kProtocols.end()) {
+      top.fail_at_value("protocol", unknown_choice("protocol", protocol, kProtocols));
+    }
+    scenario.protocol = protocol;
   }
   std::vector<VariableUse> default_uses;
   if (top.has("defaults")) parse_defaults(context, top, scenario, default_uses);

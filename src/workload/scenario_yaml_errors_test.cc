@@ -131,6 +131,15 @@ TEST(ScenarioYamlErrors, WrongTypes) {
             "got a single value");
 }
 
+TEST(ScenarioYamlErrors, ProtocolAndStreams) {
+  EXPECT_EQ(error_of(with("protocol: h3\n")),
+            "s.yaml:3:11: 'protocol' in the scenario file: unknown protocol 'h3'; did you mean "
+            "'h2'? allowed: http/1.1, h2");
+  EXPECT_EQ(error_of(with("executor:\n  h2_streams: 1001\n")),
+            "s.yaml:4:15: 'h2_streams' in 'executor': expected an integer from 1 to 1000, got "
+            "'1001'");
+}
+
 TEST(ScenarioYamlErrors, ExecutorValues) {
   EXPECT_EQ(error_of(with("executor:\n  type: opn\n")),
             "s.yaml:4:9: 'type' in 'executor': unknown executor type 'opn'; did you mean 'open'? "

@@ -207,6 +207,57 @@ TEST_F(Http2, AServerWithoutH2InAlpnStopsTheRunBeforeAnyLoad) {
   EXPECT_EQ(run.err.find('\n'), run.err.size() - 1) << "one line: " << run.err;
 }
 
+TEST_F(Http2, H2cAgainstAnHttp11ServerStopsTheRunBeforeAnyLoad) {
+  NginxOptions options;
+  options.tls = false;  // plain HTTP/1.1
+  NginxServer nginx(options);
+  Completed run = run_to_completion(
+      {proofload_binary(), "run", nginx.url("/index.html"), "--http2", "-n", "10", "-q"});
+  EXPECT_EQ(run.exit_code, 2);
+  EXPECT_NE(run.err.find("answered in HTTP/1.1: it does not speak HTTP/2 on this port; without "
+                         "--http2 the run uses HTTP/1.1"),
+            std::string::npos)
+      << run.err;
+  EXPECT_EQ(run.err.find('\n'), run.err.size() - 1) << "one line: " << run.err;
+}
+
+TEST_F(Http2, AScenarioFileWithProtocolH2RunsFlowsChecksAndExtractionOverStreams) {
+  NginxOptions options;
+  options.http2 = true;
+  NginxServer nginx(options);
+  const std::string dir = make_temp_dir("h2-scenario");
+  // The first step takes nginx's ETag (an h2 header, lowercase on the wire); the second sends
+  // it back and must get 304.
+  write_file(dir + "/flow.yaml",
+             "target: " + nginx.url("") +
+                 "\n"
+                 "protocol: h2\n"
+                 "executor: {connections: 1, h2_streams: 4, requests: 200}\n"
+                 "requests:\n"
+                 "  first:\n"
+                 "    path: /index.html\n"
+                 "    checks: [{status: 200}, {body_contains: ok}]\n"
+                 "    extract: {tag: {header: ETag}}\n"
+                 "  again:\n"
+                 "    path: /index.html\n"
+                 "    headers: {If-None-Match: \"${tag}\"}\n"
+                 "    checks: [{status: 304}]\n"
+                 "flows:\n"
+                 "  revalidate: {steps: [{request: first}, {request: again}]}\n");
+  const std::string out = dir + "/out";
+  Completed run = run_to_completion({proofload_binary(), "run", dir + "/flow.yaml", "--cacert",
+                                     nginx.ca_file(), "-q", "-o", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json result = read_result(out);
+  EXPECT_EQ(result["spec"]["protocol"], "h2");
+  EXPECT_EQ(result["spec"]["h2_streams"], 4);
+  const json& summary = result["summary"];
+  EXPECT_EQ(outcome(summary, "success"), 400) << summary.dump(2);
+  EXPECT_EQ(outcome(summary, "check_failed"), 0);
+  EXPECT_EQ(summary["status"]["304"], 200);
+  EXPECT_EQ(summary["connects"], 1);
+}
+
 TEST_F(Http2, StreamsWithoutHttp2AreRefusedAsUsage) {
   Completed run = run_to_completion(
       {proofload_binary(), "run", "http://127.0.0.1:1/", "--h2-streams", "4", "-n", "1"});
