@@ -92,14 +92,15 @@ TEST(ScenarioYamlErrors, MoreNamedRequestsThanTheStatedBoundAreRefused) {
 TEST(ScenarioYamlErrors, UnknownKeysNameTheNearestAndTheAllowed) {
   EXPECT_EQ(error_of(with("targt: http://x\n")),
             "s.yaml:3:1: unknown key 'targt' in the scenario file; did you mean 'target'? allowed: "
-            "target, defaults, executor, data, requests, flows, mix, thresholds");
+            "target, protocol, defaults, executor, data, requests, flows, mix, thresholds");
   EXPECT_EQ(error_of("requests:\n  r: {path: /, methd: GET}\n"),
             "s.yaml:2:16: unknown key 'methd' in request 'r'; did you mean 'method'? allowed: "
             "method, path, headers, body, json, checks, extract");
   EXPECT_EQ(
       error_of(with("executor:\n  conections: 5\n")),
       "s.yaml:4:3: unknown key 'conections' in 'executor'; did you mean 'connections'? "
-      "allowed: type, rate, stages, connections, max_connections, duration, warmup, requests");
+      "allowed: type, rate, stages, connections, max_connections, duration, warmup, requests, "
+      "h2_streams");
   EXPECT_EQ(error_of("requests:\n  r: {path: /, checks: [{status: 200, body_contains: x}]}\n"),
             "s.yaml:2:39: 'body_contains' in check 1 of request 'r': a check tests one thing, and "
             "'status' is already given (write one list item per check)");
@@ -121,7 +122,7 @@ TEST(ScenarioYamlErrors, WrongTypes) {
             "'lots'");
   EXPECT_EQ(error_of(with("executor: fast\n")),
             "s.yaml:3:11: 'executor': expected a map of keys (type, rate, stages, connections, "
-            "max_connections, duration, warmup, requests), got a single value");
+            "max_connections, duration, warmup, requests, h2_streams), got a single value");
   EXPECT_EQ(error_of("requests:\n  r: {path: [/a]}\n"),
             "s.yaml:2:13: 'path' in request 'r': expected a string, got a list");
   EXPECT_EQ(error_of("requests:\n  r: {path: /, checks: {status: 200}}\n"),
