@@ -281,6 +281,27 @@ std::string outcomes_table(const RunRecord& v) {
   return out + "\n\n";
 }
 
+// HTTP/2: the streams asked for and allowed, and the GOAWAYs that moved them.
+std::string h2_sentence(const RunRecord& v) {
+  std::string out = "Up to " + (v.h2_streams ? count_text(*v.h2_streams) : kDash) +
+                    " streams on each connection";
+  if (v.h2_server_max_streams) {
+    out += "; the server allowed " + count_text(*v.h2_server_max_streams) +
+           " (SETTINGS_MAX_CONCURRENT_STREAMS)";
+    if (v.h2_streams && *v.h2_server_max_streams < *v.h2_streams) {
+      out += ", so that many were used";
+    }
+  }
+  out += ".";
+  if (v.h2_goaways && *v.h2_goaways == 0) out += " No GOAWAY from the server.";
+  if (v.h2_goaways && *v.h2_goaways > 0) {
+    out += " " + plural(*v.h2_goaways, "GOAWAY", "GOAWAYs") +
+           " from the server: each connection closed after its last streams, and the streams "
+           "the server had not taken count as refused.";
+  }
+  return out;
+}
+
 std::string connections_section(const RunRecord& v) {
   if (!v.connect_time.p50 && !v.tls) return "";  // a file from before, or nothing connected
   const std::string protocol = v.protocol == "h2" ? "HTTP/2" : "HTTP/1.1";
@@ -307,6 +328,7 @@ std::string connections_section(const RunRecord& v) {
     }
     out += row("TLS handshake", count, v.tls_handshake);
   }
+  if (v.protocol == "h2") out += "\n" + h2_sentence(v) + "\n";
   out += "\nConnect runs from the connect call to the connected socket";
   if (v.tls) out += ", the handshake from there to its end";
   out += "; a request that had to open a connection counts that time in its latency.";

@@ -29,7 +29,15 @@ std::string mode_text(const json& spec) {
   if (*executor == "closed_loop") {
     const auto connections = spec.find("connections");
     if (connections != spec.end() && connections->is_number_integer()) {
-      return "closed loop, " + with_thousands(connections->get<int64_t>()) + " connections";
+      const int64_t n = connections->get<int64_t>();
+      const auto streams = spec.find("h2_streams");
+      if (streams != spec.end() && streams->is_number_integer() && *streams > 1) {
+        // HTTP/2: each stream slot is a virtual user.
+        const int64_t m = streams->get<int64_t>();
+        return "closed loop, " + with_thousands(n) + " connections × " + with_thousands(m) +
+               " streams (" + with_thousands(n * m) + " virtual users)";
+      }
+      return "closed loop, " + with_thousands(n) + " connections";
     }
     return "closed loop";
   }
@@ -322,6 +330,14 @@ std::string format_summary(const RunResult& result) {
     if (!result.first_tls_failure.empty()) {
       out += "\nfirst TLS error " + result.first_tls_failure;
     }
+  }
+  if (result.spec.value("protocol", "") == "h2") {
+    const int64_t streams = result.spec.value("h2_streams", int64_t{1});
+    out += fmt::format("\n                HTTP/2, {} streams each", with_thousands(streams));
+    if (result.h2_server_max_streams) {
+      out += fmt::format(" (the server allows {})", with_thousands(*result.h2_server_max_streams));
+    }
+    out += fmt::format("; {} GOAWAY", with_thousands(t.connection.goaways));
   }
   out += "\n";
   if (!result.observed.empty()) {

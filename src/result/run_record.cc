@@ -239,6 +239,7 @@ void RunRecord::read_spec(nlohmann::json recorded_spec) {
   }
   observe = s.texts("observe");
   protocol = s.text("protocol");
+  h2_streams = s.count("h2_streams");
   const JsonReader tls_spec = s.object("tls");
   tls = tls_spec.present();
   tls_version = tls_spec.text("version");

@@ -104,6 +104,7 @@ struct RunRecord {
   std::string protocol;               // spec.protocol ("http/1.1"; "" in files before it)
   bool tls = false;                   // spec.tls is an object: the target was https
   std::string tls_version, tls_alpn;  // what the pre-flight handshake agreed
+  std::optional<int64_t> h2_streams;  // spec.h2_streams: streams asked for on each connection
 
   // summary (null while the run is running)
   bool summary_recorded = false;
