@@ -282,7 +282,8 @@ TEST(ResultDirectory, AReadOnlyFileSystemIsRefusedAtTheStart) {
   ScratchDirectory scratch;
   const std::filesystem::path mount_point = scratch.path() / "ro";
   PrivateTmpfs disk(mount_point, 1 << 20, /*read_only=*/true);
-  if (!disk.error().empty()) GTEST_SKIP() << "needs root to mount a read-only disk: " << disk.error();
+  if (!disk.error().empty())
+    GTEST_SKIP() << "needs root to mount a read-only disk: " << disk.error();
   try {
     ResultDirectory dir(mount_point);
     FAIL() << "expected UsageError";

@@ -283,8 +283,8 @@ std::string outcomes_table(const RunRecord& v) {
 
 // HTTP/2: the streams asked for and allowed, and the GOAWAYs that moved them.
 std::string h2_sentence(const RunRecord& v) {
-  std::string out = "Up to " + (v.h2_streams ? count_text(*v.h2_streams) : kDash) +
-                    " streams on each connection";
+  std::string out =
+      "Up to " + (v.h2_streams ? count_text(*v.h2_streams) : kDash) + " streams on each connection";
   if (v.h2_server_max_streams) {
     out += "; the server allowed " + count_text(*v.h2_server_max_streams) +
            " (SETTINGS_MAX_CONCURRENT_STREAMS)";

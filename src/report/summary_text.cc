@@ -331,8 +331,11 @@ std::string format_summary(const RunResult& result) {
       out += "\nfirst TLS error " + result.first_tls_failure;
     }
   }
-  if (result.spec.value("protocol", "") == "h2") {
-    const int64_t streams = result.spec.value("h2_streams", int64_t{1});
+  if (result.spec.is_object() && result.spec.value("protocol", "") == "h2") {
+    const auto h2_streams = result.spec.find("h2_streams");
+    const int64_t streams = h2_streams != result.spec.end() && h2_streams->is_number_integer()
+                                ? h2_streams->get<int64_t>()
+                                : 1;
     out += fmt::format("\n                HTTP/2, {} streams each", with_thousands(streams));
     if (result.h2_server_max_streams) {
       out += fmt::format(" (the server allows {})", with_thousands(*result.h2_server_max_streams));

@@ -34,6 +34,24 @@ TEST(SummaryText, AnHttpsRunSaysItsTlsVersionResumptionAndFirstFailure) {
       << text;
 }
 
+TEST(SummaryText, AnHttp2RunSaysItsStreamsTheServersLimitAndGoaways) {
+  RunResult result = make_synthetic_result();
+  result.spec["protocol"] = "h2";
+  result.spec["executor"] = "closed_loop";
+  result.spec["connections"] = 64;
+  result.spec["h2_streams"] = 8;
+  result.h2_server_max_streams = 1;
+  result.total.connection.goaways = 3;
+  const std::string text = format_summary(result);
+  EXPECT_NE(
+      text.find("mode          closed loop, 64 connections × 8 streams (512 virtual users)\n"),
+      std::string::npos)
+      << text;
+  EXPECT_NE(text.find("\n                HTTP/2, 8 streams each (the server allows 1); 3 GOAWAY\n"),
+            std::string::npos)
+      << text;
+}
+
 TEST(SummaryText, InterruptedRunSaysSoOnTheFirstLine) {
   RunResult result = make_synthetic_result();
   result.interrupted = true;

@@ -162,10 +162,9 @@ DataSpec parse_data_entry(const Context& context, const YAML::Node& key, const Y
         sequence.fail_at_value("step", "must not be 0 (every value would be the same)");
       // A sequence must not wrap within any run: its 2^40th value (1.1e12 requests, 12 days at a
       // million a second) must still be a 64-bit integer, so no value ever repeats.
-      const uint64_t room = spec.step > 0 ? static_cast<uint64_t>(kInt64Max) -
-                                                static_cast<uint64_t>(spec.start)
-                                          : static_cast<uint64_t>(spec.start) -
-                                                static_cast<uint64_t>(kInt64Min);
+      const uint64_t room =
+          spec.step > 0 ? static_cast<uint64_t>(kInt64Max) - static_cast<uint64_t>(spec.start)
+                        : static_cast<uint64_t>(spec.start) - static_cast<uint64_t>(kInt64Min);
       const uint64_t stride = spec.step > 0 ? static_cast<uint64_t>(spec.step)
                                             : static_cast<uint64_t>(-(spec.step + 1)) + 1;
       // room / stride further values fit after the start (room / stride + 1 may overflow).

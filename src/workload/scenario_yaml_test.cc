@@ -2,7 +2,6 @@
 // as documented, every example parses, and each kind of mistake gives one line with the file,
 // line and column a user fixing the file needs.
 #include "workload/scenario_yaml.h"
-#include "workload/scenario_yaml_test_support.h"
 
 #include <gtest/gtest.h>
 
@@ -12,10 +11,10 @@
 #include <string>
 
 #include "common/usage_error.h"
+#include "workload/scenario_yaml_test_support.h"
 
 namespace proofload::workload {
 namespace {
-
 
 TEST(ScenarioYaml, SourceLocationText) {
   EXPECT_EQ((SourceLocation{"s.yaml", 3, 7}).text(), "s.yaml:3:7");

@@ -68,8 +68,8 @@ std::string head_template_text(const RequestSpec& spec, const Scenario& scenario
   }
   http::build_request(probe);
 
-  std::string text = spec.method + " " + join_paths(target.path_and_query, spec.path_template) +
-                     " HTTP/1.1\r\n";
+  std::string text =
+      spec.method + " " + join_paths(target.path_and_query, spec.path_template) + " HTTP/1.1\r\n";
   if (!has_header(headers, "Host")) text += "Host: " + target.host_header + "\r\n";
   if (!has_header(headers, "User-Agent")) {
     text += "User-Agent: " + std::string(http::default_user_agent()) + "\r\n";
@@ -96,8 +96,8 @@ CompiledRequest compile_request(const RequestSpec& spec, const Scenario& scenari
     }
     return 0;
   });
-  r.send_content_length = r.body.has_value() || spec.method == "POST" || spec.method == "PUT" ||
-                          spec.method == "PATCH";
+  r.send_content_length =
+      r.body.has_value() || spec.method == "POST" || spec.method == "PUT" || spec.method == "PATCH";
   for (const CompiledCheck& check : r.checks) {
     if (check.needs_body()) r.capture.max_body_bytes = kMaxCapturedBodyBytes;
   }
@@ -139,9 +139,8 @@ std::shared_ptr<const Workload> Workload::fixed(std::string request_bytes, bool 
   return w;
 }
 
-std::shared_ptr<const Workload> Workload::compile(const Scenario& scenario,
-                                                  const http::Url& target, SecretStore& secrets,
-                                                  uint64_t seed) {
+std::shared_ptr<const Workload> Workload::compile(const Scenario& scenario, const http::Url& target,
+                                                  SecretStore& secrets, uint64_t seed) {
   auto w = std::make_shared<Workload>();
   w->seed_ = seed;
 
@@ -188,11 +187,13 @@ std::shared_ptr<const Workload> Workload::compile(const Scenario& scenario,
       plan.flow = f;
       for (const StepSpec& step : scenario.flows[static_cast<size_t>(f)].steps) {
         int r_index = index_of(request_names, step.request);
-        if (r_index < 0) throw UsageError(step.where.text() + ": no request named '" + step.request + "'");
+        if (r_index < 0)
+          throw UsageError(step.where.text() + ": no request named '" + step.request + "'");
         plan.steps.push_back(CompiledStep{r_index, step.think_ns});
       }
     } else {
-      throw UsageError(where.text() + ": the mix names '" + name + "', which is no request or flow");
+      throw UsageError(where.text() + ": the mix names '" + name +
+                       "', which is no request or flow");
     }
     std::set<int> slots;
     for (const CompiledStep& step : plan.steps) {
@@ -220,12 +221,15 @@ std::shared_ptr<const Workload> Workload::compile(const Scenario& scenario,
       for (const StepSpec& step : flow.steps) in_flows.insert(step.request);
     }
     for (const RequestSpec& request : scenario.requests) {
-      if (!in_flows.count(request.name)) w->entries_.push_back(plan_of(request.name, request.where));
+      if (!in_flows.count(request.name))
+        w->entries_.push_back(plan_of(request.name, request.where));
     }
-    for (const FlowSpec& flow : scenario.flows) w->entries_.push_back(plan_of(flow.name, flow.where));
+    for (const FlowSpec& flow : scenario.flows)
+      w->entries_.push_back(plan_of(flow.name, flow.where));
     weights.assign(w->entries_.size(), 1.0);
   }
-  if (w->entries_.empty()) throw UsageError(scenario.file + ": the scenario has no request to send");
+  if (w->entries_.empty())
+    throw UsageError(scenario.file + ": the scenario has no request to send");
 
   double total = 0;
   for (double weight : weights) total += weight;

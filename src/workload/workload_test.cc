@@ -1,6 +1,8 @@
 // Tests for the compiled workload and the session the engine drives: the bytes a request is
 // sent as, the weighted mix, data drawn once per iteration, and a flow's steps with extraction,
 // checks and failure.
+#include "workload/workload.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -9,7 +11,6 @@
 #include "common/usage_error.h"
 #include "http/url.h"
 #include "workload/session.h"
-#include "workload/workload.h"
 
 namespace proofload::workload {
 namespace {
@@ -75,7 +76,8 @@ TEST(Workload, TemplatesRenderWithBasePathHostDefaultsAndContentLength) {
   EXPECT_EQ(std::string(s.request_bytes()),
             "POST /api/items?q=alpha HTTP/1.1\r\n"
             "Host: 127.0.0.1:8080\r\n"
-            "User-Agent: proofload/" PROOFLOAD_VERSION "\r\n"
+            "User-Agent: proofload/" PROOFLOAD_VERSION
+            "\r\n"
             "X-Team: core\r\n"
             "Authorization: Bearer s3cret\r\n"
             "Accept: application/json\r\n"
@@ -213,8 +215,8 @@ TEST(Session, FlowStepsUseValuesExtractedFromEarlierAnswers) {
   const CompiledRequest& resolve = s.begin_step(context);
   EXPECT_EQ(resolve.name, "resolve");
   // The data value drawn for the iteration is the same in every step.
-  EXPECT_EQ(s.request_bytes().find("POST /items/17/resolve?from=/items/17&t=" + title + " HTTP/1.1"),
-            0u)
+  EXPECT_EQ(
+      s.request_bytes().find("POST /items/17/resolve?from=/items/17&t=" + title + " HTTP/1.1"), 0u)
       << s.request_bytes();
   receive(parser, resolve, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n");
   end = s.on_response(parser);
@@ -244,8 +246,9 @@ TEST(Session, AFailedCheckOrMissingValueEndsTheFlowAsCheckFailed) {
   EXPECT_TRUE(end.iteration_over);
 
   // A value with a line break would split the next request's head: not passed on.
-  receive(parser, s.begin_step(context),
-          "HTTP/1.1 201 Created\r\nLocation: /x\r\nContent-Length: 15\r\n\r\n{\"id\":\"a\\r\\nb\"}");
+  receive(
+      parser, s.begin_step(context),
+      "HTTP/1.1 201 Created\r\nLocation: /x\r\nContent-Length: 15\r\n\r\n{\"id\":\"a\\r\\nb\"}");
   EXPECT_EQ(s.on_response(parser).outcome, measure::Outcome::kCheckFailed);
 
   // A failure without a response ends the flow too.

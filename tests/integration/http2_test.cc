@@ -158,6 +158,11 @@ TEST_F(Http2, NeverMoreStreamsThanTheServerAllows) {
   EXPECT_EQ(outcome(summary, "success"), 300) << summary.dump(2);
   EXPECT_EQ(outcome(summary, "refused"), 0);
   EXPECT_EQ(summary["h2"]["server_max_concurrent_streams"], 1);
+  const std::string md = read_file(out + "/summary.md");
+  EXPECT_NE(md.find("Up to 8 streams on each connection; the server allowed 1 "
+                    "(SETTINGS_MAX_CONCURRENT_STREAMS), so that many were used."),
+            std::string::npos)
+      << md;
 }
 
 TEST_F(Http2, GoawayMidRunMovesTheStreamsToANewConnection) {
@@ -177,6 +182,10 @@ TEST_F(Http2, GoawayMidRunMovesTheStreamsToANewConnection) {
   EXPECT_EQ(outcome(summary, "success") + outcome(summary, "refused"), 400) << summary.dump(2);
   EXPECT_GE(outcome(summary, "success"), 350);
   EXPECT_EQ(outcome(summary, "reset"), 0);
+  const std::string md = read_file(out + "/summary.md");
+  EXPECT_NE(md.find(" GOAWAYs from the server: each connection closed after its last streams"),
+            std::string::npos)
+      << md;
 }
 
 TEST_F(Http2, AStreamTheServerResetsIsCountedAndTheConnectionStays) {
