@@ -211,7 +211,8 @@ json window_to_json(const WindowSummary& w) {
               {"connect_ms", window_latency_json(w.connect)},
               {"tls_handshakes", w.tls_handshakes},
               {"tls_resumed", w.tls_resumed},
-              {"tls_handshake_ms", window_latency_json(w.tls_handshake)}};
+              {"tls_handshake_ms", window_latency_json(w.tls_handshake)},
+              {"h2_goaways", w.h2_goaways}};
   if (!w.observed.empty()) out["observed"] = observed_window_json(w.observed);
   return out;
 }

@@ -50,6 +50,7 @@ WindowSummary summarize_window(const measure::WindowStats& w) {
           .tls_handshakes = w.connection.handshakes,
           .tls_resumed = w.connection.resumed,
           .tls_handshake = summarize_latency(w.connection.handshake_us),
+          .h2_goaways = w.connection.goaways,
           .in_flight_end = w.in_flight_end,
           .queued_end = w.queued_end,
           .observed = {}};

@@ -122,6 +122,7 @@ struct WindowSummary {
   int64_t tls_handshakes = 0;  // https: handshakes completed, and of them resumed
   int64_t tls_resumed = 0;
   LatencySummary tls_handshake;
+  int64_t h2_goaways = 0;     // HTTP/2: GOAWAY frames the server sent
   int64_t in_flight_end = 0;  // requests started but not ended at the window's end (gauge)
   int64_t queued_end = 0;     // open loop: requests waiting for a connection at the end (gauge)
   std::vector<ObservedFigures> observed;  // by observed source, in the order they were given

@@ -25,7 +25,8 @@ std::string windows_csv_header(const std::vector<std::string>& observed_columns)
          "status_429,status_503,other_4xx,other_5xx,connect_error,timeout,reset,protocol_error,"
          "p50_ms,p90_ms,p99_ms,max_ms,mean_ms,service_p50_ms,service_p99_ms,bytes_in,bytes_out,"
          "in_flight,queued,check_failed,p95_ms,ttfb_p50_ms,ttfb_p95_ms,goodput_rps,drain,tls_error,"
-         "connects,connect_p99_ms,tls_handshakes,tls_resumed,tls_handshake_p99_ms" +
+         "connects,connect_p99_ms,tls_handshakes,tls_resumed,tls_handshake_p99_ms,refused,"
+         "stream_reset,h2_goaways" +
          observed + "\n";
 }
 
@@ -60,7 +61,7 @@ std::string windows_csv_row(const WindowSummary& w,
   std::string row = fmt::format(
       "{},{:.3f},{:.3f},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
       "{}"
-      ",{},{},{},{},{},{},{},{},{},{},{}\n",
+      ",{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
       w.index, static_cast<double>(w.start_ns) / 1e9, duration_s, w.warmup ? 1 : 0, w.responses(),
       w.intended, cell(throughput, 1), w.errors(), w.count(Outcome::kNeverStarted),
       w.count(Outcome::kStatus429), w.count(Outcome::kStatus503), w.count(Outcome::kOther4xx),
@@ -71,7 +72,8 @@ std::string windows_csv_row(const WindowSummary& w,
       w.bytes_out, w.in_flight_end, w.queued_end, w.count(Outcome::kCheckFailed),
       cell(w.latency.p95_ms, 3), cell(w.ttfb.p50_ms, 3), cell(w.ttfb.p95_ms, 3), cell(goodput, 1),
       w.drain ? 1 : 0, w.count(Outcome::kTlsError), w.connects, cell(w.connect.p99_ms, 3),
-      w.tls_handshakes, w.tls_resumed, cell(w.tls_handshake.p99_ms, 3));
+      w.tls_handshakes, w.tls_resumed, cell(w.tls_handshake.p99_ms, 3), w.count(Outcome::kRefused),
+      w.count(Outcome::kStreamReset), w.h2_goaways);
   if (observed_columns.empty()) return row;
   row.pop_back();  // the newline: the observed cells follow
   for (const std::string& column : observed_columns) {
