@@ -5,8 +5,10 @@
 // A generator that times from the send (coordinated omission) reports a p90 of about 1 ms.
 // The same truth holds over TLS (the server's --tls-self-signed, the load verifying it): the
 // handshakes are done before the schedule starts and each request adds only its record crypto.
+// And over HTTP/2 (h2c, streams on 10 connections) against h2_stall_server's same schedule.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <thread>
 
@@ -25,15 +27,21 @@ std::vector<std::string> pinned(int cpu, std::vector<std::string> args) {
   return command;
 }
 
-class Accuracy : public ::testing::TestWithParam<bool> {};  // over TLS?
+// How the load reaches the server: plain HTTP/1.1, over TLS, or HTTP/2 (h2c).
+enum class Path { kTcp, kTls, kH2c };
+
+class Accuracy : public ::testing::TestWithParam<Path> {};
 
 TEST_P(Accuracy, OpenLoopLatencyOnAKnownStallMatchesTheTruth) {
-  const bool tls = GetParam();
+  const Path path = GetParam();
+  const bool tls = path == Path::kTls;
   std::string out = make_temp_dir(tls ? "accuracy-tls" : "accuracy");
   std::vector<std::string> serve = {proofload_binary(), "serve", "--port",        "0",
                                     "--delay",          "1ms",   "--stall",       "1s",
                                     "--stall-every",    "5s",    "--stall-first", "2s"};
   if (tls) serve.insert(serve.end(), {"--tls-self-signed", out + "/serve.pem"});
+  // `proofload serve` speaks HTTP/1.1 only: over HTTP/2 a test server with the same schedule.
+  if (path == Path::kH2c) serve = {PL_H2_STALL_SERVER, "1000", "1000", "5000", "2000"};
   Process server(pinned(1, serve));
   auto line = server.read_stdout_line(std::chrono::seconds(10));
   ASSERT_TRUE(line.has_value()) << server.err();
@@ -54,6 +62,11 @@ TEST_P(Accuracy, OpenLoopLatencyOnAKnownStallMatchesTheTruth) {
       "--out",
       out + "/run"};
   if (tls) load.insert(load.end(), {"--cacert", out + "/serve.pem"});
+  // The same 100 requests in flight at most: 10 connections of 10 streams.
+  if (path == Path::kH2c) {
+    *(std::find(load.begin(), load.end(), "-c") + 1) = "10";
+    load.insert(load.end(), {"--http2", "--h2-streams", "10"});
+  }
   auto run = run_to_completion(pinned(0, load), std::chrono::seconds(60));
   out += "/run";
   ASSERT_EQ(run.exit_code, 0) << run.err;
@@ -77,9 +90,12 @@ TEST_P(Accuracy, OpenLoopLatencyOnAKnownStallMatchesTheTruth) {
   }
 }
 
-INSTANTIATE_TEST_SUITE_P(PlainAndTls, Accuracy, ::testing::Values(false, true),
-                         [](const ::testing::TestParamInfo<bool>& info) {
-                           return info.param ? "OverTls" : "OverTcp";
+INSTANTIATE_TEST_SUITE_P(PlainTlsAndH2, Accuracy,
+                         ::testing::Values(Path::kTcp, Path::kTls, Path::kH2c),
+                         [](const ::testing::TestParamInfo<Path>& info) {
+                           return info.param == Path::kTcp   ? "OverTcp"
+                                  : info.param == Path::kTls ? "OverTls"
+                                                             : "OverH2c";
                          });
 
 }  // namespace
