@@ -36,7 +36,8 @@ stop_serve() {
 
 # start_nginx CPU PORT BODY: nginx with one worker pinned to CPU, serving BODY as /index.html.
 # With NGINX_TLS=1 it speaks TLS 1.2/1.3 on PORT with a self-signed certificate for 127.0.0.1 and
-# localhost, written to $bench_work/cert.pem (what --cacert trusts).
+# localhost, written to $bench_work/cert.pem (what --cacert trusts). With NGINX_HTTP2=1 it speaks
+# HTTP/2 as well: over TLS by ALPN, without TLS by prior knowledge (h2c) only.
 start_nginx() {
   local cpu=$1 port=$2 body=$3
   command -v nginx >/dev/null || { echo "needs nginx (scripts/bootstrap installs nginx-light)"; exit 1; }
@@ -52,6 +53,7 @@ start_nginx() {
     tls="ssl_certificate $bench_work/cert.pem; ssl_certificate_key $bench_work/key.pem;
     ssl_protocols TLSv1.2 TLSv1.3; ssl_session_tickets on;"
   fi
+  [ "${NGINX_HTTP2:-0}" = 1 ] && listen="$listen http2"
   cat >"$bench_work/nginx.conf" <<CONF
 $run_as
 worker_processes 1;

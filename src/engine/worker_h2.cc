@@ -176,8 +176,12 @@ void Worker::on_link_ready(Link& link, int64_t now) {
   }
 }
 
+// Reads until the socket is empty (or kMaxLinkReadBytes per event, so that one connection cannot
+// hold the loop): every response that arrived is settled before the frames the slots submit in
+// return go out, in one write for the whole batch.
 void Worker::read_link(Link& link) {
-  for (int reads = 0; reads < kMaxReadsPerEvent; ++reads) {
+  size_t taken = 0;
+  while (taken < kMaxLinkReadBytes) {
     const net::Io io = link.transport.read(read_buffer_.data(), read_buffer_.size());
     const int64_t now = monotonic_ns();
     if (io.status == net::IoStatus::kWantRead || io.status == net::IoStatus::kWantWrite) {
@@ -195,6 +199,7 @@ void Worker::read_link(Link& link) {
       return;
     }
     current_.bytes_in += static_cast<int64_t>(io.bytes);
+    taken += io.bytes;
     if (!link.h2->receive(read_buffer_.data(), io.bytes, now)) {
       lose_link(link, now, Outcome::kProtocolError, false);
       return;
@@ -204,7 +209,9 @@ void Worker::read_link(Link& link) {
     }
     settle_link(link, now);
     if (link.state == LinkState::kClosed) return;
-    if (io.bytes < read_buffer_.size() && !link.transport.buffered()) return;
+    // Plain TCP: a short read emptied the socket. TLS reads a record at a time, so it reads on
+    // until OpenSSL says it waits.
+    if (!link.transport.tls() && io.bytes < read_buffer_.size()) return;
   }
 }
 

@@ -67,6 +67,10 @@ TlsContext::TlsContext(const TlsOptions& options, const std::string& host)
   SSL_CTX_set_options(ctx_, SSL_OP_IGNORE_UNEXPECTED_EOF);
   // A request may be written in parts (a full socket buffer): the retry passes the rest.
   SSL_CTX_set_mode(ctx_, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
+  // Read what the socket holds in one read(2), not a record header and then its body in two:
+  // small responses come several records at a time. (Transport::buffered asks SSL_has_pending,
+  // which also sees records read ahead and not yet decrypted.)
+  SSL_CTX_set_read_ahead(ctx_, 1);
   if (options.verify) {
     SSL_CTX_set_verify(ctx_, SSL_VERIFY_PEER, nullptr);
     const bool loaded = options.ca_file.empty() ? SSL_CTX_set_default_verify_paths(ctx_) == 1

@@ -95,7 +95,7 @@ class Transport {
 
   Io read(char* buffer, size_t size);
   // TLS: decrypted bytes are waiting inside OpenSSL (epoll cannot see them).
-  bool buffered() const { return ssl_ != nullptr && SSL_pending(ssl_) > 0; }
+  bool buffered() const { return ssl_ != nullptr && SSL_has_pending(ssl_) == 1; }
   Io write(const char* data, size_t size);
   // Closes the socket (and frees the TLS state) at once; no close_notify is sent (the load does
   // not wait for one, and the server gets the FIN).
