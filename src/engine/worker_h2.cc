@@ -365,9 +365,13 @@ void Worker::flush_link(Link& link) {
       set_link_epollout(link, true);
       return;
     }
+    // The server closed (say after its GOAWAY and its last responses): over plain TCP what it
+    // sent before is still to be read, and ends those streams as they ended. (After a failed
+    // TLS write OpenSSL reads nothing more.) Then the link is lost.
     const bool tls = link.transport.failure().tls();
     if (tls) note_tls_failure(net::failure_text(link.transport.failure()));
-    lose_link(link, monotonic_ns(), tls ? Outcome::kTlsError : Outcome::kReset, false);
+    if (!link.transport.tls()) read_link(link);
+    if (link.h2) lose_link(link, monotonic_ns(), tls ? Outcome::kTlsError : Outcome::kReset, false);
     return;
   }
   set_link_epollout(link, false);

@@ -178,10 +178,15 @@ TEST_F(Http2, GoawayMidRunMovesTheStreamsToANewConnection) {
   const json summary = read_result(out)["summary"];
   EXPECT_GE(summary["connects"].get<int64_t>(), 8);
   EXPECT_GE(summary["h2"]["goaways"].get<int64_t>(), 7);
-  // What nginx did not take before its GOAWAY is refused (not processed), never lost quietly.
-  EXPECT_EQ(outcome(summary, "success") + outcome(summary, "refused"), 400) << summary.dump(2);
+  // What nginx did not take before its GOAWAY is refused (past its last stream: not processed);
+  // a stream its GOAWAY still covered but that it closed the connection without answering
+  // (nginx does, now and then) is a reset. Every request has its outcome, none is lost quietly.
+  EXPECT_EQ(outcome(summary, "success") + outcome(summary, "refused") + outcome(summary, "reset"),
+            400)
+      << summary.dump(2);
+  EXPECT_GT(outcome(summary, "refused"), 0);
   EXPECT_GE(outcome(summary, "success"), 350);
-  EXPECT_EQ(outcome(summary, "reset"), 0);
+  EXPECT_EQ(outcome(summary, "stream_reset") + outcome(summary, "timeout"), 0);
   const std::string md = read_file(out + "/summary.md");
   EXPECT_NE(md.find(" GOAWAYs from the server: each connection closed after its last streams"),
             std::string::npos)
