@@ -12,6 +12,7 @@
 
 #include "engine/load_spec.h"
 #include "engine/window_mailbox.h"
+#include "http/h2_memory.h"
 #include "http/h2_session.h"
 #include "http/response_parser.h"
 #include "measure/named_stats.h"
@@ -263,6 +264,7 @@ class Worker {
   net::TlsSessionCache tls_sessions_;  // the last session a server gave this worker
   std::string first_tls_failure_;
   // HTTP/2.
+  http::H2Memory h2_memory_;  // where the links' sessions allocate: declared first, freed last
   std::vector<Link> links_;
   std::vector<int> ready_slots_;  // slots whose link is ready: started at the end of the turn
   std::vector<int> dirty_links_;

@@ -156,7 +156,7 @@ void Worker::advance_link_handshake(Link& link, int64_t now) {
 // that its stream limit is known before the first request.
 void Worker::start_h2(Link& link) {
   link.state = LinkState::kSettings;
-  link.h2 = std::make_unique<http::H2Session>();
+  link.h2 = std::make_unique<http::H2Session>(http::H2Settings{}, h2_memory_.nghttp2());
   set_link_epollout(link, false);
   mark_dirty(link);
 }

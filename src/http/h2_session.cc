@@ -13,7 +13,7 @@ H2Session& self_of(void* p) { return *static_cast<H2Session*>(p); }
 
 }  // namespace
 
-H2Session::H2Session(const H2Settings& settings) : settings_(settings) {
+H2Session::H2Session(const H2Settings& settings, nghttp2_mem* memory) : settings_(settings) {
   nghttp2_session_callbacks* callbacks = nullptr;
   nghttp2_session_callbacks_new(&callbacks);
   nghttp2_session_callbacks_set_on_header_callback(callbacks, on_header);
@@ -22,7 +22,7 @@ H2Session::H2Session(const H2Settings& settings) : settings_(settings) {
   nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks, on_invalid_frame);
   nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, on_stream_close);
   nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, on_begin_headers);
-  nghttp2_session_client_new(&session_, callbacks, this);
+  nghttp2_session_client_new3(&session_, callbacks, this, nullptr, memory);
   nghttp2_session_callbacks_del(callbacks);
 
   const nghttp2_settings_entry entries[] = {

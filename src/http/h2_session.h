@@ -65,7 +65,9 @@ struct H2Stream {
 
 class H2Session {
  public:
-  explicit H2Session(const H2Settings& settings = {});
+  // `memory`: where nghttp2 allocates (H2Memory::nghttp2(), outliving the session); null: the
+  // C heap.
+  explicit H2Session(const H2Settings& settings = {}, nghttp2_mem* memory = nullptr);
   ~H2Session();
   H2Session(const H2Session&) = delete;
   H2Session& operator=(const H2Session&) = delete;

@@ -188,9 +188,11 @@ Preflight preflight(const RunSpec& spec) {
     net::check_reachable(found.address, spec.connect_timeout_ns);
   }
   if (spec.protocol == engine::Protocol::kHttp2) {
-    const net::TlsContext context(load_tls(spec), url.host);
-    found.h2 = http::check_h2(found.address, url.tls() ? &context : nullptr,
-                              spec.connect_timeout_ns);
+    // Over https a context of its own (loading the trusted CAs costs, so not for h2c).
+    std::optional<net::TlsContext> context;
+    if (url.tls()) context.emplace(load_tls(spec), url.host);
+    found.h2 =
+        http::check_h2(found.address, context ? &*context : nullptr, spec.connect_timeout_ns);
   }
   return found;
 }
