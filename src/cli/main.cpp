@@ -7,10 +7,13 @@
 #include "cli/command_line.h"
 #include "cli/subcommand.h"
 #include "common/usage_error.h"
+#include "net/tls_memory.h"
 #include "plan/redaction.h"
 
 int main(int argc, char** argv) {
   using namespace proofload;
+  // Before anything touches OpenSSL: its per-record allocations come from per-thread pools.
+  net::pool_tls_memory();
   CLI::App app{"proofload: load generator and capacity-evidence tool for HTTP services",
                "proofload"};
   cli::remember_command_line(argc, argv);

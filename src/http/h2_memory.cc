@@ -1,90 +1,28 @@
 #include "http/h2_memory.h"
 
 #include <cstdint>
-#include <cstdlib>
 #include <cstring>
-#include <new>
 
 namespace proofload::http {
 namespace {
 
-// Before each block: its size class and its usable bytes, padded so the block keeps malloc's
-// alignment.
-struct alignas(std::max_align_t) Header {
-  uint32_t size_class;
-  size_t bytes;
-};
-constexpr uint32_t kHeap = UINT32_MAX;  // larger than the largest class: malloc's own
-
-Header* header_of(void* block) { return static_cast<Header*>(block) - 1; }
-
-uint32_t class_of(size_t size, size_t smallest, size_t classes) {
-  size_t bytes = smallest;
-  for (uint32_t c = 0; c < classes; ++c, bytes *= 2) {
-    if (size <= bytes) return c;
-  }
-  return kHeap;
-}
+BlockPool& pool_of(void* self) { return *static_cast<BlockPool*>(self); }
 
 }  // namespace
 
 H2Memory::H2Memory() {
-  mem_.mem_user_data = this;
-  mem_.malloc = [](size_t size, void* self) {
-    return static_cast<H2Memory*>(self)->allocate(size);
-  };
-  mem_.free = [](void* block, void* self) { static_cast<H2Memory*>(self)->release(block); };
+  mem_.mem_user_data = &pool_;
+  mem_.malloc = [](size_t size, void* self) { return pool_of(self).allocate(size); };
+  mem_.free = [](void* block, void* self) { pool_of(self).release(block); };
   mem_.calloc = [](size_t count, size_t size, void* self) -> void* {
     if (size != 0 && count > SIZE_MAX / size) return nullptr;
-    void* block = static_cast<H2Memory*>(self)->allocate(count * size);
+    void* block = pool_of(self).allocate(count * size);
     if (block != nullptr) std::memset(block, 0, count * size);
     return block;
   };
   mem_.realloc = [](void* block, size_t size, void* self) {
-    return static_cast<H2Memory*>(self)->reallocate(block, size);
+    return pool_of(self).reallocate(block, size);
   };
-}
-
-H2Memory::~H2Memory() {
-  for (std::vector<void*>& blocks : free_) {
-    for (void* block : blocks) std::free(header_of(block));
-  }
-}
-
-void* H2Memory::allocate(size_t size) {
-  const uint32_t c = class_of(size, kSmallestBytes, kClasses);
-  if (c != kHeap && !free_[c].empty()) {
-    void* block = free_[c].back();
-    free_[c].pop_back();
-    return block;
-  }
-  const size_t bytes = c == kHeap ? size : kSmallestBytes << c;
-  auto* header = static_cast<Header*>(std::malloc(sizeof(Header) + bytes));
-  if (header == nullptr) return nullptr;
-  header->size_class = c;
-  header->bytes = bytes;
-  return header + 1;
-}
-
-void H2Memory::release(void* block) {
-  if (block == nullptr) return;
-  const uint32_t c = header_of(block)->size_class;
-  if (c == kHeap) {
-    std::free(header_of(block));
-    return;
-  }
-  free_[c].push_back(block);  // grows only past the most blocks ever free at once
-}
-
-void* H2Memory::reallocate(void* block, size_t size) {
-  if (block == nullptr) return allocate(size);
-  const size_t old_bytes = header_of(block)->bytes;
-  if (size <= old_bytes && header_of(block)->size_class != kHeap) return block;
-  void* moved = allocate(size);
-  if (moved == nullptr) return nullptr;
-  std::memcpy(moved, block, old_bytes < size ? old_bytes : size);
-  release(block);
-  return moved;
 }
 
 }  // namespace proofload::http
