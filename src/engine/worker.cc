@@ -19,8 +19,7 @@ namespace {
 using measure::Outcome;
 
 constexpr uint64_t kWakeToken = UINT64_MAX;
-constexpr uint64_t kLinkTokenBase = uint64_t{1} << 32;  // as in worker_h2.cc
-constexpr int64_t kSweepIntervalNs = 10 * kNsPerMs;     // timeouts, ramps, reconnects
+constexpr int64_t kSweepIntervalNs = 10 * kNsPerMs;  // timeouts, ramps, reconnects
 
 }  // namespace
 

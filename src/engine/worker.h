@@ -258,6 +258,8 @@ class Worker {
   static constexpr size_t kReadBufferBytes = 64 * 1024;
   static constexpr int kMaxReadsPerEvent = 4;  // 256 KiB of one connection per turn of the loop
   static constexpr size_t kMaxLinkReadBytes = 256 * 1024;  // HTTP/2: the same bound, in bytes
+  // epoll tokens: a connection's slot, or (HTTP/2) a link's index past this.
+  static constexpr uint64_t kLinkTokenBase = uint64_t{1} << 32;
   static constexpr int kMaxArrivalsPerTurn = 4096;
   std::vector<char> read_buffer_;
   std::string failure_;

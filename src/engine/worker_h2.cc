@@ -17,8 +17,6 @@ using measure::Outcome;
 
 int64_t micros(int64_t ns) { return ns / kNsPerUs; }
 
-constexpr uint64_t kLinkTokenBase = uint64_t{1} << 32;
-
 }  // namespace
 
 // A slot past the server's stream limit waits (it is a user, or pool capacity, the server does
