@@ -49,6 +49,9 @@ class LadderRun {
       result_.source.tls_version = preflight_.tls->version;
       result_.source.tls_alpn = preflight_.tls->alpn;
     }
+    const bool h2 = ladder.base_run.protocol == engine::Protocol::kHttp2;
+    result_.source.protocol = h2 ? "h2" : "http/1.1";
+    if (h2) result_.source.h2_streams = ladder.base_run.h2_streams.value_or(1);
     result_.settings = ladder.settings;
   }
 

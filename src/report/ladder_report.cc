@@ -85,10 +85,21 @@ std::string scope_of(const LadderResult& v) {
                                            : " arrivals/s (an arrival is one pick of the mix)")
                                 : ": levels " + levels_text(levels);
   out += ", each " + hold_words(v, v.settings.hold_s) + "; " + repeat_words(v) + ".";
+  const bool h2 = v.source.protocol == "h2";
   if (!v.source.tls_version.empty()) {
-    out += " Over HTTPS: HTTP/1.1 over " + v.source.tls_version +
+    out += std::string(" Over HTTPS: ") + (h2 ? "HTTP/2" : "HTTP/1.1") + " over " +
+           v.source.tls_version +
            (v.source.tls_alpn.empty() ? ", no ALPN protocol agreed."
                                       : " (ALPN " + v.source.tls_alpn + ").");
+  } else if (h2) {
+    out += " Over HTTP/2 without TLS (h2c, by prior knowledge).";
+  }
+  if (h2 && v.source.h2_streams && *v.source.h2_streams > 1) {
+    out +=
+        " Each connection carries up to " + count_text(static_cast<double>(*v.source.h2_streams)) +
+        " streams" +
+        (loop_of(v) == "closed" ? ": at each level that many times its connections are in flight."
+                                : ".");
   }
   if (v.settings.stop_on_fail)
     out += " Set to stop at the first level that breaks the SLO (--stop-on-fail).";

@@ -225,7 +225,9 @@ json ladder_to_json(const LadderResult& r) {
         {"table_file", text_or_null(r.source.table_file)},
         {"table_sha256", text_or_null(r.source.table_sha256)},
         {"tls_version", text_or_null(r.source.tls_version)},
-        {"tls_alpn", text_or_null(r.source.tls_alpn)}}},
+        {"tls_alpn", text_or_null(r.source.tls_alpn)},
+        {"protocol", text_or_null(r.source.protocol)},
+        {"h2_streams", optional_json(r.source.h2_streams)}}},
       {"settings", settings_json(r.settings, table)},
       {"rows", rows},
       {"events", events},
@@ -256,10 +258,10 @@ LadderResult ladder_from_json(const json& result) {
   r.finished_at = top.text("finished_at");
 
   const JsonReader source = top.object("source");
-  r.source = {source.text("target"),          source.text("scenario_file"),
-              source.text("scenario_sha256"), source.text("table_file"),
-              source.text("table_sha256"),    source.text("tls_version"),
-              source.text("tls_alpn")};
+  r.source = {
+      source.text("target"),     source.text("scenario_file"), source.text("scenario_sha256"),
+      source.text("table_file"), source.text("table_sha256"),  source.text("tls_version"),
+      source.text("tls_alpn"),   source.text("protocol"),      source.count("h2_streams")};
   r.settings = settings_from_json(top.object("settings"));
 
   if (const JsonReader bar = top.object("ci_bar"); bar.present()) {

@@ -56,6 +56,10 @@ struct LadderSource {
   std::string target, scenario_file, scenario_sha256, table_file, table_sha256;
   // https: what the pre-flight handshake agreed ("TLSv1.3", "http/1.1"); "" for http.
   std::string tls_version, tls_alpn;
+  // A measured ladder's protocol ("http/1.1" or "h2"; "" for a table) and, over HTTP/2, the
+  // streams asked for on each connection.
+  std::string protocol;
+  std::optional<int64_t> h2_streams;
 };
 
 struct LadderHookCommands {

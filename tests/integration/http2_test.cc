@@ -272,6 +272,34 @@ TEST_F(Http2, AScenarioFileWithProtocolH2RunsFlowsChecksAndExtractionOverStreams
   EXPECT_EQ(summary["connects"], 1);
 }
 
+TEST_F(Http2, ALadderOverH2RecordsItsProtocolAndSaysItInTheScope) {
+  NginxOptions options;
+  options.http2 = true;
+  options.keepalive_requests = 100'000'000;  // no GOAWAY (and its refused streams) in the levels
+  NginxServer nginx(options);
+  const std::string out = make_temp_dir("h2-ladder") + "/ladder";
+  Completed run =
+      run_to_completion({proofload_binary(), "ladder", nginx.url("/index.html"), "--http2",
+                         "--h2-streams", "4", "--concurrency", "1,2", "--hold", "1s", "--warmup",
+                         "0s", "--cacert", nginx.ca_file(), "--workers", "1", "-q", "-o", out},
+                        std::chrono::seconds(60));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json result = read_result(out);
+  EXPECT_EQ(result["source"]["protocol"], "h2");
+  EXPECT_EQ(result["source"]["h2_streams"], 4);
+  EXPECT_EQ(result["source"]["tls_alpn"], "h2");
+  ASSERT_EQ(result["rows"].size(), 2u) << result.dump(2);
+  for (const json& row : result["rows"]) EXPECT_EQ(row["error_rate"], 0.0) << row.dump(2);
+  // Each level's own run is an h2 run.
+  const json level = read_result(out + "/" + result["rows"][0]["directory"].get<std::string>());
+  EXPECT_EQ(level["spec"]["protocol"], "h2");
+  const std::string md = read_file(out + "/summary.md");
+  EXPECT_NE(md.find("Over HTTPS: HTTP/2 over TLSv1.3 (ALPN h2). Each connection carries up to 4 "
+                    "streams: at each level that many times its connections are in flight."),
+            std::string::npos)
+      << md;
+}
+
 TEST_F(Http2, StreamsWithoutHttp2AreRefusedAsUsage) {
   Completed run = run_to_completion(
       {proofload_binary(), "run", "http://127.0.0.1:1/", "--h2-streams", "4", "-n", "1"});
