@@ -171,11 +171,13 @@ Preflight preflight(const RunSpec& spec) {
   Preflight found;
   found.address = net::resolve(url.host, url.port);
   net::ensure_fd_limit(most_connections(spec) + kSpareDescriptors);
-  if (url.tls()) {
-    const bool h2 = spec.protocol == engine::Protocol::kHttp2;
+  const bool h2 = spec.protocol == engine::Protocol::kHttp2;
+  // One context for both checks (loading the trusted CAs costs); none for http.
+  std::optional<net::TlsContext> context;
+  if (url.tls()) context.emplace(load_tls(spec), url.host);
+  if (context) {
     try {
-      found.tls = net::check_tls_handshake(found.address, net::TlsContext(load_tls(spec), url.host),
-                                           spec.connect_timeout_ns);
+      found.tls = net::check_tls_handshake(found.address, *context, spec.connect_timeout_ns);
     } catch (const UsageError& e) {
       // A server may refuse a handshake that offers only h2 (nginx does, with an alert).
       if (!h2 || std::string_view(e.what()).find("no application protocol") == std::string::npos)
@@ -184,16 +186,13 @@ Preflight preflight(const RunSpec& spec) {
                        ": the server does not offer HTTP/2 in ALPN; without --http2 the run uses "
                        "HTTP/1.1");
     }
-  } else if (spec.protocol != engine::Protocol::kHttp2) {
+  } else if (!h2) {
     net::check_reachable(found.address, spec.connect_timeout_ns);
   }
-  if (spec.protocol == engine::Protocol::kHttp2) {
-    // Over https a context of its own (loading the trusted CAs costs, so not for h2c).
-    std::optional<net::TlsContext> context;
-    if (url.tls()) context.emplace(load_tls(spec), url.host);
+  // HTTP/2: one more connection, to hear the server's SETTINGS.
+  if (h2)
     found.h2 =
         http::check_h2(found.address, context ? &*context : nullptr, spec.connect_timeout_ns);
-  }
   return found;
 }
 
