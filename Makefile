@@ -27,12 +27,13 @@ test-sanitize: bootstrap
 	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE "accuracy|timing"
 
 # The suites with threads (CMakeLists.txt's threaded_tests) under ThreadSanitizer (gcc), without
-# the timing-sensitive tests (CI runs it too). The suites not built are left out by name.
+# the timing-sensitive tests (CI runs it too). The suites not built are left out by name, and so
+# are the fuzz replays (single-threaded: ASan+UBSan runs them).
 test-tsan: bootstrap
 	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROOFLOAD_TSAN=ON -DPROOFLOAD_BENCH=OFF
 	cmake --build $(TSAN_BUILD) --target threaded_tests -j $(JOBS)
 	cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-	  ctest --output-on-failure -j $(JOBS) -LE "accuracy|timing" -E "_NOT_BUILT$$"
+	  ctest --output-on-failure -j $(JOBS) -LE "accuracy|timing" -E "_NOT_BUILT$$|^fuzz_replay_"
 
 # Each libFuzzer harness of fuzz/ for FUZZ_SECONDS (clang, ASan+UBSan; CI runs it too).
 fuzz: bootstrap
