@@ -83,7 +83,7 @@ void Worker::run() {
     // what it recorded is handed over, and the coordinator ends the run and says why.
     failure_ = e.what();
     control_.stop_level.store(2);  // the others see it within a sweep interval and end too
-    int64_t now = monotonic_ns();
+    int64_t now = worker_now();
     roll_windows(now);
     if (!draining_) begin_drain(now, true);
     end_drain(now);  // what was in flight or queued still gets its one outcome
@@ -121,7 +121,7 @@ measure::MeasuredSpan Worker::measured_span() const {
 
 void Worker::run_loop() {
   net::use_precise_timers_on_this_thread();
-  int64_t now = monotonic_ns();
+  int64_t now = worker_now();
   window_end_ns_ = start_ns_ + spec_.window_ns;
   current_.index = 0;
   if (open_loop()) {
@@ -136,7 +136,7 @@ void Worker::run_loop() {
     adjust_closed_loop_users(now);
   }
   for (;;) {
-    now = monotonic_ns();
+    now = worker_now();
     roll_windows(now);
     run_schedule(now);
     if (now >= next_sweep_ns_) sweep(now);
@@ -145,9 +145,9 @@ void Worker::run_loop() {
       break;
     }
     // HTTP/2: slots made ready by the last turn start, and every link's frames go out.
-    if (h2()) start_ready_slots(monotonic_ns());
+    if (h2()) start_ready_slots(worker_now());
     auto events = loop_.wait(next_deadline());
-    roll_windows(monotonic_ns());  // what these events end belongs to the window now running
+    roll_windows(worker_now());  // what these events end belongs to the window now running
     for (const epoll_event& e : events) {
       if (e.data.u64 == kWakeToken) {
         uint64_t count;
@@ -163,9 +163,9 @@ void Worker::run_loop() {
         on_event(connections_[e.data.u64], e.events);
       }
     }
-    fire_think_timers(monotonic_ns());
+    fire_think_timers(worker_now());
   }
-  roll_windows(monotonic_ns());
+  roll_windows(worker_now());
   finish_windows();
 }
 
@@ -174,7 +174,7 @@ int64_t Worker::next_deadline() const {
   if (draining_) return std::min(deadline, drain_deadline_ns_);
   if (open_loop()) {
     if (auto t = arrivals_->peek()) deadline = std::min(deadline, start_ns_ + *t);
-  } else if (monotonic_ns() < start_ns_) {
+  } else if (worker_now() < start_ns_) {
     deadline = std::min(deadline, start_ns_);
   }
   return deadline;
@@ -384,7 +384,7 @@ void Worker::sync_never_started() {
   int64_t total = dispatcher_->never_started();
   int64_t in_warmup = dispatcher_->never_started_before_split();
   if (total == never_started_seen_) return;
-  last_end_ns_ = monotonic_ns();
+  last_end_ns_ = worker_now();
   current_.outcomes[kNever] += total - never_started_seen_;
   warmup_total_.outcomes[kNever] += in_warmup - never_started_in_warmup_seen_;
   measured_total_.outcomes[kNever] +=
@@ -399,7 +399,7 @@ void Worker::count_intended(int64_t intended_ns) {
 }
 
 void Worker::count_outcome(Outcome outcome, int64_t intended_ns) {
-  last_end_ns_ = monotonic_ns();
+  last_end_ns_ = worker_now();
   ++current_.outcomes[static_cast<int>(outcome)];
   ++part_of(intended_ns).outcomes[static_cast<int>(outcome)];
 }

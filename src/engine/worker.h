@@ -12,6 +12,7 @@
 
 #include "engine/load_spec.h"
 #include "engine/window_mailbox.h"
+#include "engine/worker_io.h"
 #include "http/h2_memory.h"
 #include "http/h2_session.h"
 #include "http/response_parser.h"
@@ -62,7 +63,7 @@ class Worker {
   // HTTP/2: a stream slot of a shared connection (a Link, worker_h2.cc); the states are the
   // slot's (kConnecting: waiting for its link), its own transport stays unused.
   struct Connection {
-    net::Transport transport;  // the socket, and TLS over it for https
+    WorkerTransport transport;  // the socket, and TLS over it for https
     ConnState state = ConnState::kClosed;
     bool want_epollout = false;  // EPOLLOUT registered (connect, handshake or a blocked write)
     bool active = false;         // closed loop: this user is part of the current target
@@ -88,7 +89,7 @@ class Worker {
   // other in connections_ (slot j uses link j / h2_streams).
   enum class LinkState : uint8_t { kClosed, kConnecting, kHandshaking, kSettings, kReady };
   struct Link {
-    net::Transport transport;
+    WorkerTransport transport;
     LinkState state = LinkState::kClosed;  // kSettings: waiting for the server's SETTINGS
     bool want_epollout = false;
     bool dirty = false;       // frames may be waiting in the session: flush at the end of the turn
@@ -218,7 +219,7 @@ class Worker {
   const int64_t start_ns_;
   RunControl& control_;
   WindowMailbox& mailbox_;
-  net::EventLoop loop_;
+  WorkerLoop loop_;
   int wake_fd_;
 
   workload::WorkerContext context_;  // random stream and data cursors of this worker

@@ -49,7 +49,7 @@ void Worker::set_epollout(Connection& c, bool on) {
 }
 
 void Worker::on_event(Connection& c, uint32_t events) {
-  int64_t now = monotonic_ns();
+  int64_t now = worker_now();
   switch (c.state) {
     case ConnState::kConnecting:
       if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
@@ -197,7 +197,7 @@ void Worker::fail_unsent_step(Connection& c, Outcome outcome, int64_t intended_n
   c.intended_ns = intended_ns;
   count_intended(intended_ns);
   count_outcome(outcome, intended_ns);
-  const int64_t now = monotonic_ns();
+  const int64_t now = worker_now();
   record_named(c, outcome, now, false);
   end_iteration(c, c.session.on_failure(outcome), now);
 }
@@ -268,7 +268,7 @@ void Worker::write_request(Connection& c) {
       wait_for(c, io.status);
       return;
     }
-    fail_request(c, lost_outcome(c), monotonic_ns());
+    fail_request(c, lost_outcome(c), worker_now());
     return;
   }
   set_epollout(c, false);
@@ -290,7 +290,7 @@ Outcome Worker::lost_outcome(Connection& c) {
 void Worker::read_response(Connection& c) {
   for (int reads = 0; reads < kMaxReadsPerEvent; ++reads) {
     const net::Io io = c.transport.read(read_buffer_.data(), read_buffer_.size());
-    int64_t now = monotonic_ns();
+    int64_t now = worker_now();
     if (io.status == net::IoStatus::kWantRead || io.status == net::IoStatus::kWantWrite) {
       // Writable is waited for only while the request is unwritten or TLS asked for it (a
       // level-triggered writable socket would wake the loop at once, forever).
@@ -469,7 +469,7 @@ void Worker::pause_after_iteration(Connection& c, int64_t now, int64_t pause_ns,
 // the run must end now.
 bool Worker::may_continue_iteration(const Connection& c) const {
   return (open_loop() || c.active) && control_.stop_level.load(std::memory_order_relaxed) < 2 &&
-         !(draining_ && monotonic_ns() >= drain_deadline_ns_);
+         !(draining_ && worker_now() >= drain_deadline_ns_);
 }
 
 // Sends the flow's next step on this (connected, idle) connection, due when the previous step

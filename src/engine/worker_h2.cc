@@ -82,7 +82,7 @@ void Worker::set_link_epollout(Link& link, bool on) {
 }
 
 void Worker::on_link_event(Link& link, uint32_t events) {
-  const int64_t now = monotonic_ns();
+  const int64_t now = worker_now();
   switch (link.state) {
     case LinkState::kConnecting:
       if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
@@ -181,7 +181,7 @@ void Worker::read_link(Link& link) {
   size_t taken = 0;
   while (taken < kMaxLinkReadBytes) {
     const net::Io io = link.transport.read(read_buffer_.data(), read_buffer_.size());
-    const int64_t now = monotonic_ns();
+    const int64_t now = worker_now();
     if (io.status == net::IoStatus::kWantRead || io.status == net::IoStatus::kWantWrite) {
       if (io.status == net::IoStatus::kWantWrite) set_link_epollout(link, true);
       return;
@@ -328,7 +328,7 @@ void Worker::submit_stream(Connection& c, http::ResponseCapture capture) {
       !link.h2->submit(c.stream, h2_head_, capture)) {
     // The link went away under it (or the bytes were not a request, which cannot happen for
     // what the workload renders): the slot waits for the next connection.
-    fail_request(c, Outcome::kRefused, monotonic_ns());
+    fail_request(c, Outcome::kRefused, worker_now());
     return;
   }
   mark_dirty(link);  // written at the end of the turn, with the other streams' frames
@@ -369,11 +369,11 @@ void Worker::flush_link(Link& link) {
     const bool tls = link.transport.failure().tls();
     if (tls) note_tls_failure(net::failure_text(link.transport.failure()));
     if (!link.transport.tls()) read_link(link);
-    if (link.h2) lose_link(link, monotonic_ns(), tls ? Outcome::kTlsError : Outcome::kReset, false);
+    if (link.h2) lose_link(link, worker_now(), tls ? Outcome::kTlsError : Outcome::kReset, false);
     return;
   }
   set_link_epollout(link, false);
-  settle_link(link, monotonic_ns());  // sending may have closed streams (a reset we sent)
+  settle_link(link, worker_now());  // sending may have closed streams (a reset we sent)
 }
 
 // A stream that failed alone: its outcome, and the slot takes its next request on the same

@@ -1,7 +1,8 @@
-// Discrete-event simulation of an open-loop run: ArrivalSchedule and OpenLoopDispatcher driven
-// as the engine drives them, against a simulated server with a fixed service time. Checks the
-// outcomes against queueing arithmetic, and the bookkeeping against the simulated sockets after
-// every event.
+// Discrete-event simulation of the open-loop dispatcher alone: ArrivalSchedule and
+// OpenLoopDispatcher driven by a minimal engine against a simulated server with a fixed service
+// time. Checks the dispatcher's bookkeeping against the simulated sockets after every event, and
+// the outcomes against queueing arithmetic. The real engine Worker runs the same scenarios in
+// src/engine/worker_simulation_test.cc.
 #include <gtest/gtest.h>
 
 #include <algorithm>

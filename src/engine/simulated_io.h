@@ -1,0 +1,212 @@
+// Simulated time, sockets and server, for driving the real Worker in its tests (see
+// engine/worker_io.h): a run of many simulated seconds takes milliseconds, and the server's
+// answers are exact, so a test checks the worker's outcomes and latencies against arithmetic.
+//
+//   simulated::World world(model);   // the clock starts at 1 s; the server behaves as `model`
+//   Worker worker(spec, 0, world.now() + lead, control, mailbox);
+//   worker.run();                    // returns when the worker's run is over
+//   world.stats();                   // what the server saw
+//
+// The Worker's loop calls Loop::wait with its next deadline: the world hands back the sockets
+// that are ready now or, when none is, moves its clock to the next thing that happens (a connect
+// completes, an answer is due) or to the deadline, whichever is first. Time passes only there.
+// A worker that polls without end at one instant (a busy loop) fails the simulation instead of
+// hanging it.
+//
+// The server answers each request (HTTP/1.1, one at a time per connection, as the worker sends
+// them) `service_ns` after it arrived, or after the stall it arrived in. Faults are counted: it can
+// refuse connects, close a connection after its answer, or leave a request unanswered.
+// Single-threaded: one World per thread, alive while a Loop or Transport is used.
+#pragma once
+
+#include <sys/epoll.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <map>
+#include <queue>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "net/tcp.h"
+#include "net/tls.h"
+#include "net/transport.h"
+
+namespace proofload::engine::simulated {
+
+struct ServerModel {
+  int64_t connect_ns = 100'000;    // from the connect call to the connection being open
+  int64_t service_ns = 5'000'000;  // from a request's arrival (or its stall's end) to its answer
+  // Stalls, like a garbage collector's: [first, first + length) and every `every_ns` after.
+  // A request that arrives in one is answered `service_ns` after it ends. 0: no stalls.
+  int64_t stall_length_ns = 0;
+  int64_t stall_every_ns = 0;
+  int64_t stall_first_ns = 0;  // since the world's start
+  // Faults, each on every Nth occurrence (0: never).
+  int refuse_every_nth_connect = 0;       // the connect fails: ECONNREFUSED
+  int close_after_every_nth_answer = 0;   // the answer says Connection: close, and the server
+                                          // closes the connection after it
+  int ignore_every_nth_request = 0;       // the request is never answered
+};
+
+// What the server saw.
+struct ServerStats {
+  int64_t connects_attempted = 0;
+  int64_t connects_refused = 0;
+  int64_t requests = 0;   // complete requests received
+  int64_t answers = 0;    // answers sent
+  int64_t ignored = 0;    // requests left unanswered
+  int64_t closes = 0;     // connections the server closed after an answer
+  int most_open = 0;      // connections open or opening at once, at most
+};
+
+class World {
+ public:
+  explicit World(ServerModel model);
+  ~World();
+  World(const World&) = delete;
+  World& operator=(const World&) = delete;
+
+  static constexpr int64_t kStartNs = 1'000'000'000;  // the clock's first reading
+  int64_t now() const { return now_ns_; }
+  const ServerStats& stats() const { return stats_; }
+
+  // The one World of this thread (the Loop and Transport below use it).
+  static World& current();
+
+  // ---- for Loop and Transport ----
+  int open_socket();  // starts a connect; returns the socket's fd (never a real one)
+  int finish_connect(int fd);  // 0 when open, else the errno
+  net::Io read(int fd, char* buffer, size_t size);
+  net::Io write(int fd, const char* data, size_t size);
+  void close_socket(int fd);
+  void watch(int fd, uint32_t events, uint64_t token);
+  void unwatch(int fd);
+  std::span<const epoll_event> wait(int64_t deadline_ns);
+
+ private:
+  struct Socket {
+    int64_t open_at_ns = 0;      // the connect completes then (or fails, if refused)
+    bool refused = false;
+    bool closed_by_server = false;
+    bool awaiting_answer = false;  // a request is at the server (answered or ignored later)
+    std::string to_server;         // request bytes not yet parsed into a request
+    std::string to_client;         // answer bytes not yet read
+  };
+  // Something that happens at a time: a connect completes (or is refused), or an answer is due.
+  struct Due {
+    int64_t at_ns;
+    int64_t sequence;  // ties in the order they were made
+    int fd;
+    bool is_answer;
+    bool operator>(const Due& other) const {
+      return at_ns != other.at_ns ? at_ns > other.at_ns : sequence > other.sequence;
+    }
+  };
+  struct Watch {
+    uint32_t events;
+    uint64_t token;
+  };
+
+  Socket* socket(int fd);
+  const Socket* socket(int fd) const;
+  void schedule(int64_t at_ns, int fd, bool is_answer);
+  void take_requests(int fd, Socket& s);
+  int64_t answer_time(int64_t arrival_ns) const;
+  void answer(int fd);
+  uint32_t ready_events(int fd, const Watch& watch) const;
+  void collect_ready();
+
+  ServerModel model_;
+  int64_t now_ns_ = kStartNs;
+  int next_fd_ = kFirstFd;
+  int64_t sequence_ = 0;
+  int64_t polls_at_this_instant_ = 0;
+  ServerStats stats_;
+  std::map<int, Socket> sockets_;  // open or opening
+  std::map<int, Watch> watched_;   // the loop's interest, by fd (real fds too: never ready)
+  std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
+  std::vector<epoll_event> ready_;
+
+  static constexpr int kFirstFd = 1 << 20;  // above any real descriptor of the test
+  static constexpr int64_t kMaxPollsAtOneInstant = 1'000'000;
+};
+
+// The clock the worker reads.
+inline int64_t now() { return World::current().now(); }
+
+// net::EventLoop's interface, over the World.
+class Loop {
+ public:
+  explicit Loop(int /*max_events*/ = 256) {}
+  void add(int fd, uint32_t events, uint64_t token) { World::current().watch(fd, events, token); }
+  void modify(int fd, uint32_t events, uint64_t token) {
+    World::current().watch(fd, events, token);
+  }
+  void remove(int fd) { World::current().unwatch(fd); }
+  std::span<const epoll_event> wait(int64_t deadline_ns) {
+    return World::current().wait(deadline_ns);
+  }
+};
+
+// net::Transport's interface (plain TCP; TLS is not simulated), over the World.
+class Transport {
+ public:
+  Transport() = default;
+  ~Transport() { close(); }
+  Transport(const Transport&) = delete;
+  Transport& operator=(const Transport&) = delete;
+  Transport(Transport&& other) noexcept : fd_(other.fd_), failure_(other.failure_) {
+    other.fd_ = -1;
+  }
+  Transport& operator=(Transport&& other) noexcept {
+    if (this != &other) {
+      close();
+      fd_ = other.fd_;
+      failure_ = other.failure_;
+      other.fd_ = -1;
+    }
+    return *this;
+  }
+
+  int fd() const { return fd_; }
+  bool is_open() const { return fd_ >= 0; }
+  bool tls() const { return false; }
+
+  int connect(const net::Address& /*address*/) {
+    close();
+    fd_ = World::current().open_socket();
+    return 0;
+  }
+  int finish_connect() { return World::current().finish_connect(fd_); }
+  void begin_tls(const net::TlsContext& /*context*/, net::TlsSessionCache* /*cache*/) {}
+  net::Io handshake() { return {net::IoStatus::kOk}; }
+  bool resumed() const { return false; }
+  int tls_version() const { return 0; }
+  std::string_view alpn() const { return {}; }
+
+  net::Io read(char* buffer, size_t size) {
+    net::Io io = World::current().read(fd_, buffer, size);
+    if (io.status == net::IoStatus::kFailed) failure_.error_number = ECONNRESET;
+    return io;
+  }
+  bool buffered() const { return false; }
+  net::Io write(const char* data, size_t size) {
+    net::Io io = World::current().write(fd_, data, size);
+    if (io.status == net::IoStatus::kFailed) failure_.error_number = EPIPE;
+    return io;
+  }
+  void close() {
+    if (fd_ >= 0) World::current().close_socket(fd_);
+    fd_ = -1;
+  }
+  const net::TransportFailure& failure() const { return failure_; }
+
+ private:
+  int fd_ = -1;
+  net::TransportFailure failure_;
+};
+
+}  // namespace proofload::engine::simulated
