@@ -39,26 +39,7 @@ run_proofload() {
   /usr/bin/time -f "%U %S %M" -o "$work/time" taskset -c 0 \
     "$proofload" run "$url" "${tls_flags[@]}" --http2 -c 64 --h2-streams 8 --workers 1 \
     -d "${duration}s" -q --out "$work/pl" >/dev/null
-  requests=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["requests"])' \
-    "$work/pl/result.json")
-  echo "$(cat "$work/time") $requests"
+  echo "$(cat "$work/time") $(proofload_requests "$work/pl")"
 }
 
-printf '%-10s %5s %12s %10s %10s %14s %9s %10s\n' tool round requests user_s sys_s \
-  cpu_s_per_1M kernel% rss_MiB
-declare -a h2load_cost pl_cost
-for round in $(seq "$rounds"); do
-  for tool in proofload h2load; do
-    read -r user sys rss requests < <(run_$tool)
-    cost=$(awk -v u="$user" -v s="$sys" -v n="$requests" 'BEGIN {printf "%.2f", (u+s)/n*1e6}')
-    kernel=$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%.0f", 100*s/(u+s)}')
-    printf '%-10s %5s %12s %10s %10s %14s %9s %10.1f\n' "$tool" "$round" "$requests" "$user" \
-      "$sys" "$cost" "$kernel" "$(awk -v k="$rss" 'BEGIN {print k/1024}')"
-    if [ "$tool" = h2load ]; then h2load_cost+=("$cost"); else pl_cost+=("$cost"); fi
-  done
-done
-hm=$(median "${h2load_cost[@]}")
-pm=$(median "${pl_cost[@]}")
-echo
-echo "median CPU-s per million requests: proofload $pm, h2load $hm"
-awk -v p="$pm" -v h="$hm" 'BEGIN {printf "ratio proofload/h2load: %.2f\n", p/h}'
+compare_cost h2load "$rounds"

@@ -37,26 +37,7 @@ run_proofload() {
   rm -rf "$work/pl"
   /usr/bin/time -f "%U %S %M" -o "$work/time" taskset -c 0 \
     "$proofload" run "$url" "${tls_flags[@]}" -c 64 --workers 1 -d "${duration}s" -q --out "$work/pl" >/dev/null
-  requests=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["requests"])' \
-    "$work/pl/result.json")
-  echo "$(cat "$work/time") $requests"
+  echo "$(cat "$work/time") $(proofload_requests "$work/pl")"
 }
 
-printf '%-10s %5s %12s %10s %10s %14s %9s %10s\n' tool round requests user_s sys_s \
-  cpu_s_per_1M kernel% rss_MiB
-declare -a wrk_cost pl_cost
-for round in $(seq "$rounds"); do
-  for tool in proofload wrk; do
-    read -r user sys rss requests < <(run_$tool)
-    cost=$(awk -v u="$user" -v s="$sys" -v n="$requests" 'BEGIN {printf "%.2f", (u+s)/n*1e6}')
-    kernel=$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%.0f", 100*s/(u+s)}')
-    printf '%-10s %5s %12s %10s %10s %14s %9s %10.1f\n' "$tool" "$round" "$requests" "$user" \
-      "$sys" "$cost" "$kernel" "$(awk -v k="$rss" 'BEGIN {print k/1024}')"
-    if [ "$tool" = wrk ]; then wrk_cost+=("$cost"); else pl_cost+=("$cost"); fi
-  done
-done
-wm=$(median "${wrk_cost[@]}")
-pm=$(median "${pl_cost[@]}")
-echo
-echo "median CPU-s per million requests: proofload $pm, wrk $wm"
-awk -v p="$pm" -v w="$wm" 'BEGIN {printf "ratio proofload/wrk: %.2f\n", p/w}'
+compare_cost wrk "$rounds"

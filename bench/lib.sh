@@ -82,3 +82,36 @@ CONF
 median() {
   printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'
 }
+
+# compare_cost OTHER ROUNDS: runs `run_proofload` and `run_OTHER` (each defined by the caller,
+# printing "user_s sys_s maxrss_kb requests" of one run under /usr/bin/time) alternately, A B A B,
+# ROUNDS times; prints a row per run (CPU-seconds per million requests, kernel share, peak RSS)
+# and the ratio of the medians of CPU per request, proofload/OTHER.
+compare_cost() {
+  local other=$1 rounds=$2 tool user sys rss requests cost kernel
+  local -a other_cost=() pl_cost=()
+  printf '%-10s %5s %12s %10s %10s %14s %9s %10s\n' tool round requests user_s sys_s \
+    cpu_s_per_1M kernel% rss_MiB
+  for round in $(seq "$rounds"); do
+    for tool in proofload "$other"; do
+      read -r user sys rss requests < <("run_$tool")
+      cost=$(awk -v u="$user" -v s="$sys" -v n="$requests" 'BEGIN {printf "%.2f", (u+s)/n*1e6}')
+      kernel=$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%.0f", 100*s/(u+s)}')
+      printf '%-10s %5s %12s %10s %10s %14s %9s %10.1f\n' "$tool" "$round" "$requests" "$user" \
+        "$sys" "$cost" "$kernel" "$(awk -v k="$rss" 'BEGIN {print k/1024}')"
+      if [ "$tool" = "$other" ]; then other_cost+=("$cost"); else pl_cost+=("$cost"); fi
+    done
+  done
+  local om pm
+  om=$(median "${other_cost[@]}")
+  pm=$(median "${pl_cost[@]}")
+  echo
+  echo "median CPU-s per million requests: proofload $pm, $other $om"
+  awk -v p="$pm" -v o="$om" -v name="$other" 'BEGIN {printf "ratio proofload/%s: %.2f\n", name, p/o}'
+}
+
+# proofload_requests DIR: the responses a run recorded in DIR/result.json.
+proofload_requests() {
+  python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["summary"]["requests"])' \
+    "$1/result.json"
+}

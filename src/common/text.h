@@ -18,6 +18,24 @@ constexpr std::string_view trim(std::string_view text) {
   return text;
 }
 
+constexpr char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
+
+// Equal but for ASCII case: header names, keywords (other bytes compare as they are).
+constexpr bool ascii_iequals(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (size_t i = 0; i < a.size(); ++i) {
+    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
+  }
+  return true;
+}
+
+// `text` without the spaces and tabs around it (an HTTP field value's optional white space).
+constexpr std::string_view trim_spaces_tabs(std::string_view text) {
+  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
+  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
+  return text;
+}
+
 // ASCII lower case (names and keywords are ASCII; other bytes pass through).
 inline std::string ascii_lowercase(std::string_view text) {
   std::string out(text);

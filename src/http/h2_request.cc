@@ -2,32 +2,19 @@
 
 #include <array>
 
+#include "common/text.h"
+
 namespace proofload::http {
 namespace {
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] - 'A' + 'a') : a[i];
-    if (x != b[i]) return false;
-  }
-  return true;
-}
 
 // RFC 9113 8.2.2: connection-specific fields are malformed in HTTP/2.
 bool connection_specific(std::string_view name) {
   constexpr std::array<std::string_view, 5> kNames = {
       "connection", "keep-alive", "proxy-connection", "transfer-encoding", "upgrade"};
   for (std::string_view n : kNames) {
-    if (iequals(name, n)) return true;
+    if (ascii_iequals(name, n)) return true;
   }
   return false;
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
 }
 
 nghttp2_nv make_nv(std::string_view name, std::string_view value) {
@@ -75,15 +62,15 @@ bool H2RequestHead::parse(std::string_view request, std::string_view scheme) {
     const size_t colon = field.find(':');
     if (colon == std::string_view::npos || colon == 0) return false;
     std::string_view name = field.substr(0, colon);
-    std::string_view value = trim(field.substr(colon + 1));
-    if (iequals(name, "host")) {
+    std::string_view value = trim_spaces_tabs(field.substr(colon + 1));
+    if (ascii_iequals(name, "host")) {
       if (have_authority) return false;
       have_authority = true;
       nv_[authority_at] = make_nv(":authority", value);
       continue;
     }
     if (connection_specific(name)) continue;
-    if (iequals(name, "te") && !iequals(value, "trailers")) continue;
+    if (ascii_iequals(name, "te") && !ascii_iequals(value, "trailers")) continue;
     const size_t at = lower_.size();
     for (char ch : name) lower_.push_back(ch >= 'A' && ch <= 'Z' ? static_cast<char>(ch + 32) : ch);
     add(std::string_view(lower_).substr(at, name.size()), value);

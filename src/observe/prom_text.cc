@@ -10,6 +10,8 @@
 #include <unordered_map>
 #include <unordered_set>
 
+#include "common/text.h"
+
 namespace proofload::observe {
 namespace {
 
@@ -30,15 +32,6 @@ bool is_name_start(char c) { return is_alpha(c) || c == '_' || c == ':'; }
 bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
 bool is_label_start(char c) { return is_alpha(c) || c == '_'; }
 bool is_label_char(char c) { return is_label_start(c) || is_digit(c); }
-
-bool iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    char x = a[i] >= 'A' && a[i] <= 'Z' ? static_cast<char>(a[i] - 'A' + 'a') : a[i];
-    if (x != b[i]) return false;
-  }
-  return true;
-}
 
 // Go's strconv.ParseFloat as the reference parser uses it: decimal and exponent forms, an
 // optional sign, NaN and Inf in any case. Out of range is an error there too.
@@ -184,15 +177,15 @@ class Parser {
     std::string_view type_name = token();
     skip_blanks();
     FamilyType type;
-    if (iequals(type_name, "counter")) {
+    if (ascii_iequals(type_name, "counter")) {
       type = FamilyType::kCounter;
-    } else if (iequals(type_name, "gauge")) {
+    } else if (ascii_iequals(type_name, "gauge")) {
       type = FamilyType::kGauge;
-    } else if (iequals(type_name, "histogram")) {
+    } else if (ascii_iequals(type_name, "histogram")) {
       type = FamilyType::kHistogram;
-    } else if (iequals(type_name, "summary")) {
+    } else if (ascii_iequals(type_name, "summary")) {
       type = FamilyType::kSummary;
-    } else if (iequals(type_name, "untyped")) {
+    } else if (ascii_iequals(type_name, "untyped")) {
       type = FamilyType::kUntyped;
     } else {
       return bad(type_name.empty()

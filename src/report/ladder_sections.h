@@ -1,5 +1,5 @@
-// The prose sections of a ladder's summary.md: findings and what this does not show. Internal to
-// ladder_report.cc. Pure; thread-safe.
+// The prose sections of a ladder's summary.md: the title and scope, findings and what this does
+// not show. Internal to ladder_report.cc. Pure; thread-safe.
 #pragma once
 
 #include <string>
@@ -8,6 +8,7 @@
 
 namespace proofload::report::ladder {
 
+std::string header_section(const LadderResult& v);
 std::string findings_section(const LadderResult& v);
 std::string limits_section(const LadderResult& v);
 

@@ -6,6 +6,8 @@
 #include <optional>
 #include <string_view>
 
+#include "common/text.h"
+
 namespace proofload::workload {
 
 struct ResponseView {
@@ -20,21 +22,9 @@ struct ResponseView {
 
 namespace header_text {
 
-constexpr char ascii_lower(char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; }
-
-constexpr bool ascii_iequals(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (size_t i = 0; i < a.size(); ++i) {
-    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
-  }
-  return true;
-}
-
-constexpr std::string_view trim_spaces_tabs(std::string_view s) {
-  while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t')) s.remove_suffix(1);
-  return s;
-}
+using proofload::ascii_iequals;
+using proofload::ascii_lower;
+using proofload::trim_spaces_tabs;
 
 }  // namespace header_text
 

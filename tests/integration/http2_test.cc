@@ -1,10 +1,7 @@
 // `proofload run --http2` end to end: the real binary against nginx (h2 over TLS, h2c) and
 // nghttpd (nghttp2-server), started by the test on 127.0.0.1. Every run is bounded by -n or -d
 // and a deadline on the child process.
-#include <arpa/inet.h>
 #include <gtest/gtest.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -22,17 +19,6 @@ namespace {
 using nlohmann::json;
 
 json read_result(const std::string& dir) { return json::parse(read_file(dir + "/result.json")); }
-
-bool accepts(int port) {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  close(fd);
-  return ok;
-}
 
 // nghttpd serving a directory over h2c (prior knowledge) or h2 over TLS.
 class Nghttpd {
@@ -58,7 +44,7 @@ class Nghttpd {
     }
     process_ = std::make_unique<Process>(args);
     const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-    while (!accepts(port_)) {
+    while (!loopback_accepts(port_)) {
       if (process_->wait(std::chrono::milliseconds(20)).has_value() ||
           std::chrono::steady_clock::now() > until) {
         throw std::runtime_error("nghttpd did not start on port " + std::to_string(port_));

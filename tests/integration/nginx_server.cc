@@ -1,9 +1,6 @@
 // See nginx_server.h.
 #include "nginx_server.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 #include <chrono>
@@ -13,20 +10,6 @@
 #include "net/self_signed.h"
 
 namespace proofload::testing {
-namespace {
-
-bool accepts(int port) {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(static_cast<uint16_t>(port));
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  const bool ok = connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0;
-  close(fd);
-  return ok;
-}
-
-}  // namespace
 
 bool NginxServer::available() { return access("/usr/sbin/nginx", X_OK) == 0; }
 
@@ -92,7 +75,7 @@ NginxServer::NginxServer(const NginxOptions& options) : options_(options) {
   process_ = std::make_unique<Process>(std::vector<std::string>{
       "/usr/sbin/nginx", "-p", dir_, "-c", dir_ + "/nginx.conf", "-e", dir_ + "/error.log"});
   const auto until = std::chrono::steady_clock::now() + std::chrono::seconds(20);
-  while (!accepts(port_)) {
+  while (!loopback_accepts(port_)) {
     if (process_->wait(std::chrono::milliseconds(20)).has_value() ||
         std::chrono::steady_clock::now() > until) {
       throw std::runtime_error("nginx did not start on " + listen + ": " +

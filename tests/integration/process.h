@@ -72,6 +72,9 @@ std::string http_get(int port, const std::string& path);
 // A port on 127.0.0.1 where nothing listens (bound, then released).
 int unused_loopback_port();
 
+// Something listens on 127.0.0.1:port (a connect succeeds; the connection is closed at once).
+bool loopback_accepts(int port);
+
 // Reads a whole file ("" if missing).
 std::string read_file(const std::string& path);
 // Writes `content` to `path` (replacing it).

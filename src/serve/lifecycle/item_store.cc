@@ -9,6 +9,7 @@
 #include <chrono>
 #include <string>
 
+#include "common/text.h"
 #include "common/usage_error.h"
 #include "serve/behaviour/cpu_burner.h"
 
@@ -36,8 +37,6 @@ uint64_t splitmix64(uint64_t* state) {
   z = (z ^ (z >> 27)) * 0x94d0'49bb'1331'11ebULL;
   return z ^ (z >> 31);
 }
-
-char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c; }
 
 bool contains_ignoring_case(std::string_view haystack, std::string_view needle) {
   if (needle.empty()) return true;
