@@ -20,13 +20,16 @@ build: bootstrap
 test: build
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
 
-# The sanitizer and fuzzing builds keep line tables only (-g1): enough for every report's stack
-# trace to name files and lines, and a fifth to two fifths less compile time than full debug
-# information (CI builds all four trees on two cores).
-# The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer (CI runs it too).
+# The sanitizer and fuzzing builds keep line tables only: enough for every report's stack trace to
+# name files and lines, and a fifth to two fifths less compile time than full debug information
+# (CI builds all four trees on two cores).
+# The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer (CI runs it too). clang:
+# at -O0 with the sanitizers it compiles this tree in about 6 minutes where gcc takes 10, and its
+# UBSan checks alignment of references too.
 test-sanitize: bootstrap
-	cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Debug -DPROOFLOAD_SANITIZE=ON -DPROOFLOAD_BENCH=OFF \
-	  -DCMAKE_CXX_FLAGS_DEBUG="-g1" -DCMAKE_C_FLAGS_DEBUG="-g1"
+	cmake -S . -B $(SAN_BUILD) -G Ninja -DCMAKE_C_COMPILER=clang -DCMAKE_CXX_COMPILER=clang++ \
+	  -DCMAKE_BUILD_TYPE=Debug -DPROOFLOAD_SANITIZE=ON -DPROOFLOAD_BENCH=OFF \
+	  -DCMAKE_CXX_FLAGS_DEBUG="-gline-tables-only" -DCMAKE_C_FLAGS_DEBUG="-gline-tables-only"
 	cmake --build $(SAN_BUILD) -j $(JOBS)
 	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE "accuracy|timing"
 

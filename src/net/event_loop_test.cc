@@ -51,7 +51,8 @@ TEST(EventLoop, AReadyDescriptorWakesTheWaitWithItsToken) {
   ASSERT_EQ(write(fd, &one, sizeof one), static_cast<ssize_t>(sizeof one));
   auto events = loop.wait(EventLoop::kNoDeadline);
   ASSERT_EQ(events.size(), 1u);
-  EXPECT_EQ(events[0].data.u64, 42u);
+  const uint64_t token = events[0].data.u64;  // epoll_event is packed: copy, never bind to it
+  EXPECT_EQ(token, 42u);
   loop.remove(fd);
   close(fd);
 }
