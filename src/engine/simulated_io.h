@@ -175,7 +175,7 @@ class Transport {
   bool is_open() const { return fd_ >= 0; }
   bool tls() const { return false; }
 
-  int connect(const net::Address& /*address*/) {
+  int connect(const net::Address& /*address*/, const net::Address* /*source*/ = nullptr) {
     close();
     fd_ = World::current().open_socket();
     return 0;

@@ -1,8 +1,12 @@
-// The event loop's timer heap and wait deadlines, and the TCP helpers' errors.
+// The event loop's timer heap and wait deadlines, and the TCP helpers: errors, source binding.
 #include "net/event_loop.h"
 
+#include <arpa/inet.h>
 #include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <poll.h>
 #include <sys/eventfd.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 #include <random>
@@ -72,6 +76,45 @@ TEST(Tcp, UnreachablePortIsAUsageErrorNamingTheAddress) {
   } catch (const UsageError& e) {
     EXPECT_STREQ(e.what(), "cannot connect to 127.0.0.1:1: Connection refused");
   }
+}
+
+// The probe's sources: a connection bound to 127.0.0.2 reaches a server on 127.0.0.1 from there.
+TEST(Tcp, AConnectionBoundToALocalAddressComesFromIt) {
+  const int listener = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in server{};
+  server.sin_family = AF_INET;
+  server.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&server), sizeof server), 0);
+  ASSERT_EQ(listen(listener, 8), 0);
+  socklen_t length = sizeof server;
+  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&server), &length), 0);
+  const Address target = resolve("127.0.0.1", ntohs(server.sin_port));
+
+  for (const char* source_ip : {"127.0.0.2", "127.0.0.3"}) {
+    const Address source = resolve(source_ip, 0);
+    const int fd = start_connect(target, &source);
+    ASSERT_GE(fd, 0) << source_ip;
+    pollfd writable{fd, POLLOUT, 0};
+    ASSERT_EQ(poll(&writable, 1, 5000), 1);
+    EXPECT_EQ(finish_connect(fd), 0);
+    const int accepted = accept(listener, nullptr, nullptr);
+    ASSERT_GE(accepted, 0);
+    sockaddr_in peer{};
+    length = sizeof peer;
+    ASSERT_EQ(getpeername(accepted, reinterpret_cast<sockaddr*>(&peer), &length), 0);
+    char text[INET_ADDRSTRLEN] = {};
+    inet_ntop(AF_INET, &peer.sin_addr, text, sizeof text);
+    EXPECT_STREQ(text, source_ip);
+    close(accepted);
+    close(fd);
+  }
+  close(listener);
+}
+
+TEST(Tcp, ASourceThatIsNotOursFailsBeforeAnythingIsSent) {
+  // 192.0.2.1 (TEST-NET-1) is no address of this machine: the bind fails, nothing is sent.
+  const Address source = resolve("192.0.2.1", 0);
+  EXPECT_EQ(start_connect(resolve("127.0.0.1", 9), &source), -EADDRNOTAVAIL);
 }
 
 }  // namespace

@@ -45,11 +45,24 @@ Address resolve(const std::string& host, uint16_t port) {
   return address;
 }
 
-int start_connect(const Address& address) {
+int start_connect(const Address& address, const Address* source) {
   int fd = socket(address.storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return -errno;
   int one = 1;
   setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  if (source != nullptr) {
+    // Without IP_BIND_ADDRESS_NO_PORT, bind() would take an ephemeral port for the address alone
+    // (about 28,000 a source); with it the port is chosen at connect() for the 4-tuple.
+    setsockopt(fd, IPPROTO_IP, IP_BIND_ADDRESS_NO_PORT, &one, sizeof one);
+    sockaddr_storage local = source->storage;
+    if (local.ss_family == AF_INET) reinterpret_cast<sockaddr_in*>(&local)->sin_port = 0;
+    if (local.ss_family == AF_INET6) reinterpret_cast<sockaddr_in6*>(&local)->sin6_port = 0;
+    if (bind(fd, reinterpret_cast<const sockaddr*>(&local), source->length) != 0) {
+      int error = errno;
+      close(fd);
+      return -error;
+    }
+  }
   if (connect(fd, reinterpret_cast<const sockaddr*>(&address.storage), address.length) != 0 &&
       errno != EINPROGRESS) {
     int error = errno;

@@ -19,9 +19,13 @@ struct Address {
 // Resolves host:port (numeric or by name). Throws UsageError ("cannot resolve host 'x': ...").
 Address resolve(const std::string& host, uint16_t port);
 
-// Opens a non-blocking TCP socket with TCP_NODELAY and starts connecting. Returns the fd (>= 0)
-// with the connect in progress or done, or -errno when it failed at once.
-int start_connect(const Address& address);
+// Opens a non-blocking TCP socket with TCP_NODELAY and starts connecting. With `source`, the
+// socket is bound to that local address first (its port is ignored: the kernel picks one at the
+// connect, per destination, so one source can hold as many connections as without binding);
+// a source that is not an address of this machine fails with -EADDRNOTAVAIL before anything is
+// sent. Returns the fd (>= 0) with the connect in progress or done, or -errno when it failed at
+// once.
+int start_connect(const Address& address, const Address* source = nullptr);
 
 // For an fd whose connect was in progress and is now writable: 0 if connected, else the errno.
 int finish_connect(int fd);

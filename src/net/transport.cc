@@ -35,10 +35,10 @@ std::string failure_text(const TransportFailure& failure) {
   return "unknown failure";
 }
 
-int Transport::connect(const Address& address) {
+int Transport::connect(const Address& address, const Address* source) {
   close();
   failure_ = {};
-  const int fd = start_connect(address);
+  const int fd = start_connect(address, source);
   if (fd < 0) {
     failure_.error_number = -fd;
     return fd;

@@ -79,8 +79,9 @@ class Transport {
   bool is_open() const { return fd_ >= 0; }
   bool tls() const { return ssl_ != nullptr; }
 
-  // Starts a TCP connect (start_connect): 0 when in progress or done, else -errno.
-  int connect(const Address& address);
+  // Starts a TCP connect (start_connect), from the local address `source` when given: 0 when in
+  // progress or done, else -errno.
+  int connect(const Address& address, const Address* source = nullptr);
   // After the socket became writable: 0 when connected, else the errno.
   int finish_connect();
   // Starts TLS on the connected socket; the session in `cache` is offered, and new ones stored
