@@ -88,12 +88,11 @@ class World {
 
  private:
   struct Socket {
-    int64_t open_at_ns = 0;      // the connect completes then (or fails, if refused)
+    int64_t open_at_ns = 0;  // the connect completes then (or fails, if refused)
     bool refused = false;
     bool closed_by_server = false;
-    bool awaiting_answer = false;  // a request is at the server (answered or ignored later)
-    std::string to_server;         // request bytes not yet parsed into a request
-    std::string to_client;         // answer bytes not yet read
+    std::string to_server;  // request bytes not yet parsed into a request
+    std::string to_client;  // answer bytes not yet read
   };
   // Something that happens at a time: a connect completes (or is refused), or an answer is due.
   struct Due {

@@ -1,6 +1,8 @@
 // One load worker: a thread with its own epoll loop, its own connections, its own arrival
 // schedule share and its own window statistics (shared nothing). It talks to the rest of the
 // run only through RunControl (stop requests) and the WindowMailbox (once per window).
+// Its clock, event loop and transport come through worker_io.h, so that worker_simulation_test
+// runs this same code in simulated time.
 #pragma once
 
 #include <atomic>
