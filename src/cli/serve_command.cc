@@ -1,6 +1,8 @@
 // `proofload serve`: turns flags into ServerOptions, prints the one "listening on" line that
-// scripts and tests read the port from, and serves until SIGTERM or SIGINT (exit 0).
+// scripts and tests read the port from, and serves until SIGTERM or SIGINT, or --exit-after
+// (exit 0 for each).
 #include <signal.h>
+#include <time.h>
 
 #include <atomic>
 #include <cstdio>
@@ -9,6 +11,7 @@
 #include <string>
 
 #include "cli/subcommand.h"
+#include "common/clock.h"
 #include "common/file_text.h"
 #include "common/stop_signals.h"
 #include "common/units.h"
@@ -37,6 +40,7 @@ struct ServeFlags {
   std::string request_timeout = "30s";
   std::string idle_timeout = "60s";
   int max_connections = 10'000;
+  std::string exit_after;       // --exit-after DURATION: stop by itself, for a restart
   std::string tls_cert;         // --tls-cert FILE (PEM, the chain)
   std::string tls_key;          // --tls-key FILE
   std::string tls_self_signed;  // --tls-self-signed FILE: make one, write its certificate there
@@ -84,6 +88,10 @@ serve::ServerOptions to_options(const ServeFlags& flags) {
   options.request_timeout_ns = duration_flag_ns(flags.request_timeout, "--request-timeout");
   options.idle_timeout_ns = duration_flag_ns(flags.idle_timeout, "--idle-timeout");
   options.max_connections = flags.max_connections;
+  if (!flags.exit_after.empty()) {
+    options.exit_after_ns = duration_flag_ns(flags.exit_after, "--exit-after");
+    if (options.exit_after_ns <= 0) throw UsageError("--exit-after: must be longer than 0");
+  }
   if (!flags.routes_file.empty()) options.routes = serve::load_routes_file(flags.routes_file);
   if (!flags.profile.empty()) options.routes = serve::builtin_profile(flags.profile);
   bool any_stall_flag =
@@ -102,11 +110,39 @@ serve::ServerOptions to_options(const ServeFlags& flags) {
   return options;
 }
 
+// Something counts from time zero: stalls, a route's drift or faults, --exit-after.
+bool has_schedule(const serve::ServerOptions& options) {
+  if (options.stall_ns > 0 || options.exit_after_ns > 0) return true;
+  if (!options.routes) return false;
+  if (options.routes->stalls) return true;
+  for (const serve::RouteSpec& route : options.routes->routes) {
+    if (route.drift || !route.faults.empty()) return true;
+  }
+  return false;
+}
+
+// "serve: time zero at unix ms 1717243200123 (2024-06-01T12:00:00.123Z); ...": the wall-clock
+// moment of the server's monotonic time zero, so a test can tell which seconds a fault covers.
+void print_time_zero(const serve::Server& server) {
+  int64_t zero_ms = (wall_clock_ns() - (monotonic_ns() - server.start_ns())) / kNsPerMs;
+  time_t seconds = static_cast<time_t>(zero_ms / 1000);
+  tm utc{};
+  gmtime_r(&seconds, &utc);
+  char text[32];
+  strftime(text, sizeof(text), "%Y-%m-%dT%H:%M:%S", &utc);
+  std::fprintf(stderr,
+               "serve: time zero at unix ms %lld (%s.%03lldZ); stalls, drift, faults and "
+               "--exit-after count from it\n",
+               static_cast<long long>(zero_ms), text, static_cast<long long>(zero_ms % 1000));
+}
+
 // Server::stop() is async-signal-safe.
 void stop_server(void* server) { static_cast<serve::Server*>(server)->stop(); }
 
 int serve(const ServeFlags& flags) {
-  serve::Server server(to_options(flags));
+  serve::ServerOptions options = to_options(flags);
+  bool scheduled = has_schedule(options);
+  serve::Server server(std::move(options));
   StopSignals signals(stop_server, &server);
   if (!server.notice().empty()) std::fprintf(stderr, "serve: %s\n", server.notice().c_str());
   if (!flags.tls_self_signed.empty()) {
@@ -116,9 +152,16 @@ int serve(const ServeFlags& flags) {
                  "::1, written to %s (a client trusts it with --cacert %s)\n",
                  flags.tls_self_signed.c_str(), flags.tls_self_signed.c_str());
   }
+  // Before the listening line, so a test that has read that line finds this one written.
+  if (scheduled) print_time_zero(server);
   std::printf("listening on %s\n", server.address().c_str());
   std::fflush(stdout);
   server.run();
+  if (server.exited_after_deadline()) {
+    // Exit 0: a planned restart, told apart from a crash by a wrapper or a test's loop.
+    std::fprintf(stderr, "serve: --exit-after %s reached: closed gracefully, exit 0\n",
+                 flags.exit_after.c_str());
+  }
   return kExitOk;
 }
 
@@ -161,7 +204,10 @@ Subcommand add_serve_command(CLI::App& parent) {
   app->add_option("--max-connections", flags->max_connections,
                   "Connections held at once; beyond, new ones are closed at once (logged)")
       ->capture_default_str();
-  app->add_option("--profile", flags->profile, "Serve a built-in set of routes: demo")
+  app->add_option("--exit-after", flags->exit_after,
+                  "Stop by itself (gracefully, exit 0) this long after it began listening, "
+                  "so a wrapper restarts it (e.g. 45s)");
+  app->add_option("--profile", flags->profile, "Serve a built-in set of routes: demo, soak-faults")
       ->excludes(routes)
       ->excludes(body);
   CLI::Option* cert =

@@ -97,6 +97,27 @@ RouteHandler::RouteHandler(const RouteTable& table, int threads)
     }
     if (spec.serial) route.serial = std::make_unique<std::mutex>();
     if (spec.sse) route.sse = std::make_unique<SseStream>(*spec.sse);
+    for (const FaultSpec& fault : spec.faults) {
+      // Saturating: a fault that lasts "for ever" must not wrap round to the past.
+      int64_t end_ns =
+          fault.for_ns > INT64_MAX - fault.at_ns ? INT64_MAX : fault.at_ns + fault.for_ns;
+      route.fault_windows.push_back({fault.at_ns, end_ns});
+      FaultAnswer answer;
+      answer.status = fault.status != 0 ? fault.status : spec.status;
+      answer.wrong_body = fault.status == 0;
+      // A status fault answers a short text; a body fault, the route's status and content type.
+      std::string status_line =
+          fault.status != 0 ? std::to_string(fault.status) + " " + reason_phrase(fault.status)
+                            : route.status_line;
+      std::string_view body = fault.status != 0 ? std::string_view("injected fault\n") : fault.body;
+      std::string_view type =
+          fault.status != 0 ? std::string_view("text/plain") : spec.content_type;
+      answer.keep_alive = prepare_response(status_line, "", body, type);
+      answer.keep_alive_10 = prepare_response(status_line, "keep-alive", body, type);
+      answer.close = prepare_response(status_line, "close", body, type);
+      statuses.push_back(answer.status);
+      route.fault_answers.push_back(std::move(answer));
+    }
     any_cache = any_cache || spec.cache;
     names.push_back(spec.name);
     statuses.push_back(spec.status);
@@ -161,6 +182,18 @@ void RouteHandler::serve_route(const Route& route, size_t index, const RequestHe
       }
     }
   }
+  // One clock read, only on routes that change with time.
+  int64_t elapsed_ns = spec.drift || !route.fault_windows.empty() ? monotonic_ns() - start_ns_ : 0;
+  const FaultAnswer* fault = nullptr;
+  if (int i = first_fault_at(route.fault_windows, elapsed_ns); i >= 0) {
+    fault = &route.fault_answers[static_cast<size_t>(i)];
+  }
+  if (fault && !fault->wrong_body) {
+    // An outage answers at once, like `fail`: no cpu, no delay.
+    send_prepared(reply, request, fault->keep_alive, fault->keep_alive_10, fault->close, 0);
+    metrics_->count_request(shard, index, fault->status);
+    return;
+  }
   if (route.fail.enabled()) {
     if (Failure failure = route.fail.pick(rng); failure != Failure::kNone) {
       metrics_->count_request(shard, index, serve_failure(failure, route, request, reply));
@@ -181,16 +214,31 @@ void RouteHandler::serve_route(const Route& route, size_t index, const RequestHe
     }
   }
   int64_t delay_ns = route.delay ? route.delay->sample_ns(rng) : 0;
+  if (spec.drift) {
+    delay_ns = drifted_delay_ns(delay_ns, spec.drift->add_ns, spec.drift->every_ns, elapsed_ns);
+  }
   if (spec.sse) {
     serve_sse(route, request, delay_ns, reply);
-  } else if (!request.keep_alive) {
-    reply.send(route.close.for_request(request.is_head), delay_ns);
-    reply.close_after();
+  } else if (fault) {
+    // A body fault: the route's status, cpu and delay, with the wrong body.
+    send_prepared(reply, request, fault->keep_alive, fault->keep_alive_10, fault->close, delay_ns);
   } else {
-    const PreparedResponse& ok = request.http_1_0 ? route.keep_alive_10 : route.keep_alive;
-    reply.send(ok.for_request(request.is_head), delay_ns);
+    send_prepared(reply, request, route.keep_alive, route.keep_alive_10, route.close, delay_ns);
   }
   metrics_->count_request(shard, index, spec.status);
+}
+
+void RouteHandler::send_prepared(ReplyBuilder& reply, const RequestHead& request,
+                                 const PreparedResponse& keep_alive,
+                                 const PreparedResponse& keep_alive_10,
+                                 const PreparedResponse& close, int64_t delay_ns) {
+  if (!request.keep_alive) {
+    reply.send(close.for_request(request.is_head), delay_ns);
+    reply.close_after();
+  } else {
+    const PreparedResponse& ok = request.http_1_0 ? keep_alive_10 : keep_alive;
+    reply.send(ok.for_request(request.is_head), delay_ns);
+  }
 }
 
 void RouteHandler::send_built(ReplyBuilder& reply, const RequestHead& request,

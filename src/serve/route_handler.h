@@ -1,6 +1,7 @@
 // The route-based handler of `proofload serve --routes FILE | --profile NAME`: matches each
 // request to a route of a RouteTable and gives it the route's behaviour (limit, injected
-// failure, cache, cpu, serial, delay, SSE stream, lifecycle and admin built-ins, /metrics).
+// failure, cache, cpu, serial, delay, SSE stream, lifecycle and admin built-ins, /metrics), and
+// the parts that change with the server's age (drift, scheduled faults).
 // Built once; called from every server thread: per-thread state (random generators) is indexed
 // by the request's thread, shared state (token buckets, cache, item store, metrics) is
 // thread-safe.
@@ -12,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/rng.h"
 #include "serve/behaviour/delay_sampler.h"
 #include "serve/behaviour/fail_picker.h"
@@ -32,10 +34,20 @@ class RouteHandler : public RequestHandler {
   RouteHandler(const RouteTable& table, int threads);
   ~RouteHandler() override;
 
+  // The server's time zero on the monotonic clock, which drift and faults count from (default:
+  // when constructed). Set before serving; a test sets one in the past to be that far in.
+  void set_start_ns(int64_t start_ns) { start_ns_ = start_ns; }
+
   void handle(const RequestHead& request, ReplyBuilder& reply) const override;
   void reject(RequestError error, ReplyBuilder& reply) const override;
 
  private:
+  // The answer of a scheduled fault, prepared like the route's own.
+  struct FaultAnswer {
+    int status = 0;           // the status it answers (the route's own for a body fault)
+    bool wrong_body = false;  // a body fault: served after the route's cpu and delay
+    PreparedResponse keep_alive, keep_alive_10, close;
+  };
   // A route as served: its spec plus what it needs at run time.
   struct Route {
     RouteSpec spec;
@@ -46,8 +58,10 @@ class RouteHandler : public RequestHandler {
     std::unique_ptr<TokenBuckets> limit;
     std::string trusted_header_name;  // lower case, as RequestHead::header wants it
     FailPicker fail;
-    std::unique_ptr<std::mutex> serial;  // held while the cpu work runs
-    std::unique_ptr<SseStream> sse;      // the events of an sse route, made as they fall due
+    std::unique_ptr<std::mutex> serial;      // held while the cpu work runs
+    std::unique_ptr<SseStream> sse;          // the events of an sse route, made as they fall due
+    std::vector<FaultWindow> fault_windows;  // parallel to fault_answers
+    std::vector<FaultAnswer> fault_answers;
   };
   struct alignas(64) ThreadState {
     Rng rng;
@@ -62,6 +76,10 @@ class RouteHandler : public RequestHandler {
                     ReplyBuilder& reply) const;
   void serve_sse(const Route& route, const RequestHead& request, int64_t delay_ns,
                  ReplyBuilder& reply) const;
+  static void send_prepared(ReplyBuilder& reply, const RequestHead& request,
+                            const PreparedResponse& keep_alive,
+                            const PreparedResponse& keep_alive_10, const PreparedResponse& close,
+                            int64_t delay_ns);
   static void send_built(ReplyBuilder& reply, const RequestHead& request, std::string_view status,
                          std::string_view content_type, std::string_view body, int64_t delay_ns,
                          std::string_view extra_headers = {});
@@ -74,7 +92,8 @@ class RouteHandler : public RequestHandler {
   std::unique_ptr<Metrics> metrics_;
   mutable std::mutex write_counters_mutex_;      // guards exported_writes_
   mutable LifecycleCounters exported_writes_{};  // the store's counters last added to metrics_
-  size_t unmatched_route_;  // metrics index for requests no route took (404, 405)
+  size_t unmatched_route_;             // metrics index for requests no route took (404, 405)
+  int64_t start_ns_ = monotonic_ns();  // time zero of drift and faults
 };
 
 }  // namespace proofload::serve

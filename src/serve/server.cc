@@ -8,8 +8,11 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <chrono>
+#include <condition_variable>
 #include <cstring>
 #include <exception>
+#include <mutex>
 #include <system_error>
 #include <thread>
 
@@ -75,6 +78,7 @@ void ServerOptions::validate() const {
   }
   if (delay_ns < 0) throw UsageError("--delay: must not be negative");
   if (stall_ns < 0) throw UsageError("--stall: must not be negative");
+  if (exit_after_ns < 0) throw UsageError("--exit-after: must not be negative");
   if (stall_ns > 0 && stall_every_ns <= stall_ns) {
     throw UsageError("--stall-every: must be longer than --stall");
   }
@@ -111,13 +115,16 @@ Server::Server(ServerOptions options) : options_(validated(std::move(options))) 
               std::to_string(fits);
     options_.max_connections = static_cast<int>(fits);
   }
+  RouteHandler* route_handler = nullptr;
   if (options_.routes) {
     if (options_.stall_ns == 0 && options_.routes->stalls) {
       options_.stall_ns = options_.routes->stalls->stall_ns;
       options_.stall_every_ns = options_.routes->stalls->every_ns;
       options_.stall_first_ns = options_.routes->stalls->first_ns;
     }
-    handler_ = std::make_unique<RouteHandler>(*options_.routes, options_.threads);
+    auto routes = std::make_unique<RouteHandler>(*options_.routes, options_.threads);
+    route_handler = routes.get();
+    handler_ = std::move(routes);
   } else {
     handler_ = std::make_unique<StaticHandler>(options_.body, options_.delay_ns);
   }
@@ -155,6 +162,9 @@ Server::Server(ServerOptions options) : options_(validated(std::move(options))) 
     for (int fd : listen_fds_) close(fd);
     throw;
   }
+  // Time zero: now that it listens (a large initial dataset may have taken a while to build).
+  if (options_.start_ns <= 0) options_.start_ns = monotonic_ns();
+  if (route_handler) route_handler->set_start_ns(options_.start_ns);
 }
 
 Server::~Server() {
@@ -176,8 +186,7 @@ void Server::run() {
   if (options_.stall_ns > 0) {
     int64_t first_ns =
         options_.stall_first_ns >= 0 ? options_.stall_first_ns : options_.stall_every_ns;
-    int64_t start_ns = options_.start_ns > 0 ? options_.start_ns : monotonic_ns();
-    stalls = StallSchedule(start_ns, first_ns, options_.stall_every_ns, options_.stall_ns);
+    stalls = StallSchedule(options_.start_ns, first_ns, options_.stall_every_ns, options_.stall_ns);
   }
   int threads = options_.threads;
   int per_thread = (options_.max_connections + threads - 1) / threads;
@@ -198,10 +207,35 @@ void Server::run() {
       stop();  // one thread failing ends the server, not just its share of connections
     }
   };
+  // --exit-after: a timer thread takes the same graceful path as SIGTERM; it is woken early
+  // when the server stops for another reason.
+  std::mutex done_mutex;
+  std::condition_variable done_changed;
+  bool done = false;
+  std::thread exit_timer;
+  if (options_.exit_after_ns > 0) {
+    exit_timer = std::thread([&] {
+      auto wait =
+          std::chrono::nanoseconds(options_.start_ns + options_.exit_after_ns - monotonic_ns());
+      std::unique_lock lock(done_mutex);
+      if (!done_changed.wait_for(lock, wait, [&] { return done; })) {
+        exited_after_deadline_.store(true);
+        stop();
+      }
+    });
+  }
   std::vector<std::thread> others;
   for (int i = 1; i < threads; ++i) others.emplace_back(serve, i);
   serve(0);
   for (std::thread& t : others) t.join();
+  if (exit_timer.joinable()) {
+    {
+      std::lock_guard lock(done_mutex);
+      done = true;
+    }
+    done_changed.notify_one();
+    exit_timer.join();
+  }
   for (const std::exception_ptr& error : errors) {
     if (error) std::rethrow_exception(error);
   }

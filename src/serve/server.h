@@ -27,11 +27,15 @@ struct ServerOptions {
   int64_t stall_ns = 0;            // length of each stall; 0: never stall
   int64_t stall_every_ns = 0;      // period of the stalls (required when stall_ns > 0)
   int64_t stall_first_ns = -1;     // start of the first stall after start; < 0: stall_every_ns
-  int64_t start_ns = 0;            // monotonic time the stalls count from; 0: when run() begins
-  int threads = 1;                 // event loops, each with its own listening socket
-  int max_connections = 10'000;    // beyond: accepted and closed at once (split over threads)
-  int64_t max_header_bytes = 64 * 1024;     // request line + headers; beyond: 431 and close
-  int64_t max_body_bytes = 1024 * 1024;     // request body, read and discarded; beyond: 413
+  // Time zero on the monotonic clock, which stalls, drift, faults and exit_after_ns count from;
+  // 0: when the Server's constructor has begun listening.
+  int64_t start_ns = 0;
+  int64_t exit_after_ns = 0;             // > 0: run() stops by itself (gracefully) this long after
+                                         // time zero, so a wrapper can start a fresh server
+  int threads = 1;                       // event loops, each with its own listening socket
+  int max_connections = 10'000;          // beyond: accepted and closed at once (split over threads)
+  int64_t max_header_bytes = 64 * 1024;  // request line + headers; beyond: 431 and close
+  int64_t max_body_bytes = 1024 * 1024;  // request body, read and discarded; beyond: 413
   int64_t shutdown_grace_ns = 2 * kNsPerS;  // how long stop() lets responses in progress finish
   // A request begun but not complete after this long gets 408 and the connection closes, so a
   // client that never finishes cannot hold a connection for ever.
@@ -67,6 +71,10 @@ class Server {
   // What the server had to change to run, for its log ("" when nothing): a file-descriptor
   // limit (ulimit -n) too low for max_connections lowers the connection cap.
   const std::string& notice() const { return notice_; }
+  // Time zero on the monotonic clock (options.start_ns, or when the Server was constructed).
+  int64_t start_ns() const { return options_.start_ns; }
+  // True once run() has returned because exit_after_ns passed (not stop()).
+  bool exited_after_deadline() const { return exited_after_deadline_.load(); }
   // The connection cap in force (max_connections, or less when the fd limit is lower).
   int max_connections() const { return options_.max_connections; }
   // "HOST:PORT" as a client would dial it, e.g. "127.0.0.1:8080" or "[::1]:8080".
@@ -88,6 +96,7 @@ class Server {
   std::vector<int> listen_fds_;  // one per thread; owned until a worker takes it
   int stop_fd_ = -1;             // eventfd: readable once stop() was called; never drained
   std::atomic<bool> stopping_{false};
+  std::atomic<bool> exited_after_deadline_{false};
   std::string notice_;
 };
 

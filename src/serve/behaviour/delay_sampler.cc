@@ -80,6 +80,14 @@ DelaySampler DelaySampler::lognormal(int64_t median_ns, int64_t p99_ns, uint64_t
   return DelaySampler(Kind::kLognormal, seed, mu, sigma);
 }
 
+int64_t drifted_delay_ns(int64_t base_ns, int64_t add_ns, int64_t every_ns, int64_t elapsed_ns) {
+  if (elapsed_ns <= 0 || add_ns == 0) return base_ns;
+  int64_t steps = elapsed_ns / every_ns;
+  // Compared by division, so a day-long soak with a tiny `every` cannot overflow.
+  if (steps > (kMaxDelayNs - base_ns) / add_ns) return kMaxDelayNs;
+  return base_ns + steps * add_ns;
+}
+
 int64_t DelaySampler::sample_ns(Rng& rng) const {
   switch (kind_) {
     case Kind::kFixed:

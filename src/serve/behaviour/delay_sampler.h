@@ -16,6 +16,12 @@ constexpr int64_t kMaxDelayNs = int64_t{86'400} * 1'000'000'000;
 // relative for p in (0, 1); -inf at 0, +inf at 1.
 double standard_normal_quantile(double p);
 
+// A delay of `base_ns` grown by `add_ns` for every whole `every_ns` in `elapsed_ns` (the time
+// since the server's time zero; negative counts as 0), capped at kMaxDelayNs: a route whose
+// latency drifts during a soak. A pure function of elapsed time, so tests need no clock.
+// Preconditions: 0 <= base_ns <= kMaxDelayNs, add_ns >= 0, every_ns > 0.
+int64_t drifted_delay_ns(int64_t base_ns, int64_t add_ns, int64_t every_ns, int64_t elapsed_ns);
+
 class DelaySampler {
  public:
   enum class Kind : uint8_t { kFixed, kUniform, kExponential, kLognormal };

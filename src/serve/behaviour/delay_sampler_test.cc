@@ -1,5 +1,6 @@
 // DelaySampler: sampled percentiles agree with the exact quantiles within sampling error,
-// the lognormal parameterisation by median and p99, reproducibility per thread, bad input.
+// the lognormal parameterisation by median and p99, reproducibility per thread, bad input;
+// the drift of a delay with the server's age.
 #include "serve/behaviour/delay_sampler.h"
 
 #include <gtest/gtest.h>
@@ -124,6 +125,25 @@ TEST(DelaySamplerTest, BadParametersAreUsageErrors) {
   EXPECT_THROW(DelaySampler::lognormal(0, 10, 0), UsageError);
   EXPECT_THROW(DelaySampler::lognormal(10, 9, 0), UsageError);
   EXPECT_THROW(DelaySampler::fixed(kMaxDelayNs + 1), UsageError);
+}
+
+// `drift: {add: 1ms, every: 1s}` on `delay: 2ms`: steps at each whole second, never a slope.
+TEST(DriftedDelayTest, GrowsByAddForEveryWholePeriodSinceTimeZero) {
+  constexpr int64_t kMs = 1'000'000;
+  constexpr int64_t kS = 1'000'000'000;
+  EXPECT_EQ(drifted_delay_ns(2 * kMs, kMs, kS, 0), 2 * kMs);
+  EXPECT_EQ(drifted_delay_ns(2 * kMs, kMs, kS, kS - 1), 2 * kMs);
+  EXPECT_EQ(drifted_delay_ns(2 * kMs, kMs, kS, kS), 3 * kMs);
+  EXPECT_EQ(drifted_delay_ns(2 * kMs, kMs, kS, 90 * kS + kS / 2), 92 * kMs);
+  EXPECT_EQ(drifted_delay_ns(0, kMs, kS, 3600 * kS), 3600 * kMs);   // no base delay: drift alone
+  EXPECT_EQ(drifted_delay_ns(2 * kMs, kMs, kS, -5 * kS), 2 * kMs);  // before time zero: none
+}
+
+TEST(DriftedDelayTest, IsCappedAtTheLongestDelayWithoutOverflow) {
+  EXPECT_EQ(drifted_delay_ns(0, kMaxDelayNs, 1, INT64_MAX), kMaxDelayNs);
+  EXPECT_EQ(drifted_delay_ns(kMaxDelayNs, 1, 1, 1), kMaxDelayNs);
+  EXPECT_EQ(drifted_delay_ns(kMaxDelayNs - 10, 3, 1, 3), kMaxDelayNs - 1);
+  EXPECT_EQ(drifted_delay_ns(kMaxDelayNs - 10, 3, 1, 4), kMaxDelayNs);
 }
 
 }  // namespace

@@ -1,10 +1,11 @@
 // Injected failures for a route: for each request, none or one kind of failure, drawn with
-// the configured probabilities. Immutable after construction; share it between threads, each
-// drawing with its own Rng (make_rng), no lock.
+// the configured probabilities; and the windows of its faults scheduled at stated times. Immutable
+// after construction; share it between threads, each drawing with its own Rng (make_rng), no lock.
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <span>
 #include <string_view>
 
 #include "common/rng.h"
@@ -57,5 +58,23 @@ class FailPicker {
   // [thresholds_[i-1], thresholds_[i]).
   std::array<uint64_t, kFailureKinds> thresholds_{};
 };
+
+// When a scheduled fault is in force: [begin_ns, end_ns) from the server's time zero.
+struct FaultWindow {
+  int64_t begin_ns = 0;
+  int64_t end_ns = 0;
+};
+
+// The index of the first window that holds `elapsed_ns`, or -1: faults listed first win where
+// they overlap. A pure function of elapsed time (tests need no clock); a linear scan, as a
+// route has a handful of faults.
+inline int first_fault_at(std::span<const FaultWindow> windows, int64_t elapsed_ns) {
+  for (size_t i = 0; i < windows.size(); ++i) {
+    if (elapsed_ns >= windows[i].begin_ns && elapsed_ns < windows[i].end_ns) {
+      return static_cast<int>(i);
+    }
+  }
+  return -1;
+}
 
 }  // namespace proofload::serve

@@ -1,5 +1,6 @@
 // FailPicker: over 100k picks each kind comes up with its probability (within 4 binomial
-// standard deviations); zero and full probabilities; bad settings.
+// standard deviations); zero and full probabilities; bad settings; which scheduled fault is in
+// force at a given time.
 #include "serve/behaviour/fail_picker.h"
 
 #include <gtest/gtest.h>
@@ -60,6 +61,22 @@ TEST(FailPickerTest, BadProbabilitiesAreUsageErrors) {
   EXPECT_THROW(FailPicker(FailProbabilities{0, 1.5, 0, 0, 0, 0}), UsageError);
   EXPECT_THROW(FailPicker(FailProbabilities{0.6, 0.5, 0, 0, 0, 0}), UsageError);
   EXPECT_THROW(FailPicker(FailProbabilities{0, 0, 0, 0, std::nan(""), 0}), UsageError);
+}
+
+// Windows [1 s, 2 s) and [1.5 s, 4 s): before, inside, at the edges, after; the first listed
+// wins where they overlap.
+TEST(FirstFaultAtTest, PicksTheFirstWindowHoldingTheTime) {
+  constexpr int64_t kS = 1'000'000'000;
+  const FaultWindow windows[] = {{kS, 2 * kS}, {kS + kS / 2, 4 * kS}};
+  EXPECT_EQ(first_fault_at(windows, 0), -1);
+  EXPECT_EQ(first_fault_at(windows, kS - 1), -1);
+  EXPECT_EQ(first_fault_at(windows, kS), 0);           // begins at `at`
+  EXPECT_EQ(first_fault_at(windows, kS + kS / 2), 0);  // overlap: the first wins
+  EXPECT_EQ(first_fault_at(windows, 2 * kS - 1), 0);
+  EXPECT_EQ(first_fault_at(windows, 2 * kS), 1);  // the first has ended, the second holds
+  EXPECT_EQ(first_fault_at(windows, 4 * kS - 1), 1);
+  EXPECT_EQ(first_fault_at(windows, 4 * kS), -1);  // ends at `at + for`, exclusive
+  EXPECT_EQ(first_fault_at({}, kS), -1);
 }
 
 }  // namespace

@@ -96,11 +96,54 @@ routes:
   - {name: admin.reset,   method: POST, path: /admin/reset,          builtin: admin.reset}
 )yaml";
 
+// A service that changes over time, for soak tests: one route of each kind a soak must catch.
+// The times are those a minutes-long soak covers; docs/serve-routes.md shows it verbatim.
+constexpr std::string_view kSoakFaultsYaml =
+    R"yaml(# proofload built-in profile "soak-faults": a service that changes over time.
+# Times count from the server's time zero, when it began listening (its stderr gives it).
+seed: 1
+
+routes:
+  # Steady: the same answer and latency all run long.
+  - name: steady
+    path: /steady
+    delay: 1ms
+    body: "ok\n"
+
+  # Drifting: 1 ms slower for every second up, like a leak (61 ms at one minute).
+  - name: drifting
+    path: /drifting
+    delay: 1ms
+    drift: {add: 1ms, every: 1s}
+    body: "ok\n"
+
+  # An error burst: 500s from 30 s to 40 s, then 503s from 90 s to 95 s.
+  - name: burst
+    path: /burst
+    delay: 1ms
+    body: "ok\n"
+    faults:
+      - {at: 30s, for: 10s, status: 500}
+      - {at: 90s, for: 5s, status: 503}
+
+  # A canary: 200 all along, but its JSON answer is wrong from 60 s to 120 s.
+  - name: canary
+    path: /canary
+    content_type: application/json
+    body: '{"status":"ok","version":1}'
+    faults:
+      - {at: 60s, for: 60s, body: '{"status":"wrong","version":1}'}
+
+  - {name: health,  path: /health,  builtin: health}
+  - {name: metrics, path: /metrics, builtin: metrics}
+)yaml";
+
 struct Profile {
   std::string_view name;
   std::string_view yaml;
 };
-constexpr std::array<Profile, 1> kProfiles = {{{"demo", kDemoYaml}}};
+constexpr std::array<Profile, 2> kProfiles = {
+    {{"demo", kDemoYaml}, {"soak-faults", kSoakFaultsYaml}}};
 
 }  // namespace
 

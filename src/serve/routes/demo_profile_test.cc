@@ -1,5 +1,6 @@
-// Tests of the built-in "demo" profile: it parses, and has every route the docs and the demo
-// rely on, with the costs that make its routes differ as described.
+// Tests of the built-in profiles: "demo" parses, and has every route the docs and the demo
+// rely on, with the costs that make its routes differ as described; "soak-faults" has the
+// schedule its docs give.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -90,14 +91,46 @@ TEST(DemoProfile, DocsShowTheProfileVerbatim) {
             std::string::npos);
 }
 
+// The schedule a soak test relies on: which route drifts, when the burst and the canary's
+// wrong answer fall.
+TEST(SoakFaultsProfile, HasASteadyADriftingABurstAndACanaryRoute) {
+  RouteTable soak = builtin_profile("soak-faults");
+  const RouteSpec* steady = find_route(soak, "GET", "/steady");
+  const RouteSpec* drifting = find_route(soak, "GET", "/drifting");
+  const RouteSpec* burst = find_route(soak, "GET", "/burst");
+  const RouteSpec* canary = find_route(soak, "GET", "/canary");
+  ASSERT_TRUE(steady && drifting && burst && canary);
+  EXPECT_FALSE(steady->drift);
+  EXPECT_TRUE(steady->faults.empty());
+  EXPECT_EQ(drifting->drift, (DriftSpec{kNsPerMs, kNsPerS}));
+  EXPECT_EQ(burst->faults, (std::vector<FaultSpec>{{30 * kNsPerS, 10 * kNsPerS, 500, ""},
+                                                   {90 * kNsPerS, 5 * kNsPerS, 503, ""}}));
+  ASSERT_EQ(canary->faults.size(), 1u);
+  EXPECT_EQ(canary->faults[0].at_ns, 60 * kNsPerS);
+  EXPECT_EQ(canary->faults[0].for_ns, 60 * kNsPerS);
+  EXPECT_EQ(canary->faults[0].status, 0);
+  EXPECT_EQ(canary->body, R"({"status":"ok","version":1})");
+  EXPECT_EQ(canary->faults[0].body, R"({"status":"wrong","version":1})");
+  EXPECT_TRUE(find_route(soak, "GET", "/health") && find_route(soak, "GET", "/metrics"));
+}
+
+TEST(SoakFaultsProfile, DocsShowTheProfileVerbatim) {
+  std::ifstream in(PROOFLOAD_DOCS_DIR "/serve-routes.md");
+  ASSERT_TRUE(in) << "docs/serve-routes.md is missing";
+  std::stringstream docs;
+  docs << in.rdbuf();
+  EXPECT_NE(docs.str().find("```yaml\n" + std::string(builtin_profile_yaml("soak-faults")) + "```"),
+            std::string::npos);
+}
+
 TEST(DemoProfile, UnknownProfileIsAUsageError) {
   try {
     builtin_profile("dmeo");
     FAIL() << "no error";
   } catch (const UsageError& e) {
-    EXPECT_STREQ(e.what(), "unknown profile 'dmeo'; built-in profiles: demo");
+    EXPECT_STREQ(e.what(), "unknown profile 'dmeo'; built-in profiles: demo, soak-faults");
   }
-  EXPECT_EQ(builtin_profile_names(), std::vector<std::string_view>{"demo"});
+  EXPECT_EQ(builtin_profile_names(), (std::vector<std::string_view>{"demo", "soak-faults"}));
   EXPECT_TRUE(builtin_profile_yaml("demo").starts_with("# proofload built-in profile"));
 }
 

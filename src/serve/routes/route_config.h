@@ -66,6 +66,26 @@ struct SseSpec {
   bool operator==(const SseSpec&) const = default;
 };
 
+// A delay that grows with the server's age: `add_ns` more for every whole `every_ns` since time
+// zero (when the server began listening), on top of the route's `delay`, capped at
+// kMaxRouteDelayNs. Steps rather than a slope, so a test knows the exact delay of each second.
+struct DriftSpec {
+  int64_t add_ns = 0;    // > 0, at most kMaxRouteDelayNs
+  int64_t every_ns = 0;  // > 0
+  bool operator==(const DriftSpec&) const = default;
+};
+
+// A fault in force during [at_ns, at_ns + for_ns) from time zero: the route answers `status`
+// (with a short body) instead, or, when status is 0, its own status with `body` instead (a
+// canary whose answer turns wrong). Of overlapping faults the first in the list wins.
+struct FaultSpec {
+  int64_t at_ns = 0;   // >= 0
+  int64_t for_ns = 0;  // > 0
+  int status = 0;      // 100..599, or 0 for a body fault
+  std::string body;    // the wrong answer of a body fault
+  bool operator==(const FaultSpec&) const = default;
+};
+
 // The handlers the server implements itself; a route names one in `builtin`.
 inline constexpr std::array<std::string_view, 10> kBuiltinHandlers = {
     "lifecycle.create", "lifecycle.assign", "lifecycle.resolve", "lifecycle.get",
@@ -97,6 +117,8 @@ struct RouteSpec {
   std::optional<LimitSpec> limit;
   std::optional<FailSpec> fail;
   std::optional<SseSpec> sse;
+  std::optional<DriftSpec> drift;
+  std::vector<FaultSpec> faults;  // in file order: the first in force wins
   std::string builtin;  // "" or one of kBuiltinHandlers (then status, body, content_type, sse
                         // and cache are the handler's own)
   bool operator==(const RouteSpec&) const = default;

@@ -23,9 +23,9 @@ using yaml_reader::FieldMap;
 using yaml_reader::Source;
 
 constexpr std::array<std::string_view, 4> kTopKeys = {"seed", "stalls", "lifecycle", "routes"};
-constexpr std::array<std::string_view, 15> kRouteKeys = {
-    "name",  "method", "path",  "status", "body", "body_bytes", "content_type", "cpu",
-    "delay", "serial", "cache", "limit",  "fail", "sse",        "builtin"};
+constexpr std::array<std::string_view, 17> kRouteKeys = {
+    "name",  "method", "path",  "status", "body", "body_bytes", "content_type", "cpu",    "delay",
+    "drift", "serial", "cache", "limit",  "fail", "faults",     "sse",          "builtin"};
 constexpr std::array<std::string_view, 4> kDistributions = {"fixed", "uniform", "exponential",
                                                             "lognormal"};
 constexpr std::array<std::string_view, 2> kFixedKeys = {"dist", "value"};
@@ -40,9 +40,13 @@ constexpr std::array<std::string_view, 4> kSseKeys = {"events", "over", "event_b
 constexpr std::array<std::string_view, 4> kLifecycleKeys = {
     "committers", "commit_cost", "initial_items", "search_cost_per_item"};
 constexpr std::array<std::string_view, 3> kStallKeys = {"length", "every", "first"};
+constexpr std::array<std::string_view, 2> kDriftKeys = {"add", "every"};
+constexpr std::array<std::string_view, 4> kFaultKeys = {"at", "for", "status", "body"};
 // Keys a route with `builtin` may not have: the handler makes its own answer.
-constexpr std::array<std::string_view, 6> kNotWithBuiltin = {"status",       "body", "body_bytes",
-                                                             "content_type", "sse",  "cache"};
+constexpr std::array<std::string_view, 7> kNotWithBuiltin = {
+    "status", "body", "body_bytes", "content_type", "sse", "cache", "drift"};
+// A soak has a handful of faults per route; thousands would be a generated file gone wrong.
+constexpr size_t kMaxFaultsPerRoute = 1000;
 
 constexpr int64_t kMaxSseEventBytes = 1024 * 1024;
 constexpr int64_t kMaxCount = 1'000'000'000;
@@ -223,6 +227,63 @@ SseSpec parse_sse(const FieldMap& route) {
   return sse;
 }
 
+DriftSpec parse_drift(const FieldMap& route) {
+  FieldMap map(route.source(), *route.present("drift"), "'drift' of " + route.where(), kDriftKeys);
+  if (!map.has("add")) map.fail_missing("add");
+  if (!map.has("every")) map.fail_missing("every");
+  DriftSpec drift;
+  drift.add_ns = get_delay_ns(map, "add");
+  drift.every_ns = *map.get_duration_ns("every");
+  if (drift.add_ns <= 0) map.fail_at_value("add", "must be above 0");
+  if (drift.every_ns <= 0) map.fail_at_value("every", "must be above 0");
+  return drift;
+}
+
+// Parsed after the rest of the route: a body fault needs the route's own answer to replace.
+std::vector<FaultSpec> parse_faults(const FieldMap& route, const RouteSpec& spec) {
+  const YAML::Node& list = *route.present("faults");
+  if (!list.IsSequence() || list.size() == 0) {
+    route.fail_at_value(
+        "faults",
+        "expected a list like [{at: 30s, for: 10s, status: 500}], got " +
+            std::string(list.IsSequence() ? "an empty list" : yaml_reader::node_kind(list)));
+  }
+  if (list.size() > kMaxFaultsPerRoute) {
+    route.fail_at_value("faults", "at most " + std::to_string(kMaxFaultsPerRoute) + " faults");
+  }
+  std::vector<FaultSpec> faults;
+  for (size_t i = 0; i < list.size(); ++i) {
+    std::string where = "fault #" + std::to_string(i + 1) + " of " + route.where();
+    FieldMap map(route.source(), list[i], where, kFaultKeys);
+    if (!map.has("at")) map.fail_missing("at");
+    if (!map.has("for")) map.fail_missing("for");
+    FaultSpec fault;
+    fault.at_ns = *map.get_duration_ns("at");
+    fault.for_ns = *map.get_duration_ns("for");
+    if (fault.at_ns < 0) map.fail_at_value("at", "must not be negative");
+    if (fault.for_ns <= 0) map.fail_at_value("for", "must be above 0");
+    if (map.has("status") == map.has("body")) {
+      route.source().fail(list[i], where + " needs exactly one of 'status' (answered instead) " +
+                                       "or 'body' (the route's status with this body instead)");
+    }
+    if (map.has("status")) {
+      fault.status = static_cast<int>(*map.get_integer("status", 100, 599));
+    } else {
+      fault.body = *map.get_string("body");
+      if (!spec.builtin.empty() || spec.sse) {
+        map.fail_at_key("body",
+                        "cannot be used on a route with 'builtin' or 'sse' (no body of "
+                        "its own to replace); use 'status'");
+      }
+      if (!spec.body_bytes && fault.body == spec.body) {
+        map.fail_at_value("body", "is the route's own body: a wrong answer must differ");
+      }
+    }
+    faults.push_back(std::move(fault));
+  }
+  return faults;
+}
+
 std::string parse_method(const FieldMap& route) {
   if (!route.has("method")) return "GET";
   std::string method = *route.get_string("method");
@@ -315,6 +376,8 @@ RouteSpec parse_route(const Source& source, const YAML::Node& node, size_t index
   spec.cache = route.get_bool("cache").value_or(false);
   if (route.has("limit")) spec.limit = parse_limit(route);
   if (route.has("fail")) spec.fail = parse_fail(route);
+  if (route.has("drift")) spec.drift = parse_drift(route);
+  if (route.has("faults")) spec.faults = parse_faults(route, spec);
   return spec;
 }
 

@@ -34,8 +34,8 @@ std::string one_route(std::string_view route_lines) {
 }
 
 constexpr std::string_view kRouteKeyList =
-    "allowed: name, method, path, status, body, body_bytes, content_type, cpu, delay, serial, "
-    "cache, limit, fail, sse, builtin";
+    "allowed: name, method, path, status, body, body_bytes, content_type, cpu, delay, drift, "
+    "serial, cache, limit, fail, faults, sse, builtin";
 
 TEST(RoutesYaml, FullExampleGivesTheExpectedModel) {
   RouteTable table = load_routes_file(PROOFLOAD_ROUTES_TESTDATA "/full_example.yaml");
@@ -221,8 +221,8 @@ TEST(RoutesYamlErrors, WrongTypes) {
             "/...\"), got a map");
   EXPECT_EQ(error_of("routes:\n  - /a\n"),
             "r.yaml:2:5: route #1: expected a map of keys (name, method, path, status, body, "
-            "body_bytes, content_type, cpu, delay, serial, cache, limit, fail, sse, builtin), got "
-            "a single value");
+            "body_bytes, content_type, cpu, delay, drift, serial, cache, limit, fail, faults, sse, "
+            "builtin), got a single value");
 }
 
 TEST(RoutesYamlErrors, Probabilities) {
@@ -291,6 +291,97 @@ TEST(RoutesYamlErrors, Durations) {
   EXPECT_EQ(error_of("stalls: {length: 5s, every: 5s}\nroutes:\n  - path: /\n"),
             "r.yaml:1:29: 'every' in 'stalls': must be longer than 'length' (the server must "
             "run between stalls)");
+}
+
+// The parts that change with the server's age: a drift and a list of faults, in file order.
+TEST(RoutesYaml, DriftAndFaultsGiveTheExpectedModel) {
+  RouteTable table = parse_routes_yaml(
+      "routes:\n"
+      "  - name: canary\n"
+      "    path: /canary\n"
+      "    delay: 2ms\n"
+      "    drift: {add: 1ms, every: 1s}\n"
+      "    content_type: application/json\n"
+      "    body: '{\"ok\":true}'\n"
+      "    faults:\n"
+      "      - {at: 30s, for: 10s, status: 500}\n"
+      "      - at: 1m\n"
+      "        for: 1m\n"
+      "        body: '{\"ok\":false}'\n"
+      "  - {path: /health, builtin: health, faults: [{at: 0, for: 1ms, status: 503}]}\n",
+      "r.yaml");
+  ASSERT_EQ(table.routes.size(), 2u);
+  const RouteSpec& canary = table.routes[0];
+  EXPECT_EQ(canary.delay.fixed_ns, 2 * kNsPerMs);
+  EXPECT_EQ(canary.drift, (DriftSpec{kNsPerMs, kNsPerS}));
+  EXPECT_EQ(canary.faults,
+            (std::vector<FaultSpec>{{30 * kNsPerS, 10 * kNsPerS, 500, ""},
+                                    {60 * kNsPerS, 60 * kNsPerS, 0, R"({"ok":false})"}}));
+  EXPECT_EQ(table.routes[1].faults, (std::vector<FaultSpec>{{0, kNsPerMs, 503, ""}}));
+  EXPECT_FALSE(table.routes[1].drift);
+  // operator== sees the new fields.
+  RouteTable changed = table;
+  changed.routes[0].faults[1].body = "x";
+  EXPECT_NE(changed, table);
+  changed = table;
+  changed.routes[0].drift->every_ns = 2 * kNsPerS;
+  EXPECT_NE(changed, table);
+}
+
+TEST(RoutesYamlErrors, Drift) {
+  EXPECT_EQ(error_of(one_route("    drift: {add: 1ms}\n")),
+            "r.yaml:4:12: 'drift' of route 'lookup' needs 'every'");
+  EXPECT_EQ(error_of(one_route("    drift: {add: 0ms, every: 1s}\n")),
+            "r.yaml:4:18: 'add' in 'drift' of route 'lookup': must be above 0");
+  EXPECT_EQ(error_of(one_route("    drift: {add: 1ms, every: 0s}\n")),
+            "r.yaml:4:30: 'every' in 'drift' of route 'lookup': must be above 0");
+  EXPECT_EQ(error_of(one_route("    drift: {add: 25h, every: 1s}\n")),
+            "r.yaml:4:18: 'add' in 'drift' of route 'lookup': must be at most 24h");
+  EXPECT_EQ(error_of(one_route("    drift: {ad: 1ms, every: 1s}\n")),
+            "r.yaml:4:13: unknown key 'ad' in 'drift' of route 'lookup'; did you mean 'add'? "
+            "allowed: add, every");
+  EXPECT_EQ(error_of(one_route("    builtin: health\n    drift: {add: 1ms, every: 1s}\n")),
+            "r.yaml:5:5: 'drift' in route 'lookup': cannot be combined with 'builtin' (the "
+            "handler makes its own answer)");
+}
+
+TEST(RoutesYamlErrors, Faults) {
+  EXPECT_EQ(error_of(one_route("    faults: {at: 1s, for: 1s, status: 500}\n")),
+            "r.yaml:4:13: 'faults' in route 'lookup': expected a list like [{at: 30s, for: 10s, "
+            "status: 500}], got a map");
+  EXPECT_EQ(error_of(one_route("    faults: []\n")),
+            "r.yaml:4:13: 'faults' in route 'lookup': expected a list like [{at: 30s, for: 10s, "
+            "status: 500}], got an empty list");
+  EXPECT_EQ(error_of(one_route("    faults:\n      - {for: 1s, status: 500}\n")),
+            "r.yaml:5:9: fault #1 of route 'lookup' needs 'at'");
+  EXPECT_EQ(error_of(one_route("    faults:\n      - {at: 1s, status: 500}\n")),
+            "r.yaml:5:9: fault #1 of route 'lookup' needs 'for'");
+  std::string negative =
+      error_of(one_route("    faults:\n      - {at: -1s, for: 1s, status: 500}\n"));
+  EXPECT_TRUE(negative.starts_with("r.yaml:5:14: 'at' in fault #1 of route 'lookup': "))
+      << negative;
+  EXPECT_EQ(error_of(one_route("    faults:\n      - {at: 1s, for: 0s, status: 500}\n")),
+            "r.yaml:5:23: 'for' in fault #1 of route 'lookup': must be above 0");
+  EXPECT_EQ(error_of(one_route("    faults:\n      - {at: 1s, for: 1s}\n")),
+            "r.yaml:5:9: fault #1 of route 'lookup' needs exactly one of 'status' (answered "
+            "instead) or 'body' (the route's status with this body instead)");
+  EXPECT_EQ(
+      error_of(one_route("    faults:\n      - {at: 1s, for: 1s, status: 500}\n"
+                         "      - {at: 1s, for: 1s, status: 500, body: x}\n")),
+      "r.yaml:6:9: fault #2 of route 'lookup' needs exactly one of 'status' (answered instead) "
+      "or 'body' (the route's status with this body instead)");
+  EXPECT_EQ(error_of(one_route("    faults:\n      - {at: 1s, for: 1s, status: 600}\n")),
+            "r.yaml:5:35: 'status' in fault #1 of route 'lookup': expected an integer from 100 "
+            "to 599, got '600'");
+  EXPECT_EQ(error_of(one_route("    faults:\n      - {at: 1s, for: 1s, stauts: 500}\n")),
+            "r.yaml:5:27: unknown key 'stauts' in fault #1 of route 'lookup'; did you mean "
+            "'status'? allowed: at, for, status, body");
+  EXPECT_EQ(error_of(one_route("    body: ok\n    faults: [{at: 1s, for: 1s, body: ok}]\n")),
+            "r.yaml:5:38: 'body' in fault #1 of route 'lookup': is the route's own body: a wrong "
+            "answer must differ");
+  EXPECT_EQ(error_of(one_route("    builtin: health\n    faults: [{at: 1s, for: 1s, body: x}]\n")),
+            "r.yaml:5:32: 'body' in fault #1 of route 'lookup': cannot be used on a route with "
+            "'builtin' or 'sse' (no body of its own to replace); use 'status'");
 }
 
 TEST(RoutesYamlErrors, BuiltinHandlers) {
