@@ -21,7 +21,8 @@ Subcommand add_observe_command(CLI::App& parent) {
       "Only watch sources (a process, a cgroup, a Prometheus endpoint, the host), "
       "with the same files as a run");
   app->add_option("spec", flags->specs,
-                  "pid:N, pidfile:PATH, cgroup:PATH, prom:URL[?match=a,b], host (repeatable)")
+                  "pid:N, pidfile:PATH, cgroup:PATH, prom:URL[?match=a,b], "
+                  "k8s:NAMESPACE/SELECTOR, host (repeatable)")
       ->required();
   app->add_option("-d,--duration", flags->duration, "How long to watch (default 1m)");
   app->add_option("--every", flags->every, "How often to sample, 10ms to 1s (default 1s)");

@@ -73,7 +73,8 @@ void add_request_flags(CLI::App* app, RunFlags& flags) {
   app->add_option("--seed", flags.seed, "Seed of the data and mix draws (default: from the clock)");
   app->add_option("--observe", flags.observe,
                   "Watch a source while the load runs (repeatable): pid:N, pidfile:PATH, "
-                  "cgroup:PATH, prom:URL[?match=a,b], host (the generator itself always)");
+                  "cgroup:PATH, prom:URL[?match=a,b], k8s:NAMESPACE/SELECTOR, host (the "
+                  "generator itself always)");
   app->add_option("--observe-every", flags.observe_every,
                   "How often observers sample, 10ms to 1s (default 1s)");
   const char* tls = "TLS (https://)";

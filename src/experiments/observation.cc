@@ -27,6 +27,14 @@ std::vector<std::string_view> columns_of_kind(std::string_view kind) {
             "oom_kills"};
   }
   if (kind == "host") return {"load1", "cpu_busy_share"};
+  // A deployment's pods (kubectl): readiness dips show as the peak of the unready, a pod stuck
+  // Terminating as the peak of how long it has been so.
+  if (kind == "k8s") {
+    return {"pods",          "ready_pods",        "unready_pods_peak",
+            "terminating_pods", "terminating_longest_seconds_peak", "nodes",
+            "pods_per_node_max", "restarts",      "oom_kills",
+            "cpu_cores",     "memory_bytes"};
+  }
   return {};
 }
 

@@ -5,6 +5,7 @@
 
 #include "common/usage_error.h"
 #include "observe/cgroup_sampler.h"
+#include "observe/k8s_sampler.h"
 #include "observe/process_sampler.h"
 #include "observe/prom_sampler.h"
 
@@ -15,8 +16,12 @@ std::unique_ptr<Sampler> make_sampler(std::string_view spec, int64_t period_ns,
   if (auto sampler = make_proc_sampler(spec)) return sampler;
   if (auto sampler = make_cgroup_sampler(spec)) return sampler;
   if (auto sampler = make_prom_sampler(spec, prom_timeout_ns(period_ns), trust)) return sampler;
+  K8sOptions k8s;
+  k8s.timeout_ns = k8s_timeout_ns(period_ns);
+  if (auto sampler = make_k8s_sampler(spec, std::move(k8s))) return sampler;
   throw UsageError("unknown observer '" + std::string(spec) +
-                   "': one of self, pid:N, pidfile:PATH, host, cgroup:PATH, prom:URL");
+                   "': one of self, pid:N, pidfile:PATH, host, cgroup:PATH, prom:URL, "
+                   "k8s:NAMESPACE/SELECTOR");
 }
 
 std::string_view sampler_kind(std::string_view spec) { return spec.substr(0, spec.find(':')); }

@@ -1,6 +1,6 @@
 // One --observe SPEC to its sampler: `self`, `pid:N`, `pidfile:PATH`, `host`, `cgroup:PATH`,
-// `prom:URL[?match=a,b]`. Configuration time only: throws UsageError (one line) for an unknown
-// kind or a malformed spec, before anything is sent.
+// `prom:URL[?match=a,b]`, `k8s:NAMESPACE/SELECTOR`. Configuration time only: throws UsageError
+// (one line) for an unknown kind or a malformed spec, before anything is sent.
 #pragma once
 
 #include <cstdint>
@@ -12,7 +12,8 @@
 
 namespace proofload::observe {
 
-// `period_ns` bounds how long a slow endpoint may take (prom samplers time out within it).
+// `period_ns` bounds how long a slow endpoint may take (prom samplers time out within it; k8s
+// samplers' kubectl within 80% of it, but never under 2 s nor over 5 s: see k8s_sampler.h).
 // `trust`: how an https prom: endpoint is verified (the command's --cacert, --insecure).
 std::unique_ptr<Sampler> make_sampler(std::string_view spec, int64_t period_ns,
                                       const net::TlsOptions& trust = {});

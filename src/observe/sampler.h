@@ -21,7 +21,8 @@ enum class MetricKind { kCounter, kGauge };
 // One value of one sample. Names are stable (reports and CSV columns use them) and carry units:
 // "cpu_seconds", "rss_bytes", "threads", "open_files", "restarts", "cpu_periods",
 // "cpu_throttled_periods", "cpu_throttled_seconds", "memory_bytes", "memory_peak_bytes",
-// "oom_kills", "load1", "cpu_busy_share"; a Prometheus sampler uses the series as exposed:
+// "oom_kills", "load1", "cpu_busy_share", a k8s sampler's "pods", "ready_pods", ... (see
+// k8s_sampler.h); a Prometheus sampler uses the series as exposed:
 // `http_requests_total{route="lookup",code="200"}`.
 struct Reading {
   std::string name;

@@ -1,0 +1,79 @@
+// `proofload run --observe k8s:...` as a user runs it, against the built-in server, with the stub
+// kubectl first on PATH (the child inherits it): the pods' figures reach result.json per window
+// and in the run's totals.
+#include <gtest/gtest.h>
+
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "observe/k8s_stub_kubectl.h"
+#include "process.h"
+
+namespace proofload::observe {
+namespace {
+
+using nlohmann::json;
+using proofload::testing::proofload_binary;
+using proofload::testing::read_file;
+using proofload::testing::run_to_completion;
+using proofload::testing::ServeProcess;
+
+TEST(K8sRun, PodFiguresReachTheResult) {
+  testing::StubKubectl stub;
+  // The creation's check, then samples every 100 ms: one pod becomes ready after ~0.3 s and
+  // the other restarts after ~0.6 s (a run has no warm-up unless asked, so all of it counts).
+  stub.plan_get({"file starting.json", "file starting.json", "file starting.json",
+                 "file starting.json", "file ready.json", "file ready.json", "file ready.json",
+                 "file ready.json", "file restarted.json"});
+  stub.plan_top({"file top.txt"});
+  ServeProcess server;
+  const std::string out = stub.dir() + "/out";
+  auto run = run_to_completion(
+      {proofload_binary(), "run", server.url(), "-d", "2s", "--workers", "1", "--rate", "50",
+       "--observe", "k8s:company-dns/app=v3", "--observe-every", "100ms", "-q", "-o", out},
+      std::chrono::seconds(30));
+  ASSERT_EQ(run.exit_code, 0) << run.out << run.err;
+  const json result = json::parse(read_file(out + "/result.json"));
+  const json& k8s = result["observed"]["k8s"];
+  ASSERT_TRUE(k8s.is_object()) << result["observed"].dump(2);
+  EXPECT_EQ(k8s["source"], "k8s:company-dns/app=v3");
+  EXPECT_EQ(k8s["gaps"], 0) << k8s.dump(2);
+  EXPECT_EQ(k8s["pods_end"], 2) << k8s.dump(2);
+  EXPECT_EQ(k8s["ready_pods_end"], 2) << k8s.dump(2);
+  EXPECT_EQ(k8s["unready_pods_peak"], 1) << k8s.dump(2);
+  EXPECT_EQ(k8s["restarts"], 1) << k8s.dump(2);
+  EXPECT_EQ(k8s["oom_kills"], 0) << k8s.dump(2);
+  EXPECT_EQ(k8s["nodes_end"], 2) << k8s.dump(2);
+  EXPECT_DOUBLE_EQ(k8s["memory_bytes_end"].get<double>(), 128.0 * 1024 * 1024 + 512 * 1024);
+  EXPECT_DOUBLE_EQ(k8s["cpu_cores_max"].get<double>(), 1.25);
+  // And window by window.
+  int windows_with_pods = 0;
+  for (const json& window : result["windows"]) {
+    const json& figures = window["observed"]["k8s"];
+    if (figures.is_object() && figures.contains("pods")) ++windows_with_pods;
+  }
+  EXPECT_GE(windows_with_pods, 1) << result["windows"].dump(2);
+  // windows.csv has the pods' columns, second by second.
+  const std::string csv = read_file(out + "/windows.csv");
+  const std::string header = csv.substr(0, csv.find('\n'));
+  for (const char* column : {"k8s.pods", "k8s.ready_pods", "k8s.unready_pods_peak",
+                             "k8s.restarts", "k8s.terminating_longest_seconds_peak"}) {
+    EXPECT_NE(header.find(column), std::string::npos) << column << " in " << header;
+  }
+}
+
+TEST(K8sRun, ASoakRefusesASelectorThatMatchesNoPod) {
+  testing::StubKubectl stub;
+  stub.plan_get({"file no_pods.json"});
+  const int port = proofload::testing::unused_loopback_port();
+  auto soak = run_to_completion(
+      {proofload_binary(), "soak", "http://127.0.0.1:" + std::to_string(port) + "/", "--rate",
+       "10", "--hold", "2m", "--observe", "k8s:company-dns/app=v3", "-q", "-o",
+       stub.dir() + "/soak"},
+      std::chrono::seconds(30));
+  EXPECT_EQ(soak.exit_code, 2) << soak.err;
+  EXPECT_NE(soak.err.find("k8s:company-dns/app=v3 matches 0 pods"), std::string::npos) << soak.err;
+}
+
+}  // namespace
+}  // namespace proofload::observe
