@@ -1,13 +1,16 @@
 // `proofload report DIR`: re-renders a directory's report from its recorded data. A ladder's (or
 // an analysis's): the analysis is recomputed from result.json's rows and settings, then
 // result.json, summary.md and levels.csv are rewritten. A single run's: summary.md is rendered
-// again from result.json, which is left as it is. The same data always gives the same bytes.
+// again from result.json, which is left as it is. A soak's: from its result.json, or rebuilt from
+// windows.csv, canaries.csv and marks.log when it was killed before writing it. The same data
+// always gives the same bytes.
 #include <cstdio>
 #include <fstream>
 
 #include "cli/subcommand.h"
 #include "common/usage_error.h"
 #include "experiments/ladder_record.h"
+#include "experiments/soak_record.h"
 #include "report/atomic_file.h"
 #include "report/result_directory.h"
 #include "report/run_report.h"
@@ -50,7 +53,23 @@ int rerender_run(const std::string& directory, const std::filesystem::path& file
   return kExitOk;
 }
 
+// A soak's report: from its result.json, or rebuilt from what it streamed when it was killed
+// before writing one.
+int soak_report(const std::string& directory) {
+  result::SoakResult soak;
+  try {
+    soak = experiments::read_or_rebuild_soak(directory);
+  } catch (const std::exception& e) {
+    throw UsageError(directory + " does not hold a soak's recorded data: " + e.what());
+  }
+  experiments::write_soak_directory(directory, soak);
+  std::printf("report: %s result.json, summary.md and windows.csv in %s\n",
+              soak.rebuilt ? "rebuilt" : "rewrote", directory.c_str());
+  return kExitOk;
+}
+
 int run_report(const std::string& directory) {
+  if (experiments::is_soak_directory(directory)) return soak_report(directory);
   const std::filesystem::path file = std::filesystem::path(directory) / "result.json";
   const nlohmann::json head = read_without_windows(file);
   const std::string schema = head.is_object() ? head.value("schema", "") : "";
@@ -79,9 +98,9 @@ Subcommand add_report_command(CLI::App& parent) {
   auto directory = std::make_shared<std::string>();
   CLI::App* app = parent.add_subcommand(
       "report",
-      "Re-render a directory's report from its data: a run's summary.md, or a ladder's summary.md, "
-      "levels.csv and analysis");
-  app->add_option("directory", *directory, "The run's, ladder's or analysis's result directory")
+      "Re-render a directory's report from its data: a run's summary.md, a ladder's summary.md, "
+      "levels.csv and analysis, or a soak's (rebuilt from its streamed files if it was killed)");
+  app->add_option("directory", *directory, "The run's, ladder's, analysis's or soak's result directory")
       ->required();
   return {app, [directory] { return run_report(*directory); }};
 }

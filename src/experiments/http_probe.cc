@@ -83,26 +83,30 @@ ProbeAnswer http_get(const std::string& url_text, int64_t timeout_ns, size_t max
   }
   const http::Exchange done =
       http::exchange(addresses, request_bytes, parser, deadline_ns, limits, tls.get());
+  if (!done.ok()) return failure(exchange_failure_text(done, parser, timeout_ns));
+  ProbeAnswer answer;
+  answer.status = parser.status();
+  answer.body = parser.captured_body();
+  return answer;
+}
+
+std::string exchange_failure_text(const http::Exchange& done, const http::ResponseParser& parser,
+                                  int64_t timeout_ns) {
   using Failure = http::Exchange::Failure;
   switch (done.failure) {
-    case Failure::kNone: {
-      ProbeAnswer answer;
-      answer.status = parser.status();
-      answer.body = parser.captured_body();
-      return answer;
-    }
+    case Failure::kNone:
+      return "";
     case Failure::kTimedOut:
-      return failure("timed out after " + seconds_text(static_cast<double>(timeout_ns) / kNsPerS) +
-                     " s");
+      return "timed out after " + seconds_text(static_cast<double>(timeout_ns) / kNsPerS) + " s";
     case Failure::kBadResponse:
-      return failure(std::string("bad response: ") + parser.error_reason());
+      return std::string("bad response: ") + parser.error_reason();
     case Failure::kClosed:
-      return failure(parser.received_any() ? "bad response: connection closed in the head"
-                                           : "connection closed without a response");
+      return parser.received_any() ? "bad response: connection closed in the head"
+                                   : "connection closed without a response";
     case Failure::kOversized:
-      return failure(fmt::format("bad response: no complete head in {} bytes", done.bytes_read));
+      return fmt::format("bad response: no complete head in {} bytes", done.bytes_read);
     case Failure::kTls:
-      return failure("TLS: " + done.tls_reason);
+      return "TLS: " + done.tls_reason;
     case Failure::kSocket:
     case Failure::kConnect:
     case Failure::kPoll:
@@ -110,7 +114,7 @@ ProbeAnswer http_get(const std::string& url_text, int64_t timeout_ns, size_t max
     case Failure::kRead:
       break;
   }
-  return failure(errno_text(done.error_number));
+  return errno_text(done.error_number);
 }
 
 }  // namespace proofload::experiments

@@ -7,6 +7,8 @@
 #include <string>
 #include <string_view>
 
+#include "http/blocking_client.h"
+#include "http/response_parser.h"
 #include "net/tls.h"
 
 namespace proofload::experiments {
@@ -33,6 +35,11 @@ ProbeAnswer http_get_status(const std::string& url, int64_t timeout_ns,
 // drain gate's JSON condition reads it). A body still unfinished at the timeout is an error.
 ProbeAnswer http_get(const std::string& url, int64_t timeout_ns, size_t max_body_bytes,
                      const net::TlsOptions& trust = {});
+
+// Why a blocking exchange failed, as a probe's or a canary's answer says it: "connection
+// refused", "timed out after 2 s", "bad response: ...", "TLS: ...". "" when it did not fail.
+std::string exchange_failure_text(const http::Exchange& done, const http::ResponseParser& parser,
+                                  int64_t timeout_ns);
 
 // Bytes read at most before a response without a complete head counts as bad.
 constexpr int64_t kProbeMaxBytes = 1024 * 1024;

@@ -67,6 +67,7 @@ report::RunResult run_load_test(const RunOptions& options) {
   StopSignals signals(stop_engine, &engine);  // after start: not the workers half made
   result.start_wall_ns = wall_ns_of(engine.start_ns());
   if (directory) directory->open(result);
+  if (options.on_start) options.on_start(engine.start_ns(), result.start_wall_ns);
 
   // A window is written once the observers have sampled past its end, so each window is held
   // until the next one arrives (and the last until the observers have stopped).

@@ -26,6 +26,10 @@ struct RunOptions {
   // Called with each measured window as it is merged (the coordinator thread); a non-empty
   // answer ends the run gracefully as aborted, with that reason (a ladder's --abort-when).
   std::function<std::string(const measure::WindowStats&)> abort_check;
+  // Called once the load has started (the coordinator thread): its monotonic start, the origin
+  // of every window's start_ns, and the same moment on the wall clock. A soak starts its canaries
+  // and places its marks by it.
+  std::function<void(int64_t start_ns, int64_t start_wall_ns)> on_start;
 };
 
 // Runs the load test; returns the result (also written to out_dir when set). Throws UsageError

@@ -203,6 +203,24 @@ std::vector<bool> LadderResult::confirming_rows() const {
   return confirming;
 }
 
+json source_to_json(const LadderSource& source) {
+  return {{"target", text_or_null(source.target)},
+          {"scenario_file", text_or_null(source.scenario_file)},
+          {"scenario_sha256", text_or_null(source.scenario_sha256)},
+          {"table_file", text_or_null(source.table_file)},
+          {"table_sha256", text_or_null(source.table_sha256)},
+          {"tls_version", text_or_null(source.tls_version)},
+          {"tls_alpn", text_or_null(source.tls_alpn)},
+          {"protocol", text_or_null(source.protocol)},
+          {"h2_streams", optional_json(source.h2_streams)}};
+}
+
+LadderSource source_from_json(const JsonReader& source) {
+  return {source.text("target"),     source.text("scenario_file"), source.text("scenario_sha256"),
+          source.text("table_file"), source.text("table_sha256"),  source.text("tls_version"),
+          source.text("tls_alpn"),   source.text("protocol"),      source.count("h2_streams")};
+}
+
 json ladder_to_json(const LadderResult& r) {
   json rows = json::array();
   for (const LadderRow& row : r.rows) rows.push_back(row_json(row));
@@ -218,16 +236,7 @@ json ladder_to_json(const LadderResult& r) {
       {"command_line", r.command_line},
       {"started_at", text_or_null(r.started_at)},
       {"finished_at", text_or_null(r.finished_at)},
-      {"source",
-       {{"target", text_or_null(r.source.target)},
-        {"scenario_file", text_or_null(r.source.scenario_file)},
-        {"scenario_sha256", text_or_null(r.source.scenario_sha256)},
-        {"table_file", text_or_null(r.source.table_file)},
-        {"table_sha256", text_or_null(r.source.table_sha256)},
-        {"tls_version", text_or_null(r.source.tls_version)},
-        {"tls_alpn", text_or_null(r.source.tls_alpn)},
-        {"protocol", text_or_null(r.source.protocol)},
-        {"h2_streams", optional_json(r.source.h2_streams)}}},
+      {"source", source_to_json(r.source)},
       {"settings", settings_json(r.settings, table)},
       {"rows", rows},
       {"events", events},
@@ -257,11 +266,7 @@ LadderResult ladder_from_json(const json& result) {
   r.started_at = top.text("started_at");
   r.finished_at = top.text("finished_at");
 
-  const JsonReader source = top.object("source");
-  r.source = {
-      source.text("target"),     source.text("scenario_file"), source.text("scenario_sha256"),
-      source.text("table_file"), source.text("table_sha256"),  source.text("tls_version"),
-      source.text("tls_alpn"),   source.text("protocol"),      source.count("h2_streams")};
+  r.source = source_from_json(top.object("source"));
   r.settings = settings_from_json(top.object("settings"));
 
   if (const JsonReader bar = top.object("ci_bar"); bar.present()) {

@@ -22,6 +22,7 @@
 #include "analyze/ladder_analysis.h"
 #include "analyze/level_row.h"
 #include "result/event.h"
+#include "result/json_reader.h"
 
 namespace proofload::result {
 
@@ -132,6 +133,9 @@ struct LadderResult {
 };
 
 nlohmann::json ladder_to_json(const LadderResult& result);
+// `source`, as a ladder's and a soak's result.json record it.
+nlohmann::json source_to_json(const LadderSource& source);
+LadderSource source_from_json(const JsonReader& source);
 LadderResult ladder_from_json(const nlohmann::json& result);
 
 // Only what levels.csv needs: schema, rows (required), search and the analysis's levels.

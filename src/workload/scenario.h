@@ -165,6 +165,9 @@ struct Scenario {
   // fills it in by that rule when the file has no `mix`, so it is empty only when built by hand.
   std::vector<MixEntry> mix;
   std::vector<ThresholdSpec> thresholds;
+  // `canaries:`: known-answer requests (fixed, with checks) that `proofload soak` sends every
+  // --canary-every on a connection of their own, apart from the load. Other commands ignore them.
+  std::vector<RequestSpec> canaries;
 };
 
 }  // namespace proofload::workload

@@ -26,8 +26,9 @@ namespace {
 
 using namespace scenario_yaml;
 
-constexpr std::array<std::string_view, 9> kTopKeys = {
-    "target", "protocol", "defaults", "executor", "data", "requests", "flows", "mix", "thresholds"};
+constexpr std::array<std::string_view, 10> kTopKeys = {
+    "target", "protocol", "defaults", "executor", "data",
+    "requests", "flows", "mix", "thresholds", "canaries"};
 constexpr std::array<std::string_view, 2> kProtocols = {"http/1.1", "h2"};
 constexpr std::array<std::string_view, 2> kDefaultsKeys = {"headers", "timeout"};
 constexpr std::array<std::string_view, 9> kExecutorKeys = {
@@ -555,6 +556,22 @@ Scenario parse_scenario_yaml(std::string_view text, std::string_view file_name,
   scenario.mix = top.has("mix") ? parse_mix(context, top, items, names) : implied_mix(scenario);
   if (top.has("thresholds")) scenario.thresholds = parse_thresholds(context, top, items, names);
   check_variables(context, scenario, requests, default_uses, items, top.has("mix"));
+  if (top.has("canaries")) {
+    // A canary is a known answer: the same request every time, so its data cannot vary (secrets
+    // may: they are references, resolved once).
+    for (ParsedRequest& canary : parse_requests(context, top, "canaries")) {
+      if (!canary.uses.empty()) {
+        source.fail(canary.uses.front().mark,
+                    "canary '" + canary.spec.name + "' uses ${" + canary.uses.front().name +
+                        "}: a canary is a known answer, the same request every time (secrets "
+                        "like ${env:NAME} are allowed)");
+      }
+      if (!canary.spec.extracts.empty()) {
+        source.fail(canary.path_node, "canary '" + canary.spec.name + "' extracts a value; a canary only checks");
+      }
+      scenario.canaries.push_back(std::move(canary.spec));
+    }
+  }
   return scenario;
 }
 

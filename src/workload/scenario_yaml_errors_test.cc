@@ -92,7 +92,7 @@ TEST(ScenarioYamlErrors, MoreNamedRequestsThanTheStatedBoundAreRefused) {
 TEST(ScenarioYamlErrors, UnknownKeysNameTheNearestAndTheAllowed) {
   EXPECT_EQ(error_of(with("targt: http://x\n")),
             "s.yaml:3:1: unknown key 'targt' in the scenario file; did you mean 'target'? allowed: "
-            "target, protocol, defaults, executor, data, requests, flows, mix, thresholds");
+            "target, protocol, defaults, executor, data, requests, flows, mix, thresholds, canaries");
   EXPECT_EQ(error_of("requests:\n  r: {path: /, methd: GET}\n"),
             "s.yaml:2:16: unknown key 'methd' in request 'r'; did you mean 'method'? allowed: "
             "method, path, headers, body, json, checks, extract");
@@ -106,7 +106,13 @@ TEST(ScenarioYamlErrors, UnknownKeysNameTheNearestAndTheAllowed) {
             "'status' is already given (write one list item per check)");
   EXPECT_EQ(error_of("requests:\n  r: {path: /, checks: [{stauts: 200}]}\n"),
             "s.yaml:2:26: unknown key 'stauts' in check 1 of request 'r'; did you mean 'status'? "
-            "allowed: status, body_contains, body_matches, json");
+            "allowed: status, body_contains, body_matches, json, equals");
+  EXPECT_EQ(error_of("requests:\n  r: {path: /, checks: [{status: 200, equals: 1}]}\n"),
+            "s.yaml:2:39: 'equals' in check 1 of request 'r': goes with a JSON pointer: {json: "
+            "/id, equals: 42}");
+  EXPECT_EQ(error_of("requests: {a: {path: /}}\ncanaries:\n  c: {path: '/i/${id}'}\n"),
+            "s.yaml:3:17: canary 'c' uses ${id}: a canary is a known answer, the same request "
+            "every time (secrets like ${env:NAME} are allowed)");
   EXPECT_EQ(error_of("requests:\n  r: {path: /, extract: {x: {json: /a, header: B}}}\n"),
             "s.yaml:2:40: 'header' in extraction 'x' of request 'r': an extraction has one source, "
             "and 'json' is already given");

@@ -21,8 +21,11 @@ namespace {
 
 constexpr std::array<std::string_view, 7> kRequestKeys = {"method", "path",   "headers", "body",
                                                           "json",   "checks", "extract"};
-constexpr std::array<std::string_view, 4> kCheckKeys = {"status", "body_contains", "body_matches",
-                                                        "json"};
+constexpr std::array<std::string_view, 4> kCheckKinds = {"status", "body_contains", "body_matches",
+                                                         "json"};
+// `equals` goes with the short JSON form, `{json: /id, equals: 42}`.
+constexpr std::array<std::string_view, 5> kCheckKeys = {"status", "body_contains", "body_matches",
+                                                        "json", "equals"};
 constexpr std::array<std::string_view, 2> kJsonCheckKeys = {"path", "equals"};
 constexpr std::array<std::string_view, 4> kExtractKeys = {"json", "header", "regex", "group"};
 // Headers proofload writes itself from the body.
@@ -189,7 +192,7 @@ CheckSpec parse_check(const Context& context, const YAML::Node& node, const std:
   CheckSpec spec;
   spec.where = context.location(node.Mark());
   std::string_view kind;
-  for (std::string_view key : kCheckKeys) {
+  for (std::string_view key : kCheckKinds) {
     if (!map.has(key)) continue;
     if (!kind.empty()) {
       map.fail_at_key(key, "a check tests one thing, and '" + std::string(kind) +
@@ -198,7 +201,11 @@ CheckSpec parse_check(const Context& context, const YAML::Node& node, const std:
     kind = key;
   }
   if (kind.empty()) {
-    context.source.fail(node, where + " needs one of " + join_names(kCheckKeys));
+    context.source.fail(node, where + " needs one of " + join_names(kCheckKinds));
+  }
+  const bool short_json = kind == "json" && map.present("json")->IsScalar();
+  if (map.has("equals") && !short_json) {
+    map.fail_at_key("equals", "goes with a JSON pointer: {json: /id, equals: 42}");
   }
   if (kind == "status") {
     auto text = read_status_text(context, *map.present("status"), map.what("status"), spec);
@@ -219,11 +226,18 @@ CheckSpec parse_check(const Context& context, const YAML::Node& node, const std:
         (kind == "body_contains" ? "body contains " : "body matches ") + in_quotes(spec.text);
   } else {
     spec.kind = CheckSpec::Kind::kJsonEquals;
-    FieldMap json(context.source, *map.present("json"), "'json' of " + where, kJsonCheckKeys);
-    if (!json.has("path")) json.fail_missing("path");
-    if (!json.has("equals")) json.fail_missing("equals");
-    spec.path = *json.get_string("path");
-    spec.json_value = to_json(context, json.node()["equals"], json.what("equals")).dump();
+    if (short_json) {
+      // {json: /description, equals: "Computer consultancy"}
+      if (!map.has("equals")) map.fail_missing("equals");
+      spec.path = *map.get_string("json");
+      spec.json_value = to_json(context, *map.present("equals"), map.what("equals")).dump();
+    } else {
+      FieldMap json(context.source, *map.present("json"), "'json' of " + where, kJsonCheckKeys);
+      if (!json.has("path")) json.fail_missing("path");
+      if (!json.has("equals")) json.fail_missing("equals");
+      spec.path = *json.get_string("path");
+      spec.json_value = to_json(context, json.node()["equals"], json.what("equals")).dump();
+    }
     spec.description = "json " + spec.path + " == " + spec.json_value;
   }
   try {
@@ -497,15 +511,16 @@ std::vector<std::pair<std::string, std::string>> parse_headers(const Context& co
   return headers;
 }
 
-std::vector<ParsedRequest> parse_requests(const Context& context, const FieldMap& top) {
-  const YAML::Node& node = *top.present("requests");
+std::vector<ParsedRequest> parse_requests(const Context& context, const FieldMap& top,
+                                          const std::string& key) {
+  const YAML::Node& node = *top.present(key);
   if (!node.IsMap() || node.size() == 0) {
     top.fail_at_value(
-        "requests", "expected a map of named requests (\"lookup: {path: /sic/1}\"), got " +
-                        std::string(node.IsMap() ? "an empty map" : yaml_reader::node_kind(node)));
+        key, "expected a map of named requests (\"lookup: {path: /sic/1}\"), got " +
+                 std::string(node.IsMap() ? "an empty map" : yaml_reader::node_kind(node)));
   }
   std::vector<ParsedRequest> requests;
-  for_each_named(context, node, "'requests'", "request",
+  for_each_named(context, node, "'" + key + "'", key == "canaries" ? "canary" : "request",
                  [&](const YAML::Node& key, const YAML::Node& value) {
                    requests.push_back(parse_request(context, key, value));
                  });

@@ -76,6 +76,8 @@ std::vector<std::pair<std::string, std::string>> parse_headers(const Context& co
                                                                std::vector<VariableUse>& uses);
 
 std::vector<DataSpec> parse_data(const Context& context, const FieldMap& top);
-std::vector<ParsedRequest> parse_requests(const Context& context, const FieldMap& top);
+// `key`: "requests", or "canaries" (known-answer requests a soak sends on their own connection).
+std::vector<ParsedRequest> parse_requests(const Context& context, const FieldMap& top,
+                                          const std::string& key = "requests");
 
 }  // namespace proofload::workload::scenario_yaml

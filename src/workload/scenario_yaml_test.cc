@@ -242,6 +242,32 @@ TEST(ScenarioYaml, JsonValuesFollowYamlTypes) {
   EXPECT_EQ(checks[3].json_value, R"("x \"quoted\"")");
 }
 
+TEST(ScenarioYaml, AJsonCheckMayNameItsPointerAndValueSideBySide) {
+  Scenario s = parse(
+      "requests:\n  r:\n    path: /\n    checks:\n"
+      "      - {json: /description, equals: \"Computer consultancy\"}\n");
+  ASSERT_EQ(s.requests[0].checks.size(), 1u);
+  EXPECT_EQ(s.requests[0].checks[0].kind, CheckSpec::Kind::kJsonEquals);
+  EXPECT_EQ(s.requests[0].checks[0].path, "/description");
+  EXPECT_EQ(s.requests[0].checks[0].json_value, R"("Computer consultancy")");
+}
+
+TEST(ScenarioYaml, CanariesAreKnownAnswerRequestsApartFromTheLoad) {
+  Scenario s = parse(
+      "requests: {lookup: {path: /sic/1}}\n"
+      "canaries:\n"
+      "  sic_code: {path: /v4/sic/code/62012, checks: [{status: 200}, {json: /description, "
+      "equals: \"Computer consultancy\"}]}\n"
+      "  health:   {path: /health, checks: [{status: 200}, {body_matches: '^ok$'}]}\n");
+  ASSERT_EQ(s.requests.size(), 1u);
+  ASSERT_EQ(s.mix.size(), 1u);  // canaries are not part of the load's mix
+  ASSERT_EQ(s.canaries.size(), 2u);
+  EXPECT_EQ(s.canaries[0].name, "sic_code");
+  EXPECT_EQ(s.canaries[0].path_template, "/v4/sic/code/62012");
+  EXPECT_EQ(s.canaries[0].checks.size(), 2u);
+  EXPECT_EQ(s.canaries[1].checks[1].kind, CheckSpec::Kind::kBodyMatches);
+}
+
 TEST(ScenarioYaml, NoMixMeansEveryFlowAndEveryRequestOutsideFlows) {
   Scenario s = parse(
       "requests:\n"

@@ -1,0 +1,128 @@
+// A soak's judgement, pure over what it recorded: the bar each window meets or misses, drift
+// from the first quarter of the hold to the last (and by blocks), the slowest request, and each
+// mark's verdict from the windows around it. The soak runner (experiments/soak.h) and `proofload
+// report` on a soak killed before its end both call these, so a report says the same whether it
+// was written at the end or rebuilt from windows.csv. No state, no I/O; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace proofload::analyze {
+
+// One soak window (a minute by default), folded from the run's 1 s records.
+struct SoakWindowRow {
+  int64_t index = 0;       // from 0 at the start of the hold (ramp windows count down: -1, ...)
+  bool ramp = false;       // recorded during the ramp: not judged for drift or marks' baselines
+  double start_s = 0;      // from the start of the hold (negative in the ramp)
+  double duration_s = 0;   // the window's length (the last one may be shorter)
+  int64_t requests = 0;    // requests that ended in the window (never-started ones included)
+  int64_t errors = 0;      // of them, not successes: any error status (429 too), check failed,
+                           // connection and protocol failures, timeouts, never started
+  int64_t status_429 = 0;  // of the errors, 429 Too Many Requests
+  std::optional<double> p50_ms, p95_ms, p99_ms;  // latency of the responses (none: no response)
+  std::optional<double> slowest_ms;              // the slowest response's latency
+  double slowest_at_s = 0;      // the start of the second it ended in, from the hold's start
+  double throughput_rps = 0;    // responses (any status) per second of the window
+  int64_t canaries_right = 0;   // known-answer checks that ended in the window
+  int64_t canaries_wrong = 0;
+  // Set by judge_window.
+  bool bar_met = true;
+  std::vector<std::string> reasons;  // why it missed: "errors 4.1% > 1%", "p95 2.3 s >= 2 s"
+};
+
+// `--bar 'errors<=1%,p95<2s,canaries'`: every part must hold for a window to meet it.
+struct SoakBar {
+  struct Percentile {
+    int percentile = 95;  // 50, 95 or 99 (what a window keeps)
+    double limit_ms = 0;
+    bool inclusive = false;  // "<=" (else "<")
+  };
+  std::optional<double> max_error_share;  // errors / requests, 0..1
+  bool errors_inclusive = true;
+  std::optional<double> max_429_share;  // `429s<=X%`
+  std::vector<Percentile> latency;
+  bool canaries = false;  // every canary of the window right
+  std::string text;       // as given
+};
+
+inline constexpr std::string_view kDefaultSoakBar = "errors<=1%,p95<2s,canaries";
+
+// Parts separated by commas: errors<=X% (or <), 429s<=X%, pNN<DURATION (or <=; NN one of 50, 95,
+// 99), canaries. Throws UsageError naming the part and the expected form.
+SoakBar parse_soak_bar(std::string_view text);
+
+// Sets row.bar_met and row.reasons. A window in which nothing ended misses ("no request ended").
+void judge_window(const SoakBar& bar, SoakWindowRow& row);
+
+struct DriftBlock {
+  double start_s = 0;  // from the hold's start
+  double end_s = 0;
+  std::optional<double> median_p95_ms;  // over the block's windows with a p95
+  std::optional<double> change_ms;      // against the first block
+  bool outside_noise = false;           // |change| > noise
+};
+
+struct Drift {
+  std::optional<double> first_quarter_p95_ms;  // median of the first quarter's window p95s
+  std::optional<double> last_quarter_p95_ms;
+  std::vector<DriftBlock> blocks;
+  double noise_ms = 0;          // what a difference must exceed to be drift
+  std::string noise_source;     // "measured" or "stated"
+  std::string noise_text;       // how the noise was had, in words
+  std::string verdict;          // "drift", "no drift", or "not judged" (too few windows)
+  std::string reason;           // in words: "p95 rose 31.2 ms (20.4 -> 51.6 ms), noise 1.0 ms"
+};
+
+// Fewer hold windows with a p95 than this: drift is not judged (two per quarter at least).
+constexpr int kMinDriftWindows = 8;
+
+// Drift over the hold's windows (ramp windows are left out). `block_s` <= 0: quarters.
+// `stated_noise_ms` replaces the measured noise when given. The measured noise is the larger of
+// the window-to-window spread (the median absolute change of p95 from one window of the hold to
+// the next: jitter, which a slow drift hardly moves) and `noise_floor` (a share) of the first
+// quarter's median p95: differences smaller than the ladder's noise floor are not findings.
+Drift analyze_drift(std::span<const SoakWindowRow> rows, double block_s,
+                    std::optional<double> stated_noise_ms, double noise_floor);
+
+// The slowest response of the hold: its latency and when.
+struct Slowest {
+  std::optional<double> ms;
+  double at_s = 0;
+};
+Slowest slowest_of(std::span<const SoakWindowRow> rows);
+
+// A mark: a moment the soak was told about (a rollback, a deleted pod).
+struct Mark {
+  std::string label;
+  double at_s = 0;                 // from the hold's start
+  std::string source;              // "scheduled" (--mark-at) or "external" (proofload mark)
+  std::optional<std::string> command;  // scheduled: the hook run at that moment
+  std::optional<int> exit_code;        // its exit status (nullopt: no hook, or it did not exit)
+  std::string hook_outcome;            // "exit 0", "timed out after 60 s (killed)", ...
+};
+
+struct MarkVerdict {
+  Mark mark;
+  std::optional<double> baseline_p95_ms;  // median p95 of the hold's windows before the mark
+  std::optional<double> worst_p95_ms;     // the worst p95 of the windows around it
+  int64_t windows = 0;                    // windows around it
+  int64_t requests = 0, errors = 0, status_429 = 0, canaries_wrong = 0;
+  double throughput_rps = 0;  // mean over the windows around it
+  std::string verdict;        // "PASS", "FAIL", or "not judged" (no window around it)
+  std::string reason;
+};
+
+// Judges a mark from the windows overlapping [at - window_s, at + window_s]: FAIL when any of
+// them missed the bar (the reason names the first and why), PASS otherwise. The rows must be
+// judged (judge_window) already.
+MarkVerdict judge_mark(std::span<const SoakWindowRow> rows, const Mark& mark, double window_s);
+
+// "0 of 1,440 windows missed the bar" figures over the hold's windows.
+int64_t windows_missed(std::span<const SoakWindowRow> rows);
+
+}  // namespace proofload::analyze

@@ -1,0 +1,149 @@
+// The soak's judgement on recorded windows: the bar, drift against its noise, the slowest
+// request, and marks judged from the windows around them.
+#include "analyze/soak_analysis.h"
+
+#include <gtest/gtest.h>
+
+#include "common/usage_error.h"
+
+namespace proofload::analyze {
+namespace {
+
+SoakWindowRow window(int64_t index, double p95_ms, int64_t errors = 0, int64_t requests = 600) {
+  SoakWindowRow w;
+  w.index = index;
+  w.start_s = static_cast<double>(index) * 60;
+  w.duration_s = 60;
+  w.requests = requests;
+  w.errors = errors;
+  w.p50_ms = p95_ms / 2;
+  w.p95_ms = p95_ms;
+  w.p99_ms = p95_ms * 1.5;
+  w.slowest_ms = p95_ms * 2;
+  w.slowest_at_s = w.start_s + 7;
+  w.throughput_rps = 10;
+  return w;
+}
+
+TEST(SoakBar, TheDefaultBarReadsAsWritten) {
+  const SoakBar bar = parse_soak_bar(kDefaultSoakBar);
+  ASSERT_TRUE(bar.max_error_share);
+  EXPECT_DOUBLE_EQ(*bar.max_error_share, 0.01);
+  EXPECT_TRUE(bar.errors_inclusive);
+  ASSERT_EQ(bar.latency.size(), 1u);
+  EXPECT_EQ(bar.latency[0].percentile, 95);
+  EXPECT_DOUBLE_EQ(bar.latency[0].limit_ms, 2000);
+  EXPECT_FALSE(bar.latency[0].inclusive);
+  EXPECT_TRUE(bar.canaries);
+}
+
+TEST(SoakBar, BadPartsAreRefusedNamingThePart) {
+  for (const char* text : {"", "errors<=1", "p90<2s", "latency<2s", "errors<=200%", "p95<0s",
+                           "errors<=1%,,p95<2s", "429s<5%"}) {
+    try {
+      parse_soak_bar(text);
+      ADD_FAILURE() << "accepted '" << text << "'";
+    } catch (const UsageError& e) {
+      EXPECT_NE(std::string(e.what()).find("--bar"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(SoakBar, AWindowMissesForEachPartItBreaks) {
+  const SoakBar bar = parse_soak_bar("errors<=1%,p95<2s,canaries,429s<=5%");
+  SoakWindowRow ok = window(0, 1999);
+  ok.errors = 6;  // exactly 1%: within errors<=1%
+  judge_window(bar, ok);
+  EXPECT_TRUE(ok.bar_met) << ok.reasons.front();
+
+  SoakWindowRow bad = window(1, 2000, 7);
+  bad.status_429 = 31;
+  bad.canaries_wrong = 1;
+  bad.canaries_right = 2;
+  judge_window(bar, bad);
+  EXPECT_FALSE(bad.bar_met);
+  ASSERT_EQ(bad.reasons.size(), 4u);
+  EXPECT_EQ(bad.reasons[0], "errors 1.17% > 1%");
+  EXPECT_EQ(bad.reasons[1], "429s 5.17% > 5%");
+  EXPECT_EQ(bad.reasons[2], "p95 2 s >= 2 s");
+  EXPECT_EQ(bad.reasons[3], "1 of 3 canaries wrong");
+}
+
+TEST(SoakBar, AWindowInWhichNothingEndedMisses) {
+  SoakWindowRow empty = window(0, 1, 0, 0);
+  empty.p95_ms.reset();
+  judge_window(parse_soak_bar(kDefaultSoakBar), empty);
+  EXPECT_FALSE(empty.bar_met);
+  EXPECT_EQ(empty.reasons.front(), "no request ended");
+}
+
+TEST(SoakDrift, AGrowingDelayIsDriftAndASteadyOneIsNot) {
+  std::vector<SoakWindowRow> growing, steady;
+  for (int i = 0; i < 16; ++i) {
+    growing.push_back(window(i, 20 + 2.0 * i + (i % 2) * 0.3));
+    steady.push_back(window(i, 20 + (i % 3) * 0.4));
+  }
+  const Drift up = analyze_drift(growing, 0, std::nullopt, 0.05);
+  EXPECT_EQ(up.verdict, "drift") << up.reason;
+  EXPECT_EQ(up.noise_source, "measured");
+  ASSERT_EQ(up.blocks.size(), 4u);
+  EXPECT_TRUE(up.blocks[3].outside_noise);
+  EXPECT_GT(*up.last_quarter_p95_ms, *up.first_quarter_p95_ms + 20);
+
+  const Drift flat = analyze_drift(steady, 0, std::nullopt, 0.05);
+  EXPECT_EQ(flat.verdict, "no drift") << flat.reason;
+  // A stated noise replaces the measured one: 0.1 ms makes the steady wobble a drift only if
+  // its quarters' medians differ by more.
+  const Drift stated = analyze_drift(growing, 0, 100.0, 0.05);
+  EXPECT_EQ(stated.verdict, "no drift") << stated.reason;
+  EXPECT_EQ(stated.noise_source, "stated");
+}
+
+TEST(SoakDrift, TooFewWindowsAreNotJudgedAndRampWindowsAreLeftOut) {
+  std::vector<SoakWindowRow> rows;
+  for (int i = 0; i < 7; ++i) rows.push_back(window(i, 20));
+  EXPECT_EQ(analyze_drift(rows, 0, std::nullopt, 0.05).verdict, "not judged");
+  SoakWindowRow ramp = window(-1, 500);
+  ramp.ramp = true;
+  rows.push_back(window(7, 20));
+  rows.insert(rows.begin(), ramp);
+  const Drift d = analyze_drift(rows, 0, std::nullopt, 0.05);
+  EXPECT_EQ(d.verdict, "no drift") << d.reason;
+  EXPECT_DOUBLE_EQ(*d.first_quarter_p95_ms, 20);
+}
+
+TEST(SoakSlowest, TheSlowestWindowsMaximumAndWhen) {
+  std::vector<SoakWindowRow> rows = {window(0, 10), window(1, 40), window(2, 30)};
+  const Slowest s = slowest_of(rows);
+  ASSERT_TRUE(s.ms);
+  EXPECT_DOUBLE_EQ(*s.ms, 80);
+  EXPECT_DOUBLE_EQ(s.at_s, 67);
+}
+
+TEST(SoakMarks, AMarkInAnOutageFailsAndOneInAQuietStretchPasses) {
+  const SoakBar bar = parse_soak_bar(kDefaultSoakBar);
+  std::vector<SoakWindowRow> rows;
+  for (int i = 0; i < 20; ++i) rows.push_back(window(i, 20, i == 12 ? 300 : 0));
+  for (SoakWindowRow& r : rows) judge_window(bar, r);
+  EXPECT_EQ(windows_missed(rows), 1);
+
+  Mark outage{"deleted one pod", 12 * 60 + 30, "external", std::nullopt, std::nullopt, ""};
+  const MarkVerdict fail = judge_mark(rows, outage, 120);
+  EXPECT_EQ(fail.verdict, "FAIL");
+  EXPECT_EQ(fail.windows, 5);  // 10:30 .. 14:30 overlaps windows 10 to 14
+  EXPECT_EQ(fail.errors, 300);
+  EXPECT_NE(fail.reason.find("errors 50% > 1%"), std::string::npos) << fail.reason;
+  ASSERT_TRUE(fail.baseline_p95_ms);
+  EXPECT_DOUBLE_EQ(*fail.baseline_p95_ms, 20);
+
+  Mark quiet{"rollback", 4 * 60, "scheduled", "true", 0, "exit 0"};
+  const MarkVerdict pass = judge_mark(rows, quiet, 120);
+  EXPECT_EQ(pass.verdict, "PASS") << pass.reason;
+  EXPECT_EQ(pass.windows, 4);  // 2:00 .. 6:00: windows 2 to 5
+
+  Mark late{"after the end", 30 * 60, "external", std::nullopt, std::nullopt, ""};
+  EXPECT_EQ(judge_mark(rows, late, 120).verdict, "not judged");
+}
+
+}  // namespace
+}  // namespace proofload::analyze

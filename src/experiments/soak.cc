@@ -1,0 +1,361 @@
+// See soak.h.
+#include "experiments/soak.h"
+
+#include <fmt/format.h>
+#include <unistd.h>
+
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "common/clock.h"
+#include "experiments/canaries.h"
+#include "experiments/hooks.h"
+#include "experiments/run_experiment.h"
+#include "experiments/soak_files.h"
+#include "experiments/soak_record.h"
+#include "experiments/soak_windows.h"
+#include "experiments/thresholds.h"
+#include "observe/factory.h"
+#include "plan/plan_run.h"
+#include "report/atomic_file.h"
+#include "report/numbers.h"
+
+namespace proofload::experiments {
+namespace {
+
+namespace fs = std::filesystem;
+
+std::string duration_text(int64_t ns) {
+  const double s = seconds_of(ns);
+  if (s >= 3600) return fmt::format("{:g} h", std::round(s / 360) / 10);
+  if (s >= 120) return fmt::format("{:g} min", std::round(s / 6) / 10);
+  return fmt::format("{:g} s", s);
+}
+
+std::string ms_text(const std::optional<double>& ms) {
+  return ms ? fmt::format("{:.1f} ms", *ms) : std::string("no response");
+}
+
+// One soak as it runs: the windows folded and judged as they finish, canaries and marks
+// recorded, every line streamed to its file.
+class SoakRun {
+ public:
+  SoakRun(const SoakPlan& plan, plan::Preflight preflight)
+      : plan_(plan),
+        preflight_(std::move(preflight)),
+        result_(plan.initial),
+        bar_(analyze::parse_soak_bar(plan.initial.settings.bar)),
+        folder_(plan.window_ns, plan.ramp_ns),
+        experiment_(ExperimentSetup{plan.out_dir, "soak", plan.hooks, plan.precheck_url,
+                                    std::nullopt, 0, 500'000'000, plan.quiet, {},
+                                    plan.base_run.tls}) {
+    if (plan.scenario && !plan.scenario->canaries.empty()) {
+      canaries_.emplace(*plan.scenario, plan.base_run.target, plan.base_run.tls);
+    }
+    if (plan.abort_when) abort_watch_.emplace(*plan.abort_when);
+  }
+
+  Experiment& experiment() { return experiment_; }
+  result::SoakResult& result() { return result_; }
+
+  // The soak's one step: the load, with everything around it.
+  bool load() {
+    RunOptions options;
+    options.run = plan::plan_run(soak_run(plan_));
+    plan::aim(options.run, preflight_);
+    options.print_summary = false;
+    options.live_progress = !plan_.quiet && isatty(STDERR_FILENO);
+    options.progress_label = "soak";
+    windows_file_.emplace(plan_.out_dir / kSoakWindowsCsv, soak_windows_csv_header());
+    canaries_file_.emplace(plan_.out_dir / kCanariesCsv, canaries_csv_header());
+    options.on_start = [this](int64_t start_ns, int64_t start_wall_ns) {
+      on_start(start_ns, start_wall_ns);
+    };
+    options.abort_check = [this](const measure::WindowStats& w) { return on_window(w); };
+    report::RunResult run;
+    std::string failure;
+    try {
+      run = run_load_test(options);
+    } catch (const std::runtime_error& e) {
+      failure = e.what();
+    }
+    if (canary_runner_) canary_runner_->stop();
+    if (auto last = folder_.finish()) on_row(std::move(*last));
+    for (std::thread& hook : mark_hooks_) hook.join();
+    mark_hooks_.clear();
+    if (!failure.empty()) {
+      experiment_.ending().set("failed", failure, kExitFailure);
+    } else if (run.interrupted) {
+      experiment_.stop_requested();
+      experiment_.ending().set("interrupted", "interrupted by a signal", kExitInterrupted);
+    } else if (run.aborted) {
+      experiment_.ending().set("aborted", run.end_reason, kExitThresholds);
+    }
+    return true;
+  }
+
+  // What the soak recorded, judged: the windows, canaries and marks.
+  void complete() {
+    std::vector<RecordedCanary> canaries;
+    std::vector<analyze::Mark> marks;
+    {
+      std::lock_guard lock(mutex_);
+      canaries = canary_records_;
+      marks = marks_;
+    }
+    complete_soak(result_, rows_, canaries, marks);
+  }
+
+ private:
+  void on_start(int64_t start_ns, int64_t start_wall_ns) {
+    start_ns_ = start_ns;
+    result_.hold_start_unix_ns = start_wall_ns + plan_.ramp_ns;
+    // Written once: what `proofload report` rebuilds a killed soak's report from.
+    report::write_file_atomically(plan_.out_dir / kSoakPlanJson,
+                                  result::soak_to_json(result_).dump(2) + "\n");
+    if (canaries_ && !canaries_->empty()) {
+      canary_runner_.emplace(*canaries_, plan_.canary_every_ns, plan_.canary_timeout_ns,
+                             [this](const CanaryResult& c) { on_canary(c); });
+      canary_runner_->start(start_ns);
+    }
+  }
+
+  void on_canary(const CanaryResult& c) {
+    const double at_s = seconds_of(c.at_ns - plan_.ramp_ns);
+    std::lock_guard lock(mutex_);
+    canary_records_.push_back({at_s, c.name, c.right, c.retried, c.reason});
+    try {
+      canaries_file_->append(canaries_csv_line(c, at_s));
+    } catch (const std::runtime_error&) {
+      // The answer is kept in memory for the result; only the rebuild would miss it.
+    }
+    if (!c.right && !plan_.quiet) {
+      std::fprintf(stderr, "\nsoak: canary %s wrong at %+.0f s: %s\n", c.name.c_str(), at_s,
+                   c.reason.c_str());
+    }
+  }
+
+  std::string on_window(const measure::WindowStats& w) {
+    if (w.drain) return "";
+    if (auto row = folder_.add(w)) on_row(std::move(*row));
+    take_external_marks();
+    fire_due_marks();
+    if (abort_watch_ &&
+        abort_watch_->add_window(w.duration_ns, [&](const measure::MetricRef& m) {
+          report::RunResult window;
+          window.total = w;
+          window.span.duration_ns = w.duration_ns;
+          window.span.counts.responses = w.responses();
+          window.span.counts.successes = w.count(measure::Outcome::kSuccess);
+          window.measured_duration_s = seconds_of(w.duration_ns);
+          return observed_metric(window, m);
+        })) {
+      return abort_watch_->reason();
+    }
+    return "";
+  }
+
+  void on_row(analyze::SoakWindowRow row) {
+    {
+      std::lock_guard lock(mutex_);
+      for (const RecordedCanary& c : canary_records_) {
+        if (folder_.index_of(static_cast<int64_t>(c.at_s * 1e9)) == row.index)
+          ++(c.right ? row.canaries_right : row.canaries_wrong);
+      }
+    }
+    analyze::judge_window(bar_, row);
+    windows_file_->append(soak_windows_csv_line(row));
+    if (!plan_.quiet) {
+      std::fprintf(stderr, "%ssoak: %s window %lld (%+.0f s): %s requests, p95 %s, %s\n",
+                   isatty(STDERR_FILENO) ? "\r\033[K" : "", row.ramp ? "ramp" : "hold",
+                   static_cast<long long>(row.index), row.start_s,
+                   report::with_thousands(row.requests).c_str(), ms_text(row.p95_ms).c_str(),
+                   row.bar_met ? "bar met" : ("bar missed: " + row.reasons.front()).c_str());
+    }
+    rows_.push_back(std::move(row));
+  }
+
+  // Marks appended to marks.log by `proofload mark` from another process.
+  void take_external_marks() {
+    std::ifstream in(plan_.out_dir / kMarksLog, std::ios::binary);
+    if (!in) return;
+    const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    for (const LoggedMark& logged : read_marks(text, marks_offset_)) {
+      if (logged.source != "external") continue;  // scheduled ones are this soak's own
+      analyze::Mark mark;
+      mark.label = logged.label;
+      mark.source = "external";
+      mark.at_s = seconds_of(logged.wall_ns - result_.hold_start_unix_ns);
+      if (!plan_.quiet) std::fprintf(stderr, "\nsoak: mark '%s' at %+.0f s\n", mark.label.c_str(),
+                                     mark.at_s);
+      std::lock_guard lock(mutex_);
+      marks_.push_back(std::move(mark));
+    }
+  }
+
+  // --mark-at marks whose moment has come: logged, and their hook started on its own thread.
+  void fire_due_marks() {
+    const std::vector<result::ScheduledMark>& scheduled = result_.settings.marks;
+    while (next_scheduled_ < scheduled.size()) {
+      const result::ScheduledMark& s = scheduled[next_scheduled_];
+      const int64_t due = start_ns_ + plan_.ramp_ns + static_cast<int64_t>(s.at_s * 1e9);
+      if (monotonic_ns() < due) return;
+      const int64_t wall = wall_clock_ns();
+      append_mark(plan_.out_dir, "scheduled", s.label, wall);
+      analyze::Mark mark;
+      mark.label = s.label;
+      mark.source = "scheduled";
+      mark.at_s = seconds_of(wall - result_.hold_start_unix_ns);
+      if (!s.command.empty()) mark.command = s.command;
+      if (!plan_.quiet) std::fprintf(stderr, "\nsoak: mark '%s' at %+.0f s%s\n", s.label.c_str(),
+                                     mark.at_s, s.command.empty() ? "" : ", running its hook");
+      size_t slot;
+      {
+        std::lock_guard lock(mutex_);
+        marks_.push_back(mark);
+        slot = marks_.size() - 1;
+      }
+      if (!s.command.empty()) {
+        const fs::path log = plan_.out_dir / "hooks" / fmt::format("mark-{:02}.log", next_scheduled_ + 1);
+        mark_hooks_.emplace_back([this, slot, command = s.command, label = s.label, log] {
+          HookResult hook = run_hook("mark", command, plan_.hooks.timeout_ns, log,
+                                     {{"PROOFLOAD_MARK", label}});
+          std::lock_guard lock(mutex_);
+          marks_[slot].exit_code = hook.exit_code;
+          marks_[slot].hook_outcome = hook.describe();
+        });
+      }
+      ++next_scheduled_;
+    }
+  }
+
+  const SoakPlan& plan_;
+  plan::Preflight preflight_;
+  result::SoakResult result_;
+  analyze::SoakBar bar_;
+  SoakWindowFolder folder_;
+  Experiment experiment_;
+  std::optional<CanarySet> canaries_;
+  std::optional<CanaryRunner> canary_runner_;
+  std::optional<analyze::AbortWatch> abort_watch_;
+  std::optional<LineFile> windows_file_;
+  std::optional<LineFile> canaries_file_;
+  int64_t start_ns_ = 0;
+  std::vector<analyze::SoakWindowRow> rows_;  // a few hundred bytes a window
+  size_t marks_offset_ = 0;
+  size_t next_scheduled_ = 0;
+  std::vector<std::thread> mark_hooks_;
+  std::mutex mutex_;  // guards what the canary and hook threads write
+  std::vector<RecordedCanary> canary_records_;
+  std::vector<analyze::Mark> marks_;
+};
+
+}  // namespace
+
+plan::RunSpec soak_run(const SoakPlan& plan) {
+  plan::RunSpec spec = plan.base_run;
+  spec.executor = plan.open_loop ? engine::Executor::kOpenLoop : engine::Executor::kClosedLoop;
+  spec.rate_per_s.reset();
+  spec.stages.clear();
+  if (plan.ramp_ns > 0 && plan.ramp_steps > 0) {
+    const int64_t step_ns = plan.ramp_ns / plan.ramp_steps;
+    for (int i = 1; i <= plan.ramp_steps; ++i) {
+      const double target = plan.open_loop ? plan.level * i / plan.ramp_steps
+                                           : std::max(1.0, std::round(plan.level * i / plan.ramp_steps));
+      spec.stages.push_back({0, target});  // a jump to the step
+      spec.stages.push_back({i == plan.ramp_steps ? plan.ramp_ns - step_ns * (plan.ramp_steps - 1)
+                                                  : step_ns,
+                             target});
+    }
+    spec.stages.push_back({0, plan.level});
+    spec.stages.push_back({plan.hold_ns, plan.level});
+    spec.duration_ns.reset();
+  } else {
+    if (plan.open_loop) {
+      spec.rate_per_s = plan.level;
+    } else {
+      spec.connections = static_cast<int>(plan.level);
+      spec.max_connections.reset();
+    }
+    spec.duration_ns = plan.hold_ns;
+  }
+  if (!plan.open_loop) spec.connections = static_cast<int>(plan.level);
+  spec.warmup_ns = 0;
+  spec.out_dir = plan.out_dir / "run";
+  return spec;
+}
+
+std::string describe_soak_plan(const SoakPlan& plan) {
+  const result::SoakSettings& s = plan.initial.settings;
+  std::string out = fmt::format(
+      "Soak: {} at {}{} for {}{}, in windows of {}.\n", plan.open_loop ? "open loop" : "closed loop",
+      report::fixed_with_thousands(plan.level, plan.open_loop ? 1 : 0),
+      plan.open_loop ? "/s" : " connections", duration_text(plan.hold_ns),
+      plan.ramp_ns > 0 ? fmt::format(" after a ramp of {} in {} steps", duration_text(plan.ramp_ns),
+                                     plan.ramp_steps)
+                       : "",
+      duration_text(plan.window_ns));
+  out += fmt::format("  each window must meet the bar: {}\n", s.bar);
+  if (s.canaries.empty()) {
+    out += "  canaries: none (a scenario file's `canaries:` section adds them)\n";
+  } else {
+    out += fmt::format("  canaries: {} every {}, on their own connection\n", s.canaries.size(),
+                       duration_text(plan.canary_every_ns));
+  }
+  out += fmt::format("  drift: first quarter of the hold against the last, by blocks of {}\n",
+                     s.drift_block_s ? duration_text(static_cast<int64_t>(*s.drift_block_s * 1e9))
+                                     : std::string("a quarter"));
+  for (const result::ScheduledMark& m : s.marks) {
+    out += fmt::format("  mark '{}' at {} into the hold{}\n", m.label,
+                       duration_text(static_cast<int64_t>(m.at_s * 1e9)),
+                       m.command.empty() ? "" : ": runs " + m.command);
+  }
+  out += fmt::format("  marks are judged from the windows {} either side\n",
+                     duration_text(static_cast<int64_t>(s.mark_window_s * 1e9)));
+  if (plan.abort_when) out += fmt::format("Abort when: {}\n", plan.abort_when->text);
+  out += fmt::format("Total: {} of load.\nResults: {}\nNothing was sent (--plan).\n",
+                     duration_text(plan.ramp_ns + plan.hold_ns), plan.out_dir.string());
+  return out;
+}
+
+SoakOutcome run_soak(const SoakPlan& plan) {
+  // Before anything is sent: the run is checked as it will be, and the canaries compiled.
+  const plan::PlannedRun planned = plan::plan_run(soak_run(plan));
+  // Each observer is made once now, so one that cannot watch (a selector that matches no pod, a
+  // process that is gone) is refused before the first request rather than hours into the soak.
+  for (const std::string& spec : planned.observe) {
+    observe::make_sampler(spec, planned.observe_every_ns, planned.trust);
+  }
+  SoakRun run(plan, plan::preflight(soak_run(plan)));
+  fs::create_directories(plan.out_dir);
+  Ending& ending = run.experiment().ending();
+  try {
+    if (run.experiment().precheck()) {
+      StepLabel label;
+      label.file_prefix = "soak-";
+      run.experiment().step(label, [&] { return run.load(); });
+    }
+  } catch (const std::exception& e) {
+    ending.set("failed", e.what(), kExitFailure);
+  }
+  run.experiment().restore();
+  result::SoakResult& result = run.result();
+  run.complete();
+  if (!ending.ended()) ending.set("complete", "the hold ended", kExitOk);
+  result.status = ending.status;
+  result.end_reason = ending.reason;
+  result.finished_at = report::iso8601_utc(wall_clock_ns());
+  result.events = run.experiment().events();
+  write_soak_directory(plan.out_dir, result);
+  int exit_code = ending.exit_code;
+  const bool mark_failed = std::any_of(result.marks.begin(), result.marks.end(),
+                                       [](const auto& m) { return m.verdict == "FAIL"; });
+  if (exit_code == kExitOk &&
+      (result.windows_missed > 0 || mark_failed || result.drift.verdict == "drift")) {
+    exit_code = kExitThresholds;
+  }
+  return {result, exit_code};
+}
+
+}  // namespace proofload::experiments

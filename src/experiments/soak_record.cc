@@ -1,0 +1,181 @@
+// See soak_record.h.
+#include "experiments/soak_record.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cmath>
+#include <fstream>
+#include <map>
+#include <stdexcept>
+
+#include "common/clock.h"
+#include "report/atomic_file.h"
+#include "report/soak_report.h"
+#include "result/run_record.h"
+
+namespace proofload::experiments {
+namespace fs = std::filesystem;
+
+namespace {
+
+std::optional<double> median_of(std::vector<double> values) {
+  if (values.empty()) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
+std::string read_text(const fs::path& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw std::runtime_error("cannot read " + path.string());
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::optional<result::RunRecord> finished_run(const fs::path& directory) {
+  try {
+    const nlohmann::json json = nlohmann::json::parse(read_text(directory / "result.json"));
+    result::RunRecord run = result::run_from_json(json);
+    if (run.status == "running") return std::nullopt;
+    return run;
+  } catch (const std::exception&) {
+    return std::nullopt;  // the report says the server side was not recorded
+  }
+}
+
+}  // namespace
+
+void complete_soak(result::SoakResult& r, std::vector<analyze::SoakWindowRow> rows,
+                   const std::vector<RecordedCanary>& canaries,
+                   const std::vector<analyze::Mark>& marks) {
+  const analyze::SoakBar bar = analyze::parse_soak_bar(r.settings.bar);
+  const double window_s = r.settings.window_s;
+  std::map<int64_t, analyze::SoakWindowRow*> by_index;
+  for (analyze::SoakWindowRow& row : rows) {
+    row.canaries_right = row.canaries_wrong = 0;
+    by_index[row.index] = &row;
+  }
+  r.canaries = {};
+  std::map<std::string, result::CanaryTotals::Named> named;
+  std::vector<std::string> order;
+  for (const RecordedCanary& c : canaries) {
+    const auto index = static_cast<int64_t>(std::floor(c.at_s / window_s));
+    if (auto row = by_index.find(index); row != by_index.end()) {
+      ++(c.right ? row->second->canaries_right : row->second->canaries_wrong);
+    }
+    ++r.canaries.total;
+    r.canaries.right += c.right ? 1 : 0;
+    r.canaries.retried += c.retried ? 1 : 0;
+    if (!named.contains(c.name)) order.push_back(c.name);
+    result::CanaryTotals::Named& n = named[c.name];
+    n.name = c.name;
+    ++n.total;
+    n.right += c.right ? 1 : 0;
+    n.retried += c.retried ? 1 : 0;
+    if (!c.right && n.first_wrong.empty()) {
+      n.first_wrong = fmt::format("at {:+.0f} s: {}", c.at_s, c.reason);
+    }
+  }
+  for (const std::string& name : order) r.canaries.by_name.push_back(named[name]);
+
+  r.ramp.clear();
+  r.windows.clear();
+  for (analyze::SoakWindowRow& row : rows) {
+    analyze::judge_window(bar, row);
+    (row.ramp ? r.ramp : r.windows).push_back(std::move(row));
+  }
+  r.windows_missed = analyze::windows_missed(r.windows);
+
+  result::SoakSummary& s = r.summary;
+  s = {};
+  std::vector<double> p50s, p95s, throughputs;
+  for (const analyze::SoakWindowRow& w : r.windows) {
+    s.requests += w.requests;
+    s.errors += w.errors;
+    s.status_429 += w.status_429;
+    s.held_s += w.duration_s;
+    if (w.p50_ms) p50s.push_back(*w.p50_ms);
+    if (w.p95_ms) p95s.push_back(*w.p95_ms);
+    throughputs.push_back(w.throughput_rps);
+  }
+  s.p50_median_ms = median_of(p50s);
+  s.p95_median_ms = median_of(p95s);
+  if (!p95s.empty()) {
+    s.p95_min_ms = *std::min_element(p95s.begin(), p95s.end());
+    s.p95_max_ms = *std::max_element(p95s.begin(), p95s.end());
+  }
+  s.throughput_median_rps = median_of(throughputs);
+  if (!throughputs.empty())
+    s.throughput_min_rps = *std::min_element(throughputs.begin(), throughputs.end());
+
+  r.drift = analyze::analyze_drift(r.windows, r.settings.drift_block_s.value_or(0),
+                                   r.settings.drift_noise_ms, r.settings.noise_floor);
+  r.slowest = analyze::slowest_of(r.windows);
+  r.marks.clear();
+  for (const analyze::Mark& mark : marks) {
+    r.marks.push_back(analyze::judge_mark(r.windows, mark, r.settings.mark_window_s));
+  }
+}
+
+std::vector<analyze::Mark> marks_from_log(const std::vector<LoggedMark>& logged,
+                                          const result::SoakResult& r) {
+  std::vector<analyze::Mark> marks;
+  for (const LoggedMark& l : logged) {
+    analyze::Mark mark;
+    mark.label = l.label;
+    mark.source = l.source;
+    mark.at_s = seconds_of(l.wall_ns - r.hold_start_unix_ns);
+    if (l.source == "scheduled") {
+      for (const result::ScheduledMark& s : r.settings.marks) {
+        if (s.label == l.label && !s.command.empty()) mark.command = s.command;
+      }
+    }
+    marks.push_back(std::move(mark));
+  }
+  return marks;
+}
+
+bool is_soak_directory(const fs::path& directory) {
+  return fs::exists(directory / kSoakPlanJson);
+}
+
+result::SoakResult read_or_rebuild_soak(const fs::path& directory) {
+  if (fs::exists(directory / "result.json")) {
+    result::SoakResult r =
+        result::soak_from_json(nlohmann::json::parse(read_text(directory / "result.json")));
+    if (r.status != "running") return r;
+  }
+  result::SoakResult r =
+      result::soak_from_json(nlohmann::json::parse(read_text(directory / kSoakPlanJson)));
+  std::vector<analyze::SoakWindowRow> rows;
+  if (fs::exists(directory / kSoakWindowsCsv))
+    rows = parse_soak_windows_csv(read_text(directory / kSoakWindowsCsv));
+  std::vector<RecordedCanary> canaries;
+  if (fs::exists(directory / kCanariesCsv))
+    canaries = parse_canaries_csv(read_text(directory / kCanariesCsv));
+  std::vector<LoggedMark> logged;
+  if (fs::exists(directory / kMarksLog)) {
+    size_t offset = 0;
+    logged = read_marks(read_text(directory / kMarksLog), offset);
+  }
+  r.status = "interrupted";
+  r.end_reason = "the soak ended without writing its result (killed?); rebuilt from windows.csv, "
+                 "canaries.csv and marks.log";
+  r.rebuilt = true;
+  complete_soak(r, std::move(rows), canaries, marks_from_log(logged, r));
+  return r;
+}
+
+void write_soak_directory(const fs::path& directory, const result::SoakResult& r) {
+  fs::create_directories(directory);
+  report::write_file_atomically(directory / "result.json", result::soak_to_json(r).dump(2) + "\n");
+  std::string csv = soak_windows_csv_header() + "\n";
+  for (const auto* rows : {&r.ramp, &r.windows}) {
+    for (const analyze::SoakWindowRow& row : *rows) csv += soak_windows_csv_line(row) + "\n";
+  }
+  report::write_file_atomically(directory / kSoakWindowsCsv, csv);
+  report::write_file_atomically(directory / "summary.md",
+                                report::render_soak_summary(r, finished_run(directory / r.run_directory)));
+}
+
+}  // namespace proofload::experiments

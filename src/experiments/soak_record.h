@@ -1,0 +1,41 @@
+// A soak's result from what it recorded, one way whether the soak finished or was killed:
+// complete_soak judges the windows (their canaries counted from the canaries' answers), the
+// summary, drift, the slowest request and the marks; rebuild_soak reads the streamed files of a
+// soak that did not write its result.json (soak_files.h) and completes them the same way.
+// Pure apart from the files named; one caller at a time per directory.
+#pragma once
+
+#include <filesystem>
+#include <optional>
+#include <vector>
+
+#include "analyze/soak_analysis.h"
+#include "experiments/soak_files.h"
+#include "result/soak_result.h"
+
+namespace proofload::experiments {
+
+// Fills r.ramp and r.windows from `rows` (each window's canaries counted from `canaries` by the
+// window their first attempt started in, each judged against r.settings.bar), then the summary,
+// drift, slowest and each mark's verdict. r.settings must be set.
+void complete_soak(result::SoakResult& r, std::vector<analyze::SoakWindowRow> rows,
+                   const std::vector<RecordedCanary>& canaries,
+                   const std::vector<analyze::Mark>& marks);
+
+// Marks from marks.log, placed against the hold's start; a scheduled one gets its command from
+// the settings (its exit status is not in the log).
+std::vector<analyze::Mark> marks_from_log(const std::vector<LoggedMark>& logged,
+                                          const result::SoakResult& r);
+
+// Whether `directory` holds a soak (its soak-plan.json).
+bool is_soak_directory(const std::filesystem::path& directory);
+
+// The soak's result: result.json when the soak finished it; else rebuilt from soak-plan.json,
+// windows.csv, canaries.csv and marks.log (status "interrupted", rebuilt = true). Throws
+// std::runtime_error naming the file that cannot be read.
+result::SoakResult read_or_rebuild_soak(const std::filesystem::path& directory);
+
+// Writes result.json, windows.csv (every window, as judged) and summary.md, each atomically.
+void write_soak_directory(const std::filesystem::path& directory, const result::SoakResult& r);
+
+}  // namespace proofload::experiments

@@ -1,0 +1,44 @@
+// `proofload soak` finds drift on a route whose delay grows (the built-in server's `drift:`) and
+// none on a steady one: a judgement against measured noise, so it needs the cores to itself
+// (timing). Every load goes to 127.0.0.1 and ends by itself.
+#include <gtest/gtest.h>
+
+#include <chrono>
+#include <nlohmann/json.hpp>
+
+#include "process.h"
+
+namespace proofload::testing {
+namespace {
+
+using namespace std::chrono_literals;
+using nlohmann::json;
+
+TEST(Soak, DriftIsFoundOnAGrowingDelayAndNotOnASteadyOne) {
+  const std::string dir = make_temp_dir("soak-drift");
+  write_file(dir + "/routes.yaml",
+             "routes:\n"
+             "  - {path: /steady, delay: 20ms}\n"
+             "  - {path: /growing, delay: 20ms, drift: {add: 4ms, every: 1s}}\n");
+  ServeProcess server({"--routes", dir + "/routes.yaml", "--exit-after", "60s"});
+  for (const std::string route : {"steady", "growing"}) {
+    Completed c = run_to_completion({proofload_binary(), "soak", server.url("/" + route), "--rate",
+                                     "40", "--hold", "12s", "--window", "1s", "--workers", "1",
+                                     "-q", "-o", dir + "/" + route},
+                                    60s);
+    const json drift = json::parse(read_file(dir + "/" + route + "/result.json"))["soak"]["drift"];
+    if (route == "steady") {
+      EXPECT_EQ(c.exit_code, 0) << c.err;
+      EXPECT_EQ(drift["verdict"], "no drift") << drift.dump();
+    } else {
+      EXPECT_EQ(c.exit_code, 99) << c.err;
+      EXPECT_EQ(drift["verdict"], "drift") << drift.dump();
+      EXPECT_GT(drift["last_quarter_p95_ms"].get<double>(),
+                drift["first_quarter_p95_ms"].get<double>() + 20);
+      EXPECT_EQ(drift["blocks"].size(), 4u);
+    }
+  }
+}
+
+}  // namespace
+}  // namespace proofload::testing
