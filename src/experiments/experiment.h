@@ -11,8 +11,9 @@
 // - ladder and rate search (ladder.h): the planner is the list of levels, or analyze::RateSearch;
 //   each level is a step whose load is one run (plan::RunSpec with the level's rate or
 //   connections); the analysis is analyze::analyze_ladder over the recorded rows.
-// - soak: one long step; its marks (a deploy, a restart) are the windows an abort_check-style
-//   callback sees, recorded as events; the analysis reads the windows for drift.
+// - soak (soak.h): one long step; RunOptions' on_start and per-window callback fold the run's
+//   windows into the soak's and fire its marks; the analysis (soak_record.h) reads the windows
+//   for the bar, drift and the marks' verdicts.
 // - probe: one step whose run observes several sources (RunSpec::observe); the analysis reads the
 //   observed figures.
 // - compare: a matrix of steps over two RunSpecs (A B A B ...), each in its own directory; the

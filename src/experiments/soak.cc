@@ -47,6 +47,7 @@ class SoakRun {
         result_(plan.initial),
         bar_(analyze::parse_soak_bar(plan.initial.settings.bar)),
         folder_(plan.window_ns, plan.ramp_ns),
+        canaries_tally_(seconds_of(plan.window_ns)),
         experiment_(ExperimentSetup{plan.out_dir, "soak", plan.hooks, plan.precheck_url,
                                     std::nullopt, 0, 500'000'000, plan.quiet, {},
                                     plan.base_run.tls}) {
@@ -97,14 +98,8 @@ class SoakRun {
 
   // What the soak recorded, judged: the windows, canaries and marks.
   void complete() {
-    std::vector<RecordedCanary> canaries;
-    std::vector<analyze::Mark> marks;
-    {
-      std::lock_guard lock(mutex_);
-      canaries = canary_records_;
-      marks = marks_;
-    }
-    complete_soak(result_, rows_, canaries, marks);
+    std::lock_guard lock(mutex_);
+    complete_soak(result_, rows_, canaries_tally_, marks_);
   }
 
  private:
@@ -124,7 +119,7 @@ class SoakRun {
   void on_canary(const CanaryResult& c) {
     const double at_s = seconds_of(c.at_ns - plan_.ramp_ns);
     std::lock_guard lock(mutex_);
-    canary_records_.push_back({at_s, c.name, c.right, c.retried, c.reason});
+    canaries_tally_.add({at_s, c.name, c.right, c.retried, c.reason});
     try {
       canaries_file_->append(canaries_csv_line(c, at_s));
     } catch (const std::runtime_error&) {
@@ -159,10 +154,7 @@ class SoakRun {
   void on_row(analyze::SoakWindowRow row) {
     {
       std::lock_guard lock(mutex_);
-      for (const RecordedCanary& c : canary_records_) {
-        if (folder_.index_of(static_cast<int64_t>(c.at_s * 1e9)) == row.index)
-          ++(c.right ? row.canaries_right : row.canaries_wrong);
-      }
+      std::tie(row.canaries_right, row.canaries_wrong) = canaries_tally_.of_window(row.index);
     }
     analyze::judge_window(bar_, row);
     windows_file_->append(soak_windows_csv_line(row));
@@ -235,6 +227,7 @@ class SoakRun {
   result::SoakResult result_;
   analyze::SoakBar bar_;
   SoakWindowFolder folder_;
+  CanaryTally canaries_tally_;  // an entry per window, not per answer (guarded by mutex_)
   Experiment experiment_;
   std::optional<CanarySet> canaries_;
   std::optional<CanaryRunner> canary_runner_;
@@ -247,7 +240,6 @@ class SoakRun {
   size_t next_scheduled_ = 0;
   std::vector<std::thread> mark_hooks_;
   std::mutex mutex_;  // guards what the canary and hook threads write
-  std::vector<RecordedCanary> canary_records_;
   std::vector<analyze::Mark> marks_;
 };
 

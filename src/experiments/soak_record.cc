@@ -45,38 +45,39 @@ std::optional<result::RunRecord> finished_run(const fs::path& directory) {
 
 }  // namespace
 
+void CanaryTally::add(const RecordedCanary& c) {
+  const auto index = static_cast<int64_t>(std::floor(c.at_s / window_s_));
+  auto& [right, wrong] = by_window_[index];
+  ++(c.right ? right : wrong);
+  ++totals_.total;
+  totals_.right += c.right ? 1 : 0;
+  totals_.retried += c.retried ? 1 : 0;
+  auto named = std::find_if(totals_.by_name.begin(), totals_.by_name.end(),
+                            [&](const auto& n) { return n.name == c.name; });
+  if (named == totals_.by_name.end()) {
+    totals_.by_name.push_back({c.name, 0, 0, 0, ""});
+    named = totals_.by_name.end() - 1;
+  }
+  ++named->total;
+  named->right += c.right ? 1 : 0;
+  named->retried += c.retried ? 1 : 0;
+  if (!c.right && named->first_wrong.empty()) {
+    named->first_wrong = fmt::format("at {:+.0f} s: {}", c.at_s, c.reason);
+  }
+}
+
+std::pair<int64_t, int64_t> CanaryTally::of_window(int64_t index) const {
+  const auto found = by_window_.find(index);
+  return found == by_window_.end() ? std::pair<int64_t, int64_t>{0, 0} : found->second;
+}
+
 void complete_soak(result::SoakResult& r, std::vector<analyze::SoakWindowRow> rows,
-                   const std::vector<RecordedCanary>& canaries,
-                   const std::vector<analyze::Mark>& marks) {
+                   const CanaryTally& canaries, const std::vector<analyze::Mark>& marks) {
   const analyze::SoakBar bar = analyze::parse_soak_bar(r.settings.bar);
-  const double window_s = r.settings.window_s;
-  std::map<int64_t, analyze::SoakWindowRow*> by_index;
   for (analyze::SoakWindowRow& row : rows) {
-    row.canaries_right = row.canaries_wrong = 0;
-    by_index[row.index] = &row;
+    std::tie(row.canaries_right, row.canaries_wrong) = canaries.of_window(row.index);
   }
-  r.canaries = {};
-  std::map<std::string, result::CanaryTotals::Named> named;
-  std::vector<std::string> order;
-  for (const RecordedCanary& c : canaries) {
-    const auto index = static_cast<int64_t>(std::floor(c.at_s / window_s));
-    if (auto row = by_index.find(index); row != by_index.end()) {
-      ++(c.right ? row->second->canaries_right : row->second->canaries_wrong);
-    }
-    ++r.canaries.total;
-    r.canaries.right += c.right ? 1 : 0;
-    r.canaries.retried += c.retried ? 1 : 0;
-    if (!named.contains(c.name)) order.push_back(c.name);
-    result::CanaryTotals::Named& n = named[c.name];
-    n.name = c.name;
-    ++n.total;
-    n.right += c.right ? 1 : 0;
-    n.retried += c.retried ? 1 : 0;
-    if (!c.right && n.first_wrong.empty()) {
-      n.first_wrong = fmt::format("at {:+.0f} s: {}", c.at_s, c.reason);
-    }
-  }
-  for (const std::string& name : order) r.canaries.by_name.push_back(named[name]);
+  r.canaries = canaries.totals();
 
   r.ramp.clear();
   r.windows.clear();
@@ -150,9 +151,11 @@ result::SoakResult read_or_rebuild_soak(const fs::path& directory) {
   std::vector<analyze::SoakWindowRow> rows;
   if (fs::exists(directory / kSoakWindowsCsv))
     rows = parse_soak_windows_csv(read_text(directory / kSoakWindowsCsv));
-  std::vector<RecordedCanary> canaries;
-  if (fs::exists(directory / kCanariesCsv))
-    canaries = parse_canaries_csv(read_text(directory / kCanariesCsv));
+  CanaryTally canaries(r.settings.window_s);
+  if (fs::exists(directory / kCanariesCsv)) {
+    for (const RecordedCanary& c : parse_canaries_csv(read_text(directory / kCanariesCsv)))
+      canaries.add(c);
+  }
   std::vector<LoggedMark> logged;
   if (fs::exists(directory / kMarksLog)) {
     size_t offset = 0;

@@ -6,6 +6,8 @@
 #pragma once
 
 #include <filesystem>
+#include <map>
+#include <utility>
 #include <optional>
 #include <vector>
 
@@ -15,12 +17,27 @@
 
 namespace proofload::experiments {
 
-// Fills r.ramp and r.windows from `rows` (each window's canaries counted from `canaries` by the
-// window their first attempt started in, each judged against r.settings.bar), then the summary,
-// drift, slowest and each mark's verdict. r.settings must be set.
+// The canaries' answers, counted as they come: per window (by the window their first attempt
+// started in) and per canary. A soak keeps this, not each answer: an entry per window.
+class CanaryTally {
+ public:
+  explicit CanaryTally(double window_s) : window_s_(window_s) {}
+  void add(const RecordedCanary& canary);
+  // {right, wrong} of the window with this index.
+  std::pair<int64_t, int64_t> of_window(int64_t index) const;
+  const result::CanaryTotals& totals() const { return totals_; }
+
+ private:
+  double window_s_;
+  std::map<int64_t, std::pair<int64_t, int64_t>> by_window_;
+  result::CanaryTotals totals_;
+};
+
+// Fills r.ramp and r.windows from `rows` (each window's canaries from `canaries`, each judged
+// against r.settings.bar), then the summary, drift, slowest and each mark's verdict.
+// r.settings must be set.
 void complete_soak(result::SoakResult& r, std::vector<analyze::SoakWindowRow> rows,
-                   const std::vector<RecordedCanary>& canaries,
-                   const std::vector<analyze::Mark>& marks);
+                   const CanaryTally& canaries, const std::vector<analyze::Mark>& marks);
 
 // Marks from marks.log, placed against the hold's start; a scheduled one gets its command from
 // the settings (its exit status is not in the log).

@@ -119,7 +119,7 @@ TEST_F(SoakRecord, ResultJsonReadsBackAsWritten) {
     w.ramp = i < 0;
     rows.push_back(w);
   }
-  complete_soak(r, rows, {}, {});
+  complete_soak(r, rows, CanaryTally(r.settings.window_s), {});
   const result::SoakResult back = result::soak_from_json(result::soak_to_json(r));
   EXPECT_EQ(result::soak_to_json(back), result::soak_to_json(r));
   EXPECT_EQ(back.ramp.size(), 2u);
