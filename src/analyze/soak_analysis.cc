@@ -70,12 +70,6 @@ std::string joined(const std::vector<std::string>& reasons) {
   return out;
 }
 
-std::optional<double> median(std::vector<double> values) {
-  if (values.empty()) return std::nullopt;
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
 std::vector<double> p95s_between(std::span<const SoakWindowRow> rows, double from_s, double to_s) {
   std::vector<double> out;
@@ -185,8 +179,8 @@ Drift analyze_drift(std::span<const SoakWindowRow> rows, double block_s,
   const double quarter_s = hold_s / 4;
   const std::vector<double> first = p95s_between(rows, 0, quarter_s);
   const std::vector<double> last = p95s_between(rows, hold_s - quarter_s, hold_s + 1);
-  drift.first_quarter_p95_ms = median(first);
-  drift.last_quarter_p95_ms = median(last);
+  drift.first_quarter_p95_ms = median_of(first);
+  drift.last_quarter_p95_ms = median_of(last);
 
   if (stated_noise_ms) {
     drift.noise_ms = *stated_noise_ms;
@@ -202,7 +196,7 @@ Drift analyze_drift(std::span<const SoakWindowRow> rows, double block_s,
       if (previous != nullptr) changes.push_back(std::abs(*row.p95_ms - *previous->p95_ms));
       previous = &row;
     }
-    const double spread = median(changes).value_or(0);
+    const double spread = median_of(changes).value_or(0);
     const double floor = noise_floor * drift.first_quarter_p95_ms.value_or(0);
     drift.noise_ms = std::max(spread, floor);
     drift.noise_source = "measured";
@@ -222,7 +216,7 @@ Drift analyze_drift(std::span<const SoakWindowRow> rows, double block_s,
       DriftBlock b;
       b.start_s = start;
       b.end_s = std::min(start + block, hold_s);
-      b.median_p95_ms = median(p95s_between(rows, b.start_s, b.end_s));
+      b.median_p95_ms = median_of(p95s_between(rows, b.start_s, b.end_s));
       drift.blocks.push_back(b);
       if (drift.blocks.size() >= 10'000) break;  // a block far shorter than the windows
     }
@@ -284,7 +278,7 @@ MarkVerdict judge_mark(std::span<const SoakWindowRow> rows, const Mark& mark, do
     if (row.p95_ms && (!v.worst_p95_ms || *row.p95_ms > *v.worst_p95_ms)) v.worst_p95_ms = row.p95_ms;
     if (!row.bar_met && first_missed == nullptr) first_missed = &row;
   }
-  v.baseline_p95_ms = median(before);
+  v.baseline_p95_ms = median_of(before);
   if (v.windows == 0) {
     v.verdict = "not judged";
     v.reason = "no window around it (the soak ended before)";
@@ -311,6 +305,13 @@ MarkVerdict judge_mark(std::span<const SoakWindowRow> rows, const Mark& mark, do
                                : "");
   }
   return v;
+}
+
+std::optional<double> median_of(std::vector<double> values) {
+  if (values.empty()) return std::nullopt;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
 }
 
 int64_t windows_missed(std::span<const SoakWindowRow> rows) {

@@ -122,6 +122,9 @@ struct MarkVerdict {
 // judged (judge_window) already.
 MarkVerdict judge_mark(std::span<const SoakWindowRow> rows, const Mark& mark, double window_s);
 
+// The median of some values (the mean of the middle two for an even count); none for none.
+std::optional<double> median_of(std::vector<double> values);
+
 // "0 of 1,440 windows missed the bar" figures over the hold's windows.
 int64_t windows_missed(std::span<const SoakWindowRow> rows);
 

@@ -19,12 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-std::optional<double> median_of(std::vector<double> values) {
-  if (values.empty()) return std::nullopt;
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
 
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
@@ -99,13 +93,13 @@ void complete_soak(result::SoakResult& r, std::vector<analyze::SoakWindowRow> ro
     if (w.p95_ms) p95s.push_back(*w.p95_ms);
     throughputs.push_back(w.throughput_rps);
   }
-  s.p50_median_ms = median_of(p50s);
-  s.p95_median_ms = median_of(p95s);
+  s.p50_median_ms = analyze::median_of(p50s);
+  s.p95_median_ms = analyze::median_of(p95s);
   if (!p95s.empty()) {
     s.p95_min_ms = *std::min_element(p95s.begin(), p95s.end());
     s.p95_max_ms = *std::max_element(p95s.begin(), p95s.end());
   }
-  s.throughput_median_rps = median_of(throughputs);
+  s.throughput_median_rps = analyze::median_of(throughputs);
   if (!throughputs.empty())
     s.throughput_min_rps = *std::min_element(throughputs.begin(), throughputs.end());
 
