@@ -30,6 +30,10 @@ struct SoakWindowRow {
   double throughput_rps = 0;    // responses (any status) per second of the window
   int64_t canaries_right = 0;   // known-answer checks that ended in the window
   int64_t canaries_wrong = 0;
+  // Observers' samples that failed in the window (kubectl failing, an endpoint down), and the
+  // first such source with its reason: what the server side is missing there.
+  int64_t observer_gaps = 0;
+  std::string observer_gap;  // "k8s:prod/app=x: kubectl get pods failed: exit 1: ..."
   // Set by judge_window.
   bool bar_met = true;
   std::vector<std::string> reasons;  // why it missed: "errors 4.1% > 1%", "p95 2.3 s >= 2 s"

@@ -80,6 +80,7 @@ report::RunResult run_load_test(const RunOptions& options) {
     auto figures = observer.window(start, start + w.duration_ns, wait_ns);
     auto observed = observation_totals.add_window(
         w.index, static_cast<double>(w.duration_ns) / kNsPerS, w.warmup, w.responses(), figures);
+    if (options.on_window_observed) options.on_window_observed(w, observed);
     if (!directory || !write_failure.empty()) return;
     try {
       directory->append_window(w, result.start_wall_ns + w.start_ns, observed);

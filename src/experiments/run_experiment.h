@@ -30,6 +30,10 @@ struct RunOptions {
   // of every window's start_ns, and the same moment on the wall clock. A soak starts its canaries
   // and places its marks by it.
   std::function<void(int64_t start_ns, int64_t start_wall_ns)> on_start;
+  // Called with each window once the observers have sampled past its end (the coordinator
+  // thread, a window after abort_check saw it), with what they saw in it: what a soak folds.
+  std::function<void(const measure::WindowStats&, const std::vector<report::ObservedFigures>&)>
+      on_window_observed;
 };
 
 // Runs the load test; returns the result (also written to out_dir when set). Throws UsageError

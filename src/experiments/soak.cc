@@ -74,6 +74,10 @@ class SoakRun {
       on_start(start_ns, start_wall_ns);
     };
     options.abort_check = [this](const measure::WindowStats& w) { return on_window(w); };
+    options.on_window_observed = [this](const measure::WindowStats& w,
+                                        const std::vector<report::ObservedFigures>& observed) {
+      on_window_observed(w, observed);
+    };
     report::RunResult run;
     std::string failure;
     try {
@@ -131,9 +135,23 @@ class SoakRun {
     }
   }
 
+  // Folds a run window into the soak's once the observers have seen it (a gap is stated in the
+  // window it fell in).
+  void on_window_observed(const measure::WindowStats& w,
+                          const std::vector<report::ObservedFigures>& observed) {
+    if (w.drain) return;
+    int64_t gaps = 0;
+    std::string reason;
+    for (const report::ObservedFigures& o : observed) {
+      gaps += o.gaps;
+      if (o.gaps > 0 && reason.empty()) reason = o.source + ": " + o.last_error;
+    }
+    if (auto row = folder_.add(w, gaps, reason)) on_row(std::move(*row));
+  }
+
+  // Each window as soon as it is measured: marks and the abort rule.
   std::string on_window(const measure::WindowStats& w) {
     if (w.drain) return "";
-    if (auto row = folder_.add(w)) on_row(std::move(*row));
     take_external_marks();
     fire_due_marks();
     if (abort_watch_ &&

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <stdexcept>
@@ -88,23 +89,29 @@ std::vector<std::string> split_reasons(const std::string& text) {
   return out;
 }
 
-constexpr size_t kWindowFields = 16;
+constexpr size_t kWindowFields = 18;
 constexpr size_t kCanaryFields = 5;
 
 }  // namespace
 
 std::string soak_windows_csv_header() {
   return "index,phase,start_s,duration_s,requests,errors,status_429,p50_ms,p95_ms,p99_ms,"
-         "slowest_ms,slowest_at_s,throughput_rps,canaries_right,canaries_wrong,bar_met,reasons";
+         "slowest_ms,slowest_at_s,throughput_rps,canaries_right,canaries_wrong,observer_gaps,observer_gap,"
+         "bar_met,reasons";
 }
 
 std::string soak_windows_csv_line(const analyze::SoakWindowRow& r) {
   // bar_met and reasons make one field pair: "true," or "false,errors 3% > 1%; ...".
-  return fmt::format("{},{},{:.3f},{:.3f},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{},{},{}", r.index,
-                     r.ramp ? "ramp" : "hold", r.start_s, r.duration_s, r.requests, r.errors,
-                     r.status_429, number(r.p50_ms), number(r.p95_ms), number(r.p99_ms),
+  // The gap's reason is free text too: its commas become semicolons, so only the last field
+  // (the bar's reasons) may hold commas.
+  std::string gap = one_line(r.observer_gap);
+  std::replace(gap.begin(), gap.end(), ',', ';');
+  return fmt::format("{},{},{:.3f},{:.3f},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{},{},{},{},{}",
+                     r.index, r.ramp ? "ramp" : "hold", r.start_s, r.duration_s, r.requests,
+                     r.errors, r.status_429, number(r.p50_ms), number(r.p95_ms), number(r.p99_ms),
                      number(r.slowest_ms), r.slowest_at_s, r.throughput_rps, r.canaries_right,
-                     r.canaries_wrong, r.bar_met ? "true" : "false", joined(r.reasons));
+                     r.canaries_wrong, r.observer_gaps, gap, r.bar_met ? "true" : "false",
+                     joined(r.reasons));
 }
 
 std::vector<analyze::SoakWindowRow> parse_soak_windows_csv(std::string_view text) {
@@ -131,8 +138,10 @@ std::vector<analyze::SoakWindowRow> parse_soak_windows_csv(std::string_view text
       r.throughput_rps = *number_of(f[12]);
       r.canaries_right = count_of(f[13]);
       r.canaries_wrong = count_of(f[14]);
-      r.bar_met = f[15] == "true";
-      r.reasons = split_reasons(f[16]);
+      r.observer_gaps = count_of(f[15]);
+      r.observer_gap = f[16];
+      r.bar_met = f[17] == "true";
+      r.reasons = split_reasons(f[18]);
       rows.push_back(std::move(r));
     } catch (const std::exception&) {
       throw std::runtime_error(fmt::format("windows.csv line {} is not a soak window", i + 1));

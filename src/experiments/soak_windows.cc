@@ -23,7 +23,9 @@ int64_t SoakWindowFolder::index_of(int64_t since_hold_ns) const {
   return floor_div(since_hold_ns, window_ns_);
 }
 
-std::optional<analyze::SoakWindowRow> SoakWindowFolder::add(const measure::WindowStats& w) {
+std::optional<analyze::SoakWindowRow> SoakWindowFolder::add(const measure::WindowStats& w,
+                                                           int64_t observer_gaps,
+                                                           const std::string& gap_reason) {
   const int64_t since_hold_ns = w.start_ns - ramp_ns_;
   const int64_t index = index_of(since_hold_ns);
   std::optional<analyze::SoakWindowRow> done;
@@ -43,6 +45,8 @@ std::optional<analyze::SoakWindowRow> SoakWindowFolder::add(const measure::Windo
     slowest_at_ns_ = since_hold_ns;
   }
   latency_us_.merge(w.latency_us);
+  observer_gaps_ += observer_gaps;
+  if (observer_gap_.empty()) observer_gap_ = gap_reason;
   return done;
 }
 
@@ -69,6 +73,10 @@ analyze::SoakWindowRow SoakWindowFolder::take() {
   }
   row.throughput_rps = duration_ns_ > 0 ? static_cast<double>(responses_) / seconds_of(duration_ns_)
                                         : 0;
+  row.observer_gaps = observer_gaps_;
+  row.observer_gap = std::move(observer_gap_);
+  observer_gaps_ = 0;
+  observer_gap_.clear();
   index_.reset();
   duration_ns_ = requests_ = errors_ = status_429_ = responses_ = 0;
   slowest_us_ = -1;

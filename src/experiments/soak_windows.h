@@ -20,7 +20,10 @@ class SoakWindowFolder {
 
   // One run window (drain windows, after the schedule ended, are not passed). Returns the soak
   // window it completed, if the run window belongs to the next one.
-  std::optional<analyze::SoakWindowRow> add(const measure::WindowStats& w);
+  // `observer_gaps`: the observers' failed samples in the run window, and `gap_reason` the first
+  // failing source and why ("" when none).
+  std::optional<analyze::SoakWindowRow> add(const measure::WindowStats& w, int64_t observer_gaps = 0,
+                                            const std::string& gap_reason = "");
   // The window in progress (a partial one at the end of the run), if any request was in it.
   std::optional<analyze::SoakWindowRow> finish();
 
@@ -38,6 +41,8 @@ class SoakWindowFolder {
   int64_t requests_ = 0, errors_ = 0, status_429_ = 0, responses_ = 0;
   int64_t slowest_us_ = -1;
   int64_t slowest_at_ns_ = 0;
+  int64_t observer_gaps_ = 0;
+  std::string observer_gap_;
   measure::HdrHistogram latency_us_;
 };
 

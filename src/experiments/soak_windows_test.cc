@@ -51,6 +51,30 @@ TEST(SoakWindowFolder, FoldsSecondsIntoWindowsFromTheHoldsStart) {
   EXPECT_DOUBLE_EQ(rows[2].duration_s, 3);
 }
 
+TEST(SoakWindowFolder, ObserversGapsAreStatedInTheWindowTheyFellIn) {
+  SoakWindowFolder folder(2 * kNsPerS, 0);
+  ASSERT_FALSE(folder.add(second(0, 10, 1000)));
+  ASSERT_FALSE(folder.add(second(1, 10, 1000), 1, "k8s:prod/app=x: kubectl get pods failed: exit 1"));
+  const auto first = folder.add(second(2, 10, 1000), 2, "prom:http://127.0.0.1:9/metrics: down");
+  ASSERT_TRUE(first);
+  EXPECT_EQ(first->observer_gaps, 1);
+  EXPECT_EQ(first->observer_gap, "k8s:prod/app=x: kubectl get pods failed: exit 1");
+  const auto second_window = folder.finish();
+  ASSERT_TRUE(second_window);
+  EXPECT_EQ(second_window->observer_gaps, 2);
+  // In windows.csv the reason keeps its words; its commas become semicolons (only the last field
+  // may hold commas).
+  analyze::SoakWindowRow row = *first;
+  row.observer_gap = "k8s:prod/app=x,y: failed, twice";
+  row.reasons = {"errors 2% > 1%, really"};
+  const auto back = parse_soak_windows_csv(soak_windows_csv_header() + "\n" +
+                                           soak_windows_csv_line(row) + "\n");
+  ASSERT_EQ(back.size(), 1u);
+  EXPECT_EQ(back[0].observer_gaps, 1);
+  EXPECT_EQ(back[0].observer_gap, "k8s:prod/app=x;y: failed; twice");
+  EXPECT_EQ(back[0].reasons, row.reasons);
+}
+
 TEST(SoakWindowFolder, NeverStartedRequestsAreErrorsOfTheSoak) {
   SoakWindowFolder folder(kNsPerS, 0);
   measure::WindowStats w = second(0, 8, 1000);

@@ -62,6 +62,34 @@ TEST(K8sRun, PodFiguresReachTheResult) {
   }
 }
 
+TEST(K8sRun, ASoakStatesKubectlFailingInTheWindowsItFailedIn) {
+  testing::StubKubectl stub;
+  // The soak's own check before anything is sent, the run's when it makes its sampler, and the
+  // samples of the first seconds answer; from then on kubectl fails.
+  stub.plan_get({"file ready.json", "file ready.json", "file ready.json", "file ready.json",
+                 "file ready.json",
+                 "fail 1 error: You must be logged in to the server (Unauthorized)"});
+  ServeProcess server;
+  const std::string out = stub.dir() + "/soak";
+  auto soak = run_to_completion(
+      {proofload_binary(), "soak", server.url(), "--rate", "20", "--hold", "6s", "--window", "1s",
+       "--workers", "1", "--observe", "k8s:company-dns/app=v3", "-q", "-o", out},
+      std::chrono::seconds(30));
+  ASSERT_EQ(soak.exit_code, 0) << soak.err;  // a gap is stated, not a miss of the bar
+  const json result = json::parse(read_file(out + "/result.json"));
+  const json& windows = result["soak"]["windows"];
+  ASSERT_GE(windows.size(), 4u);
+  EXPECT_EQ(windows[0]["observer_gaps"], 0) << windows[0].dump();
+  const json& last = windows[windows.size() - 1];
+  EXPECT_GE(last["observer_gaps"].get<int>(), 1) << last.dump();
+  EXPECT_NE(last["observer_gap"].get<std::string>().find("You must be logged in"),
+            std::string::npos)
+      << last.dump();
+  const std::string summary = read_file(out + "/summary.md");
+  EXPECT_NE(summary.find("| observer gaps |"), std::string::npos) << summary;
+  EXPECT_NE(summary.find("The observers had gaps in"), std::string::npos) << summary;
+}
+
 TEST(K8sRun, ASoakRefusesASelectorThatMatchesNoPod) {
   testing::StubKubectl stub;
   stub.plan_get({"file no_pods.json"});

@@ -45,8 +45,8 @@ std::string reasons_text(const SoakWindowRow& w) {
   return out;
 }
 
-std::string window_row(const SoakWindowRow& w) {
-  return table_row({std::to_string(w.index), offset_text(w.start_s), count_text(w.requests),
+std::string window_row(const SoakWindowRow& w, bool show_gaps) {
+  std::vector<std::string> cells = {std::to_string(w.index), offset_text(w.start_s), count_text(w.requests),
                     w.requests > 0 ? percent_text(static_cast<double>(w.errors) / w.requests)
                                    : std::string(kNotMeasured),
                     count_text(w.status_429), ms_cell(w.p50_ms), ms_cell(w.p95_ms),
@@ -55,7 +55,14 @@ std::string window_row(const SoakWindowRow& w) {
                         ? fmt::format("{} of {}", w.canaries_right,
                                       w.canaries_right + w.canaries_wrong)
                         : std::string(kNotMeasured),
-                    w.bar_met ? "met" : table_cell("missed: " + reasons_text(w))});
+                    w.bar_met ? "met" : table_cell("missed: " + reasons_text(w))};
+  if (show_gaps) cells.insert(cells.end() - 1, count_text(w.observer_gaps));
+  return table_row(cells);
+}
+
+bool any_observer_gaps(const result::SoakResult& r) {
+  return std::any_of(r.windows.begin(), r.windows.end(),
+                     [](const SoakWindowRow& w) { return w.observer_gaps > 0; });
 }
 
 // The windows worth showing: all of a short soak; else those that missed the bar, those around
@@ -65,7 +72,8 @@ std::vector<const SoakWindowRow*> shown_windows(const result::SoakResult& r, boo
   folded = r.windows.size() > kSoakWindowsShownInFull;
   for (size_t i = 0; i < r.windows.size(); ++i) {
     const SoakWindowRow& w = r.windows[i];
-    bool show = !folded || i == 0 || i + 1 == r.windows.size() || !w.bar_met;
+    bool show = !folded || i == 0 || i + 1 == r.windows.size() || !w.bar_met ||
+                w.observer_gaps > 0;
     for (const analyze::MarkVerdict& m : r.marks) {
       show |= w.start_s + w.duration_s > m.mark.at_s - r.settings.mark_window_s &&
               w.start_s < m.mark.at_s + r.settings.mark_window_s;
@@ -164,14 +172,19 @@ void windows_table(std::string& out, const result::SoakResult& r) {
   bool folded = false;
   const std::vector<const SoakWindowRow*> shown = shown_windows(r, folded);
   if (folded) {
-    out += fmt::format("{} of {} windows: those that missed the bar, those around marks, the "
-                       "first and the last. windows.csv has every window.\n\n",
+    out += fmt::format("{} of {} windows: those that missed the bar, those around marks, those "
+                       "with observers' gaps, the first and the last. windows.csv has every "
+                       "window.\n\n",
                        shown.size(), r.windows.size());
   }
-  out += "| window | from | requests | errors | 429 | p50 ms | p95 ms | p99 ms | slowest ms | "
-         "rate/s | canaries right | bar |\n"
-         "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
-  for (const SoakWindowRow* w : shown) out += window_row(*w);
+  // Observers' gaps get a column when there were any: the server side is missing there.
+  const bool gaps = any_observer_gaps(r);
+  out += fmt::format(
+      "| window | from | requests | errors | 429 | p50 ms | p95 ms | p99 ms | slowest ms | "
+      "rate/s | canaries right |{} bar |\n"
+      "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |{} --- |\n",
+      gaps ? " observer gaps |" : "", gaps ? " ---: |" : "");
+  for (const SoakWindowRow* w : shown) out += window_row(*w, gaps);
   out += "\n";
 }
 
@@ -252,6 +265,11 @@ void server_section(std::string& out, const std::optional<result::RunRecord>& ru
                                       count_text(source.samples.value_or(0))));
     }
   }
+  if (any) {
+    out += "\nEvery observer's figures are stamped with the generator's clock when sampled (none of "
+           "these sources gives timestamps of its own), so they line up with the windows without "
+           "an offset.\n";
+  }
   if (!any) {
     out += "No server observer was attached (`--observe pid:N`, `cgroup:PATH`, `prom:URL`, "
            "`k8s:NAMESPACE/SELECTOR`).\n";
@@ -291,6 +309,21 @@ std::string render_soak_summary(const result::SoakResult& r,
                         "); the load's own answers are judged by its checks, if any.");
   } else {
     not_shown.push_back("No canaries ran: no answer was checked against a known one.");
+  }
+  int64_t gap_windows = 0, gap_samples = 0;
+  const SoakWindowRow* first_gap = nullptr;
+  for (const SoakWindowRow& w : r.windows) {
+    if (w.observer_gaps == 0) continue;
+    ++gap_windows;
+    gap_samples += w.observer_gaps;
+    if (first_gap == nullptr) first_gap = &w;
+  }
+  if (first_gap != nullptr) {
+    not_shown.push_back(fmt::format(
+        "The observers had gaps in {} of {} windows ({} failed samples), the first at {}: {}. "
+        "The server side is missing there.",
+        count_text(gap_windows), count_text(r.windows.size()), count_text(gap_samples),
+        offset_text(first_gap->start_s), first_gap->observer_gap));
   }
   if (r.drift.verdict == "not judged") {
     not_shown.push_back("Drift was not judged: " + r.drift.reason + ".");

@@ -215,6 +215,8 @@ json soak_window_to_json(const analyze::SoakWindowRow& w) {
           {"throughput_rps", w.throughput_rps},
           {"canaries_right", w.canaries_right},
           {"canaries_wrong", w.canaries_wrong},
+          {"observer_gaps", w.observer_gaps},
+          {"observer_gap", text_or_null(w.observer_gap)},
           {"bar_met", w.bar_met},
           {"reasons", w.reasons}};
 }
@@ -239,6 +241,8 @@ analyze::SoakWindowRow soak_window_from_json(const JsonReader& r) {
   w.throughput_rps = r.number("throughput_rps").value_or(0);
   w.canaries_right = r.count("canaries_right").value_or(0);
   w.canaries_wrong = r.count("canaries_wrong").value_or(0);
+  w.observer_gaps = r.count("observer_gaps").value_or(0);
+  w.observer_gap = r.text("observer_gap");
   w.bar_met = r.boolean("bar_met").value_or(true);
   w.reasons = r.texts("reasons");
   return w;
