@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <fstream>
 #include <mutex>
 #include <thread>
@@ -147,6 +148,28 @@ class SoakRun {
       if (o.gaps > 0 && reason.empty()) reason = o.source + ": " + o.last_error;
     }
     if (auto row = folder_.add(w, gaps, reason)) on_row(std::move(*row));
+    track_server_memory(observed);
+  }
+
+  // Memory of each observed process, cgroup and pod: first, last and peak over the soak.
+  void track_server_memory(const std::vector<report::ObservedFigures>& observed) {
+    for (const report::ObservedFigures& o : observed) {
+      if (o.label == "self" || o.label == "host") continue;
+      for (const auto& [name, value] : o.figures) {
+        const bool memory = name.starts_with("memory_bytes") || name.starts_with("rss_bytes");
+        if (!memory || name.ends_with("_peak")) continue;
+        const double peak = o.value(name + "_peak").value_or(value);
+        auto found = std::find_if(result_.server.begin(), result_.server.end(), [&](auto& m) {
+          return m.source == o.source && m.figure == name;
+        });
+        if (found == result_.server.end()) {
+          result_.server.push_back({o.source, name, value, value, peak});
+          continue;
+        }
+        found->last_bytes = value;
+        found->peak_bytes = std::max(found->peak_bytes, peak);
+      }
+    }
   }
 
   // Each window as soon as it is measured: marks and the abort rule.

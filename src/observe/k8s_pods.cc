@@ -245,6 +245,15 @@ std::optional<PodUsage> parse_top_pods(std::string_view text) {
     usage.cpu_cores += *cpu;
     usage.memory_bytes += *memory;
     ++usage.pods;
+    const std::string_view pod = fields.front();
+    auto one = std::find_if(usage.by_pod.begin(), usage.by_pod.end(),
+                            [&](const PodUsage::OnePod& p) { return p.name == pod; });
+    if (one == usage.by_pod.end()) {
+      usage.by_pod.push_back({std::string(pod), 0, 0});
+      one = usage.by_pod.end() - 1;
+    }
+    one->cpu_cores += *cpu;
+    one->memory_bytes += *memory;
   }
   if (usage.pods == 0) return std::nullopt;
   return usage;

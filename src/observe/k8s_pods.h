@@ -53,6 +53,14 @@ struct PodUsage {
   double cpu_cores = 0;
   double memory_bytes = 0;
   int pods = 0;
+  // Each pod's own (kubectl top's first field), in the order listed; a pod listed once per
+  // container (--containers) is summed.
+  struct OnePod {
+    std::string name;
+    double cpu_cores = 0;
+    double memory_bytes = 0;
+  };
+  std::vector<OnePod> by_pod;
 };
 std::optional<PodUsage> parse_top_pods(std::string_view text);
 

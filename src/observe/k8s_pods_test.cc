@@ -73,6 +73,13 @@ TEST(K8sTop, SumsThePods) {
   auto by_container = parse_top_pods("web-1   app   100m   1Gi\nweb-1   proxy   5m   20Mi\n");
   ASSERT_TRUE(by_container);
   EXPECT_DOUBLE_EQ(by_container->cpu_cores, 0.105);
+  // Each pod's own figures, a pod's containers summed.
+  ASSERT_EQ(usage->by_pod.size(), 2u);
+  EXPECT_EQ(usage->by_pod[0].name, "dns-v3-7f9c4d8b6-2xk9p");
+  EXPECT_DOUBLE_EQ(usage->by_pod[0].memory_bytes, 128.0 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(usage->by_pod[1].cpu_cores, 1);
+  ASSERT_EQ(by_container->by_pod.size(), 1u);
+  EXPECT_DOUBLE_EQ(by_container->by_pod[0].memory_bytes, 1024.0 * 1024 * 1024 + 20 * 1024 * 1024);
   EXPECT_FALSE(parse_top_pods(""));
   EXPECT_FALSE(parse_top_pods("web-1 250m\n"));
   EXPECT_FALSE(parse_top_pods("NAME CPU(cores) MEMORY(bytes)\n"));  // a header is no figure

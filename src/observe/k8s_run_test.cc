@@ -69,6 +69,7 @@ TEST(K8sRun, ASoakStatesKubectlFailingInTheWindowsItFailedIn) {
   stub.plan_get({"file ready.json", "file ready.json", "file ready.json", "file ready.json",
                  "file ready.json",
                  "fail 1 error: You must be logged in to the server (Unauthorized)"});
+  stub.plan_top({"file top.txt"});
   ServeProcess server;
   const std::string out = stub.dir() + "/soak";
   auto soak = run_to_completion(
@@ -88,6 +89,20 @@ TEST(K8sRun, ASoakStatesKubectlFailingInTheWindowsItFailedIn) {
   const std::string summary = read_file(out + "/summary.md");
   EXPECT_NE(summary.find("| observer gaps |"), std::string::npos) << summary;
   EXPECT_NE(summary.find("The observers had gaps in"), std::string::npos) << summary;
+  // Memory per pod, from kubectl top, over the soak.
+  bool pod_memory = false;
+  for (const json& m : result["soak"]["server"]) {
+    if (m["figure"] != "memory_bytes{pod=\"dns-v3-7f9c4d8b6-2xk9p\"}") continue;
+    pod_memory = true;
+    EXPECT_EQ(m["source"], "k8s:company-dns/app=v3");
+    EXPECT_DOUBLE_EQ(m["peak_bytes"].get<double>(), 128.0 * 1024 * 1024);
+    EXPECT_DOUBLE_EQ(m["first_bytes"].get<double>(), 128.0 * 1024 * 1024);
+  }
+  EXPECT_TRUE(pod_memory) << result["soak"]["server"].dump();
+  EXPECT_NE(summary.find("| `k8s:company-dns/app=v3` | `memory_bytes{pod=\"dns-v3-7f9c4d8b6-2xk9p\"}` "
+                         "| 128.0 MiB | 128.0 MiB | 128.0 MiB |"),
+            std::string::npos)
+      << summary;
 }
 
 TEST(K8sRun, ASoakRefusesASelectorThatMatchesNoPod) {

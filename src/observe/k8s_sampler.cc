@@ -94,6 +94,14 @@ void K8sSampler::add_usage(int64_t now_ns, std::vector<Reading>& readings) {
   metrics_note_.clear();
   readings.push_back({"cpu_cores", MetricKind::kGauge, usage->cpu_cores});
   readings.push_back({"memory_bytes", MetricKind::kGauge, usage->memory_bytes});
+  // Each pod's own, named as a Prometheus series is: a soak reports memory per pod. Bounded by
+  // the pods a selector matches at once.
+  for (const PodUsage::OnePod& pod : usage->by_pod) {
+    readings.push_back({"memory_bytes{pod=\"" + pod.name + "\"}", MetricKind::kGauge,
+                        pod.memory_bytes});
+    readings.push_back({"cpu_cores{pod=\"" + pod.name + "\"}", MetricKind::kGauge,
+                        pod.cpu_cores});
+  }
 }
 
 std::unique_ptr<K8sSampler> make_k8s_sampler(std::string_view spec, K8sOptions options) {

@@ -233,7 +233,8 @@ void marks_section(std::string& out, const result::SoakResult& r) {
   out += "\n";
 }
 
-void server_section(std::string& out, const std::optional<result::RunRecord>& run,
+void server_section(std::string& out, const result::SoakResult& soak,
+                    const std::optional<result::RunRecord>& run,
                     std::vector<std::string>& not_shown) {
   out += "## The server side\n\n";
   if (!run || !run->observed_recorded) {
@@ -265,6 +266,14 @@ void server_section(std::string& out, const std::optional<result::RunRecord>& ru
                                       count_text(source.samples.value_or(0))));
     }
   }
+  if (!soak.server.empty()) {
+    out += "\n| source | memory | first | last | peak |\n| --- | --- | ---: | ---: | ---: |\n";
+    const auto mib = [](double bytes) { return fixed(bytes / (1024.0 * 1024.0), 1) + " MiB"; };
+    for (const result::ServerMemory& m : soak.server) {
+      out += table_row({inline_code(m.source), inline_code(m.figure), mib(m.first_bytes),
+                        mib(m.last_bytes), mib(m.peak_bytes)});
+    }
+  }
   if (any) {
     out += "\nEvery observer's figures are stamped with the generator's clock when sampled (none of "
            "these sources gives timestamps of its own), so they line up with the windows without "
@@ -290,7 +299,7 @@ std::string render_soak_summary(const result::SoakResult& r,
   drift_section(out, r);
   marks_section(out, r);
   std::vector<std::string> not_shown;
-  server_section(out, run, not_shown);
+  server_section(out, r, run, not_shown);
 
   out += "## What this does not show\n\n";
   if (r.settings.loop != "closed") {

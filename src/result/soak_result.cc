@@ -253,6 +253,14 @@ json soak_to_json(const SoakResult& r) {
   for (const Event& e : r.events) events.push_back(event_to_json(e));
   json marks = json::array();
   for (const analyze::MarkVerdict& m : r.marks) marks.push_back(mark_json(m));
+  json server = json::array();
+  for (const ServerMemory& m : r.server) {
+    server.push_back({{"source", m.source},
+                      {"figure", m.figure},
+                      {"first_bytes", m.first_bytes},
+                      {"last_bytes", m.last_bytes},
+                      {"peak_bytes", m.peak_bytes}});
+  }
   return {
       {"schema", kSoakSchema},
       {"kind", "soak"},
@@ -276,7 +284,8 @@ json soak_to_json(const SoakResult& r) {
         {"canaries", canaries_json(r.canaries)},
         {"drift", drift_json(r.drift)},
         {"slowest", {{"ms", optional_json(r.slowest.ms)}, {"at_s", r.slowest.at_s}}},
-        {"marks", marks}}},
+        {"marks", marks},
+        {"server", server}}},
   };
 }
 
@@ -313,6 +322,10 @@ SoakResult soak_from_json(const json& result) {
   r.slowest.ms = slowest.number("ms");
   r.slowest.at_s = slowest.number("at_s").value_or(0);
   for (const JsonReader& m : soak.objects("marks")) r.marks.push_back(mark_from_json(m));
+  for (const JsonReader& m : soak.objects("server")) {
+    r.server.push_back({m.text("source"), m.text("figure"), m.number("first_bytes").value_or(0),
+                        m.number("last_bytes").value_or(0), m.number("peak_bytes").value_or(0)});
+  }
   return r;
 }
 

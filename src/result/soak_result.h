@@ -72,6 +72,15 @@ struct SoakSummary {
   double held_s = 0;  // the hold's windows, summed
 };
 
+// soak.server[]: a server's memory over the whole soak, per observed process, cgroup or pod (a
+// k8s: observer's `memory_bytes{pod="..."}`): the first window's value, the last's, and the peak
+// of every sample between.
+struct ServerMemory {
+  std::string source;  // the observer's spec: "pid:4242", "k8s:prod/app=lookup"
+  std::string figure;  // "rss_bytes", "memory_bytes", "memory_bytes{pod=\"lookup-7d9f-abc\"}"
+  double first_bytes = 0, last_bytes = 0, peak_bytes = 0;
+};
+
 struct SoakResult {
   std::string status;  // "running", "complete", "stopped", "aborted", "failed", "interrupted"
   std::string end_reason;
@@ -91,6 +100,7 @@ struct SoakResult {
   analyze::Drift drift;
   analyze::Slowest slowest;
   std::vector<analyze::MarkVerdict> marks;
+  std::vector<ServerMemory> server;  // empty when no server observer reported memory
   std::vector<Event> events;
   std::string run_directory = "run";  // the run's own result directory, relative
 };

@@ -172,8 +172,9 @@ TEST(Soak, ASoakKilledOutrightLeavesADirectoryThatReportRenders) {
 TEST(Soak, CtrlCEndsWithAFullReportOfTheWindowsSoFar) {
   ServeProcess server;
   const std::string dir = make_temp_dir("soak-int");
+  const std::string pid = "pid:" + std::to_string(server.process().pid());
   Process soak({proofload_binary(), "soak", server.url(), "--rate", "50", "--hold", "60s",
-                "--window", "1s", "--workers", "1", "-q", "-o", dir + "/out"});
+                "--window", "1s", "--workers", "1", "--observe", pid, "-q", "-o", dir + "/out"});
   ASSERT_TRUE(await_lines(dir + "/out/windows.csv", 3, 20s)) << soak.err();
   soak.signal(SIGINT);
   const std::optional<int> code = soak.wait(30s);
@@ -184,6 +185,13 @@ TEST(Soak, CtrlCEndsWithAFullReportOfTheWindowsSoFar) {
   EXPECT_FALSE(result["rebuilt"].get<bool>());
   EXPECT_GE(result["soak"]["windows"].size(), 2u);
   EXPECT_NE(read_file(dir + "/out/summary.md").find("The short version"), std::string::npos);
+  // The server's memory over the soak: first, last and peak of its resident set.
+  ASSERT_EQ(result["soak"]["server"].size(), 1u) << result["soak"]["server"].dump();
+  const json& memory = result["soak"]["server"][0];
+  EXPECT_EQ(memory["source"], pid);
+  EXPECT_EQ(memory["figure"], "rss_bytes");
+  EXPECT_GT(memory["first_bytes"].get<double>(), 1e6);
+  EXPECT_GE(memory["peak_bytes"].get<double>(), memory["last_bytes"].get<double>());
 }
 
 TEST(Soak, BadInputIsRefusedBeforeAnythingIsSent) {
