@@ -62,14 +62,15 @@ std::string ms_text(double ms) {
   return fmt::format("{:.1f} ms", ms);
 }
 
-std::string percent_text(double share) { return fmt::format("{:g}%", std::round(share * 1e4) / 100); }
+std::string percent_text(double share) {
+  return fmt::format("{:g}%", std::round(share * 1e4) / 100);
+}
 
 std::string joined(const std::vector<std::string>& reasons) {
   std::string out;
   for (const std::string& reason : reasons) out += (out.empty() ? "" : "; ") + reason;
   return out;
 }
-
 
 std::vector<double> p95s_between(std::span<const SoakWindowRow> rows, double from_s, double to_s) {
   std::vector<double> out;
@@ -128,12 +129,12 @@ void judge_window(const SoakBar& bar, SoakWindowRow& row) {
     const double requests = static_cast<double>(row.requests);
     if (bar.max_error_share) {
       const double share = static_cast<double>(row.errors) / requests;
-      const bool ok = bar.errors_inclusive ? share <= *bar.max_error_share
-                                           : share < *bar.max_error_share;
+      const bool ok =
+          bar.errors_inclusive ? share <= *bar.max_error_share : share < *bar.max_error_share;
       if (!ok) {
-        row.reasons.push_back(fmt::format("errors {} {} {}", percent_text(share),
-                                          bar.errors_inclusive ? ">" : ">=",
-                                          percent_text(*bar.max_error_share)));
+        row.reasons.push_back(
+            fmt::format("errors {} {} {}", percent_text(share),
+                        bar.errors_inclusive ? ">" : ">=", percent_text(*bar.max_error_share)));
       }
     }
     if (bar.max_429_share) {
@@ -149,8 +150,8 @@ void judge_window(const SoakBar& bar, SoakWindowRow& row) {
                                          : p.percentile == 99 ? row.p99_ms
                                                               : row.p95_ms;
     if (!value) {
-      if (row.requests > 0) row.reasons.push_back(fmt::format("p{} not measured (no response)",
-                                                              p.percentile));
+      if (row.requests > 0)
+        row.reasons.push_back(fmt::format("p{} not measured (no response)", p.percentile));
       continue;
     }
     const bool ok = p.inclusive ? *value <= p.limit_ms : *value < p.limit_ms;
@@ -200,14 +201,15 @@ Drift analyze_drift(std::span<const SoakWindowRow> rows, double block_s,
     const double floor = noise_floor * drift.first_quarter_p95_ms.value_or(0);
     drift.noise_ms = std::max(spread, floor);
     drift.noise_source = "measured";
-    drift.noise_text =
-        spread >= floor
-            ? fmt::format("measured: the window-to-window spread (the median change of p95 "
-                          "from one window to the next), {}",
-                          ms_text(spread))
-            : fmt::format("the noise floor, {} of the first quarter's p95 ({}); the "
-                          "window-to-window spread was {}",
-                          percent_text(noise_floor), ms_text(floor), ms_text(spread));
+    drift.noise_text = spread >= floor
+                           ? fmt::format(
+                                 "measured: the window-to-window spread (the median change of p95 "
+                                 "from one window to the next), {}",
+                                 ms_text(spread))
+                           : fmt::format(
+                                 "the noise floor, {} of the first quarter's p95 ({}); the "
+                                 "window-to-window spread was {}",
+                                 percent_text(noise_floor), ms_text(floor), ms_text(spread));
   }
 
   const double block = block_s > 0 ? block_s : quarter_s;
@@ -239,11 +241,10 @@ Drift analyze_drift(std::span<const SoakWindowRow> rows, double block_s,
   const double change = *drift.last_quarter_p95_ms - *drift.first_quarter_p95_ms;
   const bool outside = std::abs(change) > drift.noise_ms;
   drift.verdict = outside ? "drift" : "no drift";
-  drift.reason = fmt::format("p95 {} {} ({} -> {}), {} the noise of {}",
-                             change >= 0 ? "rose" : "fell", ms_text(std::abs(change)),
-                             ms_text(*drift.first_quarter_p95_ms),
-                             ms_text(*drift.last_quarter_p95_ms), outside ? "beyond" : "within",
-                             ms_text(drift.noise_ms));
+  drift.reason = fmt::format(
+      "p95 {} {} ({} -> {}), {} the noise of {}", change >= 0 ? "rose" : "fell",
+      ms_text(std::abs(change)), ms_text(*drift.first_quarter_p95_ms),
+      ms_text(*drift.last_quarter_p95_ms), outside ? "beyond" : "within", ms_text(drift.noise_ms));
   return drift;
 }
 
@@ -275,7 +276,8 @@ MarkVerdict judge_mark(std::span<const SoakWindowRow> rows, const Mark& mark, do
     v.status_429 += row.status_429;
     v.canaries_wrong += row.canaries_wrong;
     throughput_sum += row.throughput_rps;
-    if (row.p95_ms && (!v.worst_p95_ms || *row.p95_ms > *v.worst_p95_ms)) v.worst_p95_ms = row.p95_ms;
+    if (row.p95_ms && (!v.worst_p95_ms || *row.p95_ms > *v.worst_p95_ms))
+      v.worst_p95_ms = row.p95_ms;
     if (!row.bar_met && first_missed == nullptr) first_missed = &row;
   }
   v.baseline_p95_ms = median_of(before);
@@ -293,16 +295,16 @@ MarkVerdict judge_mark(std::span<const SoakWindowRow> rows, const Mark& mark, do
         ++missed;
     }
     v.verdict = "FAIL";
-    v.reason = fmt::format("{} of {} windows around it missed the bar; the first, at {:+g} s: {}",
-                           missed, v.windows, first_missed->start_s - mark.at_s,
-                           joined(first_missed->reasons));
+    v.reason =
+        fmt::format("{} of {} windows around it missed the bar; the first, at {:+g} s: {}", missed,
+                    v.windows, first_missed->start_s - mark.at_s, joined(first_missed->reasons));
   } else {
     v.verdict = "PASS";
-    v.reason = fmt::format("all {} windows around it met the bar; worst p95 {}{}", v.windows,
-                           v.worst_p95_ms ? ms_text(*v.worst_p95_ms) : "not measured",
-                           v.baseline_p95_ms
-                               ? fmt::format(" against a baseline of {}", ms_text(*v.baseline_p95_ms))
-                               : "");
+    v.reason = fmt::format(
+        "all {} windows around it met the bar; worst p95 {}{}", v.windows,
+        v.worst_p95_ms ? ms_text(*v.worst_p95_ms) : "not measured",
+        v.baseline_p95_ms ? fmt::format(" against a baseline of {}", ms_text(*v.baseline_p95_ms))
+                          : "");
   }
   return v;
 }

@@ -26,9 +26,9 @@ struct SoakWindowRow {
   int64_t status_429 = 0;  // of the errors, 429 Too Many Requests
   std::optional<double> p50_ms, p95_ms, p99_ms;  // latency of the responses (none: no response)
   std::optional<double> slowest_ms;              // the slowest response's latency
-  double slowest_at_s = 0;      // the start of the second it ended in, from the hold's start
-  double throughput_rps = 0;    // responses (any status) per second of the window
-  int64_t canaries_right = 0;   // known-answer checks that ended in the window
+  double slowest_at_s = 0;     // the start of the second it ended in, from the hold's start
+  double throughput_rps = 0;   // responses (any status) per second of the window
+  int64_t canaries_right = 0;  // known-answer checks that ended in the window
   int64_t canaries_wrong = 0;
   // Observers' samples that failed in the window (kubectl failing, an endpoint down), and the
   // first such source with its reason: what the server side is missing there.
@@ -75,11 +75,11 @@ struct Drift {
   std::optional<double> first_quarter_p95_ms;  // median of the first quarter's window p95s
   std::optional<double> last_quarter_p95_ms;
   std::vector<DriftBlock> blocks;
-  double noise_ms = 0;          // what a difference must exceed to be drift
-  std::string noise_source;     // "measured" or "stated"
-  std::string noise_text;       // how the noise was had, in words
-  std::string verdict;          // "drift", "no drift", or "not judged" (too few windows)
-  std::string reason;           // in words: "p95 rose 31.2 ms (20.4 -> 51.6 ms), noise 1.0 ms"
+  double noise_ms = 0;       // what a difference must exceed to be drift
+  std::string noise_source;  // "measured" or "stated"
+  std::string noise_text;    // how the noise was had, in words
+  std::string verdict;       // "drift", "no drift", or "not judged" (too few windows)
+  std::string reason;        // in words: "p95 rose 31.2 ms (20.4 -> 51.6 ms), noise 1.0 ms"
 };
 
 // Fewer hold windows with a p95 than this: drift is not judged (two per quarter at least).
@@ -103,8 +103,8 @@ Slowest slowest_of(std::span<const SoakWindowRow> rows);
 // A mark: a moment the soak was told about (a rollback, a deleted pod).
 struct Mark {
   std::string label;
-  double at_s = 0;                 // from the hold's start
-  std::string source;              // "scheduled" (--mark-at) or "external" (proofload mark)
+  double at_s = 0;                     // from the hold's start
+  std::string source;                  // "scheduled" (--mark-at) or "external" (proofload mark)
   std::optional<std::string> command;  // scheduled: the hook run at that moment
   std::optional<int> exit_code;        // its exit status (nullopt: no hook, or it did not exit)
   std::string hook_outcome;            // "exit 0", "timed out after 60 s (killed)", ...

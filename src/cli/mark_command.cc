@@ -18,8 +18,9 @@ Subcommand add_mark_command(CLI::App& parent) {
   auto directory = std::make_shared<std::string>();
   auto label = std::make_shared<std::string>();
   CLI::App* app = parent.add_subcommand(
-      "mark", "Mark a moment in a running soak (a rollback, a deleted pod): judged from the "
-              "windows around it");
+      "mark",
+      "Mark a moment in a running soak (a rollback, a deleted pod): judged from the "
+      "windows around it");
   app->add_option("directory", *directory, "The running soak's directory")->required();
   app->add_option("label", *label, "What happened, e.g. \"deleted one pod\"")->required();
   return {app, [directory, label] {
@@ -32,8 +33,10 @@ Subcommand add_mark_command(CLI::App& parent) {
             if (std::ifstream in(std::filesystem::path(*directory) / "result.json"); in) {
               const nlohmann::json result = nlohmann::json::parse(in, nullptr, false);
               if (result.is_object() && result.value("status", "running") != "running") {
-                std::fprintf(stderr, "proofload: the soak in %s has ended; the mark was not "
-                                     "recorded\n", directory->c_str());
+                std::fprintf(stderr,
+                             "proofload: the soak in %s has ended; the mark was not "
+                             "recorded\n",
+                             directory->c_str());
                 return kExitFailure;
               }
             }

@@ -100,7 +100,8 @@ Subcommand add_report_command(CLI::App& parent) {
       "report",
       "Re-render a directory's report from its data: a run's summary.md, a ladder's summary.md, "
       "levels.csv and analysis, or a soak's (rebuilt from its streamed files if it was killed)");
-  app->add_option("directory", *directory, "The run's, ladder's, analysis's or soak's result directory")
+  app->add_option("directory", *directory,
+                  "The run's, ladder's, analysis's or soak's result directory")
       ->required();
   return {app, [directory] { return run_report(*directory); }};
 }

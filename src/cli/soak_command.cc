@@ -55,12 +55,13 @@ result::ScheduledMark parse_mark_at(const std::string& text) {
   const size_t second = first == std::string::npos ? first : text.find(':', first + 1);
   result::ScheduledMark mark;
   if (first == std::string::npos) {
-    throw UsageError("--mark-at '" + text + "': expected AT:LABEL or AT:LABEL:COMMAND, e.g. "
+    throw UsageError("--mark-at '" + text +
+                     "': expected AT:LABEL or AT:LABEL:COMMAND, e.g. "
                      "15m:rollback:'kubectl rollout undo deploy/app'");
   }
   mark.at_s = seconds_of(parse_duration_ns(text.substr(0, first)));
-  mark.label = text.substr(first + 1, second == std::string::npos ? std::string::npos
-                                                                   : second - first - 1);
+  mark.label =
+      text.substr(first + 1, second == std::string::npos ? std::string::npos : second - first - 1);
   if (second != std::string::npos) mark.command = text.substr(second + 1);
   if (mark.label.empty()) throw UsageError("--mark-at '" + text + "': the label is empty");
   return mark;
@@ -125,16 +126,17 @@ experiments::SoakPlan build_soak_plan(SoakFlags& f,
   r.command_line = command_line();
   r.started_at = report::iso8601_utc(wall_clock_ns());
   r.source.target = plan.base_run.target;
-  r.source.protocol =
-      plan.base_run.protocol == engine::Protocol::kHttp2 ? "h2" : "http/1.1";
+  r.source.protocol = plan.base_run.protocol == engine::Protocol::kHttp2 ? "h2" : "http/1.1";
   if (scenario) {
     r.source.scenario_file = scenario->file;
     r.source.scenario_sha256 = experiments::file_sha256(scenario->file);
   }
   result::SoakSettings& s = r.settings;
   s.loop = plan.open_loop ? "open" : "closed";
-  if (plan.open_loop) s.rate_rps = plan.level;
-  else s.connections = static_cast<int64_t>(plan.level);
+  if (plan.open_loop)
+    s.rate_rps = plan.level;
+  else
+    s.connections = static_cast<int64_t>(plan.level);
   s.hold_s = seconds_of(plan.hold_ns);
   s.ramp_s = seconds_of(plan.ramp_ns);
   s.ramp_steps = plan.ramp_ns > 0 ? plan.ramp_steps : 0;
@@ -183,8 +185,7 @@ Subcommand add_soak_command(CLI::App& parent) {
   app->add_option("--executor", f->run.executor, "open (default) or closed (with -c)");
   app->add_option("-c,--connections", f->run.connections,
                   "Closed loop: connections; open loop: the initial pool (default 10)");
-  app->add_option("--hold", f->hold, "How long the load is held and judged, e.g. 24h")
-      ->required();
+  app->add_option("--hold", f->hold, "How long the load is held and judged, e.g. 24h")->required();
   app->add_option("--ramp", f->ramp, "A ramp in steps before the hold, e.g. 10m (default none)");
   app->add_option("--ramp-steps", f->ramp_steps, "Steps of the ramp (default 5)");
   app->add_option("--window", f->window, "The length of a judged window (default 1m)");

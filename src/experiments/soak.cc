@@ -38,6 +38,18 @@ std::string ms_text(const std::optional<double>& ms) {
   return ms ? fmt::format("{:.1f} ms", *ms) : std::string("no response");
 }
 
+// The runner's setup: the soak's directory, its pre-check and restore; no drain gate.
+ExperimentSetup setup_of(const SoakPlan& plan) {
+  ExperimentSetup setup;
+  setup.out_dir = plan.out_dir;
+  setup.name = "soak";
+  setup.hooks = plan.hooks;
+  setup.precheck_url = plan.precheck_url;
+  setup.quiet = plan.quiet;
+  setup.trust = plan.base_run.tls;
+  return setup;
+}
+
 // One soak as it runs: the windows folded and judged as they finish, canaries and marks
 // recorded, every line streamed to its file.
 class SoakRun {
@@ -49,9 +61,7 @@ class SoakRun {
         bar_(analyze::parse_soak_bar(plan.initial.settings.bar)),
         folder_(plan.window_ns, plan.ramp_ns),
         canaries_tally_(seconds_of(plan.window_ns)),
-        experiment_(ExperimentSetup{plan.out_dir, "soak", plan.hooks, plan.precheck_url,
-                                    std::nullopt, 0, 500'000'000, plan.quiet, {},
-                                    plan.base_run.tls}) {
+        experiment_(setup_of(plan)) {
     if (plan.scenario && !plan.scenario->canaries.empty()) {
       canaries_.emplace(*plan.scenario, plan.base_run.target, plan.base_run.tls);
     }
@@ -177,8 +187,7 @@ class SoakRun {
     if (w.drain) return "";
     take_external_marks();
     fire_due_marks();
-    if (abort_watch_ &&
-        abort_watch_->add_window(w.duration_ns, [&](const measure::MetricRef& m) {
+    if (abort_watch_ && abort_watch_->add_window(w.duration_ns, [&](const measure::MetricRef& m) {
           report::RunResult window;
           window.total = w;
           window.span.duration_ns = w.duration_ns;
@@ -220,8 +229,8 @@ class SoakRun {
       mark.label = logged.label;
       mark.source = "external";
       mark.at_s = seconds_of(logged.wall_ns - result_.hold_start_unix_ns);
-      if (!plan_.quiet) std::fprintf(stderr, "\nsoak: mark '%s' at %+.0f s\n", mark.label.c_str(),
-                                     mark.at_s);
+      if (!plan_.quiet)
+        std::fprintf(stderr, "\nsoak: mark '%s' at %+.0f s\n", mark.label.c_str(), mark.at_s);
       std::lock_guard lock(mutex_);
       marks_.push_back(std::move(mark));
     }
@@ -241,8 +250,9 @@ class SoakRun {
       mark.source = "scheduled";
       mark.at_s = seconds_of(wall - result_.hold_start_unix_ns);
       if (!s.command.empty()) mark.command = s.command;
-      if (!plan_.quiet) std::fprintf(stderr, "\nsoak: mark '%s' at %+.0f s%s\n", s.label.c_str(),
-                                     mark.at_s, s.command.empty() ? "" : ", running its hook");
+      if (!plan_.quiet)
+        std::fprintf(stderr, "\nsoak: mark '%s' at %+.0f s%s\n", s.label.c_str(), mark.at_s,
+                     s.command.empty() ? "" : ", running its hook");
       size_t slot;
       {
         std::lock_guard lock(mutex_);
@@ -250,10 +260,11 @@ class SoakRun {
         slot = marks_.size() - 1;
       }
       if (!s.command.empty()) {
-        const fs::path log = plan_.out_dir / "hooks" / fmt::format("mark-{:02}.log", next_scheduled_ + 1);
+        const fs::path log =
+            plan_.out_dir / "hooks" / fmt::format("mark-{:02}.log", next_scheduled_ + 1);
         mark_hooks_.emplace_back([this, slot, command = s.command, label = s.label, log] {
-          HookResult hook = run_hook("mark", command, plan_.hooks.timeout_ns, log,
-                                     {{"PROOFLOAD_MARK", label}});
+          HookResult hook =
+              run_hook("mark", command, plan_.hooks.timeout_ns, log, {{"PROOFLOAD_MARK", label}});
           std::lock_guard lock(mutex_);
           marks_[slot].exit_code = hook.exit_code;
           marks_[slot].hook_outcome = hook.describe();
@@ -294,12 +305,13 @@ plan::RunSpec soak_run(const SoakPlan& plan) {
   if (plan.ramp_ns > 0 && plan.ramp_steps > 0) {
     const int64_t step_ns = plan.ramp_ns / plan.ramp_steps;
     for (int i = 1; i <= plan.ramp_steps; ++i) {
-      const double target = plan.open_loop ? plan.level * i / plan.ramp_steps
-                                           : std::max(1.0, std::round(plan.level * i / plan.ramp_steps));
+      const double target = plan.open_loop
+                                ? plan.level * i / plan.ramp_steps
+                                : std::max(1.0, std::round(plan.level * i / plan.ramp_steps));
       spec.stages.push_back({0, target});  // a jump to the step
-      spec.stages.push_back({i == plan.ramp_steps ? plan.ramp_ns - step_ns * (plan.ramp_steps - 1)
-                                                  : step_ns,
-                             target});
+      spec.stages.push_back(
+          {i == plan.ramp_steps ? plan.ramp_ns - step_ns * (plan.ramp_steps - 1) : step_ns,
+           target});
     }
     spec.stages.push_back({0, plan.level});
     spec.stages.push_back({plan.hold_ns, plan.level});
@@ -321,14 +333,15 @@ plan::RunSpec soak_run(const SoakPlan& plan) {
 
 std::string describe_soak_plan(const SoakPlan& plan) {
   const result::SoakSettings& s = plan.initial.settings;
-  std::string out = fmt::format(
-      "Soak: {} at {}{} for {}{}, in windows of {}.\n", plan.open_loop ? "open loop" : "closed loop",
-      report::fixed_with_thousands(plan.level, plan.open_loop ? 1 : 0),
-      plan.open_loop ? "/s" : " connections", duration_text(plan.hold_ns),
-      plan.ramp_ns > 0 ? fmt::format(" after a ramp of {} in {} steps", duration_text(plan.ramp_ns),
-                                     plan.ramp_steps)
-                       : "",
-      duration_text(plan.window_ns));
+  std::string out =
+      fmt::format("Soak: {} at {}{} for {}{}, in windows of {}.\n",
+                  plan.open_loop ? "open loop" : "closed loop",
+                  report::fixed_with_thousands(plan.level, plan.open_loop ? 1 : 0),
+                  plan.open_loop ? "/s" : " connections", duration_text(plan.hold_ns),
+                  plan.ramp_ns > 0 ? fmt::format(" after a ramp of {} in {} steps",
+                                                 duration_text(plan.ramp_ns), plan.ramp_steps)
+                                   : "",
+                  duration_text(plan.window_ns));
   out += fmt::format("  each window must meet the bar: {}\n", s.bar);
   if (s.canaries.empty()) {
     out += "  canaries: none (a scenario file's `canaries:` section adds them)\n";

@@ -96,7 +96,8 @@ constexpr size_t kCanaryFields = 5;
 
 std::string soak_windows_csv_header() {
   return "index,phase,start_s,duration_s,requests,errors,status_429,p50_ms,p95_ms,p99_ms,"
-         "slowest_ms,slowest_at_s,throughput_rps,canaries_right,canaries_wrong,observer_gaps,observer_gap,"
+         "slowest_ms,slowest_at_s,throughput_rps,canaries_right,canaries_wrong,observer_gaps,"
+         "observer_gap,"
          "bar_met,reasons";
 }
 

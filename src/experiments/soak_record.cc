@@ -19,7 +19,6 @@ namespace fs = std::filesystem;
 
 namespace {
 
-
 std::string read_text(const fs::path& path) {
   std::ifstream in(path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read " + path.string());
@@ -130,9 +129,7 @@ std::vector<analyze::Mark> marks_from_log(const std::vector<LoggedMark>& logged,
   return marks;
 }
 
-bool is_soak_directory(const fs::path& directory) {
-  return fs::exists(directory / kSoakPlanJson);
-}
+bool is_soak_directory(const fs::path& directory) { return fs::exists(directory / kSoakPlanJson); }
 
 result::SoakResult read_or_rebuild_soak(const fs::path& directory) {
   if (fs::exists(directory / "result.json")) {
@@ -156,8 +153,9 @@ result::SoakResult read_or_rebuild_soak(const fs::path& directory) {
     logged = read_marks(read_text(directory / kMarksLog), offset);
   }
   r.status = "interrupted";
-  r.end_reason = "the soak ended without writing its result (killed?); rebuilt from windows.csv, "
-                 "canaries.csv and marks.log";
+  r.end_reason =
+      "the soak ended without writing its result (killed?); rebuilt from windows.csv, "
+      "canaries.csv and marks.log";
   r.rebuilt = true;
   complete_soak(r, std::move(rows), canaries, marks_from_log(logged, r));
   return r;
@@ -171,8 +169,9 @@ void write_soak_directory(const fs::path& directory, const result::SoakResult& r
     for (const analyze::SoakWindowRow& row : *rows) csv += soak_windows_csv_line(row) + "\n";
   }
   report::write_file_atomically(directory / kSoakWindowsCsv, csv);
-  report::write_file_atomically(directory / "summary.md",
-                                report::render_soak_summary(r, finished_run(directory / r.run_directory)));
+  report::write_file_atomically(
+      directory / "summary.md",
+      report::render_soak_summary(r, finished_run(directory / r.run_directory)));
 }
 
 }  // namespace proofload::experiments

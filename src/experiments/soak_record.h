@@ -7,8 +7,8 @@
 
 #include <filesystem>
 #include <map>
-#include <utility>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "analyze/soak_analysis.h"

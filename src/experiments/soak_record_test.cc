@@ -126,17 +126,16 @@ TEST_F(SoakRecord, ResultJsonReadsBackAsWritten) {
   EXPECT_EQ(back.windows.size(), 10u);
   EXPECT_EQ(back.drift.verdict, "no drift");
   const nlohmann::json json = result::soak_to_json(r);
-  for (const char* key : {"index", "start_s", "requests", "errors", "status_429", "p50_ms",
-                          "p95_ms", "p99_ms", "slowest_ms", "throughput_rps", "canaries_right",
-                          "canaries_wrong", "bar_met", "reasons"}) {
+  for (const char* key :
+       {"index", "start_s", "requests", "errors", "status_429", "p50_ms", "p95_ms", "p99_ms",
+        "slowest_ms", "throughput_rps", "canaries_right", "canaries_wrong", "bar_met", "reasons"}) {
     EXPECT_TRUE(json["soak"]["windows"][0].contains(key)) << key;
   }
   for (const char* key : {"windows_missed", "canaries", "drift", "slowest", "marks"}) {
     EXPECT_TRUE(json["soak"].contains(key)) << key;
   }
-  EXPECT_THROW(result::soak_from_json(nlohmann::json{{"schema", "proofload.soak/v1"},
-                                                     {"kind", "ladder"},
-                                                     {"status", "complete"}}),
+  EXPECT_THROW(result::soak_from_json(nlohmann::json{
+                   {"schema", "proofload.soak/v1"}, {"kind", "ladder"}, {"status", "complete"}}),
                std::runtime_error);
 }
 

@@ -24,8 +24,8 @@ int64_t SoakWindowFolder::index_of(int64_t since_hold_ns) const {
 }
 
 std::optional<analyze::SoakWindowRow> SoakWindowFolder::add(const measure::WindowStats& w,
-                                                           int64_t observer_gaps,
-                                                           const std::string& gap_reason) {
+                                                            int64_t observer_gaps,
+                                                            const std::string& gap_reason) {
   const int64_t since_hold_ns = w.start_ns - ramp_ns_;
   const int64_t index = index_of(since_hold_ns);
   std::optional<analyze::SoakWindowRow> done;
@@ -71,8 +71,8 @@ analyze::SoakWindowRow SoakWindowFolder::take() {
     row.slowest_ms = static_cast<double>(slowest_us_) / 1000;
     row.slowest_at_s = seconds_of(slowest_at_ns_);
   }
-  row.throughput_rps = duration_ns_ > 0 ? static_cast<double>(responses_) / seconds_of(duration_ns_)
-                                        : 0;
+  row.throughput_rps =
+      duration_ns_ > 0 ? static_cast<double>(responses_) / seconds_of(duration_ns_) : 0;
   row.observer_gaps = observer_gaps_;
   row.observer_gap = std::move(observer_gap_);
   observer_gaps_ = 0;

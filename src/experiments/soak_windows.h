@@ -22,7 +22,8 @@ class SoakWindowFolder {
   // window it completed, if the run window belongs to the next one.
   // `observer_gaps`: the observers' failed samples in the run window, and `gap_reason` the first
   // failing source and why ("" when none).
-  std::optional<analyze::SoakWindowRow> add(const measure::WindowStats& w, int64_t observer_gaps = 0,
+  std::optional<analyze::SoakWindowRow> add(const measure::WindowStats& w,
+                                            int64_t observer_gaps = 0,
                                             const std::string& gap_reason = "");
   // The window in progress (a partial one at the end of the run), if any request was in it.
   std::optional<analyze::SoakWindowRow> finish();

@@ -54,7 +54,8 @@ TEST(SoakWindowFolder, FoldsSecondsIntoWindowsFromTheHoldsStart) {
 TEST(SoakWindowFolder, ObserversGapsAreStatedInTheWindowTheyFellIn) {
   SoakWindowFolder folder(2 * kNsPerS, 0);
   ASSERT_FALSE(folder.add(second(0, 10, 1000)));
-  ASSERT_FALSE(folder.add(second(1, 10, 1000), 1, "k8s:prod/app=x: kubectl get pods failed: exit 1"));
+  ASSERT_FALSE(
+      folder.add(second(1, 10, 1000), 1, "k8s:prod/app=x: kubectl get pods failed: exit 1"));
   const auto first = folder.add(second(2, 10, 1000), 2, "prom:http://127.0.0.1:9/metrics: down");
   ASSERT_TRUE(first);
   EXPECT_EQ(first->observer_gaps, 1);
@@ -67,8 +68,8 @@ TEST(SoakWindowFolder, ObserversGapsAreStatedInTheWindowTheyFellIn) {
   analyze::SoakWindowRow row = *first;
   row.observer_gap = "k8s:prod/app=x,y: failed, twice";
   row.reasons = {"errors 2% > 1%, really"};
-  const auto back = parse_soak_windows_csv(soak_windows_csv_header() + "\n" +
-                                           soak_windows_csv_line(row) + "\n");
+  const auto back =
+      parse_soak_windows_csv(soak_windows_csv_header() + "\n" + soak_windows_csv_line(row) + "\n");
   ASSERT_EQ(back.size(), 1u);
   EXPECT_EQ(back[0].observer_gaps, 1);
   EXPECT_EQ(back[0].observer_gap, "k8s:prod/app=x;y: failed; twice");

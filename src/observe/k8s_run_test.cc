@@ -56,8 +56,8 @@ TEST(K8sRun, PodFiguresReachTheResult) {
   // windows.csv has the pods' columns, second by second.
   const std::string csv = read_file(out + "/windows.csv");
   const std::string header = csv.substr(0, csv.find('\n'));
-  for (const char* column : {"k8s.pods", "k8s.ready_pods", "k8s.unready_pods_peak",
-                             "k8s.restarts", "k8s.terminating_longest_seconds_peak"}) {
+  for (const char* column : {"k8s.pods", "k8s.ready_pods", "k8s.unready_pods_peak", "k8s.restarts",
+                             "k8s.terminating_longest_seconds_peak"}) {
     EXPECT_NE(header.find(column), std::string::npos) << column << " in " << header;
   }
 }
@@ -99,9 +99,10 @@ TEST(K8sRun, ASoakStatesKubectlFailingInTheWindowsItFailedIn) {
     EXPECT_DOUBLE_EQ(m["first_bytes"].get<double>(), 128.0 * 1024 * 1024);
   }
   EXPECT_TRUE(pod_memory) << result["soak"]["server"].dump();
-  EXPECT_NE(summary.find("| `k8s:company-dns/app=v3` | `memory_bytes{pod=\"dns-v3-7f9c4d8b6-2xk9p\"}` "
-                         "| 128.0 MiB | 128.0 MiB | 128.0 MiB |"),
-            std::string::npos)
+  EXPECT_NE(
+      summary.find("| `k8s:company-dns/app=v3` | `memory_bytes{pod=\"dns-v3-7f9c4d8b6-2xk9p\"}` "
+                   "| 128.0 MiB | 128.0 MiB | 128.0 MiB |"),
+      std::string::npos)
       << summary;
 }
 
@@ -110,9 +111,8 @@ TEST(K8sRun, ASoakRefusesASelectorThatMatchesNoPod) {
   stub.plan_get({"file no_pods.json"});
   const int port = proofload::testing::unused_loopback_port();
   auto soak = run_to_completion(
-      {proofload_binary(), "soak", "http://127.0.0.1:" + std::to_string(port) + "/", "--rate",
-       "10", "--hold", "2m", "--observe", "k8s:company-dns/app=v3", "-q", "-o",
-       stub.dir() + "/soak"},
+      {proofload_binary(), "soak", "http://127.0.0.1:" + std::to_string(port) + "/", "--rate", "10",
+       "--hold", "2m", "--observe", "k8s:company-dns/app=v3", "-q", "-o", stub.dir() + "/soak"},
       std::chrono::seconds(30));
   EXPECT_EQ(soak.exit_code, 2) << soak.err;
   EXPECT_NE(soak.err.find("k8s:company-dns/app=v3 matches 0 pods"), std::string::npos) << soak.err;

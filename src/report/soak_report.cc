@@ -46,16 +46,22 @@ std::string reasons_text(const SoakWindowRow& w) {
 }
 
 std::string window_row(const SoakWindowRow& w, bool show_gaps) {
-  std::vector<std::string> cells = {std::to_string(w.index), offset_text(w.start_s), count_text(w.requests),
-                    w.requests > 0 ? percent_text(static_cast<double>(w.errors) / w.requests)
-                                   : std::string(kNotMeasured),
-                    count_text(w.status_429), ms_cell(w.p50_ms), ms_cell(w.p95_ms),
-                    ms_cell(w.p99_ms), ms_cell(w.slowest_ms), rate_number(w.throughput_rps),
-                    w.canaries_right + w.canaries_wrong > 0
-                        ? fmt::format("{} of {}", w.canaries_right,
-                                      w.canaries_right + w.canaries_wrong)
-                        : std::string(kNotMeasured),
-                    w.bar_met ? "met" : table_cell("missed: " + reasons_text(w))};
+  std::vector<std::string> cells = {
+      std::to_string(w.index),
+      offset_text(w.start_s),
+      count_text(w.requests),
+      w.requests > 0 ? percent_text(static_cast<double>(w.errors) / w.requests)
+                     : std::string(kNotMeasured),
+      count_text(w.status_429),
+      ms_cell(w.p50_ms),
+      ms_cell(w.p95_ms),
+      ms_cell(w.p99_ms),
+      ms_cell(w.slowest_ms),
+      rate_number(w.throughput_rps),
+      w.canaries_right + w.canaries_wrong > 0
+          ? fmt::format("{} of {}", w.canaries_right, w.canaries_right + w.canaries_wrong)
+          : std::string(kNotMeasured),
+      w.bar_met ? "met" : table_cell("missed: " + reasons_text(w))};
   if (show_gaps) cells.insert(cells.end() - 1, count_text(w.observer_gaps));
   return table_row(cells);
 }
@@ -72,8 +78,7 @@ std::vector<const SoakWindowRow*> shown_windows(const result::SoakResult& r, boo
   folded = r.windows.size() > kSoakWindowsShownInFull;
   for (size_t i = 0; i < r.windows.size(); ++i) {
     const SoakWindowRow& w = r.windows[i];
-    bool show = !folded || i == 0 || i + 1 == r.windows.size() || !w.bar_met ||
-                w.observer_gaps > 0;
+    bool show = !folded || i == 0 || i + 1 == r.windows.size() || !w.bar_met || w.observer_gaps > 0;
     for (const analyze::MarkVerdict& m : r.marks) {
       show |= w.start_s + w.duration_s > m.mark.at_s - r.settings.mark_window_s &&
               w.start_s < m.mark.at_s + r.settings.mark_window_s;
@@ -86,7 +91,7 @@ std::vector<const SoakWindowRow*> shown_windows(const result::SoakResult& r, boo
 void title_and_scope(std::string& out, const result::SoakResult& r) {
   const result::SoakSettings& s = r.settings;
   out += fmt::format("# Soak: {}\n\n", r.source.target.empty() ? "target not recorded"
-                                                                : inline_code(r.source.target));
+                                                               : inline_code(r.source.target));
   const std::string load =
       s.loop == "closed"
           ? fmt::format("{} connections (closed loop)", count_text(s.connections.value_or(0)))
@@ -100,15 +105,16 @@ void title_and_scope(std::string& out, const result::SoakResult& r) {
                      inline_code(s.bar));
   if (!r.source.scenario_file.empty())
     out += fmt::format(" Scenario {}.", inline_code(r.source.scenario_file));
-  out += fmt::format("\nStarted {}, ended {} ({}: {}). proofload {}.\n\n",
-                     r.started_at.empty() ? "not recorded" : r.started_at,
-                     r.finished_at.empty() ? "not recorded" : r.finished_at, r.status,
-                     r.end_reason.empty() ? "no reason recorded" : r.end_reason,
-                     r.proofload_version);
+  out +=
+      fmt::format("\nStarted {}, ended {} ({}: {}). proofload {}.\n\n",
+                  r.started_at.empty() ? "not recorded" : r.started_at,
+                  r.finished_at.empty() ? "not recorded" : r.finished_at, r.status,
+                  r.end_reason.empty() ? "no reason recorded" : r.end_reason, r.proofload_version);
   if (r.rebuilt) {
-    out += "This report was rebuilt from the files the soak streamed (windows.csv, canaries.csv, "
-           "marks.log): the soak ended without writing its result, so the window in progress "
-           "when it ended is missing.\n\n";
+    out +=
+        "This report was rebuilt from the files the soak streamed (windows.csv, canaries.csv, "
+        "marks.log): the soak ended without writing its result, so the window in progress "
+        "when it ended is missing.\n\n";
   }
 }
 
@@ -128,39 +134,39 @@ void short_version(std::string& out, const result::SoakResult& r) {
                     fmt::format("{} of {} windows missed the bar {}", count_text(r.windows_missed),
                                 count_text(r.windows.size()), inline_code(r.settings.bar)),
                     "the windows table"});
-  out += table_row(
-             {"Were the answers right?",
-              r.canaries.total > 0
-                  ? fmt::format("{} of {} canaries right; {} needed their retry",
-                                count_text(r.canaries.right), count_text(r.canaries.total),
-                                count_text(r.canaries.retried))
-                  : "not measured: no canaries ran",
-              r.canaries.total > 0 ? "canaries.csv" : "a scenario file's `canaries:`"});
-  out += table_row({"How fast, window by window?",
-                    fmt::format("p95 median {} (range {} to {}); p50 median {}",
-                                ms(s.p95_median_ms), ms(s.p95_min_ms), ms(s.p95_max_ms),
-                                ms(s.p50_median_ms)),
-                    "window p95s"});
+  out += table_row({"Were the answers right?",
+                    r.canaries.total > 0
+                        ? fmt::format("{} of {} canaries right; {} needed their retry",
+                                      count_text(r.canaries.right), count_text(r.canaries.total),
+                                      count_text(r.canaries.retried))
+                        : "not measured: no canaries ran",
+                    r.canaries.total > 0 ? "canaries.csv" : "a scenario file's `canaries:`"});
+  out +=
+      table_row({"How fast, window by window?",
+                 fmt::format("p95 median {} (range {} to {}); p50 median {}", ms(s.p95_median_ms),
+                             ms(s.p95_min_ms), ms(s.p95_max_ms), ms(s.p50_median_ms)),
+                 "window p95s"});
   out += table_row({"Did it drift?", capitalized(r.drift.verdict) + ": " + r.drift.reason,
                     "first quarter against last quarter of the hold"});
   out += table_row({"The slowest request",
-                    r.slowest.ms ? fmt::format("{} at {}", ms(r.slowest.ms),
-                                               offset_text(r.slowest.at_s))
-                                 : std::string("not measured"),
-                    "windows.csv"});
-  out += table_row({"Throughput held",
-                    s.throughput_median_rps
-                        ? fmt::format("median {}, lowest window {}",
-                                      rate_text(*s.throughput_median_rps),
-                                      rate_text(s.throughput_min_rps.value_or(0)))
+                    r.slowest.ms
+                        ? fmt::format("{} at {}", ms(r.slowest.ms), offset_text(r.slowest.at_s))
                         : std::string("not measured"),
-                    "responses per second of each window"});
+                    "windows.csv"});
+  out +=
+      table_row({"Throughput held",
+                 s.throughput_median_rps ? fmt::format("median {}, lowest window {}",
+                                                       rate_text(*s.throughput_median_rps),
+                                                       rate_text(s.throughput_min_rps.value_or(0)))
+                                         : std::string("not measured"),
+                 "responses per second of each window"});
   const auto passed = std::count_if(r.marks.begin(), r.marks.end(),
                                     [](const auto& m) { return m.verdict == "PASS"; });
-  out += table_row({"Marks",
-                    r.marks.empty() ? "none"
-                                    : fmt::format("{} of {} passed", passed, r.marks.size()),
-                    "the marks section"}) + "\n";
+  out +=
+      table_row({"Marks",
+                 r.marks.empty() ? "none" : fmt::format("{} of {} passed", passed, r.marks.size()),
+                 "the marks section"}) +
+      "\n";
 }
 
 void windows_table(std::string& out, const result::SoakResult& r) {
@@ -172,10 +178,11 @@ void windows_table(std::string& out, const result::SoakResult& r) {
   bool folded = false;
   const std::vector<const SoakWindowRow*> shown = shown_windows(r, folded);
   if (folded) {
-    out += fmt::format("{} of {} windows: those that missed the bar, those around marks, those "
-                       "with observers' gaps, the first and the last. windows.csv has every "
-                       "window.\n\n",
-                       shown.size(), r.windows.size());
+    out += fmt::format(
+        "{} of {} windows: those that missed the bar, those around marks, those "
+        "with observers' gaps, the first and the last. windows.csv has every "
+        "window.\n\n",
+        shown.size(), r.windows.size());
   }
   // Observers' gaps get a column when there were any: the server side is missing there.
   const bool gaps = any_observer_gaps(r);
@@ -191,19 +198,20 @@ void windows_table(std::string& out, const result::SoakResult& r) {
 void drift_section(std::string& out, const result::SoakResult& r) {
   const analyze::Drift& d = r.drift;
   out += "## Drift\n\n";
-  out += fmt::format("{}: {}. Median p95 of the first quarter of the hold {}, of the last "
-                     "quarter {}. Noise: {}.\n\n",
-                     capitalized(d.verdict), d.reason, ms(d.first_quarter_p95_ms),
-                     ms(d.last_quarter_p95_ms), d.noise_text.empty() ? "not measured" : d.noise_text);
+  out += fmt::format(
+      "{}: {}. Median p95 of the first quarter of the hold {}, of the last "
+      "quarter {}. Noise: {}.\n\n",
+      capitalized(d.verdict), d.reason, ms(d.first_quarter_p95_ms), ms(d.last_quarter_p95_ms),
+      d.noise_text.empty() ? "not measured" : d.noise_text);
   if (d.blocks.size() > 1) {
-    out += "| block | median p95 ms | change from the first | outside the noise |\n"
-           "| --- | ---: | ---: | --- |\n";
+    out +=
+        "| block | median p95 ms | change from the first | outside the noise |\n"
+        "| --- | ---: | ---: | --- |\n";
     for (const analyze::DriftBlock& b : d.blocks) {
-      out += table_row({offset_text(b.start_s) + " to " + offset_text(b.end_s),
-                        ms_cell(b.median_p95_ms),
-                        b.change_ms ? fmt::format("{:+.1f} ms", *b.change_ms)
-                                    : std::string(kNotMeasured),
-                        b.outside_noise ? "yes" : "no"});
+      out += table_row(
+          {offset_text(b.start_s) + " to " + offset_text(b.end_s), ms_cell(b.median_p95_ms),
+           b.change_ms ? fmt::format("{:+.1f} ms", *b.change_ms) : std::string(kNotMeasured),
+           b.outside_noise ? "yes" : "no"});
     }
     out += "\n";
   }
@@ -217,14 +225,17 @@ void marks_section(std::string& out, const result::SoakResult& r) {
   }
   out += fmt::format("Each mark is judged from the windows {} either side of it.\n\n",
                      duration_words(r.settings.mark_window_s));
-  out += "| mark | at | source | baseline p95 ms | worst p95 ms | errors | 429 | canaries wrong "
-         "| rate/s | verdict |\n| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- |\n";
+  out +=
+      "| mark | at | source | baseline p95 ms | worst p95 ms | errors | 429 | canaries wrong "
+      "| rate/s | verdict |\n| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- "
+      "|\n";
   for (const analyze::MarkVerdict& m : r.marks) {
-    out += table_row({table_cell(m.mark.label), offset_text(m.mark.at_s),
-                      m.mark.source + (m.mark.command ? " (hook: " + m.mark.hook_outcome + ")" : ""),
-                      ms_cell(m.baseline_p95_ms), ms_cell(m.worst_p95_ms), count_text(m.errors),
-                      count_text(m.status_429), count_text(m.canaries_wrong),
-                      rate_number(m.throughput_rps), m.verdict});
+    out +=
+        table_row({table_cell(m.mark.label), offset_text(m.mark.at_s),
+                   m.mark.source + (m.mark.command ? " (hook: " + m.mark.hook_outcome + ")" : ""),
+                   ms_cell(m.baseline_p95_ms), ms_cell(m.worst_p95_ms), count_text(m.errors),
+                   count_text(m.status_429), count_text(m.canaries_wrong),
+                   rate_number(m.throughput_rps), m.verdict});
   }
   out += "\n";
   for (const analyze::MarkVerdict& m : r.marks) {
@@ -239,31 +250,31 @@ void server_section(std::string& out, const result::SoakResult& soak,
   out += "## The server side\n\n";
   if (!run || !run->observed_recorded) {
     out += "Not recorded: the run's own result (run/result.json) was not finished.\n\n";
-    not_shown.push_back("The observers' figures were not recorded: the run did not finish its "
-                        "result; run/windows.csv holds what they saw second by second.");
+    not_shown.push_back(
+        "The observers' figures were not recorded: the run did not finish its "
+        "result; run/windows.csv holds what they saw second by second.");
     return;
   }
   bool any = false;
   for (const result::SourceRecord& source : run->sources) {
     if (source.is_generator()) continue;
     any = true;
-    out += fmt::format("- {} ({}): {} samples, {} gaps{}", inline_code(source.source.empty()
-                                                                          ? source.label
-                                                                          : source.source),
-                       source.label, count_text(source.samples.value_or(0)),
-                       count_text(source.gaps.value_or(0)),
-                       source.error.empty() ? "" : "; last failure: " + source.error);
+    out +=
+        fmt::format("- {} ({}): {} samples, {} gaps{}",
+                    inline_code(source.source.empty() ? source.label : source.source), source.label,
+                    count_text(source.samples.value_or(0)), count_text(source.gaps.value_or(0)),
+                    source.error.empty() ? "" : "; last failure: " + source.error);
     std::string figures;
     for (const auto& [name, value] : source.figures) {
       figures += fmt::format("{}{} {}", figures.empty() ? "" : ", ", name, fixed(value, 2));
     }
     out += figures.empty() ? ".\n" : ". " + figures + ".\n";
     if (source.gaps.value_or(0) > 0) {
-      not_shown.push_back(fmt::format("{} had {} gaps in {} samples: the server side is "
-                                      "missing there.",
-                                      source.source.empty() ? source.label : source.source,
-                                      count_text(*source.gaps),
-                                      count_text(source.samples.value_or(0))));
+      not_shown.push_back(
+          fmt::format("{} had {} gaps in {} samples: the server side is "
+                      "missing there.",
+                      source.source.empty() ? source.label : source.source,
+                      count_text(*source.gaps), count_text(source.samples.value_or(0))));
     }
   }
   if (!soak.server.empty()) {
@@ -275,15 +286,18 @@ void server_section(std::string& out, const result::SoakResult& soak,
     }
   }
   if (any) {
-    out += "\nEvery observer's figures are stamped with the generator's clock when sampled (none of "
-           "these sources gives timestamps of its own), so they line up with the windows without "
-           "an offset.\n";
+    out +=
+        "\nEvery observer's figures are stamped with the generator's clock when sampled (none of "
+        "these sources gives timestamps of its own), so they line up with the windows without "
+        "an offset.\n";
   }
   if (!any) {
-    out += "No server observer was attached (`--observe pid:N`, `cgroup:PATH`, `prom:URL`, "
-           "`k8s:NAMESPACE/SELECTOR`).\n";
-    not_shown.push_back("No server observer was attached: nothing here says how the server's "
-                        "memory, restarts or CPU moved over the soak.");
+    out +=
+        "No server observer was attached (`--observe pid:N`, `cgroup:PATH`, `prom:URL`, "
+        "`k8s:NAMESPACE/SELECTOR`).\n";
+    not_shown.push_back(
+        "No server observer was attached: nothing here says how the server's "
+        "memory, restarts or CPU moved over the soak.");
   }
   out += "\n";
 }

@@ -25,8 +25,10 @@ json drift_json(const analyze::Drift& d) {
   return {{"first_quarter_p95_ms", optional_json(d.first_quarter_p95_ms)},
           {"last_quarter_p95_ms", optional_json(d.last_quarter_p95_ms)},
           {"blocks", blocks},
-          {"noise", {{"ms", d.noise_ms}, {"source", text_or_null(d.noise_source)},
-                     {"text", text_or_null(d.noise_text)}}},
+          {"noise",
+           {{"ms", d.noise_ms},
+            {"source", text_or_null(d.noise_source)},
+            {"text", text_or_null(d.noise_text)}}},
           {"verdict", d.verdict},
           {"reason", text_or_null(d.reason)}};
 }
@@ -157,9 +159,8 @@ CanaryTotals canaries_from_json(const JsonReader& r) {
   c.total = r.count("total").value_or(0);
   c.retried = r.count("retried").value_or(0);
   for (const JsonReader& n : r.objects("by_name")) {
-    c.by_name.push_back({n.text("name"), n.count("right").value_or(0),
-                         n.count("total").value_or(0), n.count("retried").value_or(0),
-                         n.text("first_wrong")});
+    c.by_name.push_back({n.text("name"), n.count("right").value_or(0), n.count("total").value_or(0),
+                         n.count("retried").value_or(0), n.text("first_wrong")});
   }
   return c;
 }
@@ -306,7 +307,8 @@ SoakResult soak_from_json(const json& result) {
   r.started_at = top.text("started_at");
   r.finished_at = top.text("finished_at");
   r.rebuilt = top.boolean("rebuilt").value_or(false);
-  r.hold_start_unix_ns = static_cast<int64_t>(top.unsigned_integer("hold_start_unix_ns").value_or(0));
+  r.hold_start_unix_ns =
+      static_cast<int64_t>(top.unsigned_integer("hold_start_unix_ns").value_or(0));
   r.source = source_from_json(top.object("source"));
   r.settings = settings_from_json(top.object("settings"));
   if (const std::string dir = top.text("run_directory"); !dir.empty()) r.run_directory = dir;

@@ -567,7 +567,8 @@ Scenario parse_scenario_yaml(std::string_view text, std::string_view file_name,
                         "like ${env:NAME} are allowed)");
       }
       if (!canary.spec.extracts.empty()) {
-        source.fail(canary.path_node, "canary '" + canary.spec.name + "' extracts a value; a canary only checks");
+        source.fail(canary.path_node,
+                    "canary '" + canary.spec.name + "' extracts a value; a canary only checks");
       }
       scenario.canaries.push_back(std::move(canary.spec));
     }

@@ -92,7 +92,8 @@ TEST(ScenarioYamlErrors, MoreNamedRequestsThanTheStatedBoundAreRefused) {
 TEST(ScenarioYamlErrors, UnknownKeysNameTheNearestAndTheAllowed) {
   EXPECT_EQ(error_of(with("targt: http://x\n")),
             "s.yaml:3:1: unknown key 'targt' in the scenario file; did you mean 'target'? allowed: "
-            "target, protocol, defaults, executor, data, requests, flows, mix, thresholds, canaries");
+            "target, protocol, defaults, executor, data, requests, flows, mix, thresholds, "
+            "canaries");
   EXPECT_EQ(error_of("requests:\n  r: {path: /, methd: GET}\n"),
             "s.yaml:2:16: unknown key 'methd' in request 'r'; did you mean 'method'? allowed: "
             "method, path, headers, body, json, checks, extract");

@@ -22,10 +22,10 @@ TEST(Soak, DriftIsFoundOnAGrowingDelayAndNotOnASteadyOne) {
              "  - {path: /growing, delay: 20ms, drift: {add: 4ms, every: 1s}}\n");
   ServeProcess server({"--routes", dir + "/routes.yaml", "--exit-after", "60s"});
   for (const std::string route : {"steady", "growing"}) {
-    Completed c = run_to_completion({proofload_binary(), "soak", server.url("/" + route), "--rate",
-                                     "40", "--hold", "12s", "--window", "1s", "--workers", "1",
-                                     "-q", "-o", dir + "/" + route},
-                                    60s);
+    Completed c = run_to_completion(
+        {proofload_binary(), "soak", server.url("/" + route), "--rate", "40", "--hold", "12s",
+         "--window", "1s", "--workers", "1", "-q", "-o", dir + "/" + route},
+        60s);
     const json drift = json::parse(read_file(dir + "/" + route + "/result.json"))["soak"]["drift"];
     if (route == "steady") {
       EXPECT_EQ(c.exit_code, 0) << c.err;

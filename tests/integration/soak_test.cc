@@ -2,7 +2,8 @@
 // routes whose faults come at stated times (the server prints its time zero), so each test knows
 // the truth: the windows that miss the bar are those with the faults, a mark in the outage fails
 // and one in a quiet stretch passes, a mark from another process lands where it was sent, and a
-// soak killed with SIGKILL leaves a directory `proofload report` renders (drift: soak_drift_test). Every load goes to 127.0.0.1 and ends by itself.
+// soak killed with SIGKILL leaves a directory `proofload report` renders (drift: soak_drift_test).
+// Every load goes to 127.0.0.1 and ends by itself.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -71,9 +72,27 @@ TEST(Soak, WindowsMissTheBarExactlyWhereTheFaultsAreAndMarksAreJudgedAroundThem)
   write_file(dir + "/soak.yaml", kSoakScenario);
   ServeProcess server({"--routes", dir + "/routes.yaml", "--exit-after", "40s"});
   const int64_t zero_ms = time_zero_ms(server);
-  Process soak({proofload_binary(), "soak", dir + "/soak.yaml", server.url(), "--rate", "40",
-                "--hold", "16s", "--window", "1s", "--canary-every", "1s", "--mark-window", "1s",
-                "--mark-at", "1s:quiet stretch:true", "--workers", "1", "-q", "-o", dir + "/out"});
+  Process soak({proofload_binary(),
+                "soak",
+                dir + "/soak.yaml",
+                server.url(),
+                "--rate",
+                "40",
+                "--hold",
+                "16s",
+                "--window",
+                "1s",
+                "--canary-every",
+                "1s",
+                "--mark-window",
+                "1s",
+                "--mark-at",
+                "1s:quiet stretch:true",
+                "--workers",
+                "1",
+                "-q",
+                "-o",
+                dir + "/out"});
   // From another process, in the middle of the outage (server time 7 s).
   const int64_t send_at_ms = zero_ms + 7'000;
   while (unix_ms_now() < send_at_ms) std::this_thread::sleep_for(10ms);
@@ -232,8 +251,8 @@ TEST(Soak, BadInputIsRefusedBeforeAnythingIsSent) {
 TEST(Soak, PlanSaysWhatWouldRunAndSendsNothing) {
   const int port = unused_loopback_port();
   Completed c = run_to_completion(
-      {proofload_binary(), "soak", "http://127.0.0.1:" + std::to_string(port) + "/", "--rate",
-       "60", "--hold", "24h", "--ramp", "10m", "--mark-at", "15m:rollback:kubectl rollout undo",
+      {proofload_binary(), "soak", "http://127.0.0.1:" + std::to_string(port) + "/", "--rate", "60",
+       "--hold", "24h", "--ramp", "10m", "--mark-at", "15m:rollback:kubectl rollout undo",
        "--plan"},
       20s);
   ASSERT_EQ(c.exit_code, 0) << c.err;
