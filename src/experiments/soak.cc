@@ -165,7 +165,10 @@ class SoakRun {
   void track_server_memory(const std::vector<report::ObservedFigures>& observed) {
     for (const report::ObservedFigures& o : observed) {
       if (o.label == "self" || o.label == "host") continue;
-      for (const auto& [name, value] : o.figures) {
+      for (const auto& figure : o.figures) {
+        // (not a structured binding: clang before 16 cannot capture one in the lambda below)
+        const std::string& name = figure.first;
+        const double value = figure.second;
         const bool memory = name.starts_with("memory_bytes") || name.starts_with("rss_bytes");
         if (!memory || name.ends_with("_peak")) continue;
         const double peak = o.value(name + "_peak").value_or(value);
