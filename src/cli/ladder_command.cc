@@ -224,18 +224,19 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   return plan;
 }
 
+void print_file(const std::filesystem::path& file) {
+  if (std::FILE* in = std::fopen(file.c_str(), "r")) {
+    char buffer[8192];
+    size_t n;
+    while ((n = std::fread(buffer, 1, sizeof buffer, in)) > 0) std::fwrite(buffer, 1, n, stdout);
+    std::fclose(in);
+  }
+}
+
 void print_report(const char* command, const experiments::LadderPlan& plan,
                   const experiments::LadderOutcome& outcome, bool print_summary) {
   const std::filesystem::path summary_file = plan.out_dir / "summary.md";
-  if (print_summary) {
-    if (std::FILE* summary = std::fopen(summary_file.c_str(), "r")) {
-      char buffer[8192];
-      size_t n;
-      while ((n = std::fread(buffer, 1, sizeof buffer, summary)) > 0)
-        std::fwrite(buffer, 1, n, stdout);
-      std::fclose(summary);
-    }
-  }
+  if (print_summary) print_file(summary_file);
   std::fprintf(stderr, "%s: %s; report in %s\n", command, outcome.result.end_reason.c_str(),
                summary_file.c_str());
   if (const std::optional<result::CiBar>& bar = outcome.result.ci_bar;
@@ -309,15 +310,8 @@ Subcommand add_ladder_command(CLI::App& parent) {
             // A scenario's settings fill the flags not given; `ladder` has no --rate, -d, ...
             // of its own (its levels set the load), so those always come from the file and are
             // then replaced by the levels.
-            auto given = [app](const std::string& flag) {
-              try {
-                return app->count(flag) > 0;
-              } catch (const CLI::OptionNotFound&) {
-                return false;
-              }
-            };
             std::optional<workload::Scenario> scenario =
-                take_target(f->targets, f->run, given, "ladder");
+                take_target(f->targets, f->run, flags_given(app), "ladder");
             experiments::LadderPlan plan = build_ladder_plan(
                 *f, scenario ? std::make_shared<const workload::Scenario>(*scenario) : nullptr);
             if (f->plan) {

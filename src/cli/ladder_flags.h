@@ -70,6 +70,9 @@ struct LadderFlags {
 experiments::LadderPlan build_ladder_plan(LadderFlags& flags,
                                           std::shared_ptr<const workload::Scenario> scenario);
 
+// Copies a report file (an experiment's summary.md) to stdout; nothing when it cannot be read.
+void print_file(const std::filesystem::path& file);
+
 // Prints the ladder's summary.md on stdout (when `print_summary`), and on stderr how it ended
 // and where the report is: "ladder: every level ran; report in DIR/summary.md".
 void print_report(const char* command, const experiments::LadderPlan& plan,

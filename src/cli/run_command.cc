@@ -208,9 +208,8 @@ Subcommand add_run_command(CLI::App& parent) {
   add_request_flags(app, *flags);
 
   return {app, [flags, targets, app] {
-            std::optional<workload::Scenario> scenario = take_target(
-                *targets, *flags, [app](const std::string& flag) { return app->count(flag) > 0; },
-                "run");
+            std::optional<workload::Scenario> scenario =
+                take_target(*targets, *flags, flags_given(app), "run");
             experiments::RunOptions options =
                 build_run_options(*flags, command_line(), scenario ? &*scenario : nullptr);
             if (flags->plan) {

@@ -45,4 +45,14 @@ void merge_scenario_settings(RunFlags& flags, const workload::Scenario& scenario
   if (e.h2_streams && !given("--h2-streams")) flags.h2_streams = e.h2_streams;
 }
 
+FlagGiven flags_given(CLI::App* app) {
+  return [app](const std::string& flag) {
+    try {
+      return app->count(flag) > 0;
+    } catch (const CLI::OptionNotFound&) {
+      return false;
+    }
+  };
+}
+
 }  // namespace proofload::cli

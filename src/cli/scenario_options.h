@@ -3,6 +3,7 @@
 // for a run is plan/scenario_parts.h. Configuration time only; throws UsageError.
 #pragma once
 
+#include <CLI/CLI.hpp>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -16,6 +17,10 @@ namespace proofload::cli {
 
 // Whether the user gave a flag on the command line ("--rate", "-c", ...).
 using FlagGiven = std::function<bool(const std::string& flag)>;
+
+// Whether a flag of `app` was given; a name `app` does not define was not (a scenario setting
+// that the command has no flag for, such as `ladder`'s --rate).
+FlagGiven flags_given(CLI::App* app);
 
 // `TARGET [URL]` of `run` and `ladder`: a URL, or a scenario file and optionally the URL that
 // replaces its target. Loads the scenario (its settings fill the flags not given) and sets

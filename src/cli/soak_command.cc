@@ -217,15 +217,8 @@ Subcommand add_soak_command(CLI::App& parent) {
       ->description("Open loop: the pool may grow to this many connections (default 1000)");
 
   return {app, [f, app] {
-            auto given = [app](const std::string& flag) {
-              try {
-                return app->count(flag) > 0;
-              } catch (const CLI::OptionNotFound&) {
-                return false;
-              }
-            };
             std::optional<workload::Scenario> scenario =
-                take_target(f->targets, f->run, given, "soak");
+                take_target(f->targets, f->run, flags_given(app), "soak");
             experiments::SoakPlan plan = build_soak_plan(
                 *f, scenario ? std::make_shared<const workload::Scenario>(*scenario) : nullptr);
             if (f->plan) {
@@ -234,15 +227,7 @@ Subcommand add_soak_command(CLI::App& parent) {
             }
             experiments::SoakOutcome outcome = experiments::run_soak(plan);
             const std::filesystem::path summary = plan.out_dir / "summary.md";
-            if (!f->run.quiet) {
-              if (std::FILE* file = std::fopen(summary.c_str(), "r")) {
-                char buffer[8192];
-                size_t n;
-                while ((n = std::fread(buffer, 1, sizeof buffer, file)) > 0)
-                  std::fwrite(buffer, 1, n, stdout);
-                std::fclose(file);
-              }
-            }
+            if (!f->run.quiet) print_file(summary);
             std::fprintf(stderr, "soak: %s; %lld of %zu windows missed the bar; report in %s\n",
                          outcome.result.end_reason.c_str(),
                          static_cast<long long>(outcome.result.windows_missed),

@@ -114,15 +114,8 @@ class LadderRun {
     if (plan_.abort_when) {
       watch.emplace(*plan_.abort_when);
       options.abort_check = [&watch](const measure::WindowStats& w) {
-        // The window as a run of its own: its responses over its length are its throughput.
-        report::RunResult window;
-        window.total = w;
-        window.span.duration_ns = w.duration_ns;
-        window.span.counts.responses = w.responses();
-        window.span.counts.successes = w.count(measure::Outcome::kSuccess);
-        window.measured_duration_s = seconds_of(w.duration_ns);
         bool fire = watch->add_window(
-            w.duration_ns, [&](const measure::MetricRef& m) { return observed_metric(window, m); });
+            w.duration_ns, [&](const measure::MetricRef& m) { return window_metric(w, m); });
         return fire ? watch->reason() : std::string();
       };
     }

@@ -54,9 +54,10 @@ ExperimentSetup setup_of(const SoakPlan& plan) {
 // recorded, every line streamed to its file.
 class SoakRun {
  public:
-  SoakRun(const SoakPlan& plan, plan::Preflight preflight)
+  // `run`: soak_run(plan), planned and aimed at the target (once, before anything is sent).
+  SoakRun(const SoakPlan& plan, plan::PlannedRun run)
       : plan_(plan),
-        preflight_(std::move(preflight)),
+        run_(std::move(run)),
         result_(plan.initial),
         bar_(analyze::parse_soak_bar(plan.initial.settings.bar)),
         folder_(plan.window_ns, plan.ramp_ns),
@@ -74,8 +75,7 @@ class SoakRun {
   // The soak's one step: the load, with everything around it.
   bool load() {
     RunOptions options;
-    options.run = plan::plan_run(soak_run(plan_));
-    plan::aim(options.run, preflight_);
+    options.run = run_;
     options.print_summary = false;
     options.live_progress = !plan_.quiet && isatty(STDERR_FILENO);
     options.progress_label = "soak";
@@ -190,15 +190,9 @@ class SoakRun {
     if (w.drain) return "";
     take_external_marks();
     fire_due_marks();
-    if (abort_watch_ && abort_watch_->add_window(w.duration_ns, [&](const measure::MetricRef& m) {
-          report::RunResult window;
-          window.total = w;
-          window.span.duration_ns = w.duration_ns;
-          window.span.counts.responses = w.responses();
-          window.span.counts.successes = w.count(measure::Outcome::kSuccess);
-          window.measured_duration_s = seconds_of(w.duration_ns);
-          return observed_metric(window, m);
-        })) {
+    if (abort_watch_ &&
+        abort_watch_->add_window(
+            w.duration_ns, [&](const measure::MetricRef& m) { return window_metric(w, m); })) {
       return abort_watch_->reason();
     }
     return "";
@@ -224,9 +218,13 @@ class SoakRun {
   // Marks appended to marks.log by `proofload mark` from another process.
   void take_external_marks() {
     std::ifstream in(plan_.out_dir / kMarksLog, std::ios::binary);
-    if (!in) return;
+    if (!in || !in.seekg(static_cast<std::streamoff>(marks_offset_))) return;
+    // Only what was appended since the last look; a torn last line waits for the next.
     const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-    for (const LoggedMark& logged : read_marks(text, marks_offset_)) {
+    size_t consumed = 0;
+    const std::vector<LoggedMark> logged_marks = read_marks(text, consumed);
+    marks_offset_ += consumed;
+    for (const LoggedMark& logged : logged_marks) {
       if (logged.source != "external") continue;  // scheduled ones are this soak's own
       analyze::Mark mark;
       mark.label = logged.label;
@@ -278,7 +276,7 @@ class SoakRun {
   }
 
   const SoakPlan& plan_;
-  plan::Preflight preflight_;
+  plan::PlannedRun run_;
   result::SoakResult result_;
   analyze::SoakBar bar_;
   SoakWindowFolder folder_;
@@ -370,13 +368,14 @@ std::string describe_soak_plan(const SoakPlan& plan) {
 
 SoakOutcome run_soak(const SoakPlan& plan) {
   // Before anything is sent: the run is checked as it will be, and the canaries compiled.
-  const plan::PlannedRun planned = plan::plan_run(soak_run(plan));
+  plan::PlannedRun planned = plan::plan_run(soak_run(plan));
   // Each observer is made once now, so one that cannot watch (a selector that matches no pod, a
   // process that is gone) is refused before the first request rather than hours into the soak.
   for (const std::string& spec : planned.observe) {
     observe::make_sampler(spec, planned.observe_every_ns, planned.trust);
   }
-  SoakRun run(plan, plan::preflight(soak_run(plan)));
+  plan::aim(planned, plan::preflight(soak_run(plan)));
+  SoakRun run(plan, std::move(planned));
   fs::create_directories(plan.out_dir);
   Ending& ending = run.experiment().ending();
   try {

@@ -28,10 +28,9 @@ class SoakWindowFolder {
   // The window in progress (a partial one at the end of the run), if any request was in it.
   std::optional<analyze::SoakWindowRow> finish();
 
+ private:
   // The soak window a moment belongs to, `since_hold_ns` from the hold's start (negative: ramp).
   int64_t index_of(int64_t since_hold_ns) const;
-
- private:
   analyze::SoakWindowRow take();
 
   int64_t window_ns_;

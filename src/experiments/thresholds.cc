@@ -5,6 +5,7 @@
 #include <algorithm>
 #include <string_view>
 
+#include "common/clock.h"
 #include "report/numbers.h"
 
 namespace proofload::experiments {
@@ -136,6 +137,17 @@ std::optional<double> observed_metric(const report::RunResult& result, const Met
     return from_flow(result.named_total.flows[static_cast<size_t>(f)], metric);
   }
   return std::nullopt;
+}
+
+std::optional<double> window_metric(const measure::WindowStats& w,
+                                    const measure::MetricRef& metric) {
+  report::RunResult window;
+  window.total = w;
+  window.span.duration_ns = w.duration_ns;
+  window.span.counts.responses = w.responses();
+  window.span.counts.successes = w.count(measure::Outcome::kSuccess);
+  window.measured_duration_s = seconds_of(w.duration_ns);
+  return observed_metric(window, metric);
 }
 
 std::vector<report::ThresholdVerdict> evaluate_thresholds(

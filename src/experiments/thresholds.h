@@ -16,6 +16,11 @@ namespace proofload::experiments {
 std::optional<double> observed_metric(const report::RunResult& result,
                                       const measure::MetricRef& metric);
 
+// The observed value of `metric` in one window taken as a run of its own (its responses over its
+// length are its throughput): what an abort rule (--abort-when) watches, window by window.
+std::optional<double> window_metric(const measure::WindowStats& window,
+                                    const measure::MetricRef& metric);
+
 // Evaluates every threshold against `result`, in order.
 std::vector<report::ThresholdVerdict> evaluate_thresholds(
     const report::RunResult& result, const std::vector<measure::Threshold>& thresholds);
