@@ -49,7 +49,9 @@ TEST(ServerScheduleTest, AStatusFaultAnswersOnlyWithinItsWindow) {
       EXPECT_EQ(r->body, "injected fault\n");
     } else {
       ASSERT_EQ(r->status, 200);
-      EXPECT_TRUE(received_ns < kNsPerS || sent_ns >= 2 * kNsPerS) << sent_ns;
+      // Wrong only if the whole exchange lay inside the window: one sent just before 2 s may
+      // be decided just after it (TSan slows the server enough to see this).
+      EXPECT_TRUE(sent_ns < kNsPerS || received_ns >= 2 * kNsPerS) << sent_ns << " " << received_ns;
       EXPECT_EQ(r->body, "ok\n");
     }
     char phase = r->status == 503 ? '5' : '2';
