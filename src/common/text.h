@@ -29,6 +29,21 @@ constexpr bool ascii_iequals(std::string_view a, std::string_view b) {
   return true;
 }
 
+// RFC 9110 tchar: the characters of a method or a header name.
+constexpr bool is_http_token_char(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+
+// An RFC 9110 token (a method, a header name): one or more tchars.
+constexpr bool is_http_token(std::string_view text) {
+  if (text.empty()) return false;
+  for (char c : text) {
+    if (!is_http_token_char(c)) return false;
+  }
+  return true;
+}
+
 // `text` without the spaces and tabs around it (an HTTP field value's optional white space).
 constexpr std::string_view trim_spaces_tabs(std::string_view text) {
   while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);

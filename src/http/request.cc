@@ -2,6 +2,8 @@
 // Stateless; thread-safe.
 #include "http/request.h"
 
+#include "common/text.h"
+
 #include <algorithm>
 #include <string>
 
@@ -15,30 +17,6 @@
 namespace proofload::http {
 namespace {
 
-// RFC 9110 tchar: the characters allowed in a method or a header name.
-bool is_token_char(char c) {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
-  switch (c) {
-    case '!':
-    case '#':
-    case '$':
-    case '%':
-    case '&':
-    case '\'':
-    case '*':
-    case '+':
-    case '-':
-    case '.':
-    case '^':
-    case '_':
-    case '`':
-    case '|':
-    case '~':
-      return true;
-    default:
-      return false;
-  }
-}
 
 // A field value is visible characters, spaces and tabs (RFC 9110 5.5): CR and LF would end the
 // header early and let a value inject headers, NUL breaks servers, and no other control
@@ -90,13 +68,7 @@ void append_header(std::string& out, std::string_view name, std::string_view val
 
 }  // namespace
 
-bool is_token(std::string_view s) {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!is_token_char(c)) return false;
-  }
-  return true;
-}
+bool is_token(std::string_view s) { return is_http_token(s); }
 
 std::string_view default_user_agent() { return "proofload/" PROOFLOAD_VERSION; }
 

@@ -3,17 +3,12 @@
 
 #include <charconv>
 
+#include "common/text.h"
 #include "common/usage_error.h"
 #include "workload/check.h"
 
 namespace proofload::workload {
 namespace {
-
-// RFC 9110 token characters: what a header name may be made of.
-bool is_token_char(char c) {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
-  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
 
 template <typename Integer>
 void assign_integer(Integer value, std::string& out) {
@@ -47,7 +42,7 @@ CompiledExtract CompiledExtract::compile(const ExtractSpec& spec) {
     case ExtractSpec::Kind::kHeader:
       if (spec.expression.empty()) throw UsageError("header extraction with no header name");
       for (const char c : spec.expression) {
-        if (!is_token_char(c)) {
+        if (!is_http_token_char(c)) {
           throw UsageError("'" + spec.expression + "' is not a header name");
         }
       }

@@ -9,6 +9,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "common/text.h"
 #include "common/usage_error.h"
 #include "workload/check.h"
 #include "workload/data_source.h"
@@ -33,15 +34,6 @@ constexpr std::array<std::string_view, 2> kComputedHeaders = {"Content-Length",
                                                               "Transfer-Encoding"};
 
 std::string in_quotes(std::string_view text) { return "'" + std::string(text) + "'"; }
-
-bool is_token_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
-bool is_token(std::string_view text) {
-  return !text.empty() && std::all_of(text.begin(), text.end(), is_token_char);
-}
 
 bool iequals(std::string_view a, std::string_view b) {
   auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? static_cast<char>(c + 32) : c; };
@@ -289,7 +281,7 @@ ExtractSpec parse_extract(const Context& context, const YAML::Node& key, const Y
 std::string parse_method(const FieldMap& map) {
   if (!map.has("method")) return "GET";
   std::string method = *map.get_string("method");
-  if (!is_token(method)) {
+  if (!is_http_token(method)) {
     map.fail_at_value("method",
                       "expected a method like GET or POST (letters, digits and "
                       "!#$%&'*+-.^_`|~, no spaces), got " +
@@ -481,7 +473,7 @@ std::vector<std::pair<std::string, std::string>> parse_headers(const Context& co
   for (const auto& pair : node) {
     const YAML::Node& key = pair.first;
     std::string what = "header in " + parent.where();
-    if (!key.IsScalar() || !is_token(key.Scalar())) {
+    if (!key.IsScalar() || !is_http_token(key.Scalar())) {
       context.source.fail(key, what +
                                    ": a header name is a token like Accept or X-Request-Id "
                                    "(letters, digits and !#$%&'*+-.^_`|~)");
