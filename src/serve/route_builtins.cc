@@ -70,10 +70,11 @@ constexpr int64_t kTrickleGapNs = 50'000'000;  // between the parts of a trickle
 }  // namespace
 
 int RouteHandler::serve_builtin(const Route& route, const RequestHead& request,
-                                const PathMatch& match, ReplyBuilder& reply) const {
+                                const PathMatch& match, ReplyBuilder& reply,
+                                std::string_view limit_headers) const {
   const std::string& name = route.spec.builtin;
   auto answer = [&](std::string_view status, std::string_view type, std::string_view body) {
-    send_built(reply, request, status, type, body, 0);
+    send_built(reply, request, status, type, body, 0, limit_headers);
     return status_code(status);
   };
   if (name == "health") return answer("200 OK", "text/plain", "ok\n");
@@ -140,14 +141,15 @@ int RouteHandler::serve_builtin(const Route& route, const RequestHead& request,
 }
 
 int RouteHandler::serve_failure(Failure failure, const Route& route, const RequestHead& request,
-                                ReplyBuilder& reply) const {
+                                ReplyBuilder& reply, std::string_view limit_headers) const {
   switch (failure) {
     case Failure::kStatus500:
-      send_built(reply, request, "500 Internal Server Error", "text/plain", "injected failure\n",
-                 0);
+      send_built(reply, request, "500 Internal Server Error", "text/plain", "injected failure\n", 0,
+                 limit_headers);
       return 500;
     case Failure::kStatus503:
-      send_built(reply, request, "503 Service Unavailable", "text/plain", "injected failure\n", 0);
+      send_built(reply, request, "503 Service Unavailable", "text/plain", "injected failure\n", 0,
+                 limit_headers);
       return 503;
     case Failure::kReset:
       reply.abort(0);
@@ -164,7 +166,8 @@ int RouteHandler::serve_failure(Failure failure, const Route& route, const Reque
       // The route's answer, its body sent in pieces kTrickleGapNs apart.
       std::string& head = reply.send_built(0);
       append_response_head(head, route.status_line, route.spec.content_type,
-                           static_cast<int64_t>(route.body.size()), connection_header(request));
+                           static_cast<int64_t>(route.body.size()), connection_header(request),
+                           limit_headers);
       if (!request.is_head) {
         size_t piece = std::max<size_t>(1, (route.body.size() + kTrickleParts - 1) / kTrickleParts);
         int64_t at_ns = 0;
@@ -185,10 +188,11 @@ int RouteHandler::serve_failure(Failure failure, const Route& route, const Reque
 // The stream's length is known up front and sent as Content-Length (the connection stays
 // reusable); its events are made by the worker as they fall due.
 void RouteHandler::serve_sse(const Route& route, const RequestHead& request, int64_t delay_ns,
-                             ReplyBuilder& reply) const {
+                             ReplyBuilder& reply, std::string_view limit_headers) const {
   std::string& head = reply.send_built(delay_ns);
   append_response_head(head, route.status_line, route.spec.content_type, route.sse->body_bytes(),
                        connection_header(request), "Cache-Control: no-cache\r\n");
+  head.insert(head.size() - 2, limit_headers);  // before the blank line
   if (!request.is_head) reply.stream(*route.sse, delay_ns);
   if (!request.keep_alive) reply.close_after();
 }

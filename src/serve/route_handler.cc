@@ -2,9 +2,13 @@
 // injected failures and SSE streams are in route_builtins.cc.
 #include "serve/route_handler.h"
 
+#include <algorithm>
+#include <array>
 #include <cctype>
+#include <charconv>
 
 #include "common/clock.h"
+#include "common/text.h"
 #include "serve/behaviour/cpu_burner.h"
 
 namespace proofload::serve {
@@ -58,6 +62,49 @@ std::optional<DelaySampler> make_delay(const DelaySpec& d, uint64_t seed) {
   return std::nullopt;
 }
 
+RateLimiterOptions limiter_options(const LimitSpec& limit, uint64_t seed) {
+  RateLimiterOptions options;
+  options.rate_per_s = limit.rate_per_s;
+  options.burst = limit.burst;
+  switch (limit.key) {
+    case LimitSpec::Key::kAddress:
+      options.key = RateLimiterOptions::Key::kAddress;
+      break;
+    case LimitSpec::Key::kShared:
+      options.key = RateLimiterOptions::Key::kShared;
+      options.shared_allowances = static_cast<uint64_t>(limit.shared_allowances);
+      break;
+    case LimitSpec::Key::kHeader:
+      options.key = RateLimiterOptions::Key::kHeader;
+      break;
+  }
+  options.instances = limit.instances;
+  options.seed = seed;
+  return options;
+}
+
+// A few header lines made per request without allocating (Retry-After, the RateLimit pair).
+class HeaderLines {
+ public:
+  void add(std::string_view name, int64_t value) {
+    append(name);
+    append(": ");
+    auto [end, error] = std::to_chars(bytes_.data() + size_, bytes_.data() + bytes_.size(), value);
+    if (error == std::errc()) size_ = static_cast<size_t>(end - bytes_.data());
+    append("\r\n");
+  }
+  std::string_view view() const { return {bytes_.data(), size_}; }
+
+ private:
+  void append(std::string_view text) {
+    size_t n = std::min(text.size(), bytes_.size() - size_);
+    std::copy_n(text.data(), n, bytes_.data() + size_);
+    size_ += n;
+  }
+  std::array<char, 160> bytes_;  // three lines of at most 21 + 2 + 20 + 2 characters
+  size_t size_ = 0;
+};
+
 }  // namespace
 
 RouteHandler::RouteHandler(const RouteTable& table, int threads)
@@ -82,13 +129,11 @@ RouteHandler::RouteHandler(const RouteTable& table, int threads)
     route.close = prepare_response(route.status_line, "close", route.body, spec.content_type);
     route.delay = make_delay(spec.delay, table.seed + i);
     if (spec.limit) {
-      route.limit = std::make_unique<TokenBuckets>(spec.limit->rate_per_s, spec.limit->burst);
+      route.limit = std::make_unique<RateLimiter>(limiter_options(*spec.limit, table.seed + i));
       if (spec.limit->trusted_header) {
-        for (char ch : spec.limit->trusted_header->first) {
-          route.trusted_header_name.push_back(
-              static_cast<char>(std::tolower(static_cast<unsigned char>(ch))));
-        }
+        route.trusted_header_name = ascii_lowercase(spec.limit->trusted_header->first);
       }
+      route.key_header_name = ascii_lowercase(spec.limit->key_header);
     }
     if (spec.fail) {
       const FailSpec& f = *spec.fail;
@@ -168,20 +213,30 @@ void RouteHandler::serve_route(const Route& route, size_t index, const RequestHe
   Rng& rng = threads_[shard].rng;
   const RouteSpec& spec = route.spec;
 
+  // Every answer the limit decided says how much allowance is left (IETF RateLimit headers);
+  // the answers of other routes stay the prepared bytes.
+  HeaderLines limit_lines;
   if (route.limit) {
     const auto& trusted = spec.limit->trusted_header;
     bool lifted = trusted && request.header(route.trusted_header_name) == trusted->second;
     if (!lifted) {
-      auto decision = route.limit->take(AddressKey::from_sockaddr(*request.peer), monotonic_ns());
+      std::string_view key_header = route.key_header_name.empty()
+                                        ? std::string_view()
+                                        : request.header(route.key_header_name);
+      auto decision =
+          route.limit->take(AddressKey::from_sockaddr(*request.peer), key_header, monotonic_ns());
+      if (!decision.allowed) limit_lines.add("Retry-After", decision.retry_after_s);
+      limit_lines.add("RateLimit-Limit", route.limit->burst());
+      limit_lines.add("RateLimit-Remaining", decision.remaining);
       if (!decision.allowed) {
-        std::string retry_after = "Retry-After: " + std::to_string(decision.retry_after_s) + "\r\n";
         send_built(reply, request, "429 Too Many Requests", "text/plain", "too many requests\n", 0,
-                   retry_after);
+                   limit_lines.view());
         metrics_->count_request(shard, index, 429);
         return;
       }
     }
   }
+  std::string_view limit_headers = limit_lines.view();
   // One clock read, only on routes that change with time.
   int64_t elapsed_ns = spec.drift || !route.fault_windows.empty() ? monotonic_ns() - start_ns_ : 0;
   const FaultAnswer* fault = nullptr;
@@ -190,18 +245,21 @@ void RouteHandler::serve_route(const Route& route, size_t index, const RequestHe
   }
   if (fault && !fault->wrong_body) {
     // An outage answers at once, like `fail`: no cpu, no delay.
-    send_prepared(reply, request, fault->keep_alive, fault->keep_alive_10, fault->close, 0);
+    send_prepared(reply, request, fault->keep_alive, fault->keep_alive_10, fault->close, 0,
+                  limit_headers);
     metrics_->count_request(shard, index, fault->status);
     return;
   }
   if (route.fail.enabled()) {
     if (Failure failure = route.fail.pick(rng); failure != Failure::kNone) {
-      metrics_->count_request(shard, index, serve_failure(failure, route, request, reply));
+      metrics_->count_request(shard, index,
+                              serve_failure(failure, route, request, reply, limit_headers));
       return;
     }
   }
   if (!spec.builtin.empty()) {
-    metrics_->count_request(shard, index, serve_builtin(route, request, match, reply));
+    metrics_->count_request(shard, index,
+                            serve_builtin(route, request, match, reply, limit_headers));
     return;
   }
   bool warm = spec.cache && cache_->seen_or_insert(static_cast<uint32_t>(index), match.query);
@@ -218,12 +276,14 @@ void RouteHandler::serve_route(const Route& route, size_t index, const RequestHe
     delay_ns = drifted_delay_ns(delay_ns, spec.drift->add_ns, spec.drift->every_ns, elapsed_ns);
   }
   if (spec.sse) {
-    serve_sse(route, request, delay_ns, reply);
+    serve_sse(route, request, delay_ns, reply, limit_headers);
   } else if (fault) {
     // A body fault: the route's status, cpu and delay, with the wrong body.
-    send_prepared(reply, request, fault->keep_alive, fault->keep_alive_10, fault->close, delay_ns);
+    send_prepared(reply, request, fault->keep_alive, fault->keep_alive_10, fault->close, delay_ns,
+                  limit_headers);
   } else {
-    send_prepared(reply, request, route.keep_alive, route.keep_alive_10, route.close, delay_ns);
+    send_prepared(reply, request, route.keep_alive, route.keep_alive_10, route.close, delay_ns,
+                  limit_headers);
   }
   metrics_->count_request(shard, index, spec.status);
 }
@@ -231,14 +291,24 @@ void RouteHandler::serve_route(const Route& route, size_t index, const RequestHe
 void RouteHandler::send_prepared(ReplyBuilder& reply, const RequestHead& request,
                                  const PreparedResponse& keep_alive,
                                  const PreparedResponse& keep_alive_10,
-                                 const PreparedResponse& close, int64_t delay_ns) {
-  if (!request.keep_alive) {
-    reply.send(close.for_request(request.is_head), delay_ns);
-    reply.close_after();
+                                 const PreparedResponse& close, int64_t delay_ns,
+                                 std::string_view extra_headers) {
+  const PreparedResponse& response = !request.keep_alive ? close
+                                     : request.http_1_0  ? keep_alive_10
+                                                         : keep_alive;
+  if (extra_headers.empty()) {
+    reply.send(response.for_request(request.is_head), delay_ns);
   } else {
-    const PreparedResponse& ok = request.http_1_0 ? keep_alive_10 : keep_alive;
-    reply.send(ok.for_request(request.is_head), delay_ns);
+    // The prepared head up to its blank line, the extra headers, the blank line; the body (up
+    // to 64 MiB) is not copied but sent from the prepared bytes as a second part.
+    std::string_view bytes = response.bytes;
+    std::string& head = reply.send_built(delay_ns);
+    head.append(bytes.substr(0, response.head_size - 2)).append(extra_headers).append("\r\n");
+    if (!request.is_head && bytes.size() > response.head_size) {
+      reply.send(bytes.substr(response.head_size), delay_ns);
+    }
   }
+  if (!request.keep_alive) reply.close_after();
 }
 
 void RouteHandler::send_built(ReplyBuilder& reply, const RequestHead& request,

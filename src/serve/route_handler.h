@@ -19,8 +19,8 @@
 #include "serve/behaviour/fail_picker.h"
 #include "serve/behaviour/metrics.h"
 #include "serve/behaviour/path_matcher.h"
+#include "serve/behaviour/rate_limiter.h"
 #include "serve/behaviour/result_cache.h"
-#include "serve/behaviour/token_bucket.h"
 #include "serve/handler.h"
 #include "serve/lifecycle/item_store.h"
 #include "serve/routes/route_config.h"
@@ -55,8 +55,9 @@ class RouteHandler : public RequestHandler {
     std::string body;         // fixed or generated
     PreparedResponse keep_alive, keep_alive_10, close;
     std::optional<DelaySampler> delay;
-    std::unique_ptr<TokenBuckets> limit;
+    std::unique_ptr<RateLimiter> limit;
     std::string trusted_header_name;  // lower case, as RequestHead::header wants it
+    std::string key_header_name;      // lower case; set when the limit is keyed by a header
     FailPicker fail;
     std::unique_ptr<std::mutex> serial;      // held while the cpu work runs
     std::unique_ptr<SseStream> sse;          // the events of an sse route, made as they fall due
@@ -69,17 +70,21 @@ class RouteHandler : public RequestHandler {
 
   void serve_route(const Route& route, size_t index, const RequestHead& request,
                    const PathMatch& match, ReplyBuilder& reply) const;
+  // The serve_* below and send_prepared add `limit_headers` (each line ending in CRLF; the
+  // RateLimit headers of a limited route, else empty) to every HTTP answer they make.
   // Answers a built-in; returns the status sent.
   int serve_builtin(const Route& route, const RequestHead& request, const PathMatch& match,
-                    ReplyBuilder& reply) const;
+                    ReplyBuilder& reply, std::string_view limit_headers) const;
   int serve_failure(Failure failure, const Route& route, const RequestHead& request,
-                    ReplyBuilder& reply) const;
+                    ReplyBuilder& reply, std::string_view limit_headers) const;
   void serve_sse(const Route& route, const RequestHead& request, int64_t delay_ns,
-                 ReplyBuilder& reply) const;
+                 ReplyBuilder& reply, std::string_view limit_headers) const;
+  // Without extra headers the prepared bytes go out as they are; with them, the head is copied
+  // with the headers added and the body still goes out from the prepared bytes.
   static void send_prepared(ReplyBuilder& reply, const RequestHead& request,
                             const PreparedResponse& keep_alive,
                             const PreparedResponse& keep_alive_10, const PreparedResponse& close,
-                            int64_t delay_ns);
+                            int64_t delay_ns, std::string_view extra_headers = {});
   static void send_built(ReplyBuilder& reply, const RequestHead& request, std::string_view status,
                          std::string_view content_type, std::string_view body, int64_t delay_ns,
                          std::string_view extra_headers = {});

@@ -53,7 +53,18 @@ struct Response {
 // A blocking client with a read buffer, enough to read the server's simple responses.
 class Client {
  public:
-  explicit Client(int port) : fd_(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+  // `source_address` ("127.0.0.2"): connect from that local address instead of the kernel's
+  // choice, so that one test has several distinct peers (all of 127/8 is local on Linux).
+  explicit Client(int port, const char* source_address = nullptr)
+      : fd_(socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0)) {
+    if (source_address != nullptr) {
+      sockaddr_in source{};
+      source.sin_family = AF_INET;
+      if (inet_pton(AF_INET, source_address, &source.sin_addr) != 1 ||
+          bind(fd_, reinterpret_cast<sockaddr*>(&source), sizeof(source)) != 0) {
+        return;  // not connected
+      }
+    }
     sockaddr_in address{};
     address.sin_family = AF_INET;
     address.sin_port = htons(static_cast<uint16_t>(port));

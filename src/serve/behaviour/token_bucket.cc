@@ -133,11 +133,11 @@ TokenBuckets::Decision TokenBuckets::take(const Key& key, int64_t now_ns) {
 
   if (slot->units >= kUnitsPerToken) {
     slot->units -= kUnitsPerToken;
-    return Decision{true, 0};
+    return Decision{true, 0, slot->units / kUnitsPerToken};
   }
   int64_t missing_units = kUnitsPerToken - slot->units;
   int64_t wait_ns = (missing_units + rate_milli_per_s_ - 1) / rate_milli_per_s_;
-  return Decision{false, (wait_ns + kNsPerS - 1) / kNsPerS};
+  return Decision{false, (wait_ns + kNsPerS - 1) / kNsPerS, 0};
 }
 
 }  // namespace proofload::serve

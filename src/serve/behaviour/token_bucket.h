@@ -34,6 +34,7 @@ class TokenBuckets {
   struct Decision {
     bool allowed;
     int64_t retry_after_s;  // when refused: whole seconds until the next token (>= 1); else 0
+    int64_t remaining;      // whole tokens left in the bucket after this take (0 when refused)
   };
 
   // rate_per_s in [0.001, 1e9] (a resolution of 0.001/s), burst in [1, 1e6]; outside these,

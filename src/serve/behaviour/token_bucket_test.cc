@@ -1,5 +1,6 @@
 // TokenBuckets on simulated time: the burst at once, then exactly the rate, one allowance
-// per address, Retry-After, refill, eviction that keeps busy buckets, and threads.
+// per address, Retry-After and tokens remaining, refill, eviction that keeps busy buckets, and
+// threads.
 #include "serve/behaviour/token_bucket.h"
 
 #include <arpa/inet.h>
@@ -46,6 +47,20 @@ TEST(TokenBucketsTest, BurstPassesAtOnceThenRefuses) {
   TokenBuckets::Decision refused = buckets.take(kClientA, kStartNs);
   EXPECT_FALSE(refused.allowed);
   EXPECT_EQ(refused.retry_after_s, 1);
+}
+
+// What RateLimit-Remaining reports: whole tokens left after the take, fractions not counted.
+TEST(TokenBucketsTest, RemainingIsTheWholeTokensLeftAfterTheTake) {
+  TokenBuckets buckets(1, 3);
+  EXPECT_EQ(buckets.take(kClientA, kStartNs).remaining, 2);
+  EXPECT_EQ(buckets.take(kClientA, kStartNs).remaining, 1);
+  EXPECT_EQ(buckets.take(kClientA, kStartNs).remaining, 0);
+  TokenBuckets::Decision refused = buckets.take(kClientA, kStartNs);
+  EXPECT_FALSE(refused.allowed);
+  EXPECT_EQ(refused.remaining, 0);
+  TokenBuckets::Decision later = buckets.take(kClientA, kStartNs + 2'500'000'000);  // 2.5 tokens
+  EXPECT_TRUE(later.allowed);
+  EXPECT_EQ(later.remaining, 1) << "1.5 tokens left";
 }
 
 TEST(TokenBucketsTest, ExactlyTheRateOverTenSeconds) {

@@ -33,15 +33,31 @@ constexpr int64_t kMaxRouteDelayNs = int64_t{86'400} * 1'000'000'000;
 // z_0.99 = Phi^-1(0.99) for the standard normal: links a lognormal's sigma and p99.
 constexpr double kLognormalZ99 = 2.3263478740408408;
 
-// A token bucket per source address: `burst` tokens, refilled at `rate_per_s`; a request
-// without a token gets 429 with Retry-After. A request carrying `trusted_header` (name compared
+// A token bucket per caller: `burst` tokens, refilled at `rate_per_s`; a request without a
+// token gets 429 with Retry-After. A request carrying `trusted_header` (name compared
 // case-insensitively, value exactly) skips the bucket, like a client-set header lifting a limit.
+// `key` and `instances` reproduce two real misconfigurations: callers that share an allowance
+// (a proxy hid their addresses) or get a fresh one at will (a client-set header is the key), and
+// an allowance split over `instances` pods behind a load balancer.
 struct LimitSpec {
+  enum class Key {
+    kAddress,  // the peer's address without port
+    kShared,   // the peer addresses hashed onto `shared_allowances` allowances
+    kHeader,   // the value of the header `key_header`; the peer's address without it
+  };
   double rate_per_s = 0;                                              // > 0
   int64_t burst = 1;                                                  // >= 1
   std::optional<std::pair<std::string, std::string>> trusted_header;  // {name, value}
+  Key key = Key::kAddress;
+  int64_t shared_allowances = 0;  // kShared: 1..kMaxSharedAllowances; else 0
+  std::string key_header = {};    // kHeader: an HTTP token, as written; else empty
+  int64_t instances = 1;          // 1..min(burst, kMaxLimitInstances): each rate/K, burst/K
   bool operator==(const LimitSpec&) const = default;
 };
+
+constexpr int64_t kMaxSharedAllowances = 1'000'000;
+// Each instance keeps its own table of buckets; a few hundred pods is already a large service.
+constexpr int64_t kMaxLimitInstances = 1000;
 
 // Probabilities of injected failures, each in [0, 1], summing to at most 1; with the rest the
 // route answers normally. One draw per request picks at most one failure.

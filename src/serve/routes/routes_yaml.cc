@@ -6,11 +6,13 @@
 
 #include <algorithm>
 #include <array>
+#include <charconv>
 #include <cmath>
 #include <limits>
 #include <map>
 
 #include "common/file_text.h"
+#include "common/text.h"
 #include "common/usage_error.h"
 #include "config/yaml_reader.h"
 
@@ -32,7 +34,8 @@ constexpr std::array<std::string_view, 2> kFixedKeys = {"dist", "value"};
 constexpr std::array<std::string_view, 3> kUniformKeys = {"dist", "min", "max"};
 constexpr std::array<std::string_view, 2> kExponentialKeys = {"dist", "mean"};
 constexpr std::array<std::string_view, 4> kLognormalKeys = {"dist", "median", "p99", "sigma"};
-constexpr std::array<std::string_view, 3> kLimitKeys = {"rate", "burst", "trusted_header"};
+constexpr std::array<std::string_view, 5> kLimitKeys = {"rate", "burst", "trusted_header", "key",
+                                                        "instances"};
 constexpr std::array<std::string_view, 6> kFailKeys = {"500",     "503",     "reset",
                                                        "garbage", "trickle", "oversized_header"};
 constexpr std::array<std::string_view, 4> kSseKeys = {"events", "over", "event_bytes",
@@ -158,16 +161,11 @@ DelaySpec parse_delay(const FieldMap& route) {
 std::pair<std::string, std::string> parse_trusted_header(const FieldMap& limit) {
   std::string text = *limit.get_string("trusted_header");
   size_t colon = text.find(':');
-  auto is_token_char = [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-  };
   std::string name = text.substr(0, colon);
   std::string value = colon == std::string::npos ? "" : text.substr(colon + 1);
   while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.erase(0, 1);
   while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.pop_back();
-  bool ok = colon != std::string::npos && !name.empty() && !value.empty() &&
-            std::all_of(name.begin(), name.end(), is_token_char) &&
+  bool ok = colon != std::string::npos && is_http_token(name) && !value.empty() &&
             std::none_of(value.begin(), value.end(),
                          [](char c) { return static_cast<unsigned char>(c) < 0x20 && c != '\t'; });
   if (!ok) {
@@ -177,21 +175,71 @@ std::pair<std::string, std::string> parse_trusted_header(const FieldMap& limit) 
   return {name, value};
 }
 
+// "address", "shared:N" or "header:NAME": what a caller's allowance is keyed by.
+void parse_limit_key(const FieldMap& map, LimitSpec& limit) {
+  std::string text = *map.get_string("key");
+  std::string_view rest = text;
+  if (text == "address") {
+    limit.key = LimitSpec::Key::kAddress;
+  } else if (rest.starts_with("shared:")) {
+    rest.remove_prefix(7);
+    int64_t n = 0;
+    auto [end, error] = std::from_chars(rest.data(), rest.data() + rest.size(), n);
+    if (rest.empty() || error != std::errc() || end != rest.data() + rest.size() || n < 1 ||
+        n > kMaxSharedAllowances) {
+      map.fail_at_value("key", "expected shared:N with N from 1 to " +
+                                   std::to_string(kMaxSharedAllowances) + ", got '" + text + "'");
+    }
+    limit.key = LimitSpec::Key::kShared;
+    limit.shared_allowances = n;
+  } else if (rest.starts_with("header:")) {
+    rest.remove_prefix(7);
+    if (!is_http_token(rest)) {
+      map.fail_at_value(
+          "key",
+          "expected header:NAME with a header name like X-Forwarded-For, got '" + text + "'");
+    }
+    limit.key = LimitSpec::Key::kHeader;
+    limit.key_header = std::string(rest);
+  } else {
+    map.fail_at_value("key", "expected address, shared:N or header:NAME, got '" + text + "'");
+  }
+}
+
+// Checked after the burst is known: each instance gets burst / K whole tokens and rate / K.
+int64_t parse_instances(const FieldMap& map, const LimitSpec& limit) {
+  int64_t instances = *map.get_integer("instances", 1, kMaxLimitInstances);
+  if (instances > limit.burst) {
+    map.fail_at_value("instances", "must be at most 'burst' (" + std::to_string(limit.burst) +
+                                       "): each instance needs at least one token");
+  }
+  if (instances > 1 && limit.rate_per_s / static_cast<double>(instances) < 0.001) {
+    map.fail_at_value("instances", "leaves each instance a rate below 0.001/s");
+  }
+  return instances;
+}
+
 LimitSpec parse_limit(const FieldMap& route) {
   const YAML::Node& node = *route.present("limit");
+  // Without a burst, one second's worth.
+  auto default_burst = [](double rate_per_s) {
+    return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(rate_per_s)));
+  };
   LimitSpec limit;
   if (!node.IsMap()) {
-    // The short form "limit: 10/s": a burst of one second's worth.
+    // The short form "limit: 10/s".
     limit.rate_per_s = yaml_reader::read_rate_per_s(route.source(), node, route.what("limit"));
-  } else {
-    FieldMap map(route.source(), node, "'limit' of " + route.where(), kLimitKeys);
-    if (!map.has("rate")) map.fail_missing("rate");
-    limit.rate_per_s = *map.get_rate_per_s("rate");
-    if (map.has("burst")) limit.burst = *map.get_integer("burst", 1, kMaxCount);
-    if (map.has("trusted_header")) limit.trusted_header = parse_trusted_header(map);
-    if (map.has("burst")) return limit;
+    limit.burst = default_burst(limit.rate_per_s);
+    return limit;
   }
-  limit.burst = std::max<int64_t>(1, static_cast<int64_t>(std::ceil(limit.rate_per_s)));
+  FieldMap map(route.source(), node, "'limit' of " + route.where(), kLimitKeys);
+  if (!map.has("rate")) map.fail_missing("rate");
+  limit.rate_per_s = *map.get_rate_per_s("rate");
+  limit.burst =
+      map.has("burst") ? *map.get_integer("burst", 1, kMaxCount) : default_burst(limit.rate_per_s);
+  if (map.has("trusted_header")) limit.trusted_header = parse_trusted_header(map);
+  if (map.has("key")) parse_limit_key(map, limit);
+  if (map.has("instances")) limit.instances = parse_instances(map, limit);
   return limit;
 }
 

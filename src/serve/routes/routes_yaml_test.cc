@@ -193,7 +193,7 @@ TEST(RoutesYamlErrors, UnknownKeySuggestsTheNearestAndListsAllowed) {
             "seed, stalls, lifecycle, routes");
   EXPECT_EQ(error_of(one_route("    limit: {rat: 10/s}\n")),
             "r.yaml:4:13: unknown key 'rat' in 'limit' of route 'lookup'; did you mean 'rate'? "
-            "allowed: rate, burst, trusted_header");
+            "allowed: rate, burst, trusted_header, key, instances");
   // A route without a name is named by its method and path.
   EXPECT_EQ(error_of("routes:\n  - path: /a\n    method: POST\n    serail: true\n"),
             "r.yaml:4:5: unknown key 'serail' in route 'POST /a'; did you mean 'serial'? " +
@@ -258,6 +258,65 @@ TEST(RoutesYamlErrors, Rates) {
   EXPECT_EQ(error_of(one_route("    limit: {rate: 5, trusted_header: Origin}\n")),
             "r.yaml:4:38: 'trusted_header' in 'limit' of route 'lookup': expected 'Name: "
             "value', like 'Origin: https://example.test'");
+}
+
+// The two rate-limit bugs of a real team: an ingress that hid the callers' addresses (they
+// shared allowances) and an allowance split over many pods.
+TEST(RoutesYaml, LimitKeysAndInstancesGiveTheExpectedModel) {
+  RouteTable table = parse_routes_yaml(R"(routes:
+  - path: /address
+    limit: {rate: 10/s, key: address}
+  - path: /shared
+    limit:
+      rate: 10/s
+      burst: 40
+      key: shared:3
+      instances: 4
+  - path: /header
+    limit: {rate: 10/s, key: "header:X-Forwarded-For"}
+  - path: /plain
+    limit: 10/s
+)",
+                                       "r.yaml");
+  ASSERT_EQ(table.routes.size(), 4u);
+  LimitSpec by_address{10, 10, std::nullopt};
+  EXPECT_EQ(table.routes[0].limit, by_address);
+  LimitSpec shared{10, 40, std::nullopt, LimitSpec::Key::kShared, 3, "", 4};
+  EXPECT_EQ(table.routes[1].limit, shared);
+  LimitSpec by_header{10, 10, std::nullopt, LimitSpec::Key::kHeader, 0, "X-Forwarded-For", 1};
+  EXPECT_EQ(table.routes[2].limit, by_header);
+  EXPECT_EQ(table.routes[3].limit, by_address) << "the default key is the address";
+}
+
+TEST(RoutesYamlErrors, LimitKeysAndInstances) {
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 5, key: shared:0}\n")),
+            "r.yaml:4:27: 'key' in 'limit' of route 'lookup': expected shared:N with N from 1 to "
+            "1000000, got 'shared:0'");
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 5, key: shared:x}\n")),
+            "r.yaml:4:27: 'key' in 'limit' of route 'lookup': expected shared:N with N from 1 to "
+            "1000000, got 'shared:x'");
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 5, key: shared:1000001}\n")),
+            "r.yaml:4:27: 'key' in 'limit' of route 'lookup': expected shared:N with N from 1 to "
+            "1000000, got 'shared:1000001'");
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 5, key: \"header:X Forwarded\"}\n")),
+            "r.yaml:4:27: 'key' in 'limit' of route 'lookup': expected header:NAME with a header "
+            "name like X-Forwarded-For, got 'header:X Forwarded'");
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 5, key: \"header:\"}\n")),
+            "r.yaml:4:27: 'key' in 'limit' of route 'lookup': expected header:NAME with a header "
+            "name like X-Forwarded-For, got 'header:'");
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 5, key: nonsense}\n")),
+            "r.yaml:4:27: 'key' in 'limit' of route 'lookup': expected address, shared:N or "
+            "header:NAME, got 'nonsense'");
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 5, instances: 0}\n")),
+            "r.yaml:4:33: 'instances' in 'limit' of route 'lookup': expected an integer from 1 to "
+            "1000, got '0'");
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 5, burst: 4, instances: 5}\n")),
+            "r.yaml:4:43: 'instances' in 'limit' of route 'lookup': must be at most 'burst' (4): "
+            "each instance needs at least one token");
+  // Without a burst, one second's worth: 2 tokens for 3 instances is too few.
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 2/s, instances: 3}\n")),
+            "r.yaml:4:35: 'instances' in 'limit' of route 'lookup': must be at most 'burst' (2): "
+            "each instance needs at least one token");
 }
 
 TEST(RoutesYamlErrors, Durations) {
