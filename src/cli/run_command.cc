@@ -14,11 +14,13 @@
 #include "cli/run_flags.h"
 #include "cli/scenario_options.h"
 #include "cli/subcommand.h"
+#include "common/text.h"
 #include "common/units.h"
 #include "common/usage_error.h"
 #include "experiments/run_experiment.h"
 #include "http/request.h"
 #include "http/url.h"
+#include "net/tcp.h"
 #include "plan/plan_run.h"
 #include "schedule/stages.h"
 
@@ -33,6 +35,30 @@ uint64_t parse_seed(const std::string& text) {
                      "'");
   }
   return seed;
+}
+
+std::vector<std::string> parse_sources(const std::string& text) {
+  int count = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), count);
+  if (!text.empty() && error == std::errc() && end == text.data() + text.size()) {
+    if (count < 1 || static_cast<size_t>(count) > plan::kMaxSources) {
+      throw UsageError(fmt::format("--sources {}: a count of loopback addresses is 1 to {}",
+                                   text, plan::kMaxSources));
+    }
+    std::vector<std::string> addresses;
+    for (int i = 0; i < count; ++i) addresses.push_back(fmt::format("127.0.0.{}", i + 2));
+    return addresses;
+  }
+  std::vector<std::string> addresses;
+  std::stringstream list(text);
+  for (std::string address; std::getline(list, address, ',');) {
+    address = std::string(trim_spaces_tabs(address));
+    if (address.empty()) throw UsageError("--sources '" + text + "' has an empty address");
+    net::local_address(address);  // a numeric IP address, or one line saying it is not
+    addresses.push_back(address);
+  }
+  if (addresses.empty()) throw UsageError("--sources needs addresses or a count");
+  return addresses;
 }
 
 bool looks_like_scenario_file(const std::string& target) {
@@ -69,6 +95,9 @@ void add_request_flags(CLI::App* app, RunFlags& flags) {
   app->add_option("--grace", flags.grace,
                   "Time for in-flight requests to finish at the end or on Ctrl-C (default 5s)");
   app->add_option("--workers", flags.workers, "Worker threads (default: one per core)");
+  app->add_option("--sources", flags.sources,
+                  "Bind the connections to these local addresses, one worker each "
+                  "(127.0.0.2,127.0.0.3; or a count N: 127.0.0.2 onwards)");
   app->add_flag("-q,--quiet", flags.quiet, "No live progress");
   app->add_option("--seed", flags.seed, "Seed of the data and mix draws (default: from the clock)");
   app->add_option("--observe", flags.observe,
@@ -161,6 +190,7 @@ plan::RunSpec run_spec_from_flags(const RunFlags& f, const workload::Scenario* s
   if (f.http2) spec.protocol = engine::Protocol::kHttp2;
   if (f.h2_streams) spec.h2_streams = *f.h2_streams;
   spec.workers = f.workers;
+  if (f.sources) spec.sources = parse_sources(*f.sources);
   spec.thresholds = f.thresholds;
   spec.observe = f.observe;
   spec.observe_every_ns = parse_duration_ns(f.observe_every);

@@ -35,6 +35,7 @@ struct RunFlags {
   std::string connect_timeout = "5s";
   std::string grace = "5s";
   int workers = 0;
+  std::optional<std::string> sources;  // --sources: a list of local addresses, or a count
   std::optional<std::string> out;
   bool quiet = false;
   std::vector<std::string> thresholds;  // --threshold, added to the scenario's
@@ -58,6 +59,11 @@ struct RunFlags {
 
 // --seed: a whole number 0 to 2^64 - 1; throws UsageError for anything else.
 uint64_t parse_seed(const std::string& text);
+
+// --sources: local addresses separated by commas ("127.0.0.2,127.0.0.3"), or a count N for N
+// loopback addresses from 127.0.0.2 on (N from 1 to plan::kMaxSources). Whether each is an
+// address of this machine shows at pre-flight. Throws UsageError.
+std::vector<std::string> parse_sources(const std::string& text);
 
 // A scenario file: a YAML name, or anything that is not a URL and exists as a file.
 bool looks_like_scenario_file(const std::string& target);

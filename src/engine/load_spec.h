@@ -5,6 +5,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "net/tcp.h"
 #include "net/tls.h"
@@ -51,6 +52,13 @@ struct LoadSpec {
   int64_t grace_ns = 5'000'000'000;  // after the schedule ends (or Ctrl-C): time for in-flight
                                      // requests to finish before they count as timeouts
   int workers = 1;
+  // Local addresses the connections are bound to: worker i connects from sources[i] (workers is
+  // then sources.size()), and each window counts what a rate limit did per source
+  // (WindowStats::sources). Empty: the kernel picks the address.
+  std::vector<net::Address> sources;
+  // Keep the first and last values of rate-limit headers (Retry-After, RateLimit-*) per source:
+  // every response's header lines are then captured (a probe's runs only).
+  bool watch_limit_headers = false;
 };
 
 }  // namespace proofload::engine

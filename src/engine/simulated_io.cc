@@ -137,7 +137,17 @@ void World::answer(int fd) {
   if (s == nullptr || s->closed_by_server) return;  // the client gave up on it and closed
   ++stats_.answers;
   const bool close = every_nth(model_.close_after_every_nth_answer, stats_.answers);
-  s->to_client.append(close ? kLastAnswer : kAnswer);
+  if (model_.limited_from_answer > 0) {
+    const int64_t left = std::max<int64_t>(0, model_.limited_from_answer - 1 - stats_.answers);
+    s->to_client.append(stats_.answers >= model_.limited_from_answer
+                            ? "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\n"
+                              "RateLimit-Remaining: 0\r\nContent-Length: 2\r\n"
+                            : "HTTP/1.1 200 OK\r\nRateLimit-Remaining: " + std::to_string(left) +
+                                  "\r\nContent-Length: 2\r\n");
+    s->to_client.append(close ? "Connection: close\r\n\r\nno" : "\r\nno");
+  } else {
+    s->to_client.append(close ? kLastAnswer : kAnswer);
+  }
   if (close) {
     s->closed_by_server = true;
     ++stats_.closes;

@@ -49,6 +49,9 @@ struct ServerModel {
   int close_after_every_nth_answer = 0;   // the answer says Connection: close, and the server
                                           // closes the connection after it
   int ignore_every_nth_request = 0;       // the request is never answered
+  // A rate limit: answers from this one on are 429 with Retry-After and RateLimit-Remaining: 0
+  // (0: never); the answers before it say RateLimit-Remaining: how many are left before it.
+  int64_t limited_from_answer = 0;
 };
 
 // What the server saw.

@@ -57,6 +57,10 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
       request_budget_ = schedule::share_of(spec.max_requests, index, shards);
   }
   for (Connection& c : connections_) c.session.bind(workload_);
+  if (!spec.sources.empty()) {
+    source_ = &spec.sources.at(static_cast<size_t>(index));
+    current_.sources.resize(spec.sources.size());
+  }
   if (h2()) links_.resize((connections_.size() + static_cast<size_t>(slots) - 1) / slots);
   if (named_) {
     measured_named_.resize(workload_.requests().size(), workload_.flow_names().size());
@@ -197,9 +201,29 @@ void Worker::flush_window(int64_t end_ns) {
   current_.drain = start_ns_ + current_.start_ns >= span_end_ns_;
   current_.in_flight_end = busy_;
   current_.queued_end = open_loop() ? static_cast<int64_t>(dispatcher_->queued()) : 0;
+  if (source_ != nullptr) {
+    // Answers by status are counted anyway: the source's entry is read off them once a window.
+    measure::SourceWindow& mine = current_.sources[static_cast<size_t>(index_)];
+    const measure::SourceWindow counts = current_.limit_counts();
+    mine.let_through = counts.let_through;
+    mine.limited = counts.limited;
+    mine.other = counts.other;
+    mine.headers = limit_headers_;
+  }
   mailbox_.post(index_, current_);
   current_.clear();
   ++window_index_;
+}
+
+void Worker::note_source_answer(int status, std::string_view header_lines) {
+  if (spec_.watch_limit_headers) measure::note_limit_headers(header_lines, limit_headers_);
+  if (saw_429_) return;
+  if (status >= 200 && status < 300) ++let_through_so_far_;
+  if (status == 429) {
+    saw_429_ = true;
+    current_.sources[static_cast<size_t>(index_)].let_through_before_first_429 =
+        let_through_so_far_;
+  }
 }
 
 // ---- executors ---------------------------------------------------------------------------

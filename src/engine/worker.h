@@ -214,6 +214,14 @@ class Worker {
     return now < span_end_ns_ ? &span_ : &after_span_;
   }
   measure::MeasuredSpan measured_span() const;
+  // LoadSpec::sources: counts what the limit did with an answer (and notes its rate-limit
+  // headers) for this worker's source.
+  void note_source_answer(int status, std::string_view header_lines);
+  http::ResponseCapture capture_for(const workload::CompiledRequest& request) const {
+    http::ResponseCapture capture = request.capture;
+    capture.headers = capture.headers || spec_.watch_limit_headers;
+    return capture;
+  }
 
   const LoadSpec& spec_;
   const workload::Workload& workload_;
@@ -257,6 +265,14 @@ class Worker {
   measure::NamedTotals warmup_named_;
   int64_t window_index_ = 0;
   int64_t window_end_ns_ = 0;  // absolute monotonic ns
+
+  // LoadSpec::sources: the local address this worker's connections are bound to (null: any),
+  // the 2xx answers it had until its first 429 and whether that came, and the rate-limit
+  // headers seen so far.
+  const net::Address* source_ = nullptr;
+  int64_t let_through_so_far_ = 0;
+  bool saw_429_ = false;
+  std::vector<measure::LimitHeader> limit_headers_;
 
   static constexpr size_t kReadBufferBytes = 64 * 1024;
   static constexpr int kMaxReadsPerEvent = 4;  // 256 KiB of one connection per turn of the loop

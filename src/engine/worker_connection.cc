@@ -27,7 +27,7 @@ void Worker::open_connection(Connection& c, int64_t now) {
   }
   c.connect_start_ns = now;
   c.state = ConnState::kConnecting;  // the failure path, too, sees a connect in progress
-  if (c.transport.connect(spec_.address) != 0) {
+  if (c.transport.connect(spec_.address, source_) != 0) {
     on_connect_failed(c, now, Outcome::kConnectError);
     return;
   }
@@ -248,10 +248,10 @@ void Worker::start_request(Connection& c, int64_t intended_ns, int64_t now) {
   }
   c.request = c.session.request_bytes();
   if (h2()) {
-    submit_stream(c, request.capture);
+    submit_stream(c, capture_for(request));
     return;
   }
-  c.parser.start(request.is_head, request.capture);
+  c.parser.start(request.is_head, capture_for(request));
   write_request(c);
 }
 
@@ -340,6 +340,10 @@ void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
                                                           c.stream.body, c.stream.body_truncated})
            : c.session.on_response(c.parser);
   if (h2()) c.first_byte_ns = c.stream.first_byte_ns;
+  if (source_ != nullptr) {
+    note_source_answer(status, h2() ? std::string_view(c.stream.headers)
+                                    : c.parser.captured_headers());
+  }
   // The window it ended in (streamed per second) and the part of the run it was intended in
   // (warm-up or measured: what the summary reports).
   for (measure::WindowStats* stats : {&current_, &part_of(c.intended_ns)}) {

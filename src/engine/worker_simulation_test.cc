@@ -335,5 +335,51 @@ TEST(WorkerSimulation, UnansweredRequestsTimeOutAndTheOthersAreUntouched) {
   expect_latency_us(r.measured.latency_us.max(), 5'000);
 }
 
+// A worker bound to a source counts, per window, what a rate limit did with its requests: 2xx
+// let through, 429 limited, how many were let through before the first 429, and the first and
+// last values of the rate-limit headers. The server lets 100 through, then refuses all.
+TEST(WorkerSimulationSources, EachWindowCountsWhatTheLimitDidForTheSource) {
+  LoadSpec spec = closed_loop(1, 3 * kNsPerS);
+  spec.sources = {net::local_address("127.0.0.2")};
+  spec.watch_limit_headers = true;
+  simulated::ServerModel model;
+  model.limited_from_answer = 101;
+  const Result r = run(spec, model);
+  ASSERT_EQ(r.failure, "");
+  int64_t let_through = 0, limited = 0, other = 0;
+  std::optional<int64_t> before_first;
+  const measure::SourceWindow* last = nullptr;
+  for (const measure::WindowStats& w : r.windows) {
+    ASSERT_EQ(w.sources.size(), 1u);
+    const measure::SourceWindow& s = w.sources[0];
+    EXPECT_EQ(s.let_through, w.status[200]) << "window " << w.index;
+    EXPECT_EQ(s.limited, w.status[429]) << "window " << w.index;
+    let_through += s.let_through;
+    limited += s.limited;
+    other += s.other;
+    if (s.let_through_before_first_429) {
+      EXPECT_FALSE(before_first) << "only the window of the first 429 says it";
+      before_first = s.let_through_before_first_429;
+    }
+    last = &s;
+  }
+  EXPECT_EQ(let_through, 100);
+  EXPECT_EQ(limited, r.server.answers - 100);
+  EXPECT_GT(limited, 300) << "1 user at 5 ms for 3 s";
+  EXPECT_EQ(other, 0);
+  EXPECT_EQ(before_first, 100);
+  ASSERT_NE(last, nullptr);
+  const std::vector<measure::LimitHeader> expected = {{"RateLimit-Remaining", "99", "0"},
+                                                      {"Retry-After", "1", "1"}};
+  EXPECT_EQ(last->headers, expected);
+}
+
+// Without sources, windows carry no per-source entries (the hot path's windows are unchanged).
+TEST(WorkerSimulationSources, WithoutSourcesWindowsHaveNone) {
+  const Result r = run(closed_loop(1, kNsPerS), simulated::ServerModel{});
+  ASSERT_FALSE(r.windows.empty());
+  for (const measure::WindowStats& w : r.windows) EXPECT_TRUE(w.sources.empty());
+}
+
 }  // namespace
 }  // namespace proofload::engine

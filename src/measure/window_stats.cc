@@ -39,6 +39,14 @@ void ConnectionTimes::clear() {
   handshakes = resumed = goaways = 0;
 }
 
+SourceWindow WindowStats::limit_counts() const {
+  SourceWindow counts;
+  for (int code = 200; code < 300; ++code) counts.let_through += status[code];
+  counts.limited = status[429];
+  counts.other = ended() - counts.let_through - counts.limited;
+  return counts;
+}
+
 void WindowStats::merge(const WindowStats& other) {
   latency_us.merge(other.latency_us);
   service_us.merge(other.service_us);
@@ -52,6 +60,8 @@ void WindowStats::merge(const WindowStats& other) {
   connection.merge(other.connection);
   in_flight_end += other.in_flight_end;
   queued_end += other.queued_end;
+  if (sources.size() < other.sources.size()) sources.resize(other.sources.size());
+  for (size_t i = 0; i < other.sources.size(); ++i) sources[i].merge(other.sources[i]);
 }
 
 void WindowStats::clear() {
@@ -62,6 +72,7 @@ void WindowStats::clear() {
   outcomes.fill(0);
   status.fill(0);
   intended = bytes_in = bytes_out = connects = in_flight_end = queued_end = 0;
+  for (SourceWindow& source : sources) source = SourceWindow{};  // keeps the vector's size
 }
 
 }  // namespace proofload::measure

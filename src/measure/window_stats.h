@@ -6,9 +6,11 @@
 
 #include <array>
 #include <cstdint>
+#include <vector>
 
 #include "measure/hdr_histogram.h"
 #include "measure/outcome.h"
+#include "measure/source_window.h"
 
 namespace proofload::measure {
 
@@ -56,6 +58,9 @@ struct WindowStats {
                                // counted by the window they happened in, not by intent)
   int64_t in_flight_end = 0;   // requests started but not ended at the window's end (gauge)
   int64_t queued_end = 0;      // open loop: requests waiting for a connection at the end (gauge)
+  // With connections bound to several local addresses (LoadSpec::sources): what the rate limit
+  // did per source, in the order of the sources; empty otherwise.
+  std::vector<SourceWindow> sources;
 
   void add_status(int code) { ++status[(code >= 0 && code < kStatusOther) ? code : kStatusOther]; }
   int64_t count(Outcome o) const { return outcomes[static_cast<int>(o)]; }
@@ -64,6 +69,9 @@ struct WindowStats {
   // Requests that got an HTTP response, whatever its status.
   int64_t responses() const;
   int64_t errors() const;
+  // What a rate limit did with the requests that ended here: 2xx let through, 429 limited, the
+  // rest other (a source's counts, or a probe variant's).
+  SourceWindow limit_counts() const;
 
   // Adds another worker's (or window's) counts. Gauges add (workers' shares of one moment).
   void merge(const WindowStats& other);

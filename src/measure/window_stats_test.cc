@@ -59,4 +59,45 @@ TEST(WindowStats, ClearKeepsNothing) {
 }
 
 }  // namespace
+// A probe's sources: merging the workers' windows puts each worker's source in its place.
+TEST(SourceWindowTest, MergingPutsEachWorkersSourceSideBySide) {
+  WindowStats a, b;
+  a.sources.resize(2);
+  b.sources.resize(2);
+  a.sources[0] = {100, 20, 1, 100, {{"Retry-After", "1", "2"}}};
+  b.sources[1] = {98, 30, 0, std::nullopt, {}};
+  a.merge(b);
+  EXPECT_EQ(a.sources[0].let_through, 100);
+  EXPECT_EQ(a.sources[0].let_through_before_first_429, 100);
+  EXPECT_EQ(a.sources[1].let_through, 98);
+  EXPECT_EQ(a.sources[1].limited, 30);
+  EXPECT_FALSE(a.sources[1].let_through_before_first_429);
+  a.clear();
+  ASSERT_EQ(a.sources.size(), 2u) << "clear keeps the sources, with nothing counted";
+  EXPECT_EQ(a.sources[0].let_through, 0);
+  EXPECT_TRUE(a.sources[0].headers.empty());
+}
+
+// Rate-limit headers are kept first and last, any case; a hostile server cannot grow them.
+TEST(SourceWindowTest, LimitHeadersAreKeptFirstAndLastAndBounded) {
+  std::vector<LimitHeader> seen;
+  note_limit_headers(
+      "Content-Type: text/plain\r\nretry-after: 3\r\nRateLimit-Remaining:  9 \r\n"
+      "X-RateLimit-Reset: 60\r\nRateLimiting: no\r\n",
+      seen);
+  note_limit_headers("RATELIMIT-REMAINING: 0\r\nRetry-After: 1\r\n", seen);
+  const std::vector<LimitHeader> expected = {{"retry-after", "3", "1"},
+                                             {"RateLimit-Remaining", "9", "0"},
+                                             {"X-RateLimit-Reset", "60", "60"},
+                                             {"RateLimiting", "no", "no"}};
+  EXPECT_EQ(seen, expected) << "a name beginning RateLimit is kept (the drafts' prefix)";
+  std::string flood;
+  for (int i = 0; i < 100; ++i) {
+    flood += "RateLimit-" + std::to_string(i) + ": " + std::string(5000, 'x') + "\r\n";
+  }
+  note_limit_headers(flood, seen);
+  EXPECT_EQ(seen.size(), kMaxLimitHeaders);
+  for (const LimitHeader& h : seen) EXPECT_LE(h.last.size(), kMaxLimitHeaderValueBytes);
+}
+
 }  // namespace proofload::measure

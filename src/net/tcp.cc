@@ -45,6 +45,24 @@ Address resolve(const std::string& host, uint16_t port) {
   return address;
 }
 
+Address local_address(const std::string& text) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_NUMERICHOST;
+  addrinfo* found = nullptr;
+  if (getaddrinfo(text.c_str(), "0", &hints, &found) != 0 || found == nullptr) {
+    throw UsageError("'" + text + "' is not an IP address (a source is a local address, such as " +
+                     "127.0.0.2)");
+  }
+  Address address;
+  std::memcpy(&address.storage, found->ai_addr, found->ai_addrlen);
+  address.length = found->ai_addrlen;
+  address.text = text;
+  freeaddrinfo(found);
+  return address;
+}
+
 int start_connect(const Address& address, const Address* source) {
   int fd = socket(address.storage.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
   if (fd < 0) return -errno;
@@ -79,8 +97,8 @@ int finish_connect(int fd) {
   return error;
 }
 
-void check_reachable(const Address& address, int64_t timeout_ns) {
-  int fd = start_connect(address);
+void check_reachable(const Address& address, int64_t timeout_ns, const Address* source) {
+  int fd = start_connect(address, source);
   int error = fd < 0 ? -fd : 0;
   if (fd >= 0) {
     pollfd p{fd, POLLOUT, 0};
@@ -88,8 +106,18 @@ void check_reachable(const Address& address, int64_t timeout_ns) {
     error = waited == 0 ? ETIMEDOUT : waited < 0 ? errno : finish_connect(fd);
     close(fd);
   }
+  if (source != nullptr && error == EADDRNOTAVAIL) {
+    throw UsageError("cannot connect from " + source->text +
+                     ": it is not an address of this machine");
+  }
+  if (source != nullptr && error == EAFNOSUPPORT) {
+    throw UsageError("cannot connect from " + source->text + " to " + address.text +
+                     ": not the same address family");
+  }
   if (error != 0) {
-    throw UsageError("cannot connect to " + address.text + ": " + std::strerror(error));
+    throw UsageError("cannot connect to " + address.text +
+                     (source != nullptr ? " from " + source->text : std::string()) + ": " +
+                     std::strerror(error));
   }
 }
 

@@ -35,6 +35,19 @@ constexpr int64_t kSpareDescriptors = 64;
 
 bool open_loop(const RunSpec& spec) { return spec.executor == engine::Executor::kOpenLoop; }
 
+double peak_of(const std::vector<schedule::Stage>& stages) {
+  double peak = 0;
+  for (const schedule::Stage& s : stages) peak = std::max(peak, s.target);
+  return peak;
+}
+
+int64_t most_connections(const RunSpec& spec) {
+  const int connections = !spec.stages.empty() && !open_loop(spec)
+                              ? static_cast<int>(peak_of(spec.stages))
+                              : spec.connections;
+  return std::max(connections, spec.max_connections.value_or(connections));
+}
+
 void check(const RunSpec& spec) {
   if (spec.target.empty()) throw UsageError("run needs a URL or a scenario file");
   if (spec.tls != net::TlsOptions{} && !http::parse_url(spec.target).tls()) {
@@ -120,6 +133,27 @@ void check(const RunSpec& spec) {
     if (stages_ns > kMaxRunNs) throw UsageError("--stages last more than ten years");
   }
   if (spec.workers < 0) throw UsageError("--workers must be at least 1");
+  if (!spec.sources.empty()) {
+    if (spec.sources.size() > kMaxSources) {
+      throw UsageError(fmt::format("--sources: at most {} addresses, got {}", kMaxSources,
+                                   spec.sources.size()));
+    }
+    if (spec.workers > 0 && static_cast<size_t>(spec.workers) != spec.sources.size()) {
+      throw UsageError("--workers with --sources: each source has its own worker, so leave "
+                       "--workers out");
+    }
+    for (size_t i = 0; i < spec.sources.size(); ++i) {
+      if (std::find(spec.sources.begin(), spec.sources.begin() + static_cast<std::ptrdiff_t>(i),
+                    spec.sources[i]) != spec.sources.begin() + static_cast<std::ptrdiff_t>(i)) {
+        throw UsageError("--sources: " + spec.sources[i] + " is given twice");
+      }
+    }
+    if (most_connections(spec) < static_cast<int64_t>(spec.sources.size())) {
+      throw UsageError(fmt::format("--sources: each of the {} sources needs a connection of its "
+                                   "own, so -c must be at least {}",
+                                   spec.sources.size(), spec.sources.size()));
+    }
+  }
 }
 
 // The measured length a run is scheduled for.
@@ -128,19 +162,8 @@ int64_t scheduled_duration_ns(const RunSpec& spec) {
   return spec.requests_limit ? kUnboundedNs : kDefaultDurationNs;
 }
 
-double peak_of(const std::vector<schedule::Stage>& stages) {
-  double peak = 0;
-  for (const schedule::Stage& s : stages) peak = std::max(peak, s.target);
-  return peak;
-}
 
 // The connections a run may open: the pool's ceiling.
-int64_t most_connections(const RunSpec& spec) {
-  const int connections = !spec.stages.empty() && !open_loop(spec)
-                              ? static_cast<int>(peak_of(spec.stages))
-                              : spec.connections;
-  return std::max(connections, spec.max_connections.value_or(connections));
-}
 
 // The TLS the load's connections use: what was asked, with ALPN for the protocol.
 net::TlsOptions load_tls(const RunSpec& spec) {
@@ -188,6 +211,11 @@ Preflight preflight(const RunSpec& spec) {
     }
   } else if (!h2) {
     net::check_reachable(found.address, spec.connect_timeout_ns);
+  }
+  // Each source must be an address of this machine that reaches the target: one line if not.
+  for (const std::string& text : spec.sources) {
+    const net::Address source = net::local_address(text);
+    net::check_reachable(found.address, spec.connect_timeout_ns, &source);
   }
   // HTTP/2: one more connection, to hear the server's SETTINGS.
   if (h2)
@@ -277,6 +305,9 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
   }
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
   load.workers = std::min(spec.workers > 0 ? spec.workers : cores, load.connections);
+  for (const std::string& source : spec.sources) load.sources.push_back(net::local_address(source));
+  if (!load.sources.empty()) load.workers = static_cast<int>(load.sources.size());
+  load.watch_limit_headers = spec.watch_limit_headers;
 
   if (request.url.tls()) {
     load.tls = std::make_shared<const net::TlsContext>(load_tls(spec), request.url.host);
@@ -313,6 +344,7 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
       {"workers", load.workers},
       {"window_s", seconds_of(load.window_ns)},
   };
+  if (!spec.sources.empty()) run.recorded_spec["sources"] = spec.sources;
   nlohmann::json& recorded = run.recorded_spec;
   if (spec.scenario) {
     // A scenario's requests are described under "scenario"; the plain-run request fields go.

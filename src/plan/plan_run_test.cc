@@ -75,5 +75,37 @@ TEST(PlanRun, OnlyPreflightAimsARun) {
   EXPECT_EQ(run.load.address.text, "127.0.0.1:8080");
 }
 
+// --sources: a worker per source, the connections and rate split over them, each source in the
+// recorded spec and the command; what cannot work is refused before anything is sent.
+TEST(PlanRun, SourcesGiveAWorkerEachAndAreRecorded) {
+  RunSpec spec = open_loop_at(300);
+  spec.connections = 6;
+  spec.sources = {"127.0.0.2", "127.0.0.3", "127.0.0.4"};
+  const PlannedRun run = plan_run(spec);
+  EXPECT_EQ(run.load.workers, 3);
+  ASSERT_EQ(run.load.sources.size(), 3u);
+  EXPECT_EQ(run.load.sources[1].text, "127.0.0.3");
+  EXPECT_EQ(run.recorded_spec["sources"], nlohmann::json({"127.0.0.2", "127.0.0.3", "127.0.0.4"}));
+  EXPECT_NE(run.command_line.find("--sources 127.0.0.2,127.0.0.3,127.0.0.4"), std::string::npos)
+      << run.command_line;
+
+  RunSpec too_few = spec;
+  too_few.connections = 2;
+  EXPECT_EQ(usage_error_of(too_few),
+            "--sources: each of the 3 sources needs a connection of its own, so -c must be at "
+            "least 3");
+  RunSpec twice = spec;
+  twice.sources = {"127.0.0.2", "127.0.0.2"};
+  EXPECT_EQ(usage_error_of(twice), "--sources: 127.0.0.2 is given twice");
+  RunSpec workers = spec;
+  workers.workers = 2;
+  EXPECT_EQ(usage_error_of(workers),
+            "--workers with --sources: each source has its own worker, so leave --workers out");
+  RunSpec not_an_address = spec;
+  not_an_address.sources = {"localhost"};
+  EXPECT_EQ(usage_error_of(not_an_address),
+            "'localhost' is not an IP address (a source is a local address, such as 127.0.0.2)");
+}
+
 }  // namespace
 }  // namespace proofload::plan

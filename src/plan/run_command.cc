@@ -1,6 +1,7 @@
 // See plan_run.h: a RunSpec written back as the `proofload run` command that repeats it. A
 // ladder's level records it as its own command, so its Reproduce is that level's run.
 #include <fmt/format.h>
+#include <fmt/ranges.h>
 
 #include "common/text.h"
 #include "common/units.h"
@@ -60,6 +61,7 @@ std::string run_command_text(const RunSpec& spec, std::optional<uint64_t> seed) 
   if (spec.protocol == engine::Protocol::kHttp2) out += " --http2";
   if (spec.h2_streams) option("--h2-streams", std::to_string(*spec.h2_streams));
   if (spec.workers != defaults.workers) option("--workers", std::to_string(spec.workers));
+  if (!spec.sources.empty()) option("--sources", fmt::format("{}", fmt::join(spec.sources, ",")));
   for (const std::string& t : spec.thresholds) option("--threshold", t);
   if (seed) option("--seed", std::to_string(*seed));
   for (const std::string& o : spec.observe) option("--observe", o);

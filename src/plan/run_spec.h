@@ -27,6 +27,8 @@ namespace proofload::plan {
 constexpr int kMaxConnections = 1'000'000;
 // HTTP/2: streams per connection; connections times streams is at most kMaxConnections too.
 constexpr int kMaxH2Streams = 1000;
+// A load from more local addresses than this is a list gone wrong: each has its own thread.
+constexpr size_t kMaxSources = 64;
 constexpr int64_t kMaxRunNs = int64_t{10} * 365 * 24 * 3600 * kNsPerS;  // ten years
 
 struct RunSpec {
@@ -63,6 +65,12 @@ struct RunSpec {
   int64_t connect_timeout_ns = 5 * kNsPerS;
   int64_t grace_ns = 5 * kNsPerS;
   int workers = 0;                      // 0: one per core (never more than connections)
+  // --sources: local addresses the connections are bound to, one worker each (the connections,
+  // rate and -n are split evenly over them); each window counts per source what a rate limit
+  // did (engine::LoadSpec::sources). Empty: the kernel picks the address.
+  std::vector<std::string> sources;
+  // A probe's runs: keep rate-limit headers' first and last values per source.
+  bool watch_limit_headers = false;
   std::vector<std::string> thresholds;  // --threshold, checked after the scenario's
   std::vector<std::string> observe;     // --observe specs
   int64_t observe_every_ns = kNsPerS;
