@@ -15,8 +15,11 @@
 
 #include "analyze/soak_analysis.h"
 #include "experiments/canaries.h"
+#include "report/line_file.h"
 
 namespace proofload::experiments {
+
+using report::LineFile;
 
 inline constexpr const char* kSoakPlanJson = "soak-plan.json";
 inline constexpr const char* kSoakWindowsCsv = "windows.csv";
@@ -56,18 +59,5 @@ void append_mark(const std::filesystem::path& directory, const std::string& sour
 // The complete lines of `text` from byte `offset` on; advances `offset` past them.
 std::vector<LoggedMark> read_marks(std::string_view text, size_t& offset);
 
-// An appending line file, flushed after each line. Throws std::runtime_error on I/O failure.
-class LineFile {
- public:
-  LineFile(const std::filesystem::path& path, const std::string& header);
-  ~LineFile();
-  LineFile(const LineFile&) = delete;
-  LineFile& operator=(const LineFile&) = delete;
-  void append(const std::string& line);
-
- private:
-  std::filesystem::path path_;
-  std::FILE* file_ = nullptr;
-};
 
 }  // namespace proofload::experiments

@@ -1,0 +1,580 @@
+// See probe_analysis.h.
+#include "analyze/probe_analysis.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+#include "analyze/soak_analysis.h"  // median_of
+#include "common/text.h"
+#include "common/units.h"
+#include "common/usage_error.h"
+
+namespace proofload::analyze {
+namespace {
+
+constexpr const char* kExpectForm = "expected RATE[,burst=N], e.g. 100/s,burst=600";
+
+// Below this coefficient of variation a source's per-second counts are taken as constant: r over
+// near-constant counts is the correlation of their jitter (±1 request), not of the allowance.
+constexpr double kMinVariation = 0.03;
+// Two sources sharing one allowance correlate near −1; r at or below this says shared.
+constexpr double kSharedR = -0.5;
+// r below this (and above kSharedR): weakly opposed. Also what makes a source a candidate of the
+// group rule below.
+constexpr double kOpposedR = -0.2;
+// |r| at or below this: independent.
+constexpr double kIndependentR = 0.2;
+// k sources sharing one allowance correlate pairwise near −1/(k−1) only, so three average −0.5.
+// What they do show: their per-second sum is far steadier than its parts (the allowance fixes
+// the sum). Shared when var(sum) is below this share of the sum of their variances.
+constexpr double kSharedSumVarianceShare = 0.25;
+// The first 429 came before this share of the totals' burst was let through: the burst before
+// it is only a lower bound (an allowance split over instances).
+constexpr double kLowerBoundShare = 0.8;
+// Longer than this (about 116 days) is no probe but a damaged record: the counted window is cut
+// there rather than allocated.
+constexpr double kMaxProbeSeconds = 1e7;
+
+[[noreturn]] void bad_expectation(const std::string& what) {
+  throw UsageError(fmt::format("--expect: {} ({})", what, kExpectForm));
+}
+
+// ---- numbers in words (analyze does not use the report's helpers: the same conventions) ----
+
+// `value` with `decimals` (widened so that a non-zero value is not 0) and thousands separators.
+std::string fixed_words(double value, int decimals) {
+  int d = decimals;
+  while (d < 6 && value != 0 &&
+         std::strtod(fmt::format("{:.{}f}", value, d).c_str(), nullptr) == 0) {
+    ++d;
+  }
+  std::string text = fmt::format("{:.{}f}", value, d);
+  if (text.starts_with("-") && std::strtod(text.c_str(), nullptr) == 0) text.erase(0, 1);
+  return group_thousands(text);
+}
+
+// As given: "100", "2.5" (up to 3 decimals, trailing zeros dropped).
+std::string given_words(double value) {
+  std::string text = fixed_words(value, 3);
+  if (text.find('.') != std::string::npos) {
+    while (text.back() == '0') text.pop_back();
+    if (text.back() == '.') text.pop_back();
+  }
+  return text;
+}
+
+std::string count_words(double count) { return fixed_words(std::round(count), 0); }
+// A measured rate, as the report's tables print it: "99.8/s", "2,066/s".
+std::string rate_words(double rate) {
+  return fixed_words(rate, std::abs(rate) >= 100 ? 0 : 1) + "/s";
+}
+std::string given_rate_words(double rate) { return given_words(rate) + "/s"; }
+std::string share_words(double share) { return given_words(share * 100) + "%"; }
+std::string seconds_words(double seconds) { return given_words(seconds) + " s"; }
+
+std::string list_words(const std::vector<std::string>& items) {
+  std::string out;
+  for (size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += i + 1 == items.size() ? " and " : ", ";
+    out += items[i];
+  }
+  return out;
+}
+
+// ---- the counted seconds and their statistics ----
+
+int64_t whole_seconds(double seconds) {
+  if (!(seconds > 0)) return 0;  // also NaN
+  return static_cast<int64_t>(std::min(seconds, kMaxProbeSeconds));
+}
+
+// The whole seconds the sustained rate and the correlations count: from the settle time to the
+// probe's last whole second.
+struct CountedSeconds {
+  int64_t first = 0;
+  int64_t count = 0;
+};
+
+CountedSeconds counted_seconds(double duration_s, double settle_s) {
+  const int64_t first = whole_seconds(std::ceil(settle_s));
+  const int64_t end = whole_seconds(std::floor(duration_s));
+  return {first, std::max<int64_t>(0, end - first)};
+}
+
+// A source's let-through per counted second, matched by `second`: rows may come in any order (a
+// merge of files), a second with no row counts 0, and two rows for one second add up.
+std::vector<double> let_through_counted(const ProbeSourceSeries& source, CountedSeconds counted) {
+  std::vector<double> out(static_cast<size_t>(counted.count), 0.0);
+  for (const ProbeSecond& row : source.per_second) {
+    if (row.second >= counted.first && row.second - counted.first < counted.count) {
+      out[static_cast<size_t>(row.second - counted.first)] += static_cast<double>(row.let_through);
+    }
+  }
+  return out;
+}
+
+struct Spread {
+  double mean = 0;
+  double variance = 0;  // population variance
+};
+
+Spread spread_of(const std::vector<double>& values) {
+  Spread s;
+  if (values.empty()) return s;
+  for (double v : values) s.mean += v;
+  s.mean /= static_cast<double>(values.size());
+  for (double v : values) s.variance += (v - s.mean) * (v - s.mean);
+  s.variance /= static_cast<double>(values.size());
+  return s;
+}
+
+// Enough movement (coefficient of variation) for r to mean something.
+bool varies(const Spread& s) {
+  return s.mean > 0 && std::sqrt(s.variance) >= kMinVariation * s.mean;
+}
+
+std::optional<double> pearson(const std::vector<double>& a, const std::vector<double>& b) {
+  const Spread sa = spread_of(a), sb = spread_of(b);
+  if (a.empty() || sa.variance == 0 || sb.variance == 0) return std::nullopt;
+  double covariance = 0;
+  for (size_t i = 0; i < a.size(); ++i) covariance += (a[i] - sa.mean) * (b[i] - sb.mean);
+  covariance /= static_cast<double>(a.size());
+  return std::clamp(covariance / std::sqrt(sa.variance * sb.variance), -1.0, 1.0);
+}
+
+std::string meaning_of(std::optional<double> r) {
+  if (!r || std::abs(*r) <= kIndependentR) return "independent: each has its own allowance";
+  if (*r <= kSharedR) return "share one allowance: what one gains, the other loses";
+  if (*r < kOpposedR) return "weakly opposed: perhaps a shared allowance, perhaps noise";
+  return "move together: something common to both (the server), not the allowance";
+}
+
+// ---- one source ----
+
+ProbeSourceFigures figures_of(const ProbeSourceSeries& source, const std::vector<double>& counted,
+                              double duration_s) {
+  ProbeSourceFigures f;
+  f.address = source.address;
+  f.headers = source.headers;
+  for (const ProbeSecond& row : source.per_second) {
+    f.let_through += row.let_through;
+    f.limited += row.limited;
+    f.other += row.other;
+  }
+  f.total = f.let_through + f.limited + f.other;
+  f.burst_before_first_429 = source.let_through_before_first_429;
+  f.failed = !source.failure.empty() || f.let_through + f.limited == 0;
+  if (f.failed) f.failure = source.failure.empty() ? std::string(kNoAnswerFailure) : source.failure;
+  if (!counted.empty()) {
+    SustainedRate rate;
+    rate.seconds = static_cast<int64_t>(counted.size());
+    rate.mean = spread_of(counted).mean;
+    rate.min = *std::min_element(counted.begin(), counted.end());
+    rate.max = *std::max_element(counted.begin(), counted.end());
+    f.sustained = rate;
+    f.burst_from_totals =
+        std::max(0.0, static_cast<double>(f.let_through) - rate.mean * duration_s);
+    f.burst_is_lower_bound =
+        f.burst_before_first_429 &&
+        static_cast<double>(*f.burst_before_first_429) < kLowerBoundShare * *f.burst_from_totals;
+  }
+  return f;
+}
+
+struct ExpectationCheck {
+  bool rate_met = false;
+  bool burst_met = true;  // true without a burst to judge
+  double burst_slack = 0;
+};
+
+ExpectationCheck check_expectation(const ProbeExpectation& e, const ProbeSourceFigures& f) {
+  ExpectationCheck c;
+  c.rate_met = std::abs(f.sustained->mean - e.rate_per_s) <= e.tolerance * e.rate_per_s;
+  if (e.burst) {
+    // A second's worth of the rate either way: when the burst ends is known to a second at best.
+    c.burst_slack = e.tolerance * static_cast<double>(*e.burst) + e.rate_per_s;
+    c.burst_met =
+        std::abs(f.burst_from_totals.value_or(0) - static_cast<double>(*e.burst)) <= c.burst_slack;
+  }
+  return c;
+}
+
+void judge_expectation(const ProbeExpectation& e, ProbeSourceFigures& f) {
+  if (!f.sustained) {
+    f.expect_reason = "not judged: no whole second after the settle time";
+    return;
+  }
+  const ExpectationCheck c = check_expectation(e, f);
+  f.expect_met = c.rate_met && c.burst_met;
+  f.expect_reason = fmt::format("sustained {}, {}within {} of {}", rate_words(f.sustained->mean),
+                                c.rate_met ? "" : "not ", share_words(e.tolerance),
+                                given_rate_words(e.rate_per_s));
+  if (e.burst) {
+    f.expect_reason +=
+        fmt::format("; burst from the totals {}, {}within {} of {}",
+                    count_words(f.burst_from_totals.value_or(0)), c.burst_met ? "" : "not ",
+                    count_words(c.burst_slack), count_words(static_cast<double>(*e.burst)));
+  }
+}
+
+// ---- the verdict ----
+
+// What the verdict is judged from: the sources that answered, with their counted seconds.
+struct Evidence {
+  const ProbeAnalysis& analysis;
+  std::vector<size_t> answered;                       // indices into analysis.sources
+  std::vector<std::vector<double>> counted;           // per answered source
+  std::vector<Spread> spreads;                        // per answered source
+  std::vector<std::vector<std::optional<double>>> r;  // answered x answered
+  const std::optional<ProbeExpectation>& expect;
+  double tolerance = 0.10;
+
+  const ProbeSourceFigures& source(size_t k) const { return analysis.sources[answered[k]]; }
+  const std::string& address(size_t k) const { return source(k).address; }
+  double mean(size_t k) const { return source(k).sustained ? source(k).sustained->mean : 0; }
+};
+
+struct Verdict {
+  std::string_view verdict;
+  std::string reason;
+};
+
+// "together they got 100/s, against 2 × 100/s expected" for the sources `named`.
+std::string together_words(const Evidence& e, const std::vector<size_t>& named) {
+  double sum = 0;
+  for (size_t k : named) sum += e.mean(k);
+  std::string out = "together they got " + rate_words(sum);
+  if (e.expect) {
+    out += fmt::format(", against {} × {} expected", named.size(),
+                       given_rate_words(e.expect->rate_per_s));
+  }
+  return out;
+}
+
+std::vector<std::string> addresses_of(const Evidence& e, const std::vector<size_t>& named) {
+  std::vector<std::string> out;
+  for (size_t k : named) out.push_back(e.address(k));
+  return out;
+}
+
+// Sharing, if the counts show it: a pair opposed at r <= −0.5, a group whose per-second sum is
+// far steadier than its parts, or (with an expectation) too little in all. Both guards against
+// jitter (kMinVariation) apply to the first two.
+std::optional<Verdict> shared_allowance(const Evidence& e) {
+  const size_t n = e.answered.size();
+  std::vector<bool> moving(n);
+  for (size_t k = 0; k < n; ++k) moving[k] = varies(e.spreads[k]);
+
+  // The most opposed pair, and how many pairs are opposed at all.
+  std::optional<std::pair<size_t, size_t>> lowest;
+  int64_t opposed_pairs = 0;
+  std::vector<size_t> group;  // moving sources opposed (r < −0.2) to some other moving one
+  for (size_t i = 0; i < n; ++i) {
+    bool in_group = false;
+    for (size_t j = 0; j < n; ++j) {
+      if (i == j || !moving[i] || !moving[j] || !e.r[i][j]) continue;
+      in_group |= *e.r[i][j] < kOpposedR;
+      if (j < i || *e.r[i][j] > kSharedR) continue;
+      ++opposed_pairs;
+      if (!lowest || *e.r[i][j] < *e.r[lowest->first][lowest->second]) lowest = {i, j};
+    }
+    if (in_group) group.push_back(i);
+  }
+
+  double sum_variance = 0, variance_of_sum = 0;
+  if (group.size() >= 2) {
+    std::vector<double> sum(e.counted[group[0]].size(), 0.0);
+    for (size_t k : group) {
+      sum_variance += e.spreads[k].variance;
+      for (size_t s = 0; s < sum.size(); ++s) sum[s] += e.counted[k][s];
+    }
+    variance_of_sum = spread_of(sum).variance;
+  }
+  const bool group_steady =
+      group.size() >= 2 && variance_of_sum < kSharedSumVarianceShare * sum_variance;
+
+  // Three or more in the group: the group names them all, where a pair would name two.
+  if (group_steady && (group.size() >= 3 || !lowest)) {
+    return Verdict{kSharedAllowance,
+                   fmt::format("{} share one allowance: the sum of their per-second counts "
+                               "varies far less than they do (variance {} against {} summed) "
+                               "and {}",
+                               list_words(addresses_of(e, group)), fixed_words(variance_of_sum, 0),
+                               fixed_words(sum_variance, 0), together_words(e, group))};
+  }
+  if (lowest) {
+    const auto [i, j] = *lowest;
+    std::string reason = fmt::format(
+        "{} and {} share one allowance: their per-second counts correlate at r = {} and {}",
+        e.address(i), e.address(j), correlation_text(*e.r[i][j]), together_words(e, {i, j}));
+    if (opposed_pairs > 1) {
+      reason += fmt::format(" ({} other pair{} at r ≤ −0.5 too)", opposed_pairs - 1,
+                            opposed_pairs > 2 ? "s" : "");
+    }
+    return Verdict{kSharedAllowance, reason};
+  }
+  if (e.expect && n >= 2) {
+    const double sum = e.analysis.sustained_sum;
+    if (sum < (static_cast<double>(n) - 0.5) * e.expect->rate_per_s) {
+      std::vector<size_t> all(n);
+      for (size_t k = 0; k < n; ++k) all[k] = k;
+      return Verdict{kSharedAllowance,
+                     fmt::format("{} share one allowance: {}, though no pair's per-second "
+                                 "counts show it (none at r ≤ −0.5)",
+                                 list_words(addresses_of(e, all)), together_words(e, all))};
+    }
+  }
+  return std::nullopt;
+}
+
+// "(r from −0.12 to 0.08)", or why there is no r.
+std::string correlations_words(const ProbeAnalysis& a) {
+  std::optional<double> low, high;
+  for (const ProbeCorrelation& c : a.correlations) {
+    if (!c.r) continue;
+    low = low ? std::min(*low, *c.r) : *c.r;
+    high = high ? std::max(*high, *c.r) : *c.r;
+  }
+  if (!low) return "(their per-second counts did not vary: no r to compute)";
+  if (*low == *high) return fmt::format("(r = {})", correlation_text(*low));
+  return fmt::format("(r from {} to {})", correlation_text(*low), correlation_text(*high));
+}
+
+Verdict separate_or_unclear(const Evidence& e, const std::string& sources_words) {
+  const size_t n = e.answered.size();
+  double low = e.mean(0), high = e.mean(0);
+  for (size_t k = 0; k < n; ++k) {
+    low = std::min(low, e.mean(k));
+    high = std::max(high, e.mean(k));
+  }
+  const std::string no_opposed_pair = "no pair shows sharing " + correlations_words(e.analysis);
+  std::vector<std::string> misses;
+  if (e.expect) {
+    for (size_t k = 0; k < n; ++k) {
+      const ProbeSourceFigures& f = e.source(k);
+      if (f.expect_met == true) continue;
+      if (!f.sustained) {
+        misses.push_back(f.address + " was not judged against --expect");
+      } else if (!check_expectation(*e.expect, f).rate_met) {
+        misses.push_back(fmt::format("{} sustained {} against {} expected", f.address,
+                                     rate_words(f.sustained->mean),
+                                     given_rate_words(e.expect->rate_per_s)));
+      } else {
+        misses.push_back(
+            fmt::format("{}'s burst from the totals was {} against {} expected", f.address,
+                        count_words(f.burst_from_totals.value_or(0)),
+                        count_words(static_cast<double>(e.expect->burst.value_or(0)))));
+      }
+    }
+    if (misses.empty()) {
+      return {kSeparateAllowances,
+              fmt::format("each of {} met {} on its own (sustained {} to {}, together {}) and {}",
+                          sources_words, e.expect->text, rate_words(low), rate_words(high),
+                          rate_words(e.analysis.sustained_sum), no_opposed_pair)};
+    }
+  } else {
+    std::vector<double> means;
+    for (size_t k = 0; k < n; ++k) means.push_back(e.mean(k));
+    const double median = median_of(means).value_or(0);
+    for (size_t k = 0; k < n; ++k) {
+      if (std::abs(e.mean(k) - median) <= e.tolerance * median) continue;
+      misses.push_back(fmt::format(
+          "{} sustained {} against the sources' median {} (more than {} "
+          "apart)",
+          e.address(k), rate_words(e.mean(k)), rate_words(median), share_words(e.tolerance)));
+    }
+    if (misses.empty()) {
+      return {kSeparateAllowances,
+              fmt::format("{} each sustained {} to {}, within {} of their median {}, and {}",
+                          sources_words, rate_words(low), rate_words(high),
+                          share_words(e.tolerance), rate_words(median), no_opposed_pair)};
+    }
+  }
+  std::string reason;
+  for (const std::string& miss : misses) reason += (reason.empty() ? "" : "; ") + miss;
+  return {kUnclear, reason + ", with no sign of sharing"};
+}
+
+Verdict judge(const Evidence& e, const CountedSeconds& counted, double duration_s,
+              double settle_s) {
+  const ProbeAnalysis& a = e.analysis;
+  std::vector<std::string> failed;
+  for (const ProbeSourceFigures& f : a.sources) {
+    if (f.failed) failed.push_back(f.address);
+  }
+  const std::string failed_words =
+      failed.empty() ? "" : fmt::format(" ({} failed)", list_words(failed));
+  if (e.answered.empty()) {
+    return {kUnclear, "no source got an answer" + failed_words + ": nothing to compare"};
+  }
+  if (e.answered.size() == 1) {
+    return {kUnclear, failed.empty()
+                          ? std::string("one source: nothing to compare")
+                          : "one source answered" + failed_words + ": nothing to compare"};
+  }
+  if (counted.count == 0) {
+    return {kUnclear, fmt::format("no whole second after the settle time ({}) in the {} probe: "
+                                  "nothing to compare",
+                                  seconds_words(settle_s), seconds_words(duration_s))};
+  }
+  int64_t limited = 0;
+  for (size_t k = 0; k < e.answered.size(); ++k) limited += e.source(k).limited;
+  if (limited == 0) {
+    return {kUnclear,
+            fmt::format("no 429 in {}: no limit was seen at this load", seconds_words(duration_s))};
+  }
+  if (std::optional<Verdict> shared = shared_allowance(e)) return *shared;
+  const std::string sources_words =
+      fmt::format("the {} sources{}", e.answered.size(), failed.empty() ? "" : " that answered");
+  return separate_or_unclear(e, sources_words);
+}
+
+}  // namespace
+
+ProbeExpectation parse_probe_expectation(std::string_view text, double tolerance) {
+  if (!std::isfinite(tolerance) || tolerance < 0 || tolerance > 1) {
+    throw UsageError(
+        fmt::format("--expect: a tolerance of {} is not a share from 0 to 1 (10% is "
+                    "0.1)",
+                    tolerance));
+  }
+  ProbeExpectation e;
+  e.tolerance = tolerance;
+  e.text = std::string(trim(text));
+  if (e.text.empty()) bad_expectation("empty");
+  std::vector<std::string_view> parts;
+  for (std::string_view rest = e.text;;) {
+    const size_t comma = rest.find(',');
+    parts.push_back(trim(rest.substr(0, comma)));
+    if (parts.back().empty()) bad_expectation(fmt::format("\"{}\" has an empty part", e.text));
+    if (comma == std::string_view::npos) break;
+    rest.remove_prefix(comma + 1);
+  }
+  // Rate limits are often stated per minute: "6000/m" is 100/s.
+  std::string_view rate = parts[0];
+  const double per_s = rate.ends_with("/m") ? 60 : 1;
+  if (per_s != 1) rate.remove_suffix(2);
+  try {
+    e.rate_per_s = parse_rate_per_s(rate) / per_s;
+  } catch (const UsageError&) {
+    bad_expectation(fmt::format("\"{}\" is not a rate like 100/s or 6000/m", parts[0]));
+  }
+  if (!(e.rate_per_s > 0)) {
+    bad_expectation(fmt::format("the rate \"{}\" is not above 0", parts[0]));
+  }
+  for (size_t i = 1; i < parts.size(); ++i) {
+    const std::string_view part = parts[i];
+    if (!part.starts_with("burst=")) bad_expectation(fmt::format("\"{}\" is not burst=N", part));
+    if (e.burst) bad_expectation(fmt::format("\"{}\": the burst is given twice", part));
+    const std::string_view value = trim(part.substr(6));
+    int64_t burst = -1;
+    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), burst);
+    if (value.empty() || error != std::errc() || end != value.data() + value.size() || burst < 0) {
+      bad_expectation(fmt::format("\"{}\" is not a whole number of requests", part));
+    }
+    e.burst = burst;
+  }
+  return e;
+}
+
+std::string correlation_text(double r) {
+  std::string text = fmt::format("{:.2f}", r);
+  if (text.starts_with("-")) {
+    text = std::strtod(text.c_str(), nullptr) == 0 ? text.substr(1) : "−" + text.substr(1);
+  }
+  return text;
+}
+
+ProbeAnalysis analyze_probe(std::span<const ProbeSourceSeries> sources, double duration_s,
+                            double settle_s, const std::optional<ProbeExpectation>& expect,
+                            double tolerance) {
+  const CountedSeconds counted = counted_seconds(duration_s, settle_s);
+  ProbeAnalysis a;
+  std::vector<std::vector<double>> counts;
+  for (const ProbeSourceSeries& source : sources) {
+    counts.push_back(let_through_counted(source, counted));
+    a.sources.push_back(figures_of(source, counts.back(), duration_s));
+    if (expect && !a.sources.back().failed) judge_expectation(*expect, a.sources.back());
+  }
+
+  Evidence e{a, {}, {}, {}, {}, expect, expect ? expect->tolerance : tolerance};
+  for (size_t i = 0; i < a.sources.size(); ++i) {
+    if (a.sources[i].failed) continue;
+    e.answered.push_back(i);
+    e.counted.push_back(counts[i]);
+    e.spreads.push_back(spread_of(counts[i]));
+    a.sustained_sum += e.mean(e.answered.size() - 1);
+  }
+  if (expect) a.expected_sum = static_cast<double>(e.answered.size()) * expect->rate_per_s;
+
+  const size_t n = e.answered.size();
+  e.r.assign(n, std::vector<std::optional<double>>(n));
+  for (size_t i = 0; i < n; ++i) {
+    for (size_t j = i + 1; j < n; ++j) {
+      e.r[i][j] = e.r[j][i] = pearson(e.counted[i], e.counted[j]);
+      a.correlations.push_back({e.address(i), e.address(j), e.r[i][j], meaning_of(e.r[i][j])});
+    }
+  }
+  const Verdict verdict = judge(e, counted, duration_s, settle_s);
+  a.verdict = std::string(verdict.verdict);
+  a.reason = verdict.reason;
+  // Sources sharing one allowance each let through a random share of one burst: a source's
+  // totals then say nothing about instances, and its first 429 is no lower bound of its own.
+  if (verdict.verdict == kSharedAllowance) {
+    for (ProbeSourceFigures& f : a.sources) f.burst_is_lower_bound = false;
+  }
+  return a;
+}
+
+ProbeVariantVerdict judge_variant(const ProbeVariantRun& run, std::optional<double> allowance_per_s,
+                                  std::optional<double> burst) {
+  ProbeVariantVerdict v;
+  v.run = run;
+  const int64_t total = run.let_through + run.limited + run.other;
+  const auto unclear = [&](std::string reason) {
+    v.verdict = "unclear";
+    v.reason = std::move(reason);
+    return v;
+  };
+  if (run.limited > 0) {
+    v.limited = true;
+    v.verdict = "held";
+    v.reason =
+        fmt::format("{} of {} let through, {} limited: the limit holds with the header",
+                    count_words(run.let_through), count_words(total), count_words(run.limited));
+    return v;
+  }
+  if (run.let_through == 0) {
+    return unclear(fmt::format("nothing let through and no 429 ({} other of {}): cannot tell",
+                               count_words(run.other), count_words(total)));
+  }
+  if (!allowance_per_s) {
+    return unclear(
+        fmt::format("no 429 and {} let through, but no allowance is known to set it "
+                    "against: cannot tell",
+                    count_words(run.let_through)));
+  }
+  const double allowed = *allowance_per_s * run.duration_s + burst.value_or(0);
+  const std::string allowance =
+      fmt::format("in {} ({}{})", seconds_words(run.duration_s), rate_words(*allowance_per_s),
+                  burst ? " + burst " + count_words(*burst) : "");
+  if (static_cast<double>(run.let_through) > allowed) {
+    v.limited = false;
+    v.verdict = "lifted";
+    v.reason = fmt::format(
+        "{} of {} let through and no 429, more than the allowance allows {}: "
+        "the header lifts the limit",
+        count_words(run.let_through), count_words(total), allowance);
+    return v;
+  }
+  return unclear(
+      fmt::format("no 429 and {} let through, within what the allowance allows {}: "
+                  "sent too little to tell",
+                  count_words(run.let_through), allowance));
+}
+
+}  // namespace proofload::analyze

@@ -1,0 +1,154 @@
+// A probe's judgement, pure over what each source recorded: per source, what was let through,
+// the burst before the first 429 and from the totals, the sustained rate after the settle time
+// and an expectation's PASS/FAIL; between sources, the correlation of their per-second
+// let-through counts and what it means; and the verdict (separate allowances, a shared one, or
+// unclear) with its reason. The probe (experiments/probe.h) and `proofload report` on a killed
+// probe both call these, and so can a merge of sources measured from several machines: nothing
+// here assumes the sources ran in one process. No state, no I/O; thread-safe.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "measure/source_window.h"
+
+namespace proofload::analyze {
+
+// One second of one source: the requests that ended in it, by what the limit did with them.
+struct ProbeSecond {
+  int64_t second = 0;       // from the probe's start (0 is the first second)
+  int64_t let_through = 0;  // 2xx answers
+  int64_t limited = 0;      // 429 answers
+  int64_t other = 0;        // every other outcome: other statuses, connection failures, timeouts
+  bool operator==(const ProbeSecond&) const = default;
+};
+
+// A rate-limit header one source saw (Retry-After, RateLimit-*, X-RateLimit-*): its first and
+// last values over the probe. The engine notes them (measure/source_window.h).
+using SeenHeader = measure::LimitHeader;
+
+// What one source recorded: the input of the analysis, and what result.json keeps per source so
+// that sources probed from several machines can be merged and analysed again.
+struct ProbeSourceSeries {
+  std::string address;  // the local address its connections were bound to
+  std::vector<ProbeSecond> per_second;
+  // The 2xx answers the source had before its first 429 (nullopt: no 429 came).
+  std::optional<int64_t> let_through_before_first_429;
+  std::vector<SeenHeader> headers;
+  // Non-empty when the source's probe failed outright (nothing answered, it could not connect):
+  // the source is named in the report, never averaged into the verdict.
+  std::string failure;
+  bool operator==(const ProbeSourceSeries&) const = default;
+};
+
+// The failure of a source that had neither a 2xx nor a 429 and no failure of its own.
+inline constexpr std::string_view kNoAnswerFailure = "no answer from the server";
+
+// `--expect '100/s,burst=600'`: the allowance each source should get. Judged per source: the
+// sustained mean within `tolerance` (a share) of the rate, and the burst from the totals within
+// `tolerance` of the burst plus one second of the rate (a second's worth of timing either way).
+struct ProbeExpectation {
+  double rate_per_s = 0;
+  std::optional<int64_t> burst;
+  double tolerance = 0.10;
+  std::string text;  // as given
+};
+
+// "RATE[,burst=N]" with RATE as units.h reads a rate ("100/s", "6000/m", "1.5k/s"). Throws
+// UsageError naming the part and the expected form.
+ProbeExpectation parse_probe_expectation(std::string_view text, double tolerance);
+
+struct SustainedRate {
+  double mean = 0, min = 0, max = 0;  // let through per second
+  int64_t seconds = 0;                // whole seconds from the settle time to the end
+  bool operator==(const SustainedRate&) const = default;
+};
+
+struct ProbeSourceFigures {
+  std::string address;
+  bool failed = false;  // the probe of this source failed outright: left out of the verdict
+  std::string failure;
+  int64_t let_through = 0, limited = 0, other = 0, total = 0;
+  std::optional<int64_t> burst_before_first_429;
+  // The first 429 came well before the totals' burst was spent (under 80% of it): the allowance
+  // looks split over several instances, each refusing on its own share, so the burst before the
+  // first 429 is only a lower bound of what the source gets. Never set when the verdict is a
+  // shared allowance: each source's totals then hold a random share of one burst.
+  bool burst_is_lower_bound = false;
+  // let_through - sustained mean x duration (not below 0); nullopt without a sustained rate.
+  std::optional<double> burst_from_totals;
+  std::optional<SustainedRate> sustained;  // nullopt: no whole second after the settle time
+  // --expect, judged: nullopt without one (or for a failed source).
+  std::optional<bool> expect_met;
+  std::string expect_reason;  // "sustained 99.8/s within 10% of 100/s; burst 597 within ..."
+  std::vector<SeenHeader> headers;
+  bool operator==(const ProbeSourceFigures&) const = default;
+};
+
+struct ProbeCorrelation {
+  std::string a, b;
+  // Pearson's r of the two sources' per-second let-through counts over the seconds after the
+  // settle time; nullopt when either count did not vary (then nothing moved them together).
+  std::optional<double> r;
+  std::string meaning;  // in words: "share one allowance: what one gains, the other loses"
+  bool operator==(const ProbeCorrelation&) const = default;
+};
+
+// The verdict's three values, as result.json's probe.verdict holds them.
+inline constexpr std::string_view kSeparateAllowances = "separate allowances";
+inline constexpr std::string_view kSharedAllowance = "shared allowance";
+inline constexpr std::string_view kUnclear = "unclear";
+
+struct ProbeAnalysis {
+  std::vector<ProbeSourceFigures> sources;     // in the order given
+  std::vector<ProbeCorrelation> correlations;  // every pair of sources that did not fail
+  std::string verdict;                         // one of the three above
+  std::string reason;                          // why, with the numbers
+  double sustained_sum = 0;                    // the sources' sustained means, summed
+  std::optional<double> expected_sum;          // sources x the expected rate
+  bool operator==(const ProbeAnalysis&) const = default;
+};
+
+// Judges the sources. `duration_s` is the probe's length (its last partial second is left out of
+// the sustained rate); `settle_s` is when the sustained rate starts to be counted. A second a
+// source has no row for counts 0 there (rows are matched by `second`, in any order). Without an
+// expectation, `tolerance` is how far (a share) the sources' sustained means may lie from their
+// median and still read as separate allowances; with one, the expectation's own tolerance is.
+ProbeAnalysis analyze_probe(std::span<const ProbeSourceSeries> sources, double duration_s,
+                            double settle_s, const std::optional<ProbeExpectation>& expect,
+                            double tolerance = 0.10);
+
+// r as the reasons write it: two decimals, a true minus sign ("−0.96", "0.08"); the report's
+// tables use it too, so that a table and its sentence agree.
+std::string correlation_text(double r);
+
+// A header variant: the probe repeated from one source with a header added.
+struct ProbeVariantRun {
+  std::string header;  // "Origin: https://example.test"
+  std::string address;
+  double duration_s = 0;
+  int64_t let_through = 0, limited = 0, other = 0;
+  bool operator==(const ProbeVariantRun&) const = default;
+};
+
+struct ProbeVariantVerdict {
+  ProbeVariantRun run;
+  // true: the limit held (429s came); false: the header lifted it; nullopt: unclear.
+  std::optional<bool> limited;
+  std::string verdict;  // "held", "lifted" or "unclear"
+  std::string reason;   // "60 of 60 let through: the header lifts the limit"
+  bool operator==(const ProbeVariantVerdict&) const = default;
+};
+
+// Held when any 429 came. Lifted when none came and more was let through than the allowance
+// allows over the run (`allowance_per_s` x duration + `burst`: the expectation's, or what the
+// source sustained in the main probe); unclear when none came but the variant sent too little to
+// tell (or no allowance is known).
+ProbeVariantVerdict judge_variant(const ProbeVariantRun& run, std::optional<double> allowance_per_s,
+                                  std::optional<double> burst);
+
+}  // namespace proofload::analyze

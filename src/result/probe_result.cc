@@ -1,0 +1,265 @@
+// See probe_result.h.
+#include "result/probe_result.h"
+
+#include <stdexcept>
+
+#include "result/json_values.h"
+
+namespace proofload::result {
+namespace {
+
+using nlohmann::json;
+
+constexpr const char* kDocument = "probe result.json";
+
+json settings_json(const ProbeSettings& s) {
+  return {{"sources", s.sources},
+          {"connections_per_source", s.connections_per_source},
+          {"rate_per_source", optional_json(s.rate_per_source)},
+          {"duration_s", s.duration_s},
+          {"settle_s", s.settle_s},
+          {"expect", optional_json(s.expect)},
+          {"tolerance", s.tolerance},
+          {"variants", s.variants},
+          {"variant_duration_s", s.variant_duration_s},
+          {"method", s.method},
+          {"scenario_request", optional_json(s.scenario_request)}};
+}
+
+std::optional<std::string> optional_text(const JsonReader& r, std::string_view key) {
+  if (r.find(key) == nullptr) return std::nullopt;
+  return r.text(key);
+}
+
+ProbeSettings settings_from_json(const JsonReader& r) {
+  ProbeSettings s;
+  s.sources = r.texts("sources");
+  s.connections_per_source = r.count("connections_per_source").value_or(1);
+  s.rate_per_source = r.number("rate_per_source");
+  s.duration_s = r.number("duration_s").value_or(0);
+  s.settle_s = r.number("settle_s").value_or(10);
+  s.expect = optional_text(r, "expect");
+  s.tolerance = r.number("tolerance").value_or(0.10);
+  s.variants = r.texts("variants");
+  s.variant_duration_s = r.number("variant_duration_s").value_or(0);
+  if (const std::string method = r.text("method"); !method.empty()) s.method = method;
+  s.scenario_request = optional_text(r, "scenario_request");
+  return s;
+}
+
+// ---- a source: what it recorded (the series) and, once analysed, its figures ----
+
+json source_json(const analyze::ProbeSourceSeries& series,
+                 const analyze::ProbeSourceFigures* figures) {
+  json per_second = json::array();
+  for (const analyze::ProbeSecond& s : series.per_second) {
+    per_second.push_back({{"second", s.second},
+                          {"let_through", s.let_through},
+                          {"limited", s.limited},
+                          {"other", s.other}});
+  }
+  json headers = json::array();
+  for (const analyze::SeenHeader& h : series.headers) {
+    headers.push_back({{"name", h.name}, {"first", h.first}, {"last", h.last}});
+  }
+  json out = {{"address", series.address},
+              {"burst_before_first_429", optional_json(series.let_through_before_first_429)},
+              {"headers", headers},
+              {"per_second", per_second}};
+  if (figures == nullptr) {
+    out["failure"] = text_or_null(series.failure);
+    return out;
+  }
+  const analyze::ProbeSourceFigures& f = *figures;
+  json sustained = nullptr;
+  if (f.sustained) {
+    sustained = {{"mean", f.sustained->mean}, {"min", f.sustained->min}, {"max", f.sustained->max}};
+  }
+  out.update({{"failed", f.failed},
+              {"failure", text_or_null(f.failure)},
+              {"let_through", f.let_through},
+              {"limited", f.limited},
+              {"other", f.other},
+              {"total", f.total},
+              {"burst_is_lower_bound", f.burst_is_lower_bound},
+              {"burst_from_totals", optional_json(f.burst_from_totals)},
+              {"sustained_per_s", sustained},
+              {"sustained_seconds", f.sustained ? json(f.sustained->seconds) : json(nullptr)},
+              {"expect_met", optional_json(f.expect_met)},
+              {"expect_reason", text_or_null(f.expect_reason)}});
+  return out;
+}
+
+analyze::ProbeSourceSeries series_from_json(const JsonReader& r) {
+  analyze::ProbeSourceSeries s;
+  s.address = r.required_text("address");
+  for (const JsonReader& second : r.objects("per_second")) {
+    const std::optional<int64_t> at = second.count("second");
+    if (!at) second.fail("missing required key '" + second.name("second") + "'");
+    s.per_second.push_back({*at, second.count("let_through").value_or(0),
+                            second.count("limited").value_or(0),
+                            second.count("other").value_or(0)});
+  }
+  s.let_through_before_first_429 = r.count("burst_before_first_429");
+  for (const JsonReader& h : r.objects("headers")) {
+    s.headers.push_back({h.text("name"), h.text("first"), h.text("last")});
+  }
+  s.failure = r.text("failure");
+  return s;
+}
+
+analyze::ProbeSourceFigures figures_from_json(const JsonReader& r,
+                                              const analyze::ProbeSourceSeries& series) {
+  analyze::ProbeSourceFigures f;
+  f.address = series.address;
+  f.headers = series.headers;
+  f.burst_before_first_429 = series.let_through_before_first_429;
+  f.failed = r.boolean("failed").value_or(false);
+  f.failure = r.text("failure");
+  f.let_through = r.count("let_through").value_or(0);
+  f.limited = r.count("limited").value_or(0);
+  f.other = r.count("other").value_or(0);
+  f.total = r.count("total").value_or(0);
+  f.burst_is_lower_bound = r.boolean("burst_is_lower_bound").value_or(false);
+  f.burst_from_totals = r.number("burst_from_totals");
+  if (const JsonReader sustained = r.object("sustained_per_s"); sustained.present()) {
+    f.sustained = analyze::SustainedRate{
+        sustained.required_number("mean"), sustained.required_number("min"),
+        sustained.required_number("max"), r.count("sustained_seconds").value_or(0)};
+  }
+  f.expect_met = r.boolean("expect_met");
+  f.expect_reason = r.text("expect_reason");
+  return f;
+}
+
+// `failure` holds the figures' failure once analysed: the series' own, or the analysis's words
+// for a source that had no answer and no failure of its own (the series' failure was "").
+void series_failure_from_figures(analyze::ProbeSourceSeries& series,
+                                 const analyze::ProbeSourceFigures& figures) {
+  const bool no_answer = figures.let_through + figures.limited == 0;
+  if (!figures.failed || (no_answer && figures.failure == analyze::kNoAnswerFailure)) {
+    series.failure.clear();
+  }
+}
+
+json variant_json(const analyze::ProbeVariantVerdict& v) {
+  return {{"header", v.run.header},
+          {"address", v.run.address},
+          {"duration_s", v.run.duration_s},
+          {"let_through", v.run.let_through},
+          {"status_429", v.run.limited},
+          {"other", v.run.other},
+          {"limited", optional_json(v.limited)},
+          {"verdict", v.verdict},
+          {"reason", text_or_null(v.reason)}};
+}
+
+analyze::ProbeVariantVerdict variant_from_json(const JsonReader& r) {
+  analyze::ProbeVariantVerdict v;
+  v.run.header = r.required_text("header");
+  v.run.address = r.text("address");
+  v.run.duration_s = r.number("duration_s").value_or(0);
+  v.run.let_through = r.count("let_through").value_or(0);
+  v.run.limited = r.count("status_429").value_or(0);
+  v.run.other = r.count("other").value_or(0);
+  v.limited = r.boolean("limited");
+  v.verdict = r.text("verdict");
+  v.reason = r.text("reason");
+  return v;
+}
+
+json probe_json(const ProbeResult& r) {
+  // The analysis is analyze_probe over the series: one figure per source, in the same order.
+  // Before it has run (verdict ""), each source holds only what it recorded.
+  const bool analysed = !r.analysis.verdict.empty();
+  json sources = json::array();
+  for (size_t i = 0; i < r.series.size(); ++i) {
+    const bool has_figures = analysed && i < r.analysis.sources.size();
+    sources.push_back(source_json(r.series[i], has_figures ? &r.analysis.sources[i] : nullptr));
+  }
+  json correlations = json::array();
+  for (const analyze::ProbeCorrelation& c : r.analysis.correlations) {
+    correlations.push_back(
+        {{"a", c.a}, {"b", c.b}, {"r", optional_json(c.r)}, {"meaning", c.meaning}});
+  }
+  json variants = json::array();
+  for (const analyze::ProbeVariantVerdict& v : r.variants) variants.push_back(variant_json(v));
+  return {{"sources", sources},
+          {"correlations", correlations},
+          {"verdict", text_or_null(r.analysis.verdict)},
+          {"reason", text_or_null(r.analysis.reason)},
+          {"sustained_sum_per_s", analysed ? json(r.analysis.sustained_sum) : json(nullptr)},
+          {"expected_sum_per_s", optional_json(r.analysis.expected_sum)},
+          {"variants", variants}};
+}
+
+void probe_from_file(const JsonReader& probe, ProbeResult& r) {
+  r.analysis.verdict = probe.text("verdict");
+  const bool analysed = !r.analysis.verdict.empty();
+  for (const JsonReader& source : probe.objects("sources")) {
+    r.series.push_back(series_from_json(source));
+    if (!analysed) continue;
+    r.analysis.sources.push_back(figures_from_json(source, r.series.back()));
+    series_failure_from_figures(r.series.back(), r.analysis.sources.back());
+  }
+  for (const JsonReader& c : probe.objects("correlations")) {
+    r.analysis.correlations.push_back(
+        {c.required_text("a"), c.required_text("b"), c.number("r"), c.text("meaning")});
+  }
+  r.analysis.reason = probe.text("reason");
+  r.analysis.sustained_sum = probe.number("sustained_sum_per_s").value_or(0);
+  r.analysis.expected_sum = probe.number("expected_sum_per_s");
+  for (const JsonReader& v : probe.objects("variants")) r.variants.push_back(variant_from_json(v));
+}
+
+}  // namespace
+
+json probe_to_json(const ProbeResult& r) {
+  json events = json::array();
+  for (const Event& e : r.events) events.push_back(event_to_json(e));
+  return {
+      {"schema", kProbeSchema},
+      {"kind", "probe"},
+      {"status", r.status},
+      {"end_reason", text_or_null(r.end_reason)},
+      {"proofload_version", r.proofload_version},
+      {"command_line", r.command_line},
+      {"started_at", text_or_null(r.started_at)},
+      {"finished_at", text_or_null(r.finished_at)},
+      {"rebuilt", r.rebuilt},
+      {"source", source_to_json(r.source)},
+      {"settings", settings_json(r.settings)},
+      {"measured_s", r.measured_s},
+      {"run_directory", r.run_directory},
+      {"events", events},
+      {"probe", probe_json(r)},
+  };
+}
+
+ProbeResult probe_from_json(const json& result) {
+  if (!result.is_object()) throw std::runtime_error(std::string(kDocument) + ": not a JSON object");
+  const JsonReader top(&result, "", kDocument);
+  if (const std::string schema = top.required_text("schema"); schema != kProbeSchema) {
+    top.fail("schema is \"" + schema + "\", not \"" + kProbeSchema + "\"");
+  }
+  if (const std::string kind = top.required_text("kind"); kind != "probe") {
+    top.fail("kind \"" + kind + "\" is not probe");
+  }
+  ProbeResult r;
+  r.status = top.required_text("status");
+  r.end_reason = top.text("end_reason");
+  r.proofload_version = top.text("proofload_version");
+  r.command_line = top.text("command_line");
+  r.started_at = top.text("started_at");
+  r.finished_at = top.text("finished_at");
+  r.rebuilt = top.boolean("rebuilt").value_or(false);
+  r.source = source_from_json(top.object("source"));
+  r.settings = settings_from_json(top.object("settings"));
+  r.measured_s = top.number("measured_s").value_or(0);
+  if (const std::string dir = top.text("run_directory"); !dir.empty()) r.run_directory = dir;
+  for (const JsonReader& e : top.objects("events")) r.events.push_back(event_from_json(e));
+  probe_from_file(top.object("probe"), r);
+  return r;
+}
+
+}  // namespace proofload::result

@@ -1,0 +1,62 @@
+// A probe's result.json (schema proofload.probe/v1, kind "probe"; docs/result-schema.md "Probe")
+// as one typed value, ProbeResult, with its paired to_json and from_json: `proofload probe`
+// writes it, `proofload report` and the probe's summary.md read it. Each source keeps its
+// per-second counts (probe.sources[].per_second), so that the analysis can run again over sources
+// merged from several machines. The load itself is an ordinary run in `run/` beside it, and each
+// header variant's run in `variants/NN/`.
+//
+// Reading follows ladder_result.h: a missing or null optional key is "not recorded"; a missing
+// required key or a value of the wrong type throws std::runtime_error naming the key. Pure.
+#pragma once
+
+#include <nlohmann/json.hpp>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "analyze/probe_analysis.h"
+#include "result/event.h"
+#include "result/ladder_result.h"
+
+namespace proofload::result {
+
+constexpr const char* kProbeSchema = "proofload.probe/v1";
+
+// settings: how the probe was asked to run and judge.
+struct ProbeSettings {
+  std::vector<std::string> sources;          // the local addresses, in order
+  int64_t connections_per_source = 1;
+  std::optional<double> rate_per_source;     // nullopt: flat out
+  double duration_s = 0;
+  double settle_s = 10;
+  std::optional<std::string> expect;         // as given
+  double tolerance = 0.10;
+  std::vector<std::string> variants;         // "Name: value", as given
+  double variant_duration_s = 0;
+  std::string method = "GET";
+  std::optional<std::string> scenario_request;  // the scenario's request name, when one was used
+};
+
+struct ProbeResult {
+  std::string status;  // "running", "complete", "stopped", "failed", "interrupted"
+  std::string end_reason;
+  std::string proofload_version, command_line, started_at, finished_at;
+  // Rebuilt by `proofload report` from the per-second CSVs (the probe did not finish its own
+  // result.json): said in the report. Headers seen are not in the CSVs, so not in a rebuild.
+  bool rebuilt = false;
+  LadderSource source;  // the target (and the scenario file's hash)
+  ProbeSettings settings;
+  double measured_s = 0;  // how long the probe's load ran
+  std::vector<analyze::ProbeSourceSeries> series;  // what each source recorded
+  analyze::ProbeAnalysis analysis;                 // analyze_probe over `series`
+  std::vector<analyze::ProbeVariantVerdict> variants;
+  std::vector<Event> events;
+  std::string run_directory = "run";  // the main run's result directory, relative
+};
+
+// probe.sources[] holds each source's figures (analysis.sources) and its series' per_second and
+// headers together; probe.correlations[], probe.verdict, probe.reason, probe.variants[].
+nlohmann::json probe_to_json(const ProbeResult& result);
+ProbeResult probe_from_json(const nlohmann::json& result);
+
+}  // namespace proofload::result
