@@ -26,17 +26,25 @@ std::string_view name_of(std::string_view header) {
   return colon == std::string_view::npos ? std::string_view{} : header.substr(0, colon);
 }
 
-// The -H values of argv, whichever way each was written, and the names given to --redact
-// ("--redact N", "--redact=N"): the names first, since they decide which values are secret.
+// A header given whole as an argument's value: -H's, and a probe's --variant (the same form).
+bool takes_header(std::string_view arg) {
+  return arg == "-H" || arg == "--header" || arg == "--variant";
+}
+
+// The -H (and --variant) values of argv, whichever way each was written, and the names given
+// to --redact ("--redact N", "--redact=N"): the names first, since they decide which values
+// are secret.
 std::vector<std::string> scan_arguments(int argc, char** argv) {
   std::vector<std::string> headers;
   for (int i = 1; i < argc; ++i) {
     const std::string_view arg = argv[i];
     const bool has_next = i + 1 < argc;
-    if ((arg == "-H" || arg == "--header") && has_next) {
+    if (takes_header(arg) && has_next) {
       headers.emplace_back(argv[++i]);
     } else if (arg.starts_with("--header=")) {
       headers.emplace_back(arg.substr(9));
+    } else if (arg.starts_with("--variant=")) {
+      headers.emplace_back(arg.substr(10));
     } else if (arg.starts_with("-H") && arg.size() > 2) {
       headers.emplace_back(arg.substr(2));
     } else if (arg == "--redact" && has_next) {
@@ -60,10 +68,12 @@ void remember_command_line(int argc, char** argv) {
   g_command_line = "proofload";
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
-    if ((arg == "-H" || arg == "--header") && i + 1 < argc) {
+    if (takes_header(arg) && i + 1 < argc) {
       g_command_line += " " + arg + " " + plan::shown_header_argument(argv[++i], variables);
     } else if (arg.starts_with("--header=")) {
       g_command_line += " --header=" + plan::shown_header_argument(arg.substr(9), variables);
+    } else if (arg.starts_with("--variant=")) {
+      g_command_line += " --variant=" + plan::shown_header_argument(arg.substr(10), variables);
     } else if (arg.starts_with("-H") && arg.size() > 2) {
       g_command_line += " -H" + plan::shown_header_argument(arg.substr(2), variables);
     } else {

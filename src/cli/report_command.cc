@@ -2,14 +2,15 @@
 // an analysis's): the analysis is recomputed from result.json's rows and settings, then
 // result.json, summary.md and levels.csv are rewritten. A single run's: summary.md is rendered
 // again from result.json, which is left as it is. A soak's: from its result.json, or rebuilt from
-// windows.csv, canaries.csv and marks.log when it was killed before writing it. The same data
-// always gives the same bytes.
+// windows.csv, canaries.csv and marks.log when it was killed before writing it; a probe's alike,
+// from its per-second CSVs. The same data always gives the same bytes.
 #include <cstdio>
 #include <fstream>
 
 #include "cli/subcommand.h"
 #include "common/usage_error.h"
 #include "experiments/ladder_record.h"
+#include "experiments/probe_record.h"
 #include "experiments/soak_record.h"
 #include "report/atomic_file.h"
 #include "report/result_directory.h"
@@ -68,8 +69,23 @@ int soak_report(const std::string& directory) {
   return kExitOk;
 }
 
+// A probe's report: from its result.json, or rebuilt from its per-second CSVs.
+int probe_report(const std::string& directory) {
+  result::ProbeResult probe;
+  try {
+    probe = experiments::read_or_rebuild_probe(directory);
+  } catch (const std::exception& e) {
+    throw UsageError(directory + " does not hold a probe's recorded data: " + e.what());
+  }
+  experiments::write_probe_directory(directory, probe);
+  std::printf("report: %s result.json, summary.md and the sources' CSVs in %s\n",
+              probe.rebuilt ? "rebuilt" : "rewrote", directory.c_str());
+  return kExitOk;
+}
+
 int run_report(const std::string& directory) {
   if (experiments::is_soak_directory(directory)) return soak_report(directory);
+  if (experiments::is_probe_directory(directory)) return probe_report(directory);
   const std::filesystem::path file = std::filesystem::path(directory) / "result.json";
   const nlohmann::json head = read_without_windows(file);
   const std::string schema = head.is_object() ? head.value("schema", "") : "";
@@ -99,9 +115,10 @@ Subcommand add_report_command(CLI::App& parent) {
   CLI::App* app = parent.add_subcommand(
       "report",
       "Re-render a directory's report from its data: a run's summary.md, a ladder's summary.md, "
-      "levels.csv and analysis, or a soak's (rebuilt from its streamed files if it was killed)");
+      "levels.csv and analysis, or a soak's or probe's (rebuilt from its streamed files if it was "
+      "killed)");
   app->add_option("directory", *directory,
-                  "The run's, ladder's, analysis's or soak's result directory")
+                  "The run's, ladder's, analysis's, soak's or probe's result directory")
       ->required();
   return {app, [directory] { return run_report(*directory); }};
 }

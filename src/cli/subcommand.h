@@ -20,6 +20,7 @@ Subcommand add_ladder_command(CLI::App& parent);
 Subcommand add_analyze_command(CLI::App& parent);
 Subcommand add_report_command(CLI::App& parent);
 Subcommand add_soak_command(CLI::App& parent);
+Subcommand add_probe_command(CLI::App& parent);
 Subcommand add_mark_command(CLI::App& parent);
 
 }  // namespace proofload::cli

@@ -14,8 +14,9 @@
 // - soak (soak.h): one long step; RunOptions' on_start and per-window callback fold the run's
 //   windows into the soak's and fire its marks; the analysis (soak_record.h) reads the windows
 //   for the bar, drift and the marks' verdicts.
-// - probe: one step whose run observes several sources (RunSpec::observe); the analysis reads the
-//   observed figures.
+// - probe (probe.h): one step whose run sends from several source addresses at once
+//   (RunSpec::sources), each window counting per source what the limit did, then a step per
+//   header variant; the analysis (analyze/probe_analysis.h) reads the per-second counts.
 // - compare: a matrix of steps over two RunSpecs (A B A B ...), each in its own directory; the
 //   analysis pairs the runs of each.
 // - sizing: an outer planner around whole ladders, one per size: the before hook applies a size,

@@ -1,0 +1,175 @@
+// `proofload probe URL|SCENARIO.yaml [URL] --sources 127.0.0.2,127.0.0.3 -d 60s`: does the
+// per-address rate limit work? Turns the flags into a ProbePlan (every check here or in the
+// plan, before anything is sent: exit 2 on bad input), prints it with --plan, or runs it and
+// prints the report.
+#include <fmt/format.h>
+
+#include <cstdio>
+
+#include "cli/command_line.h"
+#include "cli/ladder_flags.h"
+#include "cli/run_flags.h"
+#include "cli/scenario_options.h"
+#include "cli/subcommand.h"
+#include "common/units.h"
+#include "common/usage_error.h"
+#include "experiments/ladder_record.h"
+#include "experiments/probe.h"
+#include "http/request.h"
+#include "plan/redaction.h"
+#include "report/numbers.h"
+
+namespace proofload::cli {
+namespace {
+
+struct ProbeFlags {
+  RunFlags run;
+  std::vector<std::string> targets;
+  std::string duration = "60s";
+  std::string settle = "10s";
+  std::optional<std::string> rate_per_source;
+  std::optional<std::string> expect;
+  std::string tolerance = "10%";
+  std::vector<std::string> variants;
+  std::string variant_duration = "10s";
+  bool plan = false;
+};
+
+int64_t positive(const std::string& flag, const std::string& text) {
+  const int64_t ns = parse_duration_ns(text);
+  if (ns <= 0) throw UsageError(flag + " must be longer than 0, got '" + text + "'");
+  return ns;
+}
+
+// "Origin: https://example.test": a header name, a colon, a value.
+std::pair<std::string, std::string> parse_variant(const std::string& text) {
+  const size_t colon = text.find(':');
+  const std::string name = colon == std::string::npos ? "" : text.substr(0, colon);
+  if (colon == std::string::npos || name.empty() || !http::is_token(name)) {
+    throw UsageError("--variant '" + text +
+                     "': expected 'Name: value', e.g. 'Origin: https://example.test'");
+  }
+  return {name, std::string(trim_spaces_tabs(text.substr(colon + 1)))};
+}
+
+experiments::ProbePlan build_probe_plan(ProbeFlags& f,
+                                        std::shared_ptr<const workload::Scenario> scenario) {
+  experiments::ProbePlan plan;
+  plan.sources = parse_sources(f.run.sources.value_or("3"));
+  if (f.run.connections < 1) throw UsageError("-c must be at least 1 (connections per source)");
+  plan.connections_per_source = f.run.connections;
+  if (f.rate_per_source) {
+    plan.rate_per_source = parse_rate_per_s(*f.rate_per_source);
+    if (*plan.rate_per_source <= 0) throw UsageError("--rate-per-source must be above 0");
+  }
+  plan.duration_ns = positive("-d", f.duration);
+  plan.settle_ns = parse_duration_ns(f.settle);
+  if (plan.settle_ns < 0) throw UsageError("--settle must not be negative");
+  if (plan.settle_ns + kNsPerS > plan.duration_ns) {
+    throw UsageError(fmt::format("--settle {} leaves no whole second of -d {} to measure the "
+                                 "sustained rate over",
+                                 f.settle, f.duration));
+  }
+  const double tolerance = parse_fraction("--tolerance", f.tolerance);
+  if (f.expect) plan.expect = analyze::parse_probe_expectation(*f.expect, tolerance);
+  for (const std::string& text : f.variants) plan.variants.push_back(parse_variant(text));
+  plan.variant_duration_ns = positive("--variant-duration", f.variant_duration);
+  plan.out_dir = f.run.out ? *f.run.out : default_out_dir("probe");
+  plan.quiet = f.run.quiet;
+
+  // Only a scenario file's settings set these: the probe's length and shape are its own.
+  RunFlags base = f.run;
+  base.duration.reset();
+  base.requests.reset();
+  base.rate.reset();
+  base.executor.reset();
+  base.stages.reset();
+  base.sources.reset();
+  plan.base_run = run_spec_from_flags(base, scenario.get());
+
+  result::ProbeResult& r = plan.initial;
+  r.status = "running";
+  r.proofload_version = PROOFLOAD_VERSION;
+  r.command_line = command_line();
+  r.started_at = report::iso8601_utc(wall_clock_ns());
+  r.source.target = plan.base_run.target;
+  r.source.protocol = plan.base_run.protocol == engine::Protocol::kHttp2 ? "h2" : "http/1.1";
+  if (scenario) {
+    r.source.scenario_file = scenario->file;
+    r.source.scenario_sha256 = experiments::file_sha256(scenario->file);
+    if (scenario->requests.size() == 1) r.settings.scenario_request = scenario->requests[0].name;
+  }
+  result::ProbeSettings& s = r.settings;
+  s.sources = plan.sources;
+  s.connections_per_source = plan.connections_per_source;
+  s.rate_per_source = plan.rate_per_source;
+  s.duration_s = seconds_of(plan.duration_ns);
+  s.settle_s = seconds_of(plan.settle_ns);
+  s.expect = f.expect;
+  s.tolerance = tolerance;
+  // As recorded: a secret header's value never is (plan/redaction.h).
+  for (const auto& [name, value] : plan.variants) {
+    s.variants.push_back(name + ": " + (plan::is_sensitive_header(name) ? "[redacted]" : value));
+  }
+  s.variant_duration_s = seconds_of(plan.variant_duration_ns);
+  s.method = plan.base_run.method;
+  return plan;
+}
+
+}  // namespace
+
+Subcommand add_probe_command(CLI::App& parent) {
+  auto f = std::make_shared<ProbeFlags>();
+  f->run.connections = 1;
+  CLI::App* app = parent.add_subcommand(
+      "probe",
+      "Does the per-address rate limit work? Send from several local addresses at once and "
+      "judge whether each gets its own allowance, what burst, and whether a header lifts it");
+  app->add_option("target", f->targets,
+                  "Target URL, or a scenario file (.yaml) naming the request and optionally the "
+                  "URL that replaces its target")
+      ->required()
+      ->expected(1, 2);
+  app->add_option("-c,--connections", f->run.connections, "Connections per source (default 1)");
+  app->add_option("-d,--duration", f->duration, "How long all sources send (default 60s)");
+  app->add_option("--rate-per-source", f->rate_per_source,
+                  "Requests per second from each source (default: flat out)");
+  app->add_option("--settle", f->settle,
+                  "The sustained rate is counted from this far in to the end (default 10s)");
+  app->add_option("--expect", f->expect,
+                  "The allowance each source should get, e.g. '100/s,burst=600'");
+  app->add_option("--tolerance", f->tolerance,
+                  "How far from --expect still passes (default 10%)");
+  app->add_option("--variant", f->variants,
+                  "Repeat the probe from the first source with this header added, e.g. "
+                  "'Origin: https://example.test' (repeatable)");
+  app->add_option("--variant-duration", f->variant_duration,
+                  "How long each variant sends (default 10s)");
+  app->add_option("-o,--out", f->run.out, "The report directory (default probe-DATE-TIME)");
+  app->add_flag("--plan", f->plan, "Print the probe's plan; send nothing");
+  add_request_flags(app, f->run);
+  app->get_option("--sources")
+      ->description("The local addresses to send from, e.g. 127.0.0.2,127.0.0.3, or a count N "
+                    "for 127.0.0.2 onwards (default 3)");
+
+  return {app, [f, app] {
+            std::optional<workload::Scenario> scenario =
+                take_target(f->targets, f->run, flags_given(app), "probe");
+            experiments::ProbePlan plan = build_probe_plan(
+                *f, scenario ? std::make_shared<const workload::Scenario>(*scenario) : nullptr);
+            if (f->plan) {
+              std::fputs(experiments::describe_probe_plan(plan).c_str(), stdout);
+              return kExitOk;
+            }
+            experiments::ProbeOutcome outcome = experiments::run_probe(plan);
+            const std::filesystem::path summary = plan.out_dir / "summary.md";
+            if (!f->run.quiet) print_file(summary);
+            std::fprintf(stderr, "probe: %s; %s: %s; report in %s\n",
+                         outcome.result.end_reason.c_str(),
+                         outcome.result.analysis.verdict.c_str(),
+                         outcome.result.analysis.reason.c_str(), summary.c_str());
+            return outcome.exit_code;
+          }};
+}
+
+}  // namespace proofload::cli

@@ -1,0 +1,111 @@
+// See probe_record.h.
+#include "experiments/probe_record.h"
+
+#include <algorithm>
+
+#include "common/file_text.h"
+#include "report/atomic_file.h"
+#include "report/probe_report.h"
+
+namespace proofload::experiments {
+namespace fs = std::filesystem;
+
+namespace {
+
+// A probe's files are small (a line per source per second); anything past this is not one.
+constexpr int64_t kMaxProbeFileBytes = int64_t{256} << 20;
+
+std::string read_probe_file(const fs::path& path) {
+  return read_bounded_file(path.string(), "probe file", kMaxProbeFileBytes);
+}
+
+// The allowance a variant is judged against: the expectation's, else what its source sustained
+// (and the burst its totals showed) in the main probe.
+std::pair<std::optional<double>, std::optional<double>> allowance_for(
+    const result::ProbeResult& r, const std::string& address,
+    const std::optional<analyze::ProbeExpectation>& expect) {
+  if (expect) {
+    return {expect->rate_per_s,
+            expect->burst ? std::optional<double>(static_cast<double>(*expect->burst))
+                          : std::nullopt};
+  }
+  for (const analyze::ProbeSourceFigures& s : r.analysis.sources) {
+    if (s.address != address || s.failed || !s.sustained) continue;
+    return {s.sustained->mean, s.burst_from_totals};
+  }
+  return {std::nullopt, std::nullopt};
+}
+
+}  // namespace
+
+fs::path probe_csv_path(const fs::path& directory, const std::string& address) {
+  std::string name = address;
+  std::replace(name.begin(), name.end(), ':', '_');
+  return directory / kProbeSourcesDir / (name + ".csv");
+}
+
+void complete_probe(result::ProbeResult& r) {
+  const result::ProbeSettings& s = r.settings;
+  std::optional<analyze::ProbeExpectation> expect;
+  if (s.expect) expect = analyze::parse_probe_expectation(*s.expect, s.tolerance);
+  const double duration_s = r.measured_s > 0 ? r.measured_s : s.duration_s;
+  r.analysis = analyze::analyze_probe(r.series, duration_s, s.settle_s, expect);
+  for (analyze::ProbeVariantVerdict& v : r.variants) {
+    const auto [rate, burst] = allowance_for(r, v.run.address, expect);
+    v = analyze::judge_variant(v.run, rate, burst);
+  }
+}
+
+bool is_probe_directory(const fs::path& directory) {
+  return fs::exists(directory / kProbePlanJson);
+}
+
+result::ProbeResult read_or_rebuild_probe(const fs::path& directory) {
+  if (fs::exists(directory / "result.json")) {
+    result::ProbeResult r =
+        result::probe_from_json(nlohmann::json::parse(read_probe_file(directory / "result.json")));
+    if (r.status != "running") return r;
+  }
+  result::ProbeResult r =
+      result::probe_from_json(nlohmann::json::parse(read_probe_file(directory / kProbePlanJson)));
+  r.series.clear();
+  r.variants.clear();
+  for (const std::string& address : r.settings.sources) {
+    analyze::ProbeSourceSeries series;
+    series.address = address;
+    const fs::path csv = probe_csv_path(directory, address);
+    if (fs::exists(csv)) {
+      report::parse_probe_csv(read_probe_file(csv), series);
+    } else {
+      series.failure = "nothing was recorded for it (" + csv.filename().string() + " is missing)";
+    }
+    r.series.push_back(std::move(series));
+  }
+  int64_t seconds = 0;
+  for (const analyze::ProbeSourceSeries& series : r.series) {
+    if (!series.per_second.empty()) {
+      seconds = std::max(seconds, series.per_second.back().second + 1);
+    }
+  }
+  r.measured_s = std::min(r.settings.duration_s, static_cast<double>(seconds));
+  r.status = "interrupted";
+  r.end_reason =
+      "the probe ended without writing its result (killed?); rebuilt from the sources' "
+      "per-second CSVs";
+  r.rebuilt = true;
+  complete_probe(r);
+  return r;
+}
+
+void write_probe_directory(const fs::path& directory, const result::ProbeResult& r) {
+  fs::create_directories(directory / kProbeSourcesDir);
+  report::write_file_atomically(directory / "result.json",
+                                result::probe_to_json(r).dump(2) + "\n");
+  for (const analyze::ProbeSourceSeries& series : r.series) {
+    report::write_file_atomically(probe_csv_path(directory, series.address),
+                                  report::render_probe_csv(series));
+  }
+  report::write_file_atomically(directory / "summary.md", report::render_probe_summary(r));
+}
+
+}  // namespace proofload::experiments
