@@ -231,6 +231,56 @@ TEST(Probe, AProbeKilledOutrightLeavesADirectoryThatReportRenders) {
   EXPECT_EQ(read_file(out + "/summary.md"), summary);
 }
 
+// A scenario file names the request (its method and a header holding a secret from a file);
+// Ctrl-C ends the probe with a full report of the seconds so far, whose Reproduce command the
+// probe's own parser accepts, and the secret is written nowhere.
+TEST(Probe, AScenarioNamesTheRequestAndCtrlCEndsWithAFullReport) {
+  const std::string dir = make_temp_dir("probe-scenario");
+  ServeProcess server(
+      {"--routes",
+       limited_routes(dir, "{rate: 50, burst: 25, trusted_header: 'X-Other: never sent'}"),
+       "--exit-after", "60s"});
+  write_file(dir + "/token", "hunter2\n");
+  write_file(dir + "/probe.yaml",
+             "defaults:\n  headers: {Authorization: 'Bearer ${file:token}'}\n"
+             "requests:\n  lookup: {method: GET, path: /limited}\n");
+  const std::string out = dir + "/out";
+  Process probe_process({proofload_binary(), "probe", dir + "/probe.yaml", server.url(),
+                         "--sources", "2", "-d", "30s", "--settle", "1s", "--rate-per-source",
+                         "200", "-q", "-o", out});
+  const auto deadline = std::chrono::steady_clock::now() + 20s;
+  auto rows = [&] {
+    const std::string csv = read_file(out + "/sources/127.0.0.3.csv");
+    return std::count(csv.begin(), csv.end(), '\n');
+  };
+  while (rows() < 4 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(20ms);  // polling a file another process appends to
+  }
+  ASSERT_GE(rows(), 4) << probe_process.err();
+  probe_process.signal(SIGINT);
+  const std::optional<int> code = probe_process.wait(30s);
+  ASSERT_TRUE(code);
+  EXPECT_EQ(*code, 130) << probe_process.err();
+  const json result = read_json(out + "/result.json");
+  EXPECT_EQ(result["status"], "interrupted");
+  EXPECT_EQ(result["rebuilt"], false);
+  EXPECT_EQ(result["settings"]["scenario_request"], "lookup");
+  EXPECT_GE(source_of(result, "127.0.0.2")["per_second"].size(), 3u);
+  EXPECT_NEAR(source_of(result, "127.0.0.2")["sustained_per_s"]["mean"].get<double>(), 50, 5);
+  for (const char* file : {"/result.json", "/summary.md", "/run/result.json", "/probe-plan.json"}) {
+    EXPECT_EQ(read_file(out + file).find("hunter2"), std::string::npos) << file;
+  }
+  // Reproduce: the command as given, which the probe's parser accepts again (as a shell reads it).
+  const std::string summary = read_file(out + "/summary.md");
+  const size_t block = summary.find("```\nproofload probe ");
+  ASSERT_NE(block, std::string::npos) << summary;
+  const size_t start = block + 4 + std::string("proofload").size();
+  const std::string command = summary.substr(start, summary.find('\n', start) - start);
+  Completed again =
+      run_to_completion({"/bin/sh", "-c", proofload_binary() + command + " --plan"}, 10s);
+  EXPECT_EQ(again.exit_code, 0) << again.err;
+}
+
 TEST(Probe, PlanSaysWhatWouldRunAndSendsNothing) {
   Completed plan = run_to_completion({proofload_binary(), "probe", "http://127.0.0.1:9/x",
                                       "--sources", "2", "-c", "2", "-d", "30s", "--expect",
