@@ -454,12 +454,8 @@ ProbeExpectation parse_probe_expectation(std::string_view text, double tolerance
     if (comma == std::string_view::npos) break;
     rest.remove_prefix(comma + 1);
   }
-  // Rate limits are often stated per minute: "6000/m" is 100/s.
-  std::string_view rate = parts[0];
-  const double per_s = rate.ends_with("/m") ? 60 : 1;
-  if (per_s != 1) rate.remove_suffix(2);
   try {
-    e.rate_per_s = parse_rate_per_s(rate) / per_s;
+    e.rate_per_s = parse_rate_per_s(parts[0]);  // "6000/m" is 100/s
   } catch (const UsageError&) {
     bad_expectation(fmt::format("\"{}\" is not a rate like 100/s or 6000/m", parts[0]));
   }

@@ -155,7 +155,17 @@ int64_t parse_duration_ns(std::string_view text) {
 }
 
 double parse_rate_per_s(std::string_view text) {
-  const double rate = parse_scaled_number(text, "rate");
+  // Rate limits are often stated per minute: "6000/m" is 100 a second.
+  std::string_view per_second = trim(text);
+  double per_minute = 1;
+  for (std::string_view suffix : {"/min", "/m"}) {
+    if (per_second.ends_with(suffix)) {
+      per_second.remove_suffix(suffix.size());
+      per_minute = 60;
+      break;
+    }
+  }
+  const double rate = parse_scaled_number(per_second, "rate") / per_minute;
   if (rate > kMaxRatePerS) {
     throw UsageError("invalid rate \"" + std::string(text) +
                      "\": above 1e9 per second, the finest a nanosecond schedule can space");

@@ -17,7 +17,8 @@ namespace proofload {
 // garbage or larger than int64 nanoseconds (~292 years) throws UsageError.
 int64_t parse_duration_ns(std::string_view text);
 
-// Requests per second: "1000", "1k", "2.5k", "1M", optionally followed by "/s" ("500/s").
+// Requests per second: "1000", "1k", "2.5k", "1M", optionally followed by "/s" ("500/s"), or
+// per minute with "/m" or "/min" ("6000/m" is 100).
 // Zero is accepted (a stage may ramp to 0; the caller rejects 0 where it makes no sense).
 // Negative, NaN, infinite, garbage, or above kMaxRatePerS throws UsageError.
 double parse_rate_per_s(std::string_view text);

@@ -122,6 +122,8 @@ TEST(ParseRate, NumbersAndSuffixes) {
   EXPECT_EQ(parse_rate_per_s("0.5"), 0.5);
   EXPECT_EQ(parse_rate_per_s("0"), 0);
   EXPECT_EQ(parse_rate_per_s(" 100 "), 100);
+  EXPECT_EQ(parse_rate_per_s("6000/m"), 100) << "per minute, as rate limits are often stated";
+  EXPECT_EQ(parse_rate_per_s("3k/min"), 50);
   EXPECT_EQ(parse_rate_per_s("1e9"), 1e9);
 }
 
