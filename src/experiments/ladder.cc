@@ -125,14 +125,9 @@ class LadderRun {
                    plan_.repeat > 1 ? fmt::format("repeat {}", at.repeat).c_str() : "once",
                    duration_text(hold_ns).c_str());
     }
-    report::RunResult run;
-    std::string failure;
-    try {
-      run = run_load_test(options);
-    } catch (const std::runtime_error& e) {
-      failure = e.what();
-    }
-    if (failure.empty()) {
+    const StepRun step = run_step_load(options, experiment_, where(at));
+    const report::RunResult& run = step.run;
+    if (step.failure.empty()) {
       analyze::LevelRow row =
           row_from_run(run, at.level, at.repeat, plan_.loop == analyze::Loop::kOpen, plan_.slo);
       result_.rows.push_back({row, dir_name,
@@ -142,14 +137,6 @@ class LadderRun {
       index = result_.rows.size() - 1;
       last_passed_ = passes(row);
       if (!plan_.quiet) print_row(row, *last_passed_);
-    }
-    if (run.interrupted) {
-      experiment_.stop_requested();
-      ending().set("interrupted", "interrupted by a signal" + where(at), kExitInterrupted);
-    } else if (run.aborted) {
-      ending().set("aborted", run.end_reason + where(at), kExitThresholds);
-    } else if (!failure.empty()) {
-      ending().set("failed", failure + where(at), kExitFailure);
     }
     return true;
   }

@@ -125,21 +125,6 @@ analyze::ProbeVariantRun variant_counts(const ProbePlan& plan, size_t index,
   return v;
 }
 
-// Ends the experiment as a run's result says (interrupted, failed); true when it ran through.
-bool note_run_end(Experiment& experiment, const report::RunResult& run,
-                  const std::string& failure) {
-  if (!failure.empty()) {
-    experiment.ending().set("failed", failure, kExitFailure);
-    return false;
-  }
-  if (run.interrupted) {
-    experiment.stop_requested();
-    experiment.ending().set("interrupted", "interrupted by a signal", kExitInterrupted);
-    return false;
-  }
-  return true;
-}
-
 std::string seconds_words(int64_t ns) { return format_duration(ns); }
 
 }  // namespace
@@ -217,15 +202,7 @@ ProbeOutcome run_probe(const ProbePlan& plan) {
         recorder.add(w);
         return std::string();
       };
-      report::RunResult run;
-      std::string failure;
-      try {
-        run = run_load_test(options);
-      } catch (const std::runtime_error& e) {
-        failure = e.what();
-      }
-      result.measured_s = run.measured_duration_s;
-      note_run_end(experiment, run, failure);
+      result.measured_s = run_step_load(options, experiment).run.measured_duration_s;
       return true;
     });
     for (size_t i = 0; i < variant_runs.size() && !ending.ended() && !experiment.stopping(); ++i) {
@@ -238,16 +215,10 @@ ProbeOutcome run_probe(const ProbePlan& plan) {
         options.print_summary = false;
         options.live_progress = !plan.quiet && isatty(STDERR_FILENO);
         options.progress_label = "variant " + shown_variant(plan, i);
-        report::RunResult run;
-        std::string failure;
-        try {
-          run = run_load_test(options);
-        } catch (const std::runtime_error& e) {
-          failure = e.what();
-        }
-        if (note_run_end(experiment, run, failure)) {
+        const StepRun step = run_step_load(options, experiment, label.where);
+        if (!ending.ended()) {
           analyze::ProbeVariantVerdict v;
-          v.run = variant_counts(plan, i, run);
+          v.run = variant_counts(plan, i, step.run);
           result.variants.push_back(std::move(v));
         }
         return true;

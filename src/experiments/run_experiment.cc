@@ -11,6 +11,7 @@
 
 #include "common/clock.h"
 #include "common/stop_signals.h"
+#include "common/usage_error.h"
 #include "engine/engine.h"
 #include "experiments/observation.h"
 #include "experiments/thresholds.h"
@@ -194,6 +195,25 @@ report::RunResult run_load_test(const RunOptions& options) {
                              "of the run");
   }
   return result;
+}
+
+StepRun run_step_load(const RunOptions& options, Experiment& experiment,
+                      const std::string& where) {
+  StepRun step;
+  try {
+    step.run = run_load_test(options);
+  } catch (const std::runtime_error& e) {
+    step.failure = e.what();
+  }
+  if (!step.failure.empty()) {
+    experiment.ending().set("failed", step.failure + where, kExitFailure);
+  } else if (step.run.interrupted) {
+    experiment.stop_requested();
+    experiment.ending().set("interrupted", "interrupted by a signal" + where, kExitInterrupted);
+  } else if (step.run.aborted) {
+    experiment.ending().set("aborted", step.run.end_reason + where, kExitThresholds);
+  }
+  return step;
 }
 
 }  // namespace proofload::experiments

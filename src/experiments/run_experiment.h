@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "experiments/experiment.h"
 #include "plan/plan_run.h"
 #include "report/run_result.h"
 
@@ -40,5 +41,18 @@ struct RunOptions {
 // for an observer that cannot be set up (before anything is sent), and std::runtime_error, after
 // writing what was recorded, if a load worker failed.
 report::RunResult run_load_test(const RunOptions& options);
+
+// A step's run as an experiment takes it: its result, or why it failed (a worker failed, the disk
+// filled up; its files hold what it measured until then).
+struct StepRun {
+  report::RunResult run;
+  std::string failure;
+};
+
+// run_load_test as a step of `experiment`, whose Ending it sets as the run ended: "failed",
+// "interrupted" (and the experiment stops: the signal reached the run, not the runner) or
+// "aborted", each reason followed by `where` (" at level 400").
+StepRun run_step_load(const RunOptions& options, Experiment& experiment,
+                      const std::string& where = "");
 
 }  // namespace proofload::experiments

@@ -89,25 +89,11 @@ class SoakRun {
                                         const std::vector<report::ObservedFigures>& observed) {
       on_window_observed(w, observed);
     };
-    report::RunResult run;
-    std::string failure;
-    try {
-      run = run_load_test(options);
-    } catch (const std::runtime_error& e) {
-      failure = e.what();
-    }
+    run_step_load(options, experiment_);
     if (canary_runner_) canary_runner_->stop();
     if (auto last = folder_.finish()) on_row(std::move(*last));
     for (std::thread& hook : mark_hooks_) hook.join();
     mark_hooks_.clear();
-    if (!failure.empty()) {
-      experiment_.ending().set("failed", failure, kExitFailure);
-    } else if (run.interrupted) {
-      experiment_.stop_requested();
-      experiment_.ending().set("interrupted", "interrupted by a signal", kExitInterrupted);
-    } else if (run.aborted) {
-      experiment_.ending().set("aborted", run.end_reason, kExitThresholds);
-    }
     return true;
   }
 

@@ -215,49 +215,20 @@ void probe_from_file(const JsonReader& probe, ProbeResult& r) {
 }  // namespace
 
 json probe_to_json(const ProbeResult& r) {
-  json events = json::array();
-  for (const Event& e : r.events) events.push_back(event_to_json(e));
-  return {
-      {"schema", kProbeSchema},
-      {"kind", "probe"},
-      {"status", r.status},
-      {"end_reason", text_or_null(r.end_reason)},
-      {"proofload_version", r.proofload_version},
-      {"command_line", r.command_line},
-      {"started_at", text_or_null(r.started_at)},
-      {"finished_at", text_or_null(r.finished_at)},
-      {"rebuilt", r.rebuilt},
-      {"source", source_to_json(r.source)},
-      {"settings", settings_json(r.settings)},
-      {"measured_s", r.measured_s},
-      {"run_directory", r.run_directory},
-      {"events", events},
-      {"probe", probe_json(r)},
-  };
+  json out = experiment_record_to_json(r, kProbeSchema, "probe");
+  out["settings"] = settings_json(r.settings);
+  out["measured_s"] = r.measured_s;
+  out["probe"] = probe_json(r);
+  return out;
 }
 
 ProbeResult probe_from_json(const json& result) {
-  if (!result.is_object()) throw std::runtime_error(std::string(kDocument) + ": not a JSON object");
-  const JsonReader top(&result, "", kDocument);
-  if (const std::string schema = top.required_text("schema"); schema != kProbeSchema) {
-    top.fail("schema is \"" + schema + "\", not \"" + kProbeSchema + "\"");
-  }
-  if (const std::string kind = top.required_text("kind"); kind != "probe") {
-    top.fail("kind \"" + kind + "\" is not probe");
-  }
   ProbeResult r;
-  r.status = top.required_text("status");
-  r.end_reason = top.text("end_reason");
-  r.proofload_version = top.text("proofload_version");
-  r.command_line = top.text("command_line");
-  r.started_at = top.text("started_at");
-  r.finished_at = top.text("finished_at");
-  r.rebuilt = top.boolean("rebuilt").value_or(false);
-  r.source = source_from_json(top.object("source"));
+  static_cast<ExperimentRecord&>(r) =
+      experiment_record_from_json(result, kProbeSchema, "probe", kDocument);
+  const JsonReader top(&result, "", kDocument);
   r.settings = settings_from_json(top.object("settings"));
   r.measured_s = top.number("measured_s").value_or(0);
-  if (const std::string dir = top.text("run_directory"); !dir.empty()) r.run_directory = dir;
-  for (const JsonReader& e : top.objects("events")) r.events.push_back(event_from_json(e));
   probe_from_file(top.object("probe"), r);
   return r;
 }

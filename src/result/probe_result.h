@@ -15,8 +15,7 @@
 #include <vector>
 
 #include "analyze/probe_analysis.h"
-#include "result/event.h"
-#include "result/ladder_result.h"
+#include "result/experiment_record.h"
 
 namespace proofload::result {
 
@@ -37,21 +36,14 @@ struct ProbeSettings {
   std::optional<std::string> scenario_request;  // the scenario's request name, when one was used
 };
 
-struct ProbeResult {
-  std::string status;  // "running", "complete", "stopped", "failed", "interrupted"
-  std::string end_reason;
-  std::string proofload_version, command_line, started_at, finished_at;
-  // Rebuilt by `proofload report` from the per-second CSVs (the probe did not finish its own
-  // result.json): said in the report. Headers seen are not in the CSVs, so not in a rebuild.
-  bool rebuilt = false;
-  LadderSource source;  // the target (and the scenario file's hash)
+// status, times, source, events and run directory: ExperimentRecord's. A rebuilt probe (from its
+// per-second CSVs) has no headers seen and no variants: they are not in those files.
+struct ProbeResult : ExperimentRecord {
   ProbeSettings settings;
   double measured_s = 0;  // how long the probe's load ran
   std::vector<analyze::ProbeSourceSeries> series;  // what each source recorded
   analyze::ProbeAnalysis analysis;                 // analyze_probe over `series`
   std::vector<analyze::ProbeVariantVerdict> variants;
-  std::vector<Event> events;
-  std::string run_directory = "run";  // the main run's result directory, relative
 };
 
 // probe.sources[] holds each source's figures (analysis.sources) and its series' per_second and

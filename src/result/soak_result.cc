@@ -250,8 +250,6 @@ analyze::SoakWindowRow soak_window_from_json(const JsonReader& r) {
 }
 
 json soak_to_json(const SoakResult& r) {
-  json events = json::array();
-  for (const Event& e : r.events) events.push_back(event_to_json(e));
   json marks = json::array();
   for (const analyze::MarkVerdict& m : r.marks) marks.push_back(mark_json(m));
   json server = json::array();
@@ -262,57 +260,29 @@ json soak_to_json(const SoakResult& r) {
                       {"last_bytes", m.last_bytes},
                       {"peak_bytes", m.peak_bytes}});
   }
-  return {
-      {"schema", kSoakSchema},
-      {"kind", "soak"},
-      {"status", r.status},
-      {"end_reason", text_or_null(r.end_reason)},
-      {"proofload_version", r.proofload_version},
-      {"command_line", r.command_line},
-      {"started_at", text_or_null(r.started_at)},
-      {"finished_at", text_or_null(r.finished_at)},
-      {"rebuilt", r.rebuilt},
-      {"hold_start_unix_ns", r.hold_start_unix_ns},
-      {"source", source_to_json(r.source)},
-      {"settings", settings_json(r.settings)},
-      {"run_directory", r.run_directory},
-      {"events", events},
-      {"soak",
-       {{"summary", summary_json(r.summary)},
-        {"ramp", windows_json(r.ramp)},
-        {"windows", windows_json(r.windows)},
-        {"windows_missed", r.windows_missed},
-        {"canaries", canaries_json(r.canaries)},
-        {"drift", drift_json(r.drift)},
-        {"slowest", {{"ms", optional_json(r.slowest.ms)}, {"at_s", r.slowest.at_s}}},
-        {"marks", marks},
-        {"server", server}}},
-  };
+  json out = experiment_record_to_json(r, kSoakSchema, "soak");
+  out["hold_start_unix_ns"] = r.hold_start_unix_ns;
+  out["settings"] = settings_json(r.settings);
+  out["soak"] = {{"summary", summary_json(r.summary)},
+                 {"ramp", windows_json(r.ramp)},
+                 {"windows", windows_json(r.windows)},
+                 {"windows_missed", r.windows_missed},
+                 {"canaries", canaries_json(r.canaries)},
+                 {"drift", drift_json(r.drift)},
+                 {"slowest", {{"ms", optional_json(r.slowest.ms)}, {"at_s", r.slowest.at_s}}},
+                 {"marks", marks},
+                 {"server", server}};
+  return out;
 }
 
 SoakResult soak_from_json(const json& result) {
-  if (!result.is_object()) throw std::runtime_error(std::string(kDocument) + ": not a JSON object");
-  const JsonReader top(&result, "", kDocument);
-  if (const std::string schema = top.required_text("schema"); schema != kSoakSchema) {
-    top.fail("schema is \"" + schema + "\", not \"" + kSoakSchema + "\"");
-  }
-  if (const std::string kind = top.required_text("kind"); kind != "soak") {
-    top.fail("kind \"" + kind + "\" is not soak");
-  }
   SoakResult r;
-  r.status = top.required_text("status");
-  r.end_reason = top.text("end_reason");
-  r.proofload_version = top.text("proofload_version");
-  r.command_line = top.text("command_line");
-  r.started_at = top.text("started_at");
-  r.finished_at = top.text("finished_at");
-  r.rebuilt = top.boolean("rebuilt").value_or(false);
+  static_cast<ExperimentRecord&>(r) =
+      experiment_record_from_json(result, kSoakSchema, "soak", kDocument);
+  const JsonReader top(&result, "", kDocument);
   r.hold_start_unix_ns =
       static_cast<int64_t>(top.unsigned_integer("hold_start_unix_ns").value_or(0));
-  r.source = source_from_json(top.object("source"));
   r.settings = settings_from_json(top.object("settings"));
-  if (const std::string dir = top.text("run_directory"); !dir.empty()) r.run_directory = dir;
-  for (const JsonReader& e : top.objects("events")) r.events.push_back(event_from_json(e));
   const JsonReader soak = top.object("soak");
   r.summary = summary_from_json(soak.object("summary"));
   for (const JsonReader& w : soak.objects("ramp")) r.ramp.push_back(soak_window_from_json(w));

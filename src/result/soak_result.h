@@ -16,6 +16,7 @@
 
 #include "analyze/soak_analysis.h"
 #include "result/event.h"
+#include "result/experiment_record.h"
 #include "result/ladder_result.h"
 
 namespace proofload::result {
@@ -81,16 +82,11 @@ struct ServerMemory {
   double first_bytes = 0, last_bytes = 0, peak_bytes = 0;
 };
 
-struct SoakResult {
-  std::string status;  // "running", "complete", "stopped", "aborted", "failed", "interrupted"
-  std::string end_reason;
-  std::string proofload_version, command_line, started_at, finished_at;
-  // Rebuilt by `proofload report` from windows.csv, canaries.csv and marks.log (the soak did not
-  // finish its own result.json): said in the report.
-  bool rebuilt = false;
+// status, times, source, events and run directory: ExperimentRecord's (a rebuilt soak's from
+// windows.csv, canaries.csv and marks.log).
+struct SoakResult : ExperimentRecord {
   // When the hold began (wall clock, ns since the Unix epoch): marks from outside are placed by it.
   int64_t hold_start_unix_ns = 0;
-  LadderSource source;
   SoakSettings settings;
   SoakSummary summary;
   std::vector<analyze::SoakWindowRow> ramp;     // the ramp's windows
@@ -101,8 +97,6 @@ struct SoakResult {
   analyze::Slowest slowest;
   std::vector<analyze::MarkVerdict> marks;
   std::vector<ServerMemory> server;  // empty when no server observer reported memory
-  std::vector<Event> events;
-  std::string run_directory = "run";  // the run's own result directory, relative
 };
 
 nlohmann::json soak_to_json(const SoakResult& result);
