@@ -9,10 +9,10 @@
 
 #include "common/clock.h"
 #include "common/units.h"
+#include "common/usage_error.h"
 #include "experiments/experiment.h"
 #include "experiments/probe_record.h"
 #include "experiments/run_experiment.h"
-#include "experiments/thresholds.h"
 #include "plan/plan_run.h"
 #include "report/atomic_file.h"
 #include "report/line_file.h"
@@ -125,8 +125,6 @@ analyze::ProbeVariantRun variant_counts(const ProbePlan& plan, size_t index,
   return v;
 }
 
-std::string seconds_words(int64_t ns) { return format_duration(ns); }
-
 }  // namespace
 
 plan::RunSpec probe_run(const ProbePlan& plan) {
@@ -151,17 +149,17 @@ std::string describe_probe_plan(const ProbePlan& plan) {
       plan.rate_per_source
           ? fmt::format("{}/s each", report::fixed_with_thousands(*plan.rate_per_source, 1))
           : std::string("flat out"),
-      seconds_words(plan.duration_ns));
+      format_duration(plan.duration_ns));
   out += fmt::format("  target: {}\n", plan.base_run.target);
   out += fmt::format("  sustained rate counted from {} to the end\n",
-                     seconds_words(plan.settle_ns));
+                     format_duration(plan.settle_ns));
   if (plan.expect) {
     out += fmt::format("  each source must get {} (within {:g}%)\n", plan.expect->text,
                        plan.expect->tolerance * 100);
   }
   for (size_t i = 0; i < plan.variants.size(); ++i) {
     out += fmt::format("  then from {} with '{}' for {}\n", plan.sources.front(),
-                       shown_variant(plan, i), seconds_words(plan.variant_duration_ns));
+                       shown_variant(plan, i), format_duration(plan.variant_duration_ns));
   }
   out += fmt::format("Results: {}\nNothing was sent (--plan).\n", plan.out_dir.string());
   return out;
