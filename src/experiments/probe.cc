@@ -134,9 +134,9 @@ plan::RunSpec probe_run(const ProbePlan& plan) {
 plan::RunSpec variant_run(const ProbePlan& plan, size_t index) {
   plan::RunSpec spec = step_run(plan, {plan.sources.front()}, plan.variant_duration_ns,
                                 plan.out_dir / "variants" / fmt::format("{:02}", index + 1));
-  const auto& [name, value] = plan.variants[index];
-  std::erase_if(spec.headers, [&](const auto& h) { return ascii_iequals(h.first, name); });
-  spec.headers.emplace_back(name, value);
+  const std::pair<std::string, std::string>& header = plan.variants[index];
+  std::erase_if(spec.headers, [&](const auto& h) { return ascii_iequals(h.first, header.first); });
+  spec.headers.push_back(header);
   return spec;
 }
 
