@@ -31,6 +31,13 @@ std::optional<int64_t> whole_number(std::string_view field) {
   return value;
 }
 
+// A line as an error quotes it: its start only, so a damaged file's megabyte line stays one
+// readable line of error.
+std::string quoted(std::string_view line) {
+  constexpr size_t kShown = 60;
+  return "\"" + std::string(line.substr(0, kShown)) + (line.size() > kShown ? "...\"" : "\"");
+}
+
 std::vector<std::string_view> split_fields(std::string_view line) {
   std::vector<std::string_view> fields;
   for (size_t comma = line.find(',');; comma = line.find(',')) {
@@ -82,7 +89,7 @@ void parse_probe_csv(std::string_view text, analyze::ProbeSourceSeries& series) 
     if (line.ends_with('\r')) line.remove_suffix(1);
     if (line_number == 1) {
       if (line != header)
-        bad_line(1, fmt::format("expected the header {}, got \"{}\"", header, line));
+        bad_line(1, fmt::format("expected the header {}, got {}", header, quoted(line)));
       continue;
     }
     const std::vector<std::string_view> fields = split_fields(line);
@@ -91,7 +98,7 @@ void parse_probe_csv(std::string_view text, analyze::ProbeSourceSeries& series) 
       if (const std::optional<int64_t> n = whole_number(fields[i])) numbers.push_back(*n);
     }
     if (numbers.size() != 4 || (!fields[4].empty() && !whole_number(fields[4]))) {
-      bad_line(line_number, fmt::format("{}, got \"{}\"", kRowForm, line));
+      bad_line(line_number, fmt::format("{}, got {}", kRowForm, quoted(line)));
     }
     series.per_second.push_back({numbers[0], numbers[1], numbers[2], numbers[3]});
     if (fields[4].empty()) continue;

@@ -217,6 +217,14 @@ TEST(ProbeCsv, AMalformedLineIsRefusedNamingItsNumber) {
       EXPECT_TRUE(std::string(e.what()).starts_with(start)) << e.what();
     }
   }
+  // A damaged file's megabyte line is quoted by its start only: the error stays one short line.
+  analyze::ProbeSourceSeries s;
+  try {
+    parse_probe_csv(header + std::string(1 << 20, '7') + "\n", s);
+    ADD_FAILURE() << "accepted a megabyte of digits";
+  } catch (const std::runtime_error& e) {
+    EXPECT_LT(std::string(e.what()).size(), 200u) << e.what();
+  }
 }
 
 }  // namespace
