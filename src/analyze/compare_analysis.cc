@@ -1,0 +1,161 @@
+// See compare_analysis.h.
+#include "analyze/compare_analysis.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+
+#include "analyze/soak_analysis.h"  // median_of
+#include "common/usage_error.h"
+
+namespace proofload::analyze {
+namespace {
+
+struct MetricName {
+  CompareMetric metric;
+  std::string_view name;
+};
+constexpr std::array<MetricName, 5> kMetrics = {{{CompareMetric::kP50, "p50"},
+                                                 {CompareMetric::kP95, "p95"},
+                                                 {CompareMetric::kP99, "p99"},
+                                                 {CompareMetric::kThroughput, "throughput"},
+                                                 {CompareMetric::kCpuPerRequest,
+                                                  "cpu_per_request"}}};
+
+std::string percent(double share) { return fmt::format("{:.1f}%", share * 100); }
+
+// (max - min) / median of the finite values; nullopt with fewer than two or a median of 0.
+std::optional<double> spread_of(const std::vector<double>& values) {
+  if (values.size() < 2) return std::nullopt;
+  const std::optional<double> median = median_of(values);
+  if (!median || *median <= 0) return std::nullopt;
+  const auto [low, high] = std::minmax_element(values.begin(), values.end());
+  return (*high - *low) / *median;
+}
+
+// Only finite values count: a repeat that measured nothing is not a zero.
+std::vector<double> finite(const std::vector<double>& values) {
+  std::vector<double> out;
+  for (double v : values) {
+    if (std::isfinite(v)) out.push_back(v);
+  }
+  return out;
+}
+
+std::string count_words(int64_t n) { return n == 0 ? "none" : std::to_string(n); }
+
+}  // namespace
+
+CompareMetric parse_compare_metric(std::string_view text) {
+  for (const MetricName& m : kMetrics) {
+    if (m.name == text) return m.metric;
+  }
+  throw UsageError(fmt::format(
+      "metric '{}' is not one of p50, p95, p99, throughput, cpu_per_request", text));
+}
+
+std::string_view compare_metric_name(CompareMetric metric) {
+  for (const MetricName& m : kMetrics) {
+    if (m.metric == metric) return m.name;
+  }
+  return "?";
+}
+
+bool lower_is_better(CompareMetric metric) { return metric != CompareMetric::kThroughput; }
+
+CompareVerdict judge_check(const CompareCell& cell, const CompareOptions& options) {
+  CompareVerdict v;
+  v.name = cell.name;
+  v.condition = cell.condition;
+  v.a_requests = cell.a_requests;
+  v.b_requests = cell.b_requests;
+  v.a_errors = cell.a_errors;
+  v.b_errors = cell.b_errors;
+  const std::vector<double> a = finite(cell.a), b = finite(cell.b);
+  v.a = median_of(a);
+  v.b = median_of(b);
+  v.spread_a = spread_of(a);
+  v.spread_b = spread_of(b);
+  v.noise = std::max({options.min_effect, v.spread_a.value_or(0), v.spread_b.value_or(0)});
+  if (v.a && v.b && *v.a > 0) v.ratio = *v.b / *v.a;
+
+  const auto repeats = static_cast<size_t>(std::max(options.min_repeats, 1));
+  if (a.size() < repeats || b.size() < repeats) {
+    v.verdict = kNotJudged;
+    v.reason = fmt::format("{} repeats of A and {} of B: a verdict needs {} of each", a.size(),
+                           b.size(), repeats);
+    return v;
+  }
+  if (!v.ratio || *v.b < 0) {
+    v.verdict = kNotJudged;
+    v.reason = "A's median is 0: no ratio to judge";
+    return v;
+  }
+  // Which source of noise set the bar, in words.
+  std::string noise_source = "minimum effect";
+  if (v.noise > options.min_effect) {
+    noise_source = v.spread_a.value_or(0) >= v.spread_b.value_or(0) ? "spread of A's repeats"
+                                                                    : "spread of B's repeats";
+  }
+  const double change = *v.ratio - 1;
+  const bool b_better = lower_is_better(options.metric) ? change < 0 : change > 0;
+  const std::string direction = change < 0 ? "lower" : "higher";
+  if (std::abs(change) > v.noise) {
+    v.verdict = b_better ? kFaster : kSlower;
+    v.reason = fmt::format("B {} {}, outside the noise of {} ({})", percent(std::abs(change)),
+                           direction, percent(v.noise), noise_source);
+  } else {
+    v.verdict = kLevel;
+    v.reason = fmt::format("B {} {}, inside the noise of {} ({})", percent(std::abs(change)),
+                           direction, percent(v.noise), noise_source);
+  }
+  return v;
+}
+
+CompareCounts count_verdicts(std::span<const CompareVerdict> checks) {
+  CompareCounts c;
+  for (const CompareVerdict& v : checks) {
+    ++c.total;
+    if (v.verdict == kFaster) ++c.faster;
+    if (v.verdict == kLevel) ++c.level;
+    if (v.verdict == kSlower) ++c.slower;
+    if (v.verdict == kNotJudged) ++c.not_judged;
+  }
+  c.text = fmt::format("B faster on {} of {} check{}, level on {}, slower on {}",
+                       count_words(c.faster), c.total, c.total == 1 ? "" : "s",
+                       count_words(c.level), count_words(c.slower));
+  if (c.not_judged > 0) c.text += fmt::format(", not judged on {}", c.not_judged);
+  return c;
+}
+
+CompareAnalysis analyze_compare(std::span<const CompareCell> cells, const CompareOptions& options) {
+  CompareAnalysis analysis;
+  analysis.metric = std::string(compare_metric_name(options.metric));
+  for (const CompareCell& cell : cells) analysis.checks.push_back(judge_check(cell, options));
+  analysis.headline = count_verdicts(analysis.checks);
+  std::vector<std::string> conditions;
+  for (const CompareVerdict& v : analysis.checks) {
+    if (!v.condition.empty() &&
+        std::find(conditions.begin(), conditions.end(), v.condition) == conditions.end()) {
+      conditions.push_back(v.condition);
+    }
+  }
+  for (const std::string& condition : conditions) {
+    std::vector<CompareVerdict> in;
+    for (const CompareVerdict& v : analysis.checks) {
+      if (v.condition == condition) in.push_back(v);
+    }
+    analysis.by_condition.emplace_back(condition, count_verdicts(in));
+  }
+  analysis.statistic = fmt::format(
+      "the medians of the repeats, B/A; a difference is a finding only when it exceeds both the "
+      "minimum effect ({}) and the spread between repeats on either side ((max - min) / median); "
+      "fewer than {} repeats a side is not judged; {} is better {}",
+      percent(options.min_effect), std::max(options.min_repeats, 1), analysis.metric,
+      lower_is_better(options.metric) ? "lower" : "higher");
+  return analysis;
+}
+
+}  // namespace proofload::analyze

@@ -1,0 +1,87 @@
+// A comparison's judgement, pure over what each cell recorded: for every check (a request under
+// a condition, such as "cold" or "warm at 0.5 CPU"), the median of A's repeats and of B's, the
+// ratio B/A, the noise the difference is judged against, and a verdict: B `faster`, `level` or
+// `slower`, or `not judged` with too few repeats. Then the headline ("B faster on 26 of 28
+// checks, level on 2, slower on none") and the same counts per condition. `proofload compare`
+// (a later part of the compare issue) runs the matrix; this is its analysis, and runs the same
+// over recorded cells. No state, no I/O; thread-safe.
+//
+// The statistic, as the report states it: a check's difference |B/A - 1| of the medians is a
+// finding only when it exceeds both the minimum effect (5% by default) and the spread between
+// repeats on either side ((max - min) / median of A's repeats, and of B's). A difference inside
+// that noise is `level`, never a verdict. Fewer repeats than the minimum (3 by default) on
+// either side, or a side with no value, is `not judged`, and said.
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace proofload::analyze {
+
+enum class CompareMetric { kP50, kP95, kP99, kThroughput, kCpuPerRequest };
+
+// "p50", "p95", "p99", "throughput", "cpu_per_request"; UsageError naming the choices otherwise.
+CompareMetric parse_compare_metric(std::string_view text);
+std::string_view compare_metric_name(CompareMetric metric);
+// Latency and CPU per request: lower is better. Throughput: higher is.
+bool lower_is_better(CompareMetric metric);
+
+// One check under one condition, as the matrix recorded it: the metric of each repeat of A and
+// of B (in the order run), and what went wrong on each side.
+struct CompareCell {
+  std::string name;       // the check: "lookup"
+  std::string condition;  // "cold", "warm at 0.5 CPU"; "" when the matrix has none
+  std::vector<double> a, b;
+  int64_t a_requests = 0, b_requests = 0;
+  int64_t a_errors = 0, b_errors = 0;  // errors and incomplete answers, over the repeats
+};
+
+struct CompareOptions {
+  CompareMetric metric = CompareMetric::kP50;
+  double min_effect = 0.05;  // a share: smaller differences are never findings
+  int min_repeats = 3;       // on each side, for a verdict
+};
+
+inline constexpr std::string_view kFaster = "faster";
+inline constexpr std::string_view kLevel = "level";
+inline constexpr std::string_view kSlower = "slower";
+inline constexpr std::string_view kNotJudged = "not judged";
+
+struct CompareVerdict {
+  std::string name, condition;
+  std::optional<double> a, b;      // the medians of the repeats
+  std::optional<double> ratio;     // b / a
+  std::optional<double> spread_a;  // (max - min) / median of the repeats; nullopt under 2
+  std::optional<double> spread_b;
+  double noise = 0;  // what |ratio - 1| had to exceed: the largest of min_effect and the spreads
+  std::string verdict;  // kFaster, kLevel, kSlower or kNotJudged
+  std::string reason;   // "B 12.0% lower, outside the noise of 5.0% (minimum effect)"
+  int64_t a_requests = 0, b_requests = 0, a_errors = 0, b_errors = 0;
+};
+
+struct CompareCounts {
+  int64_t faster = 0, level = 0, slower = 0, not_judged = 0, total = 0;
+  // "B faster on 26 of 28 checks, level on 2, slower on none" (", not judged on 1" when any).
+  std::string text;
+};
+
+struct CompareAnalysis {
+  std::string metric;  // compare_metric_name
+  std::vector<CompareVerdict> checks;  // in the order of the cells
+  CompareCounts headline;
+  // The same counts per condition, in the order conditions first appear (none when no cell
+  // names one): "cold at 0.5 CPU: faster on 6 of 7 checks, level on 1".
+  std::vector<std::pair<std::string, CompareCounts>> by_condition;
+  std::string statistic;  // the rule, in words, for the report
+};
+
+CompareVerdict judge_check(const CompareCell& cell, const CompareOptions& options);
+CompareCounts count_verdicts(std::span<const CompareVerdict> checks);
+CompareAnalysis analyze_compare(std::span<const CompareCell> cells, const CompareOptions& options);
+
+}  // namespace proofload::analyze
