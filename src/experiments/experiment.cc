@@ -46,7 +46,7 @@ bool Experiment::precheck() {
   return ok;
 }
 
-bool Experiment::hook(const char* name, const std::optional<std::string>& command,
+bool Experiment::hook(const std::string& name, const std::optional<std::string>& command,
                       const StepLabel* at, const std::atomic<bool>* cancel) {
   if (!command) return true;
   const fs::path log = setup_.out_dir / "hooks" / ((at ? at->file_prefix : "") + name + ".log");
@@ -54,7 +54,8 @@ bool Experiment::hook(const char* name, const std::optional<std::string>& comman
       {"PROOFLOAD_HOOK", name}, {"PROOFLOAD_OUT", setup_.out_dir.string()}};
   if (at) env.insert(env.end(), at->env.begin(), at->env.end());
   if (!setup_.quiet) {
-    std::fprintf(stderr, "%s: %s hook: %s\n", setup_.name.c_str(), name, command->c_str());
+    std::fprintf(stderr, "%s: %s hook: %s\n", setup_.name.c_str(), name.c_str(),
+                 command->c_str());
   }
   const HookResult r = run_hook(name, *command, setup_.hooks.timeout_ns, log, env, cancel);
   Event event;
@@ -87,13 +88,14 @@ bool Experiment::hook(const char* name, const std::optional<std::string>& comman
 
 bool Experiment::drain(const StepLabel& at) {
   if (!setup_.drain_until) return true;
-  const fs::path log = setup_.out_dir / "hooks" / (at.file_prefix + "drain.log");
+  const std::string& name = drain_name_;
+  const fs::path log = setup_.out_dir / "hooks" / (at.file_prefix + name + ".log");
   const DrainResult r =
       wait_until_drained(*setup_.drain_until, setup_.drain_timeout_ns, setup_.drain_every_ns, log,
                          &signals_.requested_flag(), setup_.trust);
   Event event;
   event.kind = "drain";
-  event.name = "drain";
+  event.name = name;
   event.level = at.level;
   event.repeat = at.repeat;
   event.command = *setup_.drain_until;
@@ -104,10 +106,11 @@ bool Experiment::drain(const StepLabel& at) {
   event.detail = r.describe();
   events_.push_back(std::move(event));
   if (r.cancelled) {
-    ending_.set("interrupted", "interrupted by a signal while waiting for the drain gate",
+    ending_.set("interrupted", "interrupted by a signal while waiting for the " + name + " gate",
                 kExitInterrupted);
   } else if (!r.drained) {
-    ending_.set("failed", fmt::format("the drain gate did not open{}: {}", at.where, r.describe()),
+    ending_.set("failed",
+                fmt::format("the {} gate did not open{}: {}", name, at.where, r.describe()),
                 kExitFailure);
   }
   return r.drained;
@@ -118,7 +121,10 @@ bool Experiment::step(const StepLabel& at, const std::function<bool()>& load) {
     ending_.set("interrupted", "interrupted by a signal" + at.where, kExitInterrupted);
     return false;
   }
-  if (!hook("reset", setup_.hooks.reset, &at, &signals_.requested_flag())) return false;
+  for (const auto& [name, command] : at.first_hooks) {
+    if (!hook(name, command, &at, &signals_.requested_flag())) return false;
+  }
+  if (!hook(reset_name_, setup_.hooks.reset, &at, &signals_.requested_flag())) return false;
   if (!drain(at)) return false;
   if (!hook("before-level", setup_.hooks.before, &at, &signals_.requested_flag())) return false;
   if (load()) hook("after-level", setup_.hooks.after, &at, &signals_.forced_flag());
@@ -128,6 +134,11 @@ bool Experiment::step(const StepLabel& at, const std::function<bool()>& load) {
 
 void Experiment::restore() {
   hook("restore", setup_.hooks.restore, nullptr, &signals_.forced_flag());
+}
+
+bool Experiment::undo_hook(const std::string& name, const std::string& command,
+                           const StepLabel& at) {
+  return hook(name, command, &at, &signals_.forced_flag());
 }
 
 }  // namespace proofload::experiments

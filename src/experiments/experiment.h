@@ -80,6 +80,9 @@ struct StepLabel {
   std::string file_prefix;                               // "03-400-": hooks/03-400-before-level.log
   std::string where;                                     // " at level 400 (repeat 2)"
   std::vector<std::pair<std::string, std::string>> env;  // PROOFLOAD_LEVEL=400, ...
+  // Hooks of this step alone, {name, command}, run in order before its reset: a comparison's
+  // switch to side B, a setting's apply, a cold cell's reset.
+  std::vector<std::pair<std::string, std::string>> first_hooks;
 };
 
 class Experiment {
@@ -103,12 +106,21 @@ class Experiment {
   bool step(const StepLabel& at, const std::function<bool()>& load);
   // The restore hook; call once, on every exit path.
   void restore();
+  // What the reset hook and the drain gate are called in events, log files and messages: a
+  // sizing's reset is its "apply", its drain gate its "ready" wait.
+  void rename_gates(std::string reset_name, std::string drain_name) {
+    reset_name_ = std::move(reset_name);
+    drain_name_ = std::move(drain_name);
+  }
+  // A named hook between steps that puts something back (a comparison's setting restore): it
+  // runs even after a signal (a second one cancels it), as restore does. False when it failed.
+  bool undo_hook(const std::string& name, const std::string& command, const StepLabel& at);
   void save() const {
     if (setup_.save) setup_.save();
   }
 
  private:
-  bool hook(const char* name, const std::optional<std::string>& command, const StepLabel* at,
+  bool hook(const std::string& name, const std::optional<std::string>& command, const StepLabel* at,
             const std::atomic<bool>* cancel);
   bool drain(const StepLabel& at);
 
@@ -116,6 +128,8 @@ class Experiment {
   StopSignals signals_;
   std::vector<Event> events_;
   Ending ending_;
+  std::string reset_name_ = "reset";
+  std::string drain_name_ = "drain";
 };
 
 }  // namespace proofload::experiments

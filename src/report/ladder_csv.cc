@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "report/csv_fields.h"
 #include "report/ladder_facts.h"
 #include "report/ladder_report.h"
 
@@ -17,22 +18,6 @@ namespace {
 
 using ladder::LevelAnalysis;
 using ladder::verdict_of;
-
-std::string csv_number(std::optional<double> value) {
-  if (!value || !std::isfinite(*value)) return "";
-  return fmt::format("{}", *value);  // shortest text that reads back as the same double
-}
-
-std::string csv_count(std::optional<int64_t> value) {
-  return value ? std::to_string(*value) : std::string();
-}
-
-std::string csv_text(const std::string& text) {
-  if (text.find_first_of(",\"\n\r") == std::string::npos) return text;
-  std::string out = "\"";
-  for (char c : text) out += c == '"' ? std::string("\"\"") : std::string(1, c);
-  return out + "\"";
-}
 
 }  // namespace
 

@@ -39,7 +39,7 @@ json window_outcomes_json(const std::array<int64_t, measure::kOutcomeCount>& out
 
 result::Latency latency_of(const measure::HdrHistogram& us) {
   const LatencySummary l = summarize_latency(us);
-  return {l.p50_ms, l.p90_ms, l.p99_ms, l.p99_9_ms, l.max_ms, l.mean_ms};
+  return {l.p50_ms, l.p90_ms, l.p95_ms, l.p99_ms, l.p99_9_ms, l.max_ms, l.mean_ms};
 }
 
 result::Counts outcome_counts(const std::array<int64_t, measure::kOutcomeCount>& outcomes) {

@@ -40,7 +40,8 @@ TEST(ResultJson, HasEverySchemaField) {
        "status", "bytes_in", "bytes_out", "connects"},
       "summary");
   for (const char* histogram : {"latency_ms", "service_time_ms", "ttfb_ms"}) {
-    expect_keys(summary[histogram], {"p50", "p90", "p99", "p99_9", "max", "mean"}, histogram);
+    expect_keys(summary[histogram], {"p50", "p90", "p95", "p99", "p99_9", "max", "mean"},
+                histogram);
   }
   for (std::string_view name : measure::kOutcomeNames) {
     EXPECT_TRUE(summary["outcomes"].contains(std::string(name))) << name;

@@ -20,7 +20,8 @@ constexpr std::string_view kDocument = "run result.json";
 
 json latency_json(const Latency& l) {
   return {{"p50", optional_json(l.p50)}, {"p90", optional_json(l.p90)},
-          {"p99", optional_json(l.p99)}, {"p99_9", optional_json(l.p99_9)},
+          {"p95", optional_json(l.p95)}, {"p99", optional_json(l.p99)},
+          {"p99_9", optional_json(l.p99_9)},
           {"max", optional_json(l.max)}, {"mean", optional_json(l.mean)}};
 }
 
@@ -105,7 +106,7 @@ json server_json(const ServerRecord& s) {
 }
 
 Latency latency_from(const JsonReader& r) {
-  return {r.number("p50"),   r.number("p90"), r.number("p99"),
+  return {r.number("p50"),   r.number("p90"), r.number("p95"), r.number("p99"),
           r.number("p99_9"), r.number("max"), r.number("mean")};
 }
 

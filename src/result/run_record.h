@@ -22,9 +22,9 @@ namespace proofload::result {
 
 constexpr const char* kRunSchema = "proofload.result/v1";
 
-// {p50, p90, p99, p99_9, max, mean}, in ms; nullopt: no data.
+// {p50, p90, p95, p99, p99_9, max, mean}, in ms; nullopt: no data (p95: not in files before it).
 struct Latency {
-  std::optional<double> p50, p90, p99, p99_9, max, mean;
+  std::optional<double> p50, p90, p95, p99, p99_9, max, mean;
 };
 
 using Counts = std::vector<std::pair<std::string, int64_t>>;  // by name: outcomes, status codes

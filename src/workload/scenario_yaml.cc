@@ -496,17 +496,13 @@ std::vector<MixEntry> implied_mix(const Scenario& scenario) {
 
 }  // namespace
 
-Scenario parse_scenario_yaml(std::string_view text, std::string_view file_name,
-                             const std::filesystem::path& base_dir) {
-  Source source(file_name);
-  Context context{source, text, std::string(file_name), base_dir};
-  // The usual syntax slip: a template in a flow map, "{title: ${word}}".
-  YAML::Node document = yaml_reader::load_single_document(
-      source, text, "scenario file", "a 'requests:' map", "title: \"${word}\"");
-  FieldMap top(source, document, "the scenario file", kTopKeys);
+namespace scenario_yaml {
 
+Scenario parse_scenario_fields(const Context& context, const FieldMap& top,
+                               const std::string& requests_key) {
+  const Source& source = context.source;
   Scenario scenario;
-  scenario.file = std::string(file_name);
+  scenario.file = context.file_name;
   if (top.has("target")) {
     scenario.target = top.get_string("target");
     try {
@@ -526,11 +522,11 @@ Scenario parse_scenario_yaml(std::string_view text, std::string_view file_name,
   if (top.has("defaults")) parse_defaults(context, top, scenario, default_uses);
   if (top.has("executor")) parse_executor(context, top, scenario.executor);
   if (top.has("data")) scenario.data = parse_data(context, top);
-  if (!top.has("requests")) top.fail_missing("requests");
+  if (!top.has(requests_key)) top.fail_missing(requests_key);
   // Each named request and flow keeps its own latency histograms in every worker: a stated
   // bound keeps that memory bounded (measured: about 50 KB a request at millisecond latencies).
   for (const auto& [key, limit] :
-       {std::pair{"requests", kMaxNamedRequests}, std::pair{"flows", kMaxFlows}}) {
+       {std::pair{requests_key, kMaxNamedRequests}, std::pair{std::string("flows"), kMaxFlows}}) {
     if (const YAML::Node* node = top.present(key);
         node != nullptr && node->IsMap() && node->size() > limit) {
       top.fail_at_value(key, "more than " + std::to_string(limit) + " named " + key + " (" +
@@ -539,7 +535,7 @@ Scenario parse_scenario_yaml(std::string_view text, std::string_view file_name,
                                  "figures of their own");
     }
   }
-  std::vector<ParsedRequest> requests = parse_requests(context, top);
+  std::vector<ParsedRequest> requests = parse_requests(context, top, requests_key);
 
   std::map<std::string, Item> items;
   std::vector<std::string> request_names;
@@ -574,6 +570,19 @@ Scenario parse_scenario_yaml(std::string_view text, std::string_view file_name,
     }
   }
   return scenario;
+}
+
+}  // namespace scenario_yaml
+
+Scenario parse_scenario_yaml(std::string_view text, std::string_view file_name,
+                             const std::filesystem::path& base_dir) {
+  Source source(file_name);
+  Context context{source, text, std::string(file_name), base_dir};
+  // The usual syntax slip: a template in a flow map, "{title: ${word}}".
+  YAML::Node document = yaml_reader::load_single_document(
+      source, text, "scenario file", "a 'requests:' map", "title: \"${word}\"");
+  FieldMap top(source, document, "the scenario file", kTopKeys);
+  return parse_scenario_fields(context, top, "requests");
 }
 
 Scenario load_scenario_file(const std::string& path) {

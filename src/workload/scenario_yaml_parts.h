@@ -75,6 +75,12 @@ std::vector<std::pair<std::string, std::string>> parse_headers(const Context& co
                                                                const FieldMap& parent,
                                                                std::vector<VariableUse>& uses);
 
+// A scenario's fields out of `top`, a map whose allowed keys the caller chose: the keys of a
+// scenario file it allows are read as a scenario file reads them, with the requests under
+// `requests_key` ("requests"; a compare matrix's "checks"). Keys it does not allow are absent.
+Scenario parse_scenario_fields(const Context& context, const FieldMap& top,
+                               const std::string& requests_key);
+
 std::vector<DataSpec> parse_data(const Context& context, const FieldMap& top);
 // `key`: "requests", or "canaries" (known-answer requests a soak sends on their own connection).
 std::vector<ParsedRequest> parse_requests(const Context& context, const FieldMap& top,
