@@ -1,0 +1,216 @@
+// `proofload compare MATRIX.yaml --a URL --b URL`: is B faster than A? Turns the flags and the
+// matrix file into a ComparePlan (every check here or in the plan, before anything is sent: exit
+// 2 on bad input), prints it with --plan, or runs it and prints the report. With two recorded
+// directories (`--a DIR --b DIR`) it judges their runs again and sends nothing.
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+
+#include "cli/command_line.h"
+#include "cli/ladder_flags.h"
+#include "cli/run_flags.h"
+#include "cli/scenario_options.h"
+#include "cli/subcommand.h"
+#include "common/clock.h"
+#include "common/units.h"
+#include "common/usage_error.h"
+#include "experiments/compare.h"
+#include "experiments/compare_record.h"
+#include "experiments/ladder_record.h"
+#include "report/numbers.h"
+
+namespace proofload::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct CompareFlags {
+  RunFlags run;
+  std::optional<std::string> matrix;
+  std::optional<std::string> a, b;
+  std::optional<std::string> a_apply, b_apply;
+  std::optional<std::string> reset, restore;
+  std::string hook_timeout = "60s";
+  std::optional<int64_t> repeat;
+  std::optional<std::string> metric;
+  std::optional<std::string> min_effect;
+  int64_t min_repeats = 3;
+  bool plan = false;
+};
+
+bool is_directory(const std::optional<std::string>& path) {
+  std::error_code ec;
+  return path && fs::is_directory(*path, ec);
+}
+
+result::CompareResult initial_result(const CompareFlags& f) {
+  result::CompareResult r;
+  r.status = "running";
+  r.proofload_version = PROOFLOAD_VERSION;
+  r.command_line = command_line();
+  r.started_at = report::iso8601_utc(wall_clock_ns());
+  r.settings.min_repeats = f.min_repeats;
+  return r;
+}
+
+// The judgement's settings the flags may override in both modes.
+void judge_flags(const CompareFlags& f, result::CompareSettings& s) {
+  if (f.metric) s.metric = analyze::compare_metric_name(analyze::parse_compare_metric(*f.metric));
+  if (f.min_effect) s.min_effect = parse_fraction("--min-effect", *f.min_effect);
+  if (f.min_repeats < 1 || f.min_repeats > 1000) {
+    throw UsageError("--min-repeats must be from 1 to 1000");
+  }
+}
+
+int rejudge(const CompareFlags& f) {
+  if (f.matrix) throw UsageError("with two recorded directories, give no matrix file");
+  if (f.a_apply || f.b_apply || f.reset || f.restore) {
+    throw UsageError("recorded directories are judged again, nothing is run: no hooks");
+  }
+  result::CompareResult initial = initial_result(f);
+  result::CompareSettings& s = initial.settings;
+  s.mode = "recorded";
+  s.a = *f.a;
+  s.b = *f.b;
+  judge_flags(f, s);
+  s.repeat = 0;
+  const fs::path out = f.run.out ? *f.run.out : default_out_dir("compare");
+  result::CompareResult r = experiments::rejudge_recorded(*f.a, *f.b, std::move(initial));
+  r.status = "complete";
+  r.end_reason = "judged again from recorded runs";
+  r.finished_at = report::iso8601_utc(wall_clock_ns());
+  if (f.plan) {
+    std::printf("Would judge %zu recorded runs again into %s; nothing is sent.\n", r.runs.size(),
+                out.c_str());
+    return kExitOk;
+  }
+  experiments::write_compare_directory(out, r);
+  if (!f.run.quiet) print_file(out / "summary.md");
+  std::fprintf(stderr, "compare: %s; report in %s\n", r.analysis.headline.text.c_str(),
+               (out / "summary.md").c_str());
+  return r.analysis.headline.slower > 0 ? kExitThresholds : kExitOk;
+}
+
+experiments::ComparePlan build_plan(CompareFlags& f, CLI::App* app) {
+  if (!f.matrix) {
+    throw UsageError("compare needs a matrix file (compare.yaml), or two recorded directories "
+                     "as --a DIR --b DIR");
+  }
+  if (!f.run.targets.empty()) throw UsageError("compare takes its targets from --a and --b");
+  if (f.a_apply.has_value() != f.b_apply.has_value()) {
+    throw UsageError("--a-apply and --b-apply go together: one switches to A, the other to B");
+  }
+  experiments::ComparePlan plan;
+  plan.matrix = experiments::load_compare_matrix(*f.matrix);
+  const experiments::CompareMatrix& m = plan.matrix;
+  plan.a_target = f.a ? *f.a : m.checks.target.value_or("");
+  if (plan.a_target.empty()) {
+    throw UsageError("no target for A: give --a URL (and --b URL), or 'target:' in " + m.file);
+  }
+  plan.b_target = f.b ? *f.b : plan.a_target;
+  if (plan.b_target == plan.a_target && !f.a_apply) {
+    throw UsageError("A and B are the same target (" + plan.a_target +
+                     "): give --b URL, or --a-apply and --b-apply hooks that switch it");
+  }
+  plan.a_apply = f.a_apply;
+  plan.b_apply = f.b_apply;
+  plan.reset = f.reset;
+  plan.restore = f.restore;
+  plan.hook_timeout_ns = parse_duration_ns(f.hook_timeout);
+  if (plan.hook_timeout_ns <= 0) throw UsageError("--hook-timeout must be longer than 0");
+  if (std::find(m.conditions.begin(), m.conditions.end(), experiments::kCold) !=
+          m.conditions.end() &&
+      !f.reset) {
+    throw UsageError("the matrix asks for cold checks: give the --reset hook that makes a cell "
+                     "cold (e.g. a restart or a cache flush)");
+  }
+  if (f.repeat) {
+    if (*f.repeat < 1 || *f.repeat > 1000) throw UsageError("--repeat must be from 1 to 1000");
+    plan.matrix.repeat = static_cast<int>(*f.repeat);
+  }
+  if (f.metric) plan.matrix.metric = analyze::parse_compare_metric(*f.metric);
+  if (f.min_effect) plan.matrix.min_effect = parse_fraction("--min-effect", *f.min_effect);
+  plan.out_dir = f.run.out ? *f.run.out : default_out_dir("compare");
+  plan.quiet = f.run.quiet;
+
+  // Only the matrix's run sets the load: the cells' shape is its own.
+  RunFlags base = f.run;
+  base.url = plan.a_target;
+  merge_scenario_settings(base, m.checks, flags_given(app));
+  plan.base_run = run_spec_from_flags(base, &m.checks);
+
+  result::CompareResult& r = plan.initial;
+  r = initial_result(f);
+  r.source.target = plan.a_target;
+  r.source.protocol = plan.base_run.protocol == engine::Protocol::kHttp2 ? "h2" : "http/1.1";
+  r.source.scenario_file = m.file;
+  r.source.scenario_sha256 = experiments::file_sha256(m.file);
+  result::CompareSettings& s = r.settings;
+  s.matrix_file = m.file;
+  s.metric = std::string(analyze::compare_metric_name(plan.matrix.metric));
+  s.repeat = plan.matrix.repeat;
+  s.min_effect = plan.matrix.min_effect;
+  s.conditions = m.conditions;
+  for (const experiments::CompareSetting& setting : m.settings) s.settings.push_back(setting.name);
+  s.mode = plan.switched_by_hooks() ? "hooks" : "targets";
+  s.a = plan.a_target;
+  s.b = plan.b_target;
+  s.order = experiments::compare_order_text(plan);
+  if (!m.rate_per_s) s.connections = m.connections;
+  s.rate_per_s = m.rate_per_s;
+  s.duration_s = seconds_of(m.duration_ns);
+  s.warmup_s = seconds_of(m.warmup_ns);
+  judge_flags(f, s);
+  result::judge_compare(r);  // the statistic, in words, for --plan
+  return plan;
+}
+
+}  // namespace
+
+Subcommand add_compare_command(CLI::App& parent) {
+  auto f = std::make_shared<CompareFlags>();
+  CLI::App* app = parent.add_subcommand(
+      "compare",
+      "Is B faster than A? Run a matrix of checks on both, repeated and interleaved, and judge "
+      "each against the noise of its repeats; or judge two recorded directories again");
+  app->add_option("matrix", f->matrix, "The matrix file (compare.yaml): checks, conditions, "
+                                       "settings, metric, run, repeat");
+  app->add_option("--a", f->a, "A: its URL, or a directory of recorded runs");
+  app->add_option("--b", f->b, "B: its URL, or a directory of recorded runs");
+  app->add_option("--a-apply", f->a_apply, "A hook that switches the target to A");
+  app->add_option("--b-apply", f->b_apply, "A hook that switches the target to B");
+  app->add_option("--reset", f->reset, "A hook run before each cold cell");
+  app->add_option("--restore", f->restore, "A hook run once at the end, on every exit path");
+  app->add_option("--hook-timeout", f->hook_timeout, "How long each hook may run (default 60s)");
+  app->add_option("--repeat", f->repeat, "Runs of each cell on each side (default: the "
+                                         "matrix's, else 3)");
+  app->add_option("--metric", f->metric, "p50, p95, p99, throughput or cpu_per_request "
+                                         "(default: the matrix's, else p50)");
+  app->add_option("--min-effect", f->min_effect,
+                  "The smallest difference that can be a finding (default 5%)");
+  app->add_option("--min-repeats", f->min_repeats,
+                  "Repeats a side needs for a verdict (default 3)");
+  app->add_option("-o,--out", f->run.out, "The report directory (default compare-DATE-TIME)");
+  app->add_flag("--plan", f->plan, "Print every hook and cell in order; send nothing");
+  add_request_flags(app, f->run);
+
+  return {app, [f, app] {
+            if (is_directory(f->a) && is_directory(f->b)) return rejudge(*f);
+            experiments::ComparePlan plan = build_plan(*f, app);
+            if (f->plan) {
+              std::fputs(experiments::describe_compare_plan(plan).c_str(), stdout);
+              return kExitOk;
+            }
+            experiments::CompareOutcome outcome = experiments::run_compare(plan);
+            const fs::path summary = plan.out_dir / "summary.md";
+            if (!f->run.quiet) print_file(summary);
+            std::fprintf(stderr, "compare: %s; %s; report in %s\n",
+                         outcome.result.end_reason.c_str(),
+                         outcome.result.analysis.headline.text.c_str(), summary.c_str());
+            return outcome.exit_code;
+          }};
+}
+
+}  // namespace proofload::cli

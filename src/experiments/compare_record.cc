@@ -1,0 +1,192 @@
+// See compare_record.h.
+#include "experiments/compare_record.h"
+
+#include <algorithm>
+#include <map>
+#include <system_error>
+
+#include "common/file_text.h"
+#include "common/usage_error.h"
+#include "http/url.h"
+#include "report/atomic_file.h"
+#include "report/compare_report.h"
+
+namespace proofload::experiments {
+namespace {
+
+namespace fs = std::filesystem;
+
+// A run's result.json is small (no windows); a bound keeps a damaged or hostile one from
+// filling memory.
+constexpr int64_t kMaxRunResultBytes = int64_t{64} << 20;
+// Directories searched for runs below each side's, and the runs taken: a wrong path (/) fails
+// clearly instead of walking the disk.
+constexpr int kMaxDepth = 8;
+constexpr size_t kMaxRuns = 100'000;
+
+std::optional<double> latency_metric(const result::Latency& l, analyze::CompareMetric metric) {
+  switch (metric) {
+    case analyze::CompareMetric::kP50: return l.p50;
+    case analyze::CompareMetric::kP95: return l.p95;
+    case analyze::CompareMetric::kP99: return l.p99;
+    default: return std::nullopt;
+  }
+}
+
+// The server's CPU ms per request, from the source its CPU figure came from.
+std::optional<double> cpu_ms_per_request(const result::RunRecord& run) {
+  if (!run.server || run.server->cpu_source.empty()) return std::nullopt;
+  for (const result::SourceRecord& s : run.sources) {
+    if (s.source == run.server->cpu_source) return s.value("cpu_ms_per_request");
+  }
+  return std::nullopt;
+}
+
+result::RunRecord read_run(const fs::path& dir) {
+  const std::string text =
+      read_bounded_file((dir / "result.json").string(), "run result", kMaxRunResultBytes);
+  return result::run_from_json(nlohmann::json::parse(text));
+}
+
+bool is_run_directory(const fs::path& dir) {
+  std::error_code ec;
+  if (!fs::is_regular_file(dir / "result.json", ec)) return false;
+  try {
+    const std::string text =
+        read_bounded_file((dir / "result.json").string(), "run result", kMaxRunResultBytes);
+    const nlohmann::json doc = nlohmann::json::parse(text);
+    return doc.is_object() && doc.value("schema", "") == result::kRunSchema;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
+
+// Every run directory below `root`, sorted by path (repeats in the order their names sort).
+std::vector<fs::path> run_directories(const fs::path& root) {
+  std::error_code ec;
+  if (!fs::is_directory(root, ec)) {
+    throw UsageError("'" + root.string() + "' is not a directory of recorded runs");
+  }
+  std::vector<fs::path> found;
+  if (is_run_directory(root)) found.push_back(root);
+  auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied,
+                                             ec);
+  for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
+    if (it.depth() >= kMaxDepth) it.disable_recursion_pending();
+    if (!it->is_directory(ec) || it->is_symlink(ec)) continue;
+    if (is_run_directory(it->path())) {
+      found.push_back(it->path());
+      it.disable_recursion_pending();  // a run's own directories hold no further runs
+    }
+    if (found.size() > kMaxRuns) {
+      throw UsageError("'" + root.string() + "' holds more than " + std::to_string(kMaxRuns) +
+                       " runs: give the directory of one comparison's side");
+    }
+  }
+  if (found.empty()) {
+    throw UsageError("'" + root.string() + "' holds no recorded run (a directory with a run's "
+                     "result.json)");
+  }
+  std::sort(found.begin(), found.end());
+  return found;
+}
+
+// The checks a run recorded: its scenario's named requests, or its URL's path for a plain run.
+std::vector<std::string> checks_of(const result::RunRecord& run) {
+  std::vector<std::string> names;
+  for (const result::NamedRequest& n : run.named) names.push_back(n.name);
+  if (!names.empty()) return names;
+  try {
+    return {http::parse_url(run.target).path_and_query};
+  } catch (const UsageError&) {
+    return {run.target.empty() ? std::string("(run)") : run.target};
+  }
+}
+
+void add_side(const fs::path& root, const std::string& side, analyze::CompareMetric metric,
+              std::vector<result::CompareRun>& runs) {
+  std::map<std::pair<std::string, std::string>, int64_t> repeats;  // (check, condition) -> count
+  for (const fs::path& dir : run_directories(root)) {
+    const result::RunRecord record = read_run(dir);
+    const fs::path parent = dir == root ? root : dir.parent_path();
+    const std::string condition =
+        parent == root ? std::string() : fs::relative(parent, root).generic_string();
+    for (const std::string& check : checks_of(record)) {
+      result::CompareRun run;
+      run.side = side;
+      run.check = check;
+      run.condition = condition;
+      run.repeat = ++repeats[{check, condition}];
+      run.directory = dir.string();
+      run.status = record.status;
+      const CellFigures f = cell_figures(record, check, metric);
+      run.value = f.value;
+      run.requests = f.requests;
+      run.errors = f.errors;
+      runs.push_back(std::move(run));
+    }
+  }
+}
+
+}  // namespace
+
+CellFigures cell_figures(const result::RunRecord& run, const std::string& check,
+                         analyze::CompareMetric metric) {
+  CellFigures f;
+  const auto named = std::find_if(run.named.begin(), run.named.end(),
+                                  [&](const result::NamedRequest& n) { return n.name == check; });
+  if (named != run.named.end()) {
+    f.requests = named->requests.value_or(0);
+    f.errors = named->errors.value_or(0);
+    f.value = metric == analyze::CompareMetric::kThroughput ? named->throughput_rps
+                                                             : latency_metric(named->latency, metric);
+  } else if (run.named.empty()) {
+    f.requests = run.requests.value_or(0);
+    f.errors = run.errors.value_or(0);
+    f.value = metric == analyze::CompareMetric::kThroughput ? run.throughput_rps
+                                                             : latency_metric(run.latency, metric);
+  } else {
+    return f;  // the run did not send this check
+  }
+  if (metric == analyze::CompareMetric::kCpuPerRequest) f.value = cpu_ms_per_request(run);
+  // A run that answered nothing measured no latency; its zero throughput is a measurement.
+  if (f.requests - f.errors <= 0 && metric != analyze::CompareMetric::kThroughput) {
+    f.value.reset();
+  }
+  return f;
+}
+
+void read_cell(const fs::path& out_dir, result::CompareRun& run, analyze::CompareMetric metric) {
+  try {
+    const result::RunRecord record = read_run(out_dir / run.directory);
+    const CellFigures f = cell_figures(record, run.check, metric);
+    run.value = f.value;
+    run.requests = f.requests;
+    run.errors = f.errors;
+    run.status = record.status;
+  } catch (const std::exception&) {
+    run.value.reset();
+    run.status = "not recorded";
+  }
+}
+
+result::CompareResult rejudge_recorded(const fs::path& a_dir, const fs::path& b_dir,
+                                       result::CompareResult initial) {
+  result::CompareResult r = std::move(initial);
+  const analyze::CompareMetric metric = analyze::parse_compare_metric(r.settings.metric);
+  r.runs.clear();
+  add_side(a_dir, "a", metric, r.runs);
+  add_side(b_dir, "b", metric, r.runs);
+  result::judge_compare(r);
+  return r;
+}
+
+void write_compare_directory(const fs::path& out_dir, const result::CompareResult& result) {
+  fs::create_directories(out_dir);
+  report::write_file_atomically(out_dir / "result.json",
+                                result::compare_to_json(result).dump(2) + "\n");
+  report::write_file_atomically(out_dir / "summary.md", report::render_compare_summary(result));
+  report::write_file_atomically(out_dir / kCompareCellsCsv, report::render_compare_csv(result));
+}
+
+}  // namespace proofload::experiments
