@@ -43,6 +43,12 @@ std::string value_text(const CompareResult& r, const std::optional<double>& v) {
   return fixed(*v, ms_decimals(*v));
 }
 
+// A value with its unit, for sentences: "4.1 ms", "2,066/s".
+std::string value_with_unit(const CompareResult& r, const std::optional<double>& v) {
+  if (!v) return "not measured";
+  return value_text(r, v) + (is_throughput(r) ? "/s" : " ms");
+}
+
 std::string ratio_text(const std::optional<double>& ratio) {
   return ratio ? fixed(*ratio, 3) : std::string(kNotMeasured);
 }
@@ -164,7 +170,7 @@ void findings(std::string& out, const CompareResult& r) {
   for (const CompareVerdict& v : r.analysis.checks) {
     if (v.verdict == analyze::kFaster || v.verdict == analyze::kSlower) {
       out += fmt::format("- {}: B {} ({} against {}): {}.\n", check_label(v), v.verdict,
-                         value_text(r, v.b), value_text(r, v.a), v.reason);
+                         value_with_unit(r, v.b), value_with_unit(r, v.a), v.reason);
     } else if (v.verdict == analyze::kLevel) {
       level.push_back(check_label(v));
     } else {
