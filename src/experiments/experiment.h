@@ -17,8 +17,9 @@
 // - probe (probe.h): one step whose run sends from several source addresses at once
 //   (RunSpec::sources), each window counting per source what the limit did, then a step per
 //   header variant; the analysis (analyze/probe_analysis.h) reads the per-second counts.
-// - compare: a matrix of steps over two RunSpecs (A B A B ...), each in its own directory; the
-//   analysis pairs the runs of each.
+// - compare (compare.h): a matrix of steps over two targets (A B A B ...), each cell's run in its
+//   own directory, with per-step hooks (a side's switch, a setting's apply, a cold cell's reset)
+//   and undo_hook for a setting's restore; the analysis judges each check's repeats.
 // - sizing: an outer planner around whole ladders, one per size: the before hook applies a size,
 //   the steps are the ladder's, restore puts the system back.
 // Runs on the caller's thread; one experiment per process (it owns the stop signals).
