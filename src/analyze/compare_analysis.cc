@@ -7,7 +7,7 @@
 #include <array>
 #include <cmath>
 
-#include "analyze/soak_analysis.h"  // median_of
+#include "analyze/median.h"
 #include "common/usage_error.h"
 
 namespace proofload::analyze {

@@ -8,7 +8,7 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "analyze/soak_analysis.h"  // median_of
+#include "analyze/median.h"
 #include "common/text.h"
 #include "common/units.h"
 #include "common/usage_error.h"

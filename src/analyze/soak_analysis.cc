@@ -309,13 +309,6 @@ MarkVerdict judge_mark(std::span<const SoakWindowRow> rows, const Mark& mark, do
   return v;
 }
 
-std::optional<double> median_of(std::vector<double> values) {
-  if (values.empty()) return std::nullopt;
-  std::sort(values.begin(), values.end());
-  const size_t n = values.size();
-  return n % 2 == 1 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
-}
-
 int64_t windows_missed(std::span<const SoakWindowRow> rows) {
   return std::count_if(rows.begin(), rows.end(),
                        [](const SoakWindowRow& row) { return !row.ramp && !row.bar_met; });

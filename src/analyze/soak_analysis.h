@@ -12,6 +12,8 @@
 #include <string_view>
 #include <vector>
 
+#include "analyze/median.h"
+
 namespace proofload::analyze {
 
 // One soak window (a minute by default), folded from the run's 1 s records.
@@ -125,9 +127,6 @@ struct MarkVerdict {
 // them missed the bar (the reason names the first and why), PASS otherwise. The rows must be
 // judged (judge_window) already.
 MarkVerdict judge_mark(std::span<const SoakWindowRow> rows, const Mark& mark, double window_s);
-
-// The median of some values (the mean of the middle two for an even count); none for none.
-std::optional<double> median_of(std::vector<double> values);
 
 // "0 of 1,440 windows missed the bar" figures over the hold's windows.
 int64_t windows_missed(std::span<const SoakWindowRow> rows);
