@@ -31,6 +31,7 @@ struct CompareFlags {
   std::optional<std::string> matrix;
   std::optional<std::string> a, b;
   std::optional<std::string> a_apply, b_apply;
+  std::vector<std::string> a_observe, b_observe;
   std::optional<std::string> reset, restore;
   std::string hook_timeout = "60s";
   std::optional<int64_t> repeat;
@@ -66,8 +67,10 @@ void judge_flags(const CompareFlags& f, result::CompareSettings& s) {
 
 int rejudge(const CompareFlags& f) {
   if (f.matrix) throw UsageError("with two recorded directories, give no matrix file");
-  if (f.a_apply || f.b_apply || f.reset || f.restore) {
-    throw UsageError("recorded directories are judged again, nothing is run: no hooks");
+  if (f.a_apply || f.b_apply || f.reset || f.restore || !f.a_observe.empty() ||
+      !f.b_observe.empty()) {
+    throw UsageError("recorded directories are judged again, nothing is run: no hooks or "
+                     "observers");
   }
   result::CompareResult initial = initial_result(f);
   result::CompareSettings& s = initial.settings;
@@ -114,6 +117,8 @@ experiments::ComparePlan build_plan(CompareFlags& f, CLI::App* app) {
     throw UsageError("A and B are the same target (" + plan.a_target +
                      "): give --b URL, or --a-apply and --b-apply hooks that switch it");
   }
+  plan.a_observe = f.a_observe;
+  plan.b_observe = f.b_observe;
   plan.a_apply = f.a_apply;
   plan.b_apply = f.b_apply;
   plan.reset = f.reset;
@@ -181,6 +186,9 @@ Subcommand add_compare_command(CLI::App& parent) {
   app->add_option("--b", f->b, "B: its URL, or a directory of recorded runs");
   app->add_option("--a-apply", f->a_apply, "A hook that switches the target to A");
   app->add_option("--b-apply", f->b_apply, "A hook that switches the target to B");
+  app->add_option("--a-observe", f->a_observe,
+                  "An observer of A's cells only, as --observe (e.g. pid:PID of A's server)");
+  app->add_option("--b-observe", f->b_observe, "An observer of B's cells only, as --observe");
   app->add_option("--reset", f->reset, "A hook run before each cold cell");
   app->add_option("--restore", f->restore, "A hook run once at the end, on every exit path");
   app->add_option("--hook-timeout", f->hook_timeout, "How long each hook may run (default 60s)");

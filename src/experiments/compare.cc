@@ -146,6 +146,8 @@ plan::RunSpec compare_cell_run(const ComparePlan& plan, const CompareStep& step)
   const CompareMatrix& m = plan.matrix;
   plan::RunSpec spec = plan.base_run;
   spec.target = step.side == "a" ? plan.a_target : plan.b_target;
+  const std::vector<std::string>& observe = step.side == "a" ? plan.a_observe : plan.b_observe;
+  spec.observe.insert(spec.observe.end(), observe.begin(), observe.end());
   spec.target_from_scenario = false;
   auto scenario = std::make_shared<workload::Scenario>(m.checks);
   const workload::RequestSpec request = m.checks.requests.at(step.check);

@@ -36,6 +36,9 @@ struct ComparePlan {
   plan::RunSpec base_run;
   std::string a_target, b_target;  // the same target when hooks switch it
   std::optional<std::string> a_apply, b_apply;  // both or neither
+  // Observers of one side's cells only (--a-observe, --b-observe), added to base_run's: two
+  // targets are two servers, and a figure such as CPU per request must come from each one's.
+  std::vector<std::string> a_observe, b_observe;
   std::optional<std::string> reset;    // before each cold cell
   std::optional<std::string> restore;  // once at the end
   int64_t hook_timeout_ns = int64_t{60} * 1'000'000'000;

@@ -81,6 +81,18 @@ TEST(ComparePlan, EachCellRunsItsCheckAloneOnItsSide) {
   EXPECT_EQ(warm.warmup_ns, int64_t{3} * 1'000'000'000);
 }
 
+TEST(ComparePlan, EachSidesObserversWatchOnlyItsCells) {
+  ComparePlan plan = plan_of(kTwoChecks);
+  plan.base_run.observe = {"host"};
+  plan.a_observe = {"pid:101"};
+  plan.b_observe = {"pid:202"};
+  const std::vector<CompareStep> steps = compare_steps(plan);
+  EXPECT_EQ(compare_cell_run(plan, steps[0]).observe,
+            (std::vector<std::string>{"host", "pid:101"}));
+  EXPECT_EQ(compare_cell_run(plan, steps[1]).observe,
+            (std::vector<std::string>{"host", "pid:202"}));
+}
+
 TEST(ComparePlan, OpenLoopCellsRunAtTheMatrixRate) {
   const ComparePlan plan = plan_of("checks:\n  x: {path: /x}\nrun: {rate: 250/s}\n");
   const plan::RunSpec run = compare_cell_run(plan, compare_steps(plan).front());

@@ -122,6 +122,35 @@ TEST(Compare, CtrlCInTheMiddleRestoresAndLeavesAReadableDirectory) {
   EXPECT_EQ(report.exit_code, 0) << report.err;
 }
 
+// CPU per request comes from each side's own server: --a-observe and --b-observe.
+TEST(Compare, CpuPerRequestComesFromEachSidesObserver) {
+  const std::string dir = make_temp_dir("compare-cpu");
+  write_file(dir + "/compare.yaml",
+             "checks:\n  lookup: {path: /lookup}\nmetric: cpu_per_request\n"
+             "run: {connections: 2, duration: 1s}\nrepeat: 3\n");
+  ServeProcess a({"--exit-after", "60s"});
+  ServeProcess b({"--exit-after", "60s"});
+  const std::string out = dir + "/out";
+  const Completed run = compare(
+      {dir + "/compare.yaml", "--a", a.url(), "--b", b.url(), "--a-observe",
+       "pid:" + std::to_string(a.process().pid()), "--b-observe",
+       "pid:" + std::to_string(b.process().pid()), "--observe-every", "250ms", "-q", "-o", out});
+  ASSERT_TRUE(run.exit_code == 0 || run.exit_code == 99) << run.err;
+  const json result = read_json(out + "/result.json");
+  EXPECT_EQ(result["settings"]["metric"], "cpu_per_request");
+  ASSERT_EQ(result["compare"]["runs"].size(), 6u);
+  for (const json& r : result["compare"]["runs"]) {
+    ASSERT_TRUE(r["value"].is_number()) << r.dump();
+    EXPECT_GT(r["value"].get<double>(), 0) << r.dump();
+  }
+  EXPECT_NE(result["compare"]["checks"][0]["verdict"], "not judged")
+      << result["compare"]["checks"][0].dump();
+  const json a_run = read_json(out + "/a/lookup-r1/result.json");
+  const json b_run = read_json(out + "/b/lookup-r1/result.json");
+  EXPECT_EQ(a_run["spec"]["observe"], json::array({"pid:" + std::to_string(a.process().pid())}));
+  EXPECT_EQ(b_run["spec"]["observe"], json::array({"pid:" + std::to_string(b.process().pid())}));
+}
+
 TEST(Compare, BadInputIsOneLineAndSendsNothing) {
   const std::string dir = make_temp_dir("compare-bad");
   write_file(dir + "/typo.yaml", "checks:\n  lookup: {path: /lookup}\nrepeats: 3\n");
