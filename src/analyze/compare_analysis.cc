@@ -6,6 +6,7 @@
 #include <algorithm>
 #include <array>
 #include <cmath>
+#include <tuple>
 
 #include "analyze/median.h"
 #include "common/usage_error.h"
@@ -88,6 +89,20 @@ CompareVerdict judge_check(const CompareCell& cell, const CompareOptions& option
                            b.size(), repeats);
     return v;
   }
+  if (options.metric != CompareMetric::kThroughput) {
+    for (const auto& [side, errors, requests] :
+         {std::tuple{"A", v.a_errors, v.a_requests}, std::tuple{"B", v.b_errors, v.b_requests}}) {
+      if (requests > 0 &&
+          static_cast<double>(errors) > options.max_error_share * static_cast<double>(requests)) {
+        v.verdict = kNotJudged;
+        v.reason = fmt::format(
+            "{} had {} errors in {} requests ({}), above {}: its answers are not comparable", side,
+            errors, requests, percent(static_cast<double>(errors) / static_cast<double>(requests)),
+            percent(options.max_error_share));
+        return v;
+      }
+    }
+  }
   if (!v.ratio || *v.b < 0) {
     v.verdict = kNotJudged;
     v.reason = "A's median is 0: no ratio to judge";
@@ -152,9 +167,13 @@ CompareAnalysis analyze_compare(std::span<const CompareCell> cells, const Compar
   analysis.statistic = fmt::format(
       "the medians of the repeats, B/A; a difference is a finding only when it exceeds both the "
       "minimum effect ({}) and the spread between repeats on either side ((max - min) / median); "
-      "fewer than {} repeats a side is not judged; {} is better {}",
-      percent(options.min_effect), std::max(options.min_repeats, 1), analysis.metric,
-      lower_is_better(options.metric) ? "lower" : "higher");
+      "fewer than {} repeats a side is not judged{}; {} is better {}",
+      percent(options.min_effect), std::max(options.min_repeats, 1),
+      options.metric == CompareMetric::kThroughput
+          ? ""
+          : fmt::format(", nor a side with more than {} of its requests in error",
+                        percent(options.max_error_share)),
+      analysis.metric, lower_is_better(options.metric) ? "lower" : "higher");
   return analysis;
 }
 

@@ -10,7 +10,8 @@
 // finding only when it exceeds both the minimum effect (5% by default) and the spread between
 // repeats on either side ((max - min) / median of A's repeats, and of B's). A difference inside
 // that noise is `level`, never a verdict. Fewer repeats than the minimum (3 by default) on
-// either side, or a side with no value, is `not judged`, and said.
+// either side, or a side with no value, is `not judged`, and said; so is a check with more than
+// max_error_share (1%) of a side's requests in error, for every metric but throughput.
 #pragma once
 
 #include <cstdint>
@@ -45,6 +46,9 @@ struct CompareOptions {
   CompareMetric metric = CompareMetric::kP50;
   double min_effect = 0.05;  // a share: smaller differences are never findings
   int min_repeats = 3;       // on each side, for a verdict
+  // A side whose errors are more than this share of its requests is not compared on latency or
+  // CPU: answers that fail fast are not faster (throughput counts answers of any status).
+  double max_error_share = 0.01;
 };
 
 inline constexpr std::string_view kFaster = "faster";

@@ -72,6 +72,25 @@ TEST(CompareAnalysis, TooFewRepeatsAreNotJudgedAndSaid) {
   EXPECT_FALSE(zero.ratio);
 }
 
+TEST(CompareAnalysis, ASideFailingMoreThanOnePercentIsNotComparedOnLatency) {
+  CompareCell fails_fast = cell("lookup", {10, 10, 10}, {1, 1, 1});
+  fails_fast.a_requests = 3000;
+  fails_fast.b_requests = 3000;
+  fails_fast.b_errors = 600;
+  const CompareVerdict v = judge_check(fails_fast, CompareOptions{});
+  EXPECT_EQ(v.verdict, kNotJudged);
+  EXPECT_EQ(v.reason,
+            "B had 600 errors in 3000 requests (20.0%), above 1.0%: its answers are not "
+            "comparable");
+  fails_fast.b_errors = 30;  // 1%: still judged
+  EXPECT_EQ(judge_check(fails_fast, CompareOptions{}).verdict, kFaster);
+  CompareOptions throughput;
+  throughput.metric = CompareMetric::kThroughput;
+  fails_fast.b_errors = 600;
+  EXPECT_NE(judge_check(fails_fast, throughput).verdict, kNotJudged)
+      << "throughput counts every answer";
+}
+
 TEST(CompareAnalysis, TheHeadlineAndEachConditionCountTheVerdicts) {
   const std::vector<CompareCell> cells = {
       cell("lookup", {10, 10, 10}, {5, 5, 5}, "cold"),
