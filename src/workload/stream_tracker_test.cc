@@ -1,0 +1,128 @@
+// Tests of one stream measured event by event: times from the origin the caller gives, content
+// events told from the others, gaps between them, tokens counted or reported, and how a stream
+// ends (completed, cut short, malformed, not the fixture).
+#include "workload/stream_tracker.h"
+
+#include <gtest/gtest.h>
+
+#include <vector>
+
+namespace proofload::workload {
+namespace {
+
+constexpr int64_t kMs = 1'000'000;
+
+class Gaps : public StreamGapSink {
+ public:
+  void on_content_gap(int64_t gap_ns) override { seen.push_back(gap_ns); }
+  std::vector<int64_t> seen;
+};
+
+std::string delta(const std::string& content) {
+  return "data: {\"choices\":[{\"delta\":{\"content\":\"" + content + "\"}}]}\n\n";
+}
+
+StreamRules chat_rules() {
+  StreamRules rules;
+  rules.content = JsonPointer::parse("/choices/0/delta/content");
+  rules.tokens = JsonPointer::parse("/usage/completion_tokens");
+  return rules;
+}
+
+TEST(StreamTracker, MeasuresAChatStreamFromItsOrigin) {
+  const StreamRules rules = chat_rules();
+  StreamTracker t(rules);
+  Gaps gaps;
+  const int64_t origin = 1000 * kMs;  // the intended start, before anything was sent
+  t.start(origin, &gaps);
+  t.feed(": opening\n\n", origin + 5 * kMs);
+  t.feed("data: {\"choices\":[{\"delta\":{}}]}\n\n", origin + 10 * kMs);  // no content yet
+  t.feed(delta("Hel"), origin + 20 * kMs);
+  t.feed(delta("lo") + delta(""), origin + 30 * kMs);  // an empty delta is not content
+  t.feed(delta("!"), origin + 45 * kMs);
+  t.feed("data: {\"choices\":[],\"usage\":{\"completion_tokens\":7}}\n\ndata: [DONE]\n\n",
+         origin + 50 * kMs);
+  EXPECT_TRUE(t.terminated());
+  EXPECT_EQ(t.finish(), StreamEnd::kCompleted);
+  const StreamFigures& f = t.figures();
+  EXPECT_EQ(f.first_byte_ns, 5 * kMs);
+  EXPECT_EQ(f.first_event_ns, 10 * kMs);
+  EXPECT_EQ(f.first_content_ns, 20 * kMs);
+  EXPECT_EQ(f.last_content_ns, 45 * kMs);
+  EXPECT_EQ(f.events, 7);  // the terminator included
+  EXPECT_EQ(f.content_events, 3);
+  EXPECT_EQ(f.tokens, 7) << "the server's count wins";
+  EXPECT_TRUE(f.tokens_reported);
+  EXPECT_EQ(gaps.seen, (std::vector<int64_t>{10 * kMs, 15 * kMs}));
+  ASSERT_TRUE(f.tpot_ns());
+  EXPECT_DOUBLE_EQ(*f.tpot_ns(), 25.0 * kMs / 6);
+}
+
+TEST(StreamTracker, WithoutPointersEveryEventWithDataIsATokenOfContent) {
+  const StreamRules rules;
+  StreamTracker t(rules);
+  t.start(0, nullptr);
+  t.feed("data: a\n\ndata: b\n\nevent: ping\ndata:\n\ndata: [DONE]\n\n", 3 * kMs);
+  EXPECT_EQ(t.finish(), StreamEnd::kCompleted);
+  EXPECT_EQ(t.figures().content_events, 2);
+  EXPECT_EQ(t.figures().tokens, 2);
+  EXPECT_FALSE(t.figures().tokens_reported);
+}
+
+TEST(StreamTracker, AStreamEndsAsConfiguredOrIsCutShort) {
+  const StreamRules rules;
+  StreamTracker t(rules);
+  t.start(0, nullptr);
+  t.feed("data: a\n\n", 1);
+  EXPECT_EQ(t.finish(), StreamEnd::kCutShort) << "no terminator";
+  StreamRules no_terminator;
+  no_terminator.terminator = "";
+  StreamTracker plain(no_terminator);
+  plain.start(0, nullptr);
+  plain.feed("data: a\n\n", 1);
+  EXPECT_EQ(plain.finish(), StreamEnd::kCompleted) << "the body's end is the end";
+  plain.start(0, nullptr);
+  plain.feed("data: a\n\ndata: b", 1);
+  EXPECT_EQ(plain.finish(), StreamEnd::kCutShort) << "ended inside an event";
+}
+
+TEST(StreamTracker, BytesAfterTheTerminatorAreNotTheStreams) {
+  const StreamRules rules;
+  StreamTracker t(rules);
+  t.start(0, nullptr);
+  t.feed("data: a\n\ndata: [DONE]\n\ndata: late\n\n", 1);
+  t.feed("data: later\n", 2);
+  EXPECT_EQ(t.finish(), StreamEnd::kCompleted);
+  EXPECT_EQ(t.figures().events, 2);
+}
+
+TEST(StreamTracker, AFixtureMatchesByteForByte) {
+  StreamRules rules;
+  rules.fixture = std::make_shared<const std::string>("data: a\n\ndata: [DONE]\n\n");
+  StreamTracker t(rules);
+  t.start(0, nullptr);
+  t.feed("data: a\n\nda", 1);
+  t.feed("ta: [DONE]\n\n", 2);
+  EXPECT_EQ(t.finish(), StreamEnd::kCompleted);
+  t.start(0, nullptr);
+  t.feed("data: b\n\ndata: [DONE]\n\n", 1);  // one byte differs
+  EXPECT_EQ(t.finish(), StreamEnd::kFixtureMismatch);
+  t.start(0, nullptr);
+  t.feed("data: a\n\ndata: [DONE]\n\n\n", 1);  // one byte more
+  EXPECT_EQ(t.finish(), StreamEnd::kFixtureMismatch);
+  t.start(0, nullptr);
+  t.feed("data: a\n\n", 1);  // cut: said as cut, not as a mismatch
+  EXPECT_EQ(t.finish(), StreamEnd::kCutShort);
+}
+
+TEST(StreamTracker, ALineOverTheBoundIsMalformed) {
+  StreamRules rules;
+  rules.limits.max_line_bytes = 32;
+  StreamTracker t(rules);
+  t.start(0, nullptr);
+  t.feed("data: " + std::string(100, 'x') + "\n\ndata: [DONE]\n\n", 1);
+  EXPECT_EQ(t.finish(), StreamEnd::kMalformed);
+}
+
+}  // namespace
+}  // namespace proofload::workload
