@@ -1,7 +1,10 @@
 // The route handler's built-ins (lifecycle API, admin, health, metrics), injected failures and
 // SSE streams; see route_handler.h.
+#include <algorithm>
 #include <charconv>
+#include <nlohmann/json.hpp>
 
+#include "common/clock.h"
 #include "serve/lifecycle/item_json.h"
 #include "serve/route_handler.h"
 
@@ -194,6 +197,33 @@ void RouteHandler::serve_sse(const Route& route, const RequestHead& request, int
                        connection_header(request), "Cache-Control: no-cache\r\n");
   head.insert(head.size() - 2, limit_headers);  // before the blank line
   if (!request.is_head) reply.stream(*route.sse, delay_ns);
+  if (!request.keep_alive) reply.close_after();
+}
+
+void RouteHandler::serve_llm(const Route& route, const RequestHead& request, int64_t delay_ns,
+                             Rng& rng, ReplyBuilder& reply, std::string_view limit_headers) const {
+  const LlmSpec& spec = *route.spec.llm;
+  // The request's "stream" and "max_tokens", as an OpenAI-compatible server reads them; a body
+  // that is not JSON asks for neither.
+  const nlohmann::json body = nlohmann::json::parse(request.body, nullptr, false);
+  const bool stream = body.is_object() && body.value("stream", false) == true;
+  int tokens = spec.tokens_min;
+  if (spec.tokens_max > spec.tokens_min) {
+    tokens += static_cast<int>(unit_double(rng) * (spec.tokens_max - spec.tokens_min + 1));
+  }
+  if (body.is_object() && body.contains("max_tokens") && body["max_tokens"].is_number_integer()) {
+    tokens = static_cast<int>(std::clamp<int64_t>(body["max_tokens"].get<int64_t>(), 1, tokens));
+  }
+  const LlmAnswer& answer =
+      (stream ? route.llm_streams : route.llm_wholes)[static_cast<size_t>(tokens - 1)];
+  // The head goes at once; the generation waits for a slot, then makes its tokens.
+  const int64_t queued_ns =
+      route.llm_slots->admit(monotonic_ns() + delay_ns, answer.generation_ns());
+  std::string& head = reply.send_built(delay_ns);
+  append_response_head(head, route.status_line, answer.content_type(), answer.body_bytes(),
+                       connection_header(request), stream ? "Cache-Control: no-cache\r\n" : "");
+  head.insert(head.size() - 2, limit_headers);  // before the blank line
+  if (!request.is_head) reply.stream(answer, delay_ns + queued_ns);
   if (!request.keep_alive) reply.close_after();
 }
 

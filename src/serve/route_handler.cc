@@ -142,6 +142,13 @@ RouteHandler::RouteHandler(const RouteTable& table, int threads)
     }
     if (spec.serial) route.serial = std::make_unique<std::mutex>();
     if (spec.sse) route.sse = std::make_unique<SseStream>(*spec.sse);
+    if (spec.llm) {
+      for (int n = 1; n <= spec.llm->tokens_max; ++n) {
+        route.llm_streams.emplace_back(*spec.llm, n, true);
+        route.llm_wholes.emplace_back(*spec.llm, n, false);
+      }
+      route.llm_slots = std::make_unique<LlmSlots>(spec.llm->concurrency);
+    }
     for (const FaultSpec& fault : spec.faults) {
       // Saturating: a fault that lasts "for ever" must not wrap round to the past.
       int64_t end_ns =
@@ -277,6 +284,8 @@ void RouteHandler::serve_route(const Route& route, size_t index, const RequestHe
   }
   if (spec.sse) {
     serve_sse(route, request, delay_ns, reply, limit_headers);
+  } else if (spec.llm) {
+    serve_llm(route, request, delay_ns, rng, reply, limit_headers);
   } else if (fault) {
     // A body fault: the route's status, cpu and delay, with the wrong body.
     send_prepared(reply, request, fault->keep_alive, fault->keep_alive_10, fault->close, delay_ns,

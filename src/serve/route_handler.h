@@ -24,6 +24,7 @@
 #include "serve/handler.h"
 #include "serve/lifecycle/item_store.h"
 #include "serve/routes/route_config.h"
+#include "serve/llm_stream.h"
 #include "serve/sse_stream.h"
 
 namespace proofload::serve {
@@ -61,6 +62,9 @@ class RouteHandler : public RequestHandler {
     FailPicker fail;
     std::unique_ptr<std::mutex> serial;      // held while the cpu work runs
     std::unique_ptr<SseStream> sse;          // the events of an sse route, made as they fall due
+    // An llm route's answers by token count (index n - 1), streamed and whole, and its slots.
+    std::vector<LlmAnswer> llm_streams, llm_wholes;
+    std::unique_ptr<LlmSlots> llm_slots;
     std::vector<FaultWindow> fault_windows;  // parallel to fault_answers
     std::vector<FaultAnswer> fault_answers;
   };
@@ -78,6 +82,8 @@ class RouteHandler : public RequestHandler {
   int serve_failure(Failure failure, const Route& route, const RequestHead& request,
                     ReplyBuilder& reply, std::string_view limit_headers) const;
   void serve_sse(const Route& route, const RequestHead& request, int64_t delay_ns,
+                 ReplyBuilder& reply, std::string_view limit_headers) const;
+  void serve_llm(const Route& route, const RequestHead& request, int64_t delay_ns, Rng& rng,
                  ReplyBuilder& reply, std::string_view limit_headers) const;
   // Without extra headers the prepared bytes go out as they are; with them, the head is copied
   // with the headers added and the body still goes out from the prepared bytes.

@@ -81,6 +81,17 @@ routes:
     path: /stream
     sse: {events: 20, over: 2s, event_bytes: 64, tokens_per_event: 4}
 
+  # An OpenAI-compatible chat completion, streamed when asked: 8 generations at once, the rest
+  # queued, so a ramp shows the time to first token rising while the gap between tokens holds.
+  - name: chat
+    method: POST
+    path: /v1/chat/completions
+    llm: {ttft: 200ms, tokens_per_s: 50, tokens: {min: 50, max: 150}, concurrency: 8}
+  - name: completions
+    method: POST
+    path: /v1/completions
+    llm: {ttft: 200ms, tokens_per_s: 50, tokens: {min: 50, max: 150}, concurrency: 8}
+
   # The stateful lifecycle: create, assign, resolve, read, search.
   - {name: items.create,  method: POST, path: /items,                builtin: lifecycle.create}
   - {name: items.assign,  method: POST, path: "/items/{id}/assign",  builtin: lifecycle.assign}

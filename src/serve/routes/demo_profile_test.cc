@@ -36,6 +36,8 @@ TEST(DemoProfile, ParsesAndHasEveryRoute) {
            {"GET", "/sic/bulk", ""},
            {"GET", "/flaky", ""},
            {"GET", "/stream", ""},
+           {"POST", "/v1/chat/completions", ""},
+           {"POST", "/v1/completions", ""},
            {"POST", "/items", "lifecycle.create"},
            {"POST", "/items/{id}/assign", "lifecycle.assign"},
            {"POST", "/items/{id}/resolve", "lifecycle.resolve"},
@@ -51,7 +53,7 @@ TEST(DemoProfile, ParsesAndHasEveryRoute) {
     ASSERT_NE(route, nullptr) << e.method << " " << e.path;
     EXPECT_EQ(route->builtin, e.builtin) << e.path;
   }
-  EXPECT_EQ(demo.routes.size(), 17u);
+  EXPECT_EQ(demo.routes.size(), 19u);
   ASSERT_TRUE(demo.lifecycle);
   EXPECT_FALSE(demo.stalls);  // a demo's numbers should not depend on when a stall falls
 }

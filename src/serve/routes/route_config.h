@@ -82,6 +82,20 @@ struct SseSpec {
   bool operator==(const SseSpec&) const = default;
 };
 
+// An OpenAI-compatible completion (`llm`, for streaming tests): after `ttft_ns` the first token,
+// then one every 1 / tokens_per_s, tokens_min..tokens_max of them (uniform; a request's
+// max_tokens caps it), at most `concurrency` generations at once with the rest queued in front
+// (0: no cap). `"stream": true` in the request's JSON asks for the event stream.
+struct LlmSpec {
+  int64_t ttft_ns = 200'000'000;  // >= 0
+  double tokens_per_s = 50;       // > 0
+  int tokens_min = 100;           // 1..kMaxLlmTokens, <= tokens_max
+  int tokens_max = 100;
+  int concurrency = 0;            // 0..100'000
+  bool operator==(const LlmSpec&) const = default;
+};
+constexpr int kMaxLlmTokens = 10'000;
+
 // A delay that grows with the server's age: `add_ns` more for every whole `every_ns` since time
 // zero (when the server began listening), on top of the route's `delay`, capped at
 // kMaxRouteDelayNs. Steps rather than a slope, so a test knows the exact delay of each second.
@@ -133,6 +147,7 @@ struct RouteSpec {
   std::optional<LimitSpec> limit;
   std::optional<FailSpec> fail;
   std::optional<SseSpec> sse;
+  std::optional<LlmSpec> llm;
   std::optional<DriftSpec> drift;
   std::vector<FaultSpec> faults;  // in file order: the first in force wins
   std::string builtin;  // "" or one of kBuiltinHandlers (then status, body, content_type, sse

@@ -25,9 +25,12 @@ using yaml_reader::FieldMap;
 using yaml_reader::Source;
 
 constexpr std::array<std::string_view, 4> kTopKeys = {"seed", "stalls", "lifecycle", "routes"};
-constexpr std::array<std::string_view, 17> kRouteKeys = {
-    "name",  "method", "path",  "status", "body", "body_bytes", "content_type", "cpu",    "delay",
-    "drift", "serial", "cache", "limit",  "fail", "faults",     "sse",          "builtin"};
+constexpr std::array<std::string_view, 18> kRouteKeys = {
+    "name",  "method", "path",  "status", "body",   "body_bytes", "content_type", "cpu",  "delay",
+    "drift", "serial", "cache", "limit",  "fail",   "faults",     "sse",          "llm",  "builtin"};
+constexpr std::array<std::string_view, 4> kLlmKeys = {"ttft", "tokens_per_s", "tokens",
+                                                      "concurrency"};
+constexpr std::array<std::string_view, 2> kRangeKeys = {"min", "max"};
 constexpr std::array<std::string_view, 4> kDistributions = {"fixed", "uniform", "exponential",
                                                             "lognormal"};
 constexpr std::array<std::string_view, 2> kFixedKeys = {"dist", "value"};
@@ -46,8 +49,8 @@ constexpr std::array<std::string_view, 3> kStallKeys = {"length", "every", "firs
 constexpr std::array<std::string_view, 2> kDriftKeys = {"add", "every"};
 constexpr std::array<std::string_view, 4> kFaultKeys = {"at", "for", "status", "body"};
 // Keys a route with `builtin` may not have: the handler makes its own answer.
-constexpr std::array<std::string_view, 7> kNotWithBuiltin = {
-    "status", "body", "body_bytes", "content_type", "sse", "cache", "drift"};
+constexpr std::array<std::string_view, 8> kNotWithBuiltin = {
+    "status", "body", "body_bytes", "content_type", "sse", "llm", "cache", "drift"};
 // A soak has a handful of faults per route; thousands would be a generated file gone wrong.
 constexpr size_t kMaxFaultsPerRoute = 1000;
 
@@ -275,6 +278,31 @@ SseSpec parse_sse(const FieldMap& route) {
   return sse;
 }
 
+LlmSpec parse_llm(const FieldMap& route) {
+  FieldMap map(route.source(), *route.present("llm"), "'llm' of " + route.where(), kLlmKeys);
+  LlmSpec llm;
+  if (auto ttft = map.get_duration_ns("ttft")) {
+    if (*ttft < 0) map.fail_at_value("ttft", "must not be negative");
+    llm.ttft_ns = *ttft;
+  }
+  if (auto rate = map.get_rate_per_s("tokens_per_s")) llm.tokens_per_s = *rate;
+  if (const YAML::Node* tokens = map.present("tokens")) {
+    if (tokens->IsMap()) {
+      FieldMap range(route.source(), *tokens, "'tokens' of " + map.where(), kRangeKeys);
+      if (!range.has("min")) range.fail_missing("min");
+      if (!range.has("max")) range.fail_missing("max");
+      llm.tokens_min = static_cast<int>(*range.get_integer("min", 1, kMaxLlmTokens));
+      llm.tokens_max = static_cast<int>(*range.get_integer("max", 1, kMaxLlmTokens));
+      if (llm.tokens_max < llm.tokens_min) range.fail_at_value("max", "must not be below min");
+    } else {
+      llm.tokens_min = llm.tokens_max =
+          static_cast<int>(*map.get_integer("tokens", 1, kMaxLlmTokens));
+    }
+  }
+  if (auto c = map.get_integer("concurrency", 0, 100'000)) llm.concurrency = static_cast<int>(*c);
+  return llm;
+}
+
 DriftSpec parse_drift(const FieldMap& route) {
   FieldMap map(route.source(), *route.present("drift"), "'drift' of " + route.where(), kDriftKeys);
   if (!map.has("add")) map.fail_missing("add");
@@ -318,9 +346,9 @@ std::vector<FaultSpec> parse_faults(const FieldMap& route, const RouteSpec& spec
       fault.status = static_cast<int>(*map.get_integer("status", 100, 599));
     } else {
       fault.body = *map.get_string("body");
-      if (!spec.builtin.empty() || spec.sse) {
+      if (!spec.builtin.empty() || spec.sse || spec.llm) {
         map.fail_at_key("body",
-                        "cannot be used on a route with 'builtin' or 'sse' (no body of "
+                        "cannot be used on a route with 'builtin', 'sse' or 'llm' (no body of "
                         "its own to replace); use 'status'");
       }
       if (!spec.body_bytes && fault.body == spec.body) {
@@ -411,6 +439,12 @@ RouteSpec parse_route(const Source& source, const YAML::Node& node, size_t index
     }
     spec.sse = parse_sse(route);
     spec.content_type = "text/event-stream";
+  }
+  if (route.has("llm")) {
+    for (std::string_view key : {"body", "body_bytes", "cache", "sse", "content_type"}) {
+      if (route.has(key)) route.fail_at_key(key, "cannot be combined with 'llm'");
+    }
+    spec.llm = parse_llm(route);
   }
   if (route.has("content_type")) spec.content_type = *route.get_string("content_type");
   if (spec.content_type.empty() ||

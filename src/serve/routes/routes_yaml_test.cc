@@ -35,7 +35,7 @@ std::string one_route(std::string_view route_lines) {
 
 constexpr std::string_view kRouteKeyList =
     "allowed: name, method, path, status, body, body_bytes, content_type, cpu, delay, drift, "
-    "serial, cache, limit, fail, faults, sse, builtin";
+    "serial, cache, limit, fail, faults, sse, llm, builtin";
 
 TEST(RoutesYaml, FullExampleGivesTheExpectedModel) {
   RouteTable table = load_routes_file(PROOFLOAD_ROUTES_TESTDATA "/full_example.yaml");
@@ -222,7 +222,7 @@ TEST(RoutesYamlErrors, WrongTypes) {
   EXPECT_EQ(error_of("routes:\n  - /a\n"),
             "r.yaml:2:5: route #1: expected a map of keys (name, method, path, status, body, "
             "body_bytes, content_type, cpu, delay, drift, serial, cache, limit, fail, faults, sse, "
-            "builtin), got a single value");
+            "llm, builtin), got a single value");
 }
 
 TEST(RoutesYamlErrors, Probabilities) {
@@ -440,7 +440,7 @@ TEST(RoutesYamlErrors, Faults) {
             "answer must differ");
   EXPECT_EQ(error_of(one_route("    builtin: health\n    faults: [{at: 1s, for: 1s, body: x}]\n")),
             "r.yaml:5:32: 'body' in fault #1 of route 'lookup': cannot be used on a route with "
-            "'builtin' or 'sse' (no body of its own to replace); use 'status'");
+            "'builtin', 'sse' or 'llm' (no body of its own to replace); use 'status'");
 }
 
 TEST(RoutesYamlErrors, BuiltinHandlers) {
@@ -491,6 +491,36 @@ TEST(RoutesYamlErrors, ConflictingAndRepeatedKeys) {
             "r.yaml:5:5: key 'cpu' given twice in route 'lookup' (first at line 4)");
   EXPECT_EQ(error_of(one_route("    sse: {events: 3}\n")),
             "r.yaml:4:10: 'sse' of route 'lookup' needs 'over'");
+}
+
+TEST(RoutesYaml, LlmGivesTheExpectedModel) {
+  const RouteTable table = parse_routes_yaml(one_route(
+      "    method: POST\n    llm: {ttft: 150ms, tokens_per_s: 40, tokens: {min: 20, max: 80}, "
+      "concurrency: 4}\n"),
+      "r.yaml");
+  ASSERT_TRUE(table.routes[0].llm);
+  const LlmSpec& llm = *table.routes[0].llm;
+  EXPECT_EQ(llm.ttft_ns, 150'000'000);
+  EXPECT_EQ(llm.tokens_per_s, 40);
+  EXPECT_EQ(llm.tokens_min, 20);
+  EXPECT_EQ(llm.tokens_max, 80);
+  EXPECT_EQ(llm.concurrency, 4);
+  const LlmSpec defaults =
+      *parse_routes_yaml(one_route("    llm: {tokens: 7}\n"), "r.yaml").routes[0].llm;
+  EXPECT_EQ(defaults.tokens_min, 7);
+  EXPECT_EQ(defaults.tokens_max, 7);
+  EXPECT_EQ(defaults.ttft_ns, 200'000'000);
+  EXPECT_EQ(defaults.concurrency, 0);
+}
+
+TEST(RoutesYamlErrors, Llm) {
+  EXPECT_EQ(error_of(one_route("    llm: {tokens: 3}\n    body: hi\n")),
+            "r.yaml:5:5: 'body' in route 'lookup': cannot be combined with 'llm'");
+  EXPECT_EQ(error_of(one_route("    llm: {tokens: {min: 9, max: 3}}\n")),
+            "r.yaml:4:33: 'max' in 'tokens' of 'llm' of route 'lookup': must not be below min");
+  EXPECT_EQ(error_of(one_route("    llm: {tokens: 100000}\n")),
+            "r.yaml:4:19: 'tokens' in 'llm' of route 'lookup': expected an integer from 1 to "
+            "10000, got '100000'");
 }
 
 TEST(RoutesYamlErrors, EmptyAndMultiDocumentFiles) {
