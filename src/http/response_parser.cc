@@ -241,6 +241,7 @@ int ResponseParser::on_chunk_header(llhttp_t* parser) {
 int ResponseParser::on_body(llhttp_t* parser, const char* at, size_t length) {
   ResponseParser& p = self(parser);
   p.body_bytes_ += static_cast<int64_t>(length);
+  if (p.capture_.body_sink != nullptr) p.capture_.body_sink->on_body_piece({at, length});
   if (p.capture_.max_body_bytes > 0) {
     size_t room = p.capture_.max_body_bytes - p.body_.size();
     p.body_.append(at, std::min(room, length));

@@ -13,10 +13,21 @@
 
 namespace proofload::http {
 
+// Receives a response's body as it is parsed, piece by piece (after de-chunking): a stream's
+// tracker reads events as they arrive, never the body whole.
+class BodySink {
+ public:
+  virtual void on_body_piece(std::string_view piece) = 0;
+
+ protected:
+  ~BodySink() = default;
+};
+
 // What to keep of a response besides its status (off by default: the static-request hot path).
 struct ResponseCapture {
   bool headers = false;       // the final response's header lines
   size_t max_body_bytes = 0;  // keep up to this many body bytes (after de-chunking)
+  BodySink* body_sink = nullptr;  // given every body piece as it is parsed (not owned)
 };
 
 class ResponseParser {

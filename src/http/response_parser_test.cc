@@ -388,6 +388,44 @@ TEST(ResponseParserCapture, ChunkedBodyIsKeptDechunkedAndTrailersAreNotHeaders) 
   EXPECT_EQ(parser.captured_headers(), "Transfer-Encoding: chunked\r\n");
 }
 
+// A stream's tracker is given the body as it is parsed, de-chunked, whatever the read sizes, and
+// past any capture cap: the whole body, piece by piece, never kept by the parser.
+TEST(ResponseParserCapture, ABodySinkGetsEveryPieceAsItIsParsed) {
+  class Pieces : public BodySink {
+   public:
+    void on_body_piece(std::string_view piece) override {
+      ASSERT_FALSE(piece.empty());
+      body.append(piece);
+      ++count;
+    }
+    std::string body;
+    int count = 0;
+  };
+  const std::string response =
+      "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n"
+      "9\r\ndata: a\n\n\r\n9\r\ndata: b\n\n\r\n0\r\n\r\n";
+  for (size_t split = 1; split < response.size(); ++split) {
+    Pieces pieces;
+    ResponseParser parser;
+    ResponseCapture capture;
+    capture.body_sink = &pieces;
+    parser.start(false, capture);
+    parser.feed(response.data(), split);
+    ASSERT_EQ(parser.feed(response.data() + split, response.size() - split).state,
+              State::kComplete)
+        << split;
+    EXPECT_EQ(pieces.body, "data: a\n\ndata: b\n\n") << split;
+    EXPECT_TRUE(parser.captured_body().empty()) << "the sink's pieces are not kept";
+  }
+  Pieces arriving;
+  ResponseParser parser;
+  ResponseCapture capture;
+  capture.body_sink = &arriving;
+  parser.start(false, capture);
+  parser.feed(response.data(), response.find("data: b"));
+  EXPECT_EQ(arriving.body, "data: a\n\n") << "the first event, before the rest has come";
+}
+
 TEST(ResponseParserCapture, BodyBeyondTheCapIsCountedNotKept) {
   const std::string response = "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n0123456789";
   ResponseParser parser;
