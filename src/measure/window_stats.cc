@@ -62,6 +62,7 @@ void WindowStats::merge(const WindowStats& other) {
   queued_end += other.queued_end;
   if (sources.size() < other.sources.size()) sources.resize(other.sources.size());
   for (size_t i = 0; i < other.sources.size(); ++i) sources[i].merge(other.sources[i]);
+  streams.merge(other.streams);
 }
 
 void WindowStats::clear() {
@@ -73,6 +74,7 @@ void WindowStats::clear() {
   status.fill(0);
   intended = bytes_in = bytes_out = connects = in_flight_end = queued_end = 0;
   for (SourceWindow& source : sources) source = SourceWindow{};  // keeps the vector's size
+  streams.clear();
 }
 
 }  // namespace proofload::measure

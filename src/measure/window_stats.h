@@ -11,6 +11,7 @@
 #include "measure/hdr_histogram.h"
 #include "measure/outcome.h"
 #include "measure/source_window.h"
+#include "measure/stream_window.h"
 
 namespace proofload::measure {
 
@@ -61,6 +62,8 @@ struct WindowStats {
   // With connections bound to several local addresses (LoadSpec::sources): what the rate limit
   // did per source, in the order of the sources; empty otherwise.
   std::vector<SourceWindow> sources;
+  // Requests read as streams (`stream: sse`): how they ended, their events, tokens and times.
+  StreamWindow streams;
 
   void add_status(int code) { ++status[(code >= 0 && code < kStatusOther) ? code : kStatusOther]; }
   int64_t count(Outcome o) const { return outcomes[static_cast<int>(o)]; }

@@ -58,6 +58,31 @@ TEST(WindowStats, ClearKeepsNothing) {
   EXPECT_EQ(w.connects, 0);
 }
 
+// Two workers' streams: the ends add up, and so do the completed streams' figures and times.
+TEST(WindowStats, StreamsMergeAndClear) {
+  WindowStats a, b;
+  a.streams.completed = 3;
+  a.streams.tokens = 300;
+  a.streams.ttfce_us.record(200'000);
+  a.streams.inter_event_us.record(20'000);
+  b.streams.completed = 1;
+  b.streams.cut_short = 2;
+  b.streams.idle_timeout = 1;
+  b.streams.tokens = 50;
+  b.streams.ttfce_us.record(900'000);
+  a.merge(b);
+  EXPECT_EQ(a.streams.completed, 4);
+  EXPECT_EQ(a.streams.ended(), 7);
+  EXPECT_EQ(a.streams.tokens, 350);
+  EXPECT_EQ(a.streams.ttfce_us.total_count(), 2);
+  EXPECT_GE(a.streams.ttfce_us.max(), 900'000);
+  EXPECT_EQ(a.streams.inter_event_us.total_count(), 1);
+  a.clear();
+  EXPECT_EQ(a.streams.ended(), 0);
+  EXPECT_EQ(a.streams.tokens, 0);
+  EXPECT_EQ(a.streams.ttfce_us.total_count(), 0);
+}
+
 }  // namespace
 // A probe's sources: merging the workers' windows puts each worker's source in its place.
 TEST(SourceWindowTest, MergingPutsEachWorkersSourceSideBySide) {
