@@ -73,6 +73,9 @@ class RequestHandler {
   virtual void handle(const RequestHead& request, ReplyBuilder& reply) const = 0;
   // The answer to a request that cannot be served: sent at once, then the connection closes.
   virtual void reject(RequestError error, ReplyBuilder& reply) const = 0;
+  // A streamed answer ended: its last part written (`completed`), or its connection closed
+  // first (the client went away mid-stream). From the server thread that wrote it.
+  virtual void stream_ended(bool completed) const { (void)completed; }
 };
 
 // Status line, headers and body in one buffer, built once; HEAD gets the first head_size bytes.

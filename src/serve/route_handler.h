@@ -41,6 +41,7 @@ class RouteHandler : public RequestHandler {
 
   void handle(const RequestHead& request, ReplyBuilder& reply) const override;
   void reject(RequestError error, ReplyBuilder& reply) const override;
+  void stream_ended(bool completed) const override { metrics_->add_stream_ended(completed); }
 
  private:
   // The answer of a scheduled fault, prepared like the route's own.

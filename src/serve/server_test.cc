@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <chrono>
 #include <memory>
 #include <optional>
 #include <string>
@@ -359,6 +360,56 @@ TEST(ServerTest, PipelinedStreamsAreAnsweredInOrder) {
     EXPECT_EQ(again->body, first->body) << i;
   }
   EXPECT_TRUE(c.closed_within());
+}
+
+// /metrics counts each streamed answer once: completed when its last part was written, dropped
+// when its client went away first (what a client's count of complete streams is set against).
+TEST(ServerTest, MetricsCountStreamsCompletedAndDropped) {
+  RouteSpec quick;
+  quick.name = "quick";
+  quick.method = "GET";
+  quick.path = "/quick";
+  quick.content_type = "text/event-stream";
+  quick.sse = SseSpec{10, 0, 32, 1};
+  RouteSpec slow = quick;
+  slow.name = "slow";
+  slow.path = "/slow";
+  slow.sse = SseSpec{100, 50 * kNsPerS, 32, 1};  // an event every half second
+  RouteSpec metrics;
+  metrics.name = "metrics";
+  metrics.method = "GET";
+  metrics.path = "/metrics";
+  metrics.builtin = "metrics";
+  ServerOptions options;
+  options.routes = RouteTable{{quick, slow, metrics}, std::nullopt, std::nullopt, 1};
+  RunningServer s(options);
+  auto scrape = [&] {
+    Client m(s.port());
+    m.send("GET /metrics HTTP/1.1\r\nHost: t\r\n\r\n");
+    std::optional<Response> r = m.next();
+    return r ? r->body : std::string();
+  };
+  {
+    Client c(s.port());
+    for (int i = 0; i < 2; ++i) {
+      c.send("GET /quick HTTP/1.1\r\nHost: t\r\n\r\n");
+      ASSERT_TRUE(c.next());
+    }
+  }
+  std::string text = scrape();
+  EXPECT_NE(text.find("proofload_streams_completed_total 2\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("proofload_streams_dropped_total 0\n"), std::string::npos) << text;
+  {
+    Client c(s.port());
+    c.send("GET /slow HTTP/1.1\r\nHost: t\r\n\r\n");
+  }  // gone before its second event
+  const int64_t deadline = monotonic_ns() + 10 * kNsPerS;
+  while (monotonic_ns() < deadline &&
+         (text = scrape()).find("proofload_streams_dropped_total 1\n") == std::string::npos) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(50));  // the server notices on a write
+  }
+  EXPECT_NE(text.find("proofload_streams_dropped_total 1\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("proofload_streams_completed_total 2\n"), std::string::npos) << text;
 }
 
 }  // namespace

@@ -453,6 +453,7 @@ bool Worker::write_due(Connection& c, int64_t now_ns) {
           break;
         }
         more_due = true;  // the stream ended: what waited behind it may be due
+        handler_.stream_ended(true);
       }
       closing = r.close_after;
       c.replies_head = (c.replies_head + 1) % kMaxQueuedReplies;
@@ -502,12 +503,22 @@ void Worker::begin_linger(Connection& c, int64_t now_ns) {
   shutdown(c.fd, SHUT_WR);
   c.lingering = true;
   c.read_closed = true;
-  c.replies_size = 0;
+  drop_unfinished_streams(c);
   update_interest(c);
   timers_.push(now_ns + kLingerNs, token(Kind::kLinger, c));
 }
 
+void Worker::drop_unfinished_streams(Connection& c) {
+  for (uint32_t i = 0; i < c.replies_size; ++i) {
+    if (c.replies[(c.replies_head + i) % kMaxQueuedReplies].stream != nullptr) {
+      handler_.stream_ended(false);
+    }
+  }
+  c.replies_size = 0;
+}
+
 void Worker::close_connection(Connection& c) {
+  drop_unfinished_streams(c);
   end_tls(c);
   close(c.fd);  // also removes it from epoll
   c.fd = -1;

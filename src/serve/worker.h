@@ -76,6 +76,8 @@ class Worker {
   void update_interest(Connection& c);
   void begin_linger(Connection& c, int64_t now_ns);
   void close_connection(Connection& c);
+  // Forgets the connection's queued replies, telling the handler of each stream cut short.
+  void drop_unfinished_streams(Connection& c);
   void begin_drain(int64_t now_ns);
   int64_t sweep_interval_ns() const;
   // 408 to requests begun too long ago, a close to connections idle too long.

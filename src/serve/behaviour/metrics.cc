@@ -198,6 +198,11 @@ std::string Metrics::render_prometheus() const {
   append_single(out, "proofload_writes_dropped_total", "counter",
                 "Writes accepted but dropped before commit (queue full or reset).",
                 dropped_.load(std::memory_order_relaxed));
+  append_single(out, "proofload_streams_completed_total", "counter",
+                "Streamed answers whose last part was written.", streams_completed());
+  append_single(out, "proofload_streams_dropped_total", "counter",
+                "Streamed answers whose connection closed before their last part.",
+                streams_dropped());
   if (backlog_) {
     append_single(out, "proofload_commit_backlog", "gauge",
                   "Writes accepted and not yet committed.", backlog_());

@@ -1,5 +1,6 @@
 // The target's /metrics: request counters by (route, status), requests in flight, the write
-// lifecycle's accepted/committed/dropped counters and backlog, and the process's CPU and
+// lifecycle's accepted/committed/dropped counters and backlog, streams completed and dropped,
+// and the process's CPU and
 // memory, rendered in Prometheus text format 0.0.4.
 // Thread-safe: counting is a relaxed atomic add into the calling thread's own shard (no lock,
 // no allocation, no shared cache line between shards); render_prometheus() may run at any
@@ -59,6 +60,13 @@ class Metrics {
   void add_accepted(uint64_t n = 1) { accepted_.fetch_add(n, std::memory_order_relaxed); }
   void add_committed(uint64_t n = 1) { committed_.fetch_add(n, std::memory_order_relaxed); }
   void add_dropped(uint64_t n = 1) { dropped_.fetch_add(n, std::memory_order_relaxed); }
+  // Streamed answers (sse, llm): the last part written, or the connection closed first. A
+  // client's count of complete streams is reconciled against these.
+  void add_stream_ended(bool completed) {
+    (completed ? streams_completed_ : streams_dropped_).fetch_add(1, std::memory_order_relaxed);
+  }
+  uint64_t streams_completed() const { return streams_completed_.load(std::memory_order_relaxed); }
+  uint64_t streams_dropped() const { return streams_dropped_.load(std::memory_order_relaxed); }
 
   // Sums over shards, for tests and the server's own summary.
   uint64_t requests(size_t route, int status) const;
@@ -93,6 +101,8 @@ class Metrics {
   std::atomic<uint64_t> accepted_{0};
   std::atomic<uint64_t> committed_{0};
   std::atomic<uint64_t> dropped_{0};
+  std::atomic<uint64_t> streams_completed_{0};
+  std::atomic<uint64_t> streams_dropped_{0};
   std::function<int64_t()> backlog_;
 };
 
