@@ -3,7 +3,9 @@
 // the input ends (then the peer closes). A complete response then goes through the scenario's
 // checks and extraction, as Worker::complete_request does: statuses, headers, JSON pointers,
 // RE2 patterns over the kept body. Then the parser is reused for a second response, as a
-// keep-alive connection reuses it.
+// keep-alive connection reuses it. Every body piece also goes, as it is parsed, through a
+// stream's tracker (the event-stream parser, content and token pointers, a fixture), as a
+// streamed request's body will: whatever the server sends, it must stay bounded and never crash.
 //
 // Input: byte 0 picks the request (bit 0: the HEAD one) and the read sizes (bits 1-7); the rest
 // is what the server sends.
@@ -18,6 +20,7 @@
 #include "workload/scenario_yaml.h"
 #include "workload/secrets.h"
 #include "workload/session.h"
+#include "workload/stream_tracker.h"
 #include "workload/workload.h"
 
 namespace {
@@ -49,6 +52,23 @@ struct Harness {
         scenario, proofload::http::parse_url("http://127.0.0.1:1/"), secrets, 1);
   }
   std::shared_ptr<const proofload::workload::Workload> workload;
+  proofload::workload::StreamRules stream_rules = [] {
+    proofload::workload::StreamRules rules;
+    rules.content = proofload::workload::JsonPointer::parse("/choices/0/delta/content");
+    rules.tokens = proofload::workload::JsonPointer::parse("/usage/completion_tokens");
+    rules.fixture = std::make_shared<const std::string>("data: {\"a\":1}\n\ndata: [DONE]\n\n");
+    rules.limits.max_line_bytes = 4096;
+    rules.limits.max_data_bytes = 4096;
+    return rules;
+  }();
+};
+
+// The body's pieces into a stream's tracker, each at a later time.
+struct StreamBody : proofload::http::BodySink {
+  explicit StreamBody(const proofload::workload::StreamRules& rules) : tracker(rules) {}
+  void on_body_piece(std::string_view piece) override { tracker.feed(piece, ++now_ns); }
+  proofload::workload::StreamTracker tracker;
+  int64_t now_ns = 0;
 };
 
 // Reads one response from `bytes` (advancing it); the read step's last verdict.
@@ -78,6 +98,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   proofload::workload::Session session;
   session.bind(*harness.workload);
   proofload::http::ResponseParser parser;
+  StreamBody stream(harness.stream_rules);
   for (int response = 0; response < 2; ++response) {
     // The mix draws the request; the input's bit 0 turns a GET into the HEAD and back.
     const proofload::workload::CompiledRequest* request = &session.begin_step(context);
@@ -85,8 +106,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       session.abandon();
       request = &session.begin_step(context);
     }
-    parser.start(request->is_head, request->capture);
+    proofload::http::ResponseCapture capture = request->capture;
+    capture.body_sink = &stream;
+    stream.tracker.start(0, nullptr);
+    parser.start(request->is_head, capture);
     const ReadStep step = read_one(parser, bytes, control >> 1);
+    stream.tracker.finish();
     if (step == ReadStep::kCompleteReusable || step == ReadStep::kCompleteNotReusable) {
       session.on_response(parser);
     } else {
