@@ -71,6 +71,9 @@ bool looks_like_scenario_file(const std::string& target) {
 }
 
 void add_request_flags(CLI::App* app, RunFlags& flags) {
+  app->add_option("--target", flags.targets,
+                  "Another URL of the same request (repeatable; the same scheme and path): "
+                  "connection i goes to target i mod n, the first being the URL given");
   app->add_option("--max-connections", flags.max_connections,
                   "Open loop: the pool may grow to this many connections (default -c)");
   app->add_option("--queue", flags.queue,
@@ -153,6 +156,7 @@ net::TlsOptions tls_options_from_flags(const RunFlags& f) {
 plan::RunSpec run_spec_from_flags(const RunFlags& f, const workload::Scenario* scenario) {
   plan::RunSpec spec;
   spec.target = f.url;
+  spec.more_targets = f.targets;
   if (spec.target.empty() && scenario) {
     if (!scenario->target) {
       throw UsageError(scenario->file +
@@ -217,8 +221,7 @@ Subcommand add_run_command(CLI::App& parent) {
       "run", "Run one load test against a URL, or a scenario file (with an optional URL)");
   app->add_option("target", *targets,
                   "Target URL (http://host:port/path), or a scenario file (.yaml) and optionally "
-                  "the URL that replaces its target")
-      ->required()
+                  "the URL that replaces its target (or --target URL)")
       ->expected(1, 2);
   app->add_option("-c,--connections", flags->connections,
                   "Closed loop: connections (virtual users). Open loop: initial pool (default 10)");

@@ -16,6 +16,9 @@ namespace proofload::cli {
 
 struct RunFlags {
   std::string url;                           // "" when a scenario file names its target
+  // --target URL (repeatable): more targets of the same request, connections spread round-robin.
+  // take_target makes the first the URL when no positional one is given; the rest stay here.
+  std::vector<std::string> targets;
   std::optional<std::string> scenario_file;  // `proofload run FILE.yaml [URL]`
   std::string method = "GET";
   std::vector<std::string> headers;
@@ -68,8 +71,8 @@ std::vector<std::string> parse_sources(const std::string& text);
 // A scenario file: a YAML name, or anything that is not a URL and exists as a file.
 bool looks_like_scenario_file(const std::string& target);
 
-// The flags of the request and the connection pool that `run` and `ladder` share (method,
-// headers, body, timeouts, workers, seed, observers, quiet).
+// The flags of the request and the connection pool that `run` and `ladder` share (targets,
+// method, headers, body, timeouts, workers, seed, observers, quiet).
 void add_request_flags(CLI::App* app, RunFlags& flags);
 
 // The flags (merged with `scenario` beforehand, see scenario_options.h) as the run they ask for:

@@ -10,16 +10,30 @@ namespace proofload::cli {
 std::optional<workload::Scenario> take_target(const std::vector<std::string>& targets,
                                               RunFlags& flags, const FlagGiven& given,
                                               const std::string& command) {
+  // Without a URL of its own, the first --target is the URL; the other --target URLs follow it.
+  auto url_or_first_target = [&flags](const std::string& url) {
+    flags.url = url;
+    if (flags.url.empty() && !flags.targets.empty()) {
+      flags.url = flags.targets.front();
+      flags.targets.erase(flags.targets.begin());
+    }
+  };
+  if (targets.empty()) {
+    if (flags.targets.empty()) throw UsageError(command + " needs a URL or a scenario file");
+    url_or_first_target("");
+    return std::nullopt;
+  }
   const std::string& first = targets.at(0);
   if (!looks_like_scenario_file(first)) {
     if (targets.size() > 1) {
       throw UsageError(command + " takes one URL; a second one ('" + targets[1] +
-                       "') only follows a scenario file");
+                       "') only follows a scenario file (more URLs: --target)");
     }
-    flags.url = first;
+    url_or_first_target(first);
     return std::nullopt;
   }
   workload::Scenario scenario = workload::load_scenario_file(first);
+  // The file's own target stays the first when no URL follows it: --target URLs add to it.
   flags.url = targets.size() > 1 ? targets[1] : "";
   merge_scenario_settings(flags, scenario, given);
   return scenario;

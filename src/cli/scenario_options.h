@@ -23,8 +23,9 @@ using FlagGiven = std::function<bool(const std::string& flag)>;
 FlagGiven flags_given(CLI::App* app);
 
 // `TARGET [URL]` of `run` and `ladder`: a URL, or a scenario file and optionally the URL that
-// replaces its target. Loads the scenario (its settings fill the flags not given) and sets
-// flags.url. Throws UsageError (a second URL after a URL, a bad file).
+// replaces its target; or none, when --target names the URL (flags.targets: the first becomes
+// flags.url, the rest stay as further targets). Loads the scenario (its settings fill the flags
+// not given) and sets flags.url. Throws UsageError (a second URL after a URL, no URL, a bad file).
 std::optional<workload::Scenario> take_target(const std::vector<std::string>& targets,
                                               RunFlags& flags, const FlagGiven& given,
                                               const std::string& command);

@@ -26,6 +26,10 @@ enum class Protocol : uint8_t {
 
 struct LoadSpec {
   net::Address address;  // resolved once, before anything is sent
+  // `run --target` given more than once: every target's address, in order. Connection i, counted
+  // across the workers (an HTTP/2 link, likewise), connects to targets[i % n], so the split over
+  // targets is fixed per connection and even. Empty: every connection goes to `address`.
+  std::vector<net::Address> targets;
   // https: the TLS context every connection handshakes with (shared, immutable); null for http.
   std::shared_ptr<const net::TlsContext> tls;
   // What to send: one fixed request (Workload::fixed) or a compiled scenario. Shared, immutable.

@@ -62,10 +62,11 @@ void World::schedule(int64_t at_ns, int fd, bool is_answer) {
   due_.push(Due{at_ns, sequence_++, fd, is_answer});
 }
 
-int World::open_socket() {
+int World::open_socket(const std::string& address) {
   const int fd = next_fd_++;
   Socket& s = sockets_[fd];
   ++stats_.connects_attempted;
+  ++stats_.connects_to[address];
   s.open_at_ns = now_ns_ + model_.connect_ns;
   s.refused = every_nth(model_.refuse_every_nth_connect, stats_.connects_attempted);
   if (s.refused) ++stats_.connects_refused;

@@ -63,6 +63,7 @@ struct ServerStats {
   int64_t ignored = 0;    // requests left unanswered
   int64_t closes = 0;     // connections the server closed after an answer
   int most_open = 0;      // connections open or opening at once, at most
+  std::map<std::string, int64_t> connects_to;  // connects by the address they were made to
 };
 
 class World {
@@ -80,7 +81,9 @@ class World {
   static World& current();
 
   // ---- for Loop and Transport ----
-  int open_socket();  // starts a connect; returns the socket's fd (never a real one)
+  // Starts a connect to `address` (its text is counted); returns the socket's fd (never a real
+  // one).
+  int open_socket(const std::string& address = "");
   int finish_connect(int fd);  // 0 when open, else the errno
   net::Io read(int fd, char* buffer, size_t size);
   net::Io write(int fd, const char* data, size_t size);
@@ -177,9 +180,9 @@ class Transport {
   bool is_open() const { return fd_ >= 0; }
   bool tls() const { return false; }
 
-  int connect(const net::Address& /*address*/, const net::Address* /*source*/ = nullptr) {
+  int connect(const net::Address& address, const net::Address* /*source*/ = nullptr) {
     close();
-    fd_ = World::current().open_socket();
+    fd_ = World::current().open_socket(address.text);
     return 0;
   }
   int finish_connect() { return World::current().finish_connect(fd_); }

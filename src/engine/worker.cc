@@ -57,6 +57,9 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
       request_budget_ = schedule::share_of(spec.max_requests, index, shards);
   }
   for (Connection& c : connections_) c.session.bind(workload_);
+  // The slots of the workers before this one come first in the count over targets.
+  const int64_t per_worker = open_loop() ? spec.max_connections : spec.connections;
+  for (int w = 0; w < index; ++w) first_slot_ += schedule::share_of(per_worker, w, shards) * slots;
   if (!spec.sources.empty()) {
     source_ = &spec.sources.at(static_cast<size_t>(index));
     current_.sources.resize(spec.sources.size());
@@ -66,6 +69,13 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
     measured_named_.resize(workload_.requests().size(), workload_.flow_names().size());
     warmup_named_.resize(workload_.requests().size(), workload_.flow_names().size());
   }
+}
+
+const net::Address& Worker::address_of_slot(int slot) const {
+  if (spec_.targets.empty()) return spec_.address;
+  const int64_t slots = h2() ? spec_.h2_streams : 1;
+  const int64_t n = static_cast<int64_t>(spec_.targets.size());
+  return spec_.targets[static_cast<size_t>(((first_slot_ + slot) / slots) % n)];
 }
 
 Worker::~Worker() {

@@ -270,6 +270,11 @@ class Worker {
   // the 2xx answers it had until its first 429 and whether that came, and the rate-limit
   // headers seen so far.
   const net::Address* source_ = nullptr;
+  // LoadSpec::targets: the number, counted across the workers, of this worker's first
+  // connection slot (for HTTP/2, of its first link's first slot).
+  int64_t first_slot_ = 0;
+  // Where a connection (or an HTTP/2 link, given its first slot) connects to.
+  const net::Address& address_of_slot(int slot) const;
   int64_t let_through_so_far_ = 0;
   bool saw_429_ = false;
   std::vector<measure::LimitHeader> limit_headers_;

@@ -27,7 +27,7 @@ void Worker::open_connection(Connection& c, int64_t now) {
   }
   c.connect_start_ns = now;
   c.state = ConnState::kConnecting;  // the failure path, too, sees a connect in progress
-  if (c.transport.connect(spec_.address, source_) != 0) {
+  if (c.transport.connect(address_of_slot(slot_of(c)), source_) != 0) {
     on_connect_failed(c, now, Outcome::kConnectError);
     return;
   }

@@ -57,7 +57,7 @@ void Worker::open_link(Link& link, int64_t now) {
   link.state = LinkState::kConnecting;
   link.going_away = false;
   link.usable_streams = 0;
-  if (link.transport.connect(spec_.address, source_) != 0) {
+  if (link.transport.connect(address_of_slot(first_slot_of(link)), source_) != 0) {
     fail_link_open(link, now, Outcome::kConnectError);
     return;
   }

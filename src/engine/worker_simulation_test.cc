@@ -381,5 +381,18 @@ TEST(WorkerSimulationSources, WithoutSourcesWindowsHaveNone) {
   for (const measure::WindowStats& w : r.windows) EXPECT_TRUE(w.sources.empty());
 }
 
+// --target repeated: connection i connects to target i mod n, once each on keep-alive.
+TEST(WorkerSimulationTargets, ConnectionsGoRoundRobinOverTheTargets) {
+  LoadSpec spec = closed_loop(5, kNsPerS);
+  net::Address a, b;
+  a.text = "127.0.0.1:8101";
+  b.text = "127.0.0.1:8102";
+  spec.targets = {a, b};
+  const Result r = run(spec, simulated::ServerModel{});
+  EXPECT_EQ(r.server.connects_to.at(a.text), 3);
+  EXPECT_EQ(r.server.connects_to.at(b.text), 2);
+  EXPECT_EQ(r.server.connects_to.count(""), 0u);  // none went to the single address
+}
+
 }  // namespace
 }  // namespace proofload::engine

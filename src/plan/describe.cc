@@ -7,6 +7,10 @@ std::string describe_run(const PlannedRun& run) {
   const nlohmann::json& s = run.recorded_spec;
   const engine::LoadSpec& load = run.load;
   std::string out = "Run: " + s.value("target", std::string()) + "\n";
+  if (s.contains("targets")) {
+    out += "  connections spread round-robin over " + std::to_string(s["targets"].size()) +
+           " targets: " + s["targets"].dump() + "\n";
+  }
   const bool open = load.executor == engine::Executor::kOpenLoop;
   if (!s["stages"].is_null()) {
     out += std::string(open ? "  open loop, arrival rate" : "  closed loop, connections") +

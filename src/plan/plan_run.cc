@@ -56,6 +56,16 @@ void check(const RunSpec& spec) {
         "are for an https:// target, not '" +
         spec.target + "'");
   }
+  const http::Url first = http::parse_url(spec.target);
+  for (const std::string& more : spec.more_targets) {
+    const http::Url url = http::parse_url(more);
+    if (url.scheme != first.scheme || url.path_and_query != first.path_and_query ||
+        (url.tls() && url.host != first.host)) {
+      throw UsageError("--target " + more + " differs from " + spec.target +
+                       " in more than host and port: the targets of one run share the scheme "
+                       "and path (over https, the host too)");
+    }
+  }
   if (spec.body && spec.body_file) {
     throw UsageError("--body and --body-file both set the body: use one");
   }
@@ -212,6 +222,18 @@ Preflight preflight(const RunSpec& spec) {
   } else if (!h2) {
     net::check_reachable(found.address, spec.connect_timeout_ns);
   }
+  // Every further target is resolved and reached (and handshaken) the same way.
+  if (!spec.more_targets.empty()) found.targets.push_back(found.address);
+  for (const std::string& more : spec.more_targets) {
+    const http::Url other = http::parse_url(more);
+    const net::Address address = net::resolve(other.host, other.port);
+    if (context) {
+      net::check_tls_handshake(address, *context, spec.connect_timeout_ns);
+    } else {
+      net::check_reachable(address, spec.connect_timeout_ns);
+    }
+    found.targets.push_back(address);
+  }
   // Each source must be an address of this machine that reaches the target: one line if not.
   for (const std::string& text : spec.sources) {
     const net::Address source = net::local_address(text);
@@ -227,6 +249,12 @@ Preflight preflight(const RunSpec& spec) {
 void aim(PlannedRun& run, const Preflight& preflight) {
   run.load.address = preflight.address;
   run.recorded_spec["address"] = preflight.address.text;
+  run.load.targets = preflight.targets;
+  if (!preflight.targets.empty()) {
+    nlohmann::json addresses = nlohmann::json::array();
+    for (const net::Address& a : preflight.targets) addresses.push_back(a.text);
+    run.recorded_spec["addresses"] = addresses;
+  }
   if (preflight.tls) {
     run.recorded_spec["tls"]["version"] = preflight.tls->version;
     run.recorded_spec["tls"]["alpn"] = text_or_null(preflight.tls->alpn);
@@ -345,6 +373,11 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
       {"window_s", seconds_of(load.window_ns)},
   };
   if (!spec.sources.empty()) run.recorded_spec["sources"] = spec.sources;
+  if (!spec.more_targets.empty()) {
+    nlohmann::json targets = nlohmann::json::array({spec.target});
+    for (const std::string& more : spec.more_targets) targets.push_back(more);
+    run.recorded_spec["targets"] = targets;
+  }
   nlohmann::json& recorded = run.recorded_spec;
   if (spec.scenario) {
     // A scenario's requests are described under "scenario"; the plain-run request fields go.

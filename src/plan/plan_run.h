@@ -23,6 +23,7 @@ namespace proofload::plan {
 // What pre-flight found: the address the load goes to, and for https what its handshake agreed.
 struct Preflight {
   net::Address address;
+  std::vector<net::Address> targets;  // with more_targets: every target's address, in order
   std::optional<net::TlsFacts> tls;
   std::optional<http::H2Facts> h2;  // --http2: what the server's SETTINGS said
 };

@@ -107,5 +107,30 @@ TEST(PlanRun, SourcesGiveAWorkerEachAndAreRecorded) {
             "'localhost' is not an IP address (a source is a local address, such as 127.0.0.2)");
 }
 
+// --target repeated: every target is recorded and repeated in Reproduce; pre-flight aims the
+// load at each target's address, in order; targets differing in more than the address are refused.
+TEST(PlanRun, MoreTargetsAreRecordedAimedAndMustShareSchemeAndPath) {
+  RunSpec spec = open_loop_at(100);
+  spec.more_targets = {"http://127.0.0.1:8081/hello"};
+  PlannedRun run = plan_run(spec);
+  EXPECT_EQ(run.recorded_spec["targets"],
+            nlohmann::json({"http://127.0.0.1:8080/hello", "http://127.0.0.1:8081/hello"}));
+  EXPECT_NE(run.command_line.find("--target http://127.0.0.1:8081/hello"), std::string::npos)
+      << run.command_line;
+  Preflight found;
+  found.address.text = "127.0.0.1:8080";
+  found.targets.resize(2);
+  found.targets[0].text = "127.0.0.1:8080";
+  found.targets[1].text = "127.0.0.1:8081";
+  aim(run, found);
+  ASSERT_EQ(run.load.targets.size(), 2u);
+  EXPECT_EQ(run.load.targets[1].text, "127.0.0.1:8081");
+  EXPECT_EQ(run.recorded_spec["addresses"], nlohmann::json({"127.0.0.1:8080", "127.0.0.1:8081"}));
+  for (const char* other : {"http://127.0.0.1:8081/other", "https://127.0.0.1:8081/hello"}) {
+    spec.more_targets = {other};
+    EXPECT_NE(usage_error_of(spec).find("share the scheme and path"), std::string::npos) << other;
+  }
+}
+
 }  // namespace
 }  // namespace proofload::plan

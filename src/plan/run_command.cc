@@ -23,6 +23,7 @@ std::string run_command_text(const RunSpec& spec, std::optional<uint64_t> seed) 
   };
   if (spec.scenario) arg(spec.scenario->file);
   if (!spec.target_from_scenario) arg(spec.target);
+  for (const std::string& more : spec.more_targets) option("--target", more);
   const bool open = spec.executor == engine::Executor::kOpenLoop;
   // --rate means an open loop; stages need it said.
   if (open && !spec.stages.empty()) option("--executor", "open");

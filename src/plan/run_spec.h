@@ -35,6 +35,10 @@ struct RunSpec {
   // Where the load goes: the URL as given, or the scenario's `target:` (target_from_scenario).
   std::string target;
   bool target_from_scenario = false;
+  // `--target` given more than once: the targets after the first. Each has the first's scheme
+  // and path (and, over https, its host): only the address differs. The request is built once,
+  // with the first target's Host header; connection i goes to target i mod n (LoadSpec::targets).
+  std::vector<std::string> more_targets;
   // A scenario file's requests, mix and data, or null for one fixed request.
   std::shared_ptr<const workload::Scenario> scenario;
   // A plain run's request (a scenario sets each request's method and body itself).
