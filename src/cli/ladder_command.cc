@@ -246,65 +246,71 @@ void print_report(const char* command, const experiments::LadderPlan& plan,
   }
 }
 
+void add_ladder_flags(CLI::App* app, LadderFlags& flags) {
+  app->add_option("target", flags.targets,
+                  "Target URL, or a scenario file (.yaml) and optionally the URL that replaces its "
+                  "target (or --target URL)")
+      ->expected(1, 2);
+  app->add_option("--concurrency", flags.concurrency,
+                  "Closed loop levels: connections, e.g. 40,80,120");
+  app->add_option("--rates", flags.rates, "Open loop levels: target rates, e.g. 50,150,400,1.5k");
+  app->add_flag("--search", flags.search,
+                "Search the highest rate that meets the SLO: grow, bisect to within 1%, confirm");
+  app->add_option("--start-rate", flags.start_rate, "--search: the first rate tried (default 100)");
+  app->add_option("--growth", flags.growth, "--search: factor between growing steps (default 2)");
+  app->add_option("--step-hold", flags.step_hold,
+                  "--search: how long each step is measured (default 10s)");
+  app->add_option("--hold", flags.hold, "How long each level is measured (default 30s)");
+  app->add_option("--warmup", flags.warmup,
+                  "Per level: recorded, excluded from the results (default 5s)");
+  app->add_option("--repeat", flags.repeat, "Run each level K times (default 1)");
+  app->add_option(
+      "--repeat-order", flags.repeat_order,
+      "sequence (each level K times in a row) or interleaved (the whole ladder K times)");
+  add_judgement_flags(app, flags.judgement);
+  app->add_flag("--stop-on-fail", flags.stop_on_fail, "End at the first level that breaks the SLO");
+  app->add_flag("--fail-if-none", flags.fail_if_none,
+                "Exit 99 when no level met the SLO (a search: when no rate was confirmed)");
+  app->add_option("--fail-below", flags.fail_below,
+                  "Exit 99 when best sustained (a search: the confirmed rate) is below this rate");
+  app->add_option("--max-concurrency", flags.max_concurrency,
+                  "Guard: refuse levels (closed loop) or pools (open loop) above this");
+  app->add_option("--max-rate", flags.max_rate,
+                  "Guard: refuse rates above this (also caps --search)");
+  app->add_option("--precheck", flags.precheck,
+                  "A URL that must answer 2xx before anything starts");
+  app->add_option("--abort-when", flags.abort_when,
+                  "End a level, and the ladder, when this holds, e.g. 'errors > 50% for 10s'");
+  app->add_option(
+      "--drain-until", flags.drain_until,
+      "Before each level, wait until this URL answers 2xx (and, with URL#/pointer==value, "
+      "its JSON holds that) or this command exits 0");
+  app->add_option("--drain-timeout", flags.drain_timeout, "Longest drain wait (default 60s)");
+  app->add_option("--before-level", flags.before_level, "Command run just before each level");
+  app->add_option("--after-level", flags.after_level, "Command run after each level");
+  app->add_option("--reset", flags.reset,
+                  "Command run before each level (ahead of the drain gate)");
+  app->add_option("--restore", flags.restore, "Command run once at the end, on every exit path");
+  app->add_option("--hook-timeout", flags.hook_timeout, "Longest a hook may run (default 60s)");
+  app->add_flag("--plan", flags.plan, "Print the levels, hooks and total time; send nothing");
+  app->add_option("-c,--connections", flags.run.connections,
+                  "Open loop: the initial pool (default 10)");
+  app->add_option("-o,--out", flags.run.out, "The report directory (default ladder-DATE-TIME)");
+  add_request_flags(app, flags.run);
+  // The shared flag's default is run's (-c); a ladder's pool grows further by default.
+  app->get_option("--max-connections")
+      ->description(
+          "Open loop: the pool may grow to this many connections (default 1000, or "
+          "--max-concurrency when lower)");
+}
+
 Subcommand add_ladder_command(CLI::App& parent) {
   auto f = std::make_shared<LadderFlags>();
   CLI::App* app = parent.add_subcommand(
       "ladder",
       "Where does it buckle? Run a list of levels (or search the highest rate within the "
       "SLO), judge each, and write a report");
-  app->add_option("target", f->targets,
-                  "Target URL, or a scenario file (.yaml) and optionally the URL that replaces its "
-                  "target")
-      ->required()
-      ->expected(1, 2);
-  app->add_option("--concurrency", f->concurrency,
-                  "Closed loop levels: connections, e.g. 40,80,120");
-  app->add_option("--rates", f->rates, "Open loop levels: target rates, e.g. 50,150,400,1.5k");
-  app->add_flag("--search", f->search,
-                "Search the highest rate that meets the SLO: grow, bisect to within 1%, confirm");
-  app->add_option("--start-rate", f->start_rate, "--search: the first rate tried (default 100)");
-  app->add_option("--growth", f->growth, "--search: factor between growing steps (default 2)");
-  app->add_option("--step-hold", f->step_hold,
-                  "--search: how long each step is measured (default 10s)");
-  app->add_option("--hold", f->hold, "How long each level is measured (default 30s)");
-  app->add_option("--warmup", f->warmup,
-                  "Per level: recorded, excluded from the results (default 5s)");
-  app->add_option("--repeat", f->repeat, "Run each level K times (default 1)");
-  app->add_option(
-      "--repeat-order", f->repeat_order,
-      "sequence (each level K times in a row) or interleaved (the whole ladder K times)");
-  add_judgement_flags(app, f->judgement);
-  app->add_flag("--stop-on-fail", f->stop_on_fail, "End at the first level that breaks the SLO");
-  app->add_flag("--fail-if-none", f->fail_if_none,
-                "Exit 99 when no level met the SLO (a search: when no rate was confirmed)");
-  app->add_option("--fail-below", f->fail_below,
-                  "Exit 99 when best sustained (a search: the confirmed rate) is below this rate");
-  app->add_option("--max-concurrency", f->max_concurrency,
-                  "Guard: refuse levels (closed loop) or pools (open loop) above this");
-  app->add_option("--max-rate", f->max_rate, "Guard: refuse rates above this (also caps --search)");
-  app->add_option("--precheck", f->precheck, "A URL that must answer 2xx before anything starts");
-  app->add_option("--abort-when", f->abort_when,
-                  "End a level, and the ladder, when this holds, e.g. 'errors > 50% for 10s'");
-  app->add_option(
-      "--drain-until", f->drain_until,
-      "Before each level, wait until this URL answers 2xx (and, with URL#/pointer==value, "
-      "its JSON holds that) or this command exits 0");
-  app->add_option("--drain-timeout", f->drain_timeout, "Longest drain wait (default 60s)");
-  app->add_option("--before-level", f->before_level, "Command run just before each level");
-  app->add_option("--after-level", f->after_level, "Command run after each level");
-  app->add_option("--reset", f->reset, "Command run before each level (ahead of the drain gate)");
-  app->add_option("--restore", f->restore, "Command run once at the end, on every exit path");
-  app->add_option("--hook-timeout", f->hook_timeout, "Longest a hook may run (default 60s)");
-  app->add_flag("--plan", f->plan, "Print the levels, hooks and total time; send nothing");
-  app->add_option("-c,--connections", f->run.connections,
-                  "Open loop: the initial pool (default 10)");
-  app->add_option("-o,--out", f->run.out, "The report directory (default ladder-DATE-TIME)");
-  add_request_flags(app, f->run);
-  // The shared flag's default is run's (-c); a ladder's pool grows further by default.
-  app->get_option("--max-connections")
-      ->description(
-          "Open loop: the pool may grow to this many connections (default 1000, or "
-          "--max-concurrency when lower)");
+  add_ladder_flags(app, *f);
 
   return {app, [f, app] {
             // A scenario's settings fill the flags not given; `ladder` has no --rate, -d, ...

@@ -65,6 +65,10 @@ struct LadderFlags {
   bool plan = false;  // --plan: print it, send nothing
 };
 
+// Registers the ladder's flags (the target, levels, search, judgement, guards, hooks, --plan and
+// the request flags) on `app`: `ladder`'s, and `sizing`'s for each configuration's ladder.
+void add_ladder_flags(CLI::App* app, LadderFlags& flags);
+
 // Checks the flags and builds the ladder: levels, guards, hooks, judgement, the run of each
 // level (`scenario` may be null: a plain URL), the recorded source and settings. Sends nothing.
 experiments::LadderPlan build_ladder_plan(LadderFlags& flags,

@@ -3,14 +3,18 @@
 // result.json, summary.md and levels.csv are rewritten. A single run's: summary.md is rendered
 // again from result.json, which is left as it is. A soak's: from its result.json, or rebuilt from
 // windows.csv, canaries.csv and marks.log when it was killed before writing it; a probe's alike,
-// from its per-second CSVs. The same data always gives the same bytes.
+// from its per-second CSVs. A comparison's: judged again from the runs its result.json records.
+// A sizing's: each configuration's figures read again from its ladder's directory.
+// The same data always gives the same bytes.
 #include <cstdio>
 #include <fstream>
 
 #include "cli/subcommand.h"
 #include "common/usage_error.h"
+#include "experiments/compare_record.h"
 #include "experiments/ladder_record.h"
 #include "experiments/probe_record.h"
+#include "experiments/sizing_record.h"
 #include "experiments/soak_record.h"
 #include "report/atomic_file.h"
 #include "report/result_directory.h"
@@ -83,6 +87,36 @@ int probe_report(const std::string& directory) {
   return kExitOk;
 }
 
+// A comparison's report: judged again from the runs it recorded.
+int compare_report(const std::string& directory, const std::filesystem::path& file,
+                   const nlohmann::json& recorded) {
+  result::CompareResult compare;
+  try {
+    compare = result::compare_from_json(recorded);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(file.string() + " does not hold a comparison's recorded data: " + e.what());
+  }
+  experiments::write_compare_directory(directory, compare);
+  std::printf("report: judged again; rewrote result.json, summary.md and cells.csv in %s\n",
+              directory.c_str());
+  return kExitOk;
+}
+
+// A sizing's report: each configuration's figures read again from its ladder's directory.
+int sizing_report(const std::string& directory, const std::filesystem::path& file,
+                  const nlohmann::json& recorded) {
+  result::SizingResult sizing;
+  try {
+    sizing = result::sizing_from_json(recorded);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(file.string() + " does not hold a sizing's recorded data: " + e.what());
+  }
+  experiments::refresh_config_figures(directory, sizing);
+  experiments::write_sizing_directory(directory, sizing);
+  std::printf("report: rewrote result.json and summary.md in %s\n", directory.c_str());
+  return kExitOk;
+}
+
 int run_report(const std::string& directory) {
   if (experiments::is_soak_directory(directory)) return soak_report(directory);
   if (experiments::is_probe_directory(directory)) return probe_report(directory);
@@ -90,6 +124,8 @@ int run_report(const std::string& directory) {
   const nlohmann::json head = read_without_windows(file);
   const std::string schema = head.is_object() ? head.value("schema", "") : "";
   if (schema == report::kResultSchema) return rerender_run(directory, file, head);
+  if (schema == result::kCompareSchema) return compare_report(directory, file, head);
+  if (schema == result::kSizingSchema) return sizing_report(directory, file, head);
   if (schema != result::kLadderSchema) {
     throw UsageError(file.string() + " has schema '" + schema + "', not " + result::kLadderSchema +
                      " or " + report::kResultSchema);
@@ -116,9 +152,9 @@ Subcommand add_report_command(CLI::App& parent) {
       "report",
       "Re-render a directory's report from its data: a run's summary.md, a ladder's summary.md, "
       "levels.csv and analysis, or a soak's or probe's (rebuilt from its streamed files if it was "
-      "killed)");
+      "killed), or a comparison's (judged again from its runs)");
   app->add_option("directory", *directory,
-                  "The run's, ladder's, analysis's, soak's or probe's result directory")
+                  "The result directory of a run, ladder, analysis, soak, probe or comparison")
       ->required();
   return {app, [directory] { return run_report(*directory); }};
 }

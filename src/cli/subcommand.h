@@ -21,6 +21,8 @@ Subcommand add_analyze_command(CLI::App& parent);
 Subcommand add_report_command(CLI::App& parent);
 Subcommand add_soak_command(CLI::App& parent);
 Subcommand add_probe_command(CLI::App& parent);
+Subcommand add_compare_command(CLI::App& parent);
+Subcommand add_sizing_command(CLI::App& parent);
 Subcommand add_mark_command(CLI::App& parent);
 
 }  // namespace proofload::cli
