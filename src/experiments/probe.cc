@@ -76,10 +76,8 @@ class SourceRecorder {
       analyze::ProbeSourceSeries s;
       s.address = address;
       series_.push_back(std::move(s));
-      std::string header = report::kProbeCsvHeader;
-      header.pop_back();  // LineFile ends each line itself
-      files_.push_back(
-          std::make_unique<report::LineFile>(probe_csv_path(plan.out_dir, address), header));
+      files_.push_back(std::make_unique<report::LineFile>(probe_csv_path(plan.out_dir, address),
+                                                          report::kProbeCsvHeader));
     }
   }
 
@@ -93,8 +91,7 @@ class SourceRecorder {
         s.let_through_before_first_429 = from.let_through_before_first_429;
       }
       if (!from.headers.empty()) s.headers = from.headers;
-      std::string row = report::probe_csv_row(second, from.let_through_before_first_429);
-      if (!row.empty() && row.back() == '\n') row.pop_back();
+      const std::string row = report::probe_csv_row(second, from.let_through_before_first_429);
       if (write_failure_.empty()) {
         try {
           files_[i]->append(row);

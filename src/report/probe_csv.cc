@@ -14,9 +14,6 @@ namespace {
 constexpr std::string_view kRowForm =
     "expected second,let_through,limited,other,first_429: whole numbers, first_429 may be empty";
 
-// The header line without its '\n'.
-constexpr size_t kHeaderLength = std::string_view(kProbeCsvHeader).size() - 1;
-
 [[noreturn]] void bad_line(size_t line, const std::string& why) {
   throw std::runtime_error(fmt::format("line {}: {}", line, why));
 }
@@ -52,7 +49,7 @@ std::vector<std::string_view> split_fields(std::string_view line) {
 std::string probe_csv_row(const analyze::ProbeSecond& second,
                           std::optional<int64_t> let_through_before_first_429) {
   return fmt::format(
-      "{},{},{},{},{}\n", second.second, second.let_through, second.limited, second.other,
+      "{},{},{},{},{}", second.second, second.let_through, second.limited, second.other,
       let_through_before_first_429 ? std::to_string(*let_through_before_first_429) : std::string());
 }
 
@@ -67,10 +64,11 @@ std::string render_probe_csv(const analyze::ProbeSourceSeries& series) {
     }
   }
   if (!first_429_row && !series.per_second.empty()) first_429_row = series.per_second.size() - 1;
-  std::string out = kProbeCsvHeader;
+  std::string out = std::string(kProbeCsvHeader) + "\n";
   for (size_t i = 0; i < series.per_second.size(); ++i) {
     out += probe_csv_row(series.per_second[i],
                          i == first_429_row ? series.let_through_before_first_429 : std::nullopt);
+    out += '\n';
   }
   return out;
 }
@@ -78,7 +76,7 @@ std::string render_probe_csv(const analyze::ProbeSourceSeries& series) {
 void parse_probe_csv(std::string_view text, analyze::ProbeSourceSeries& series) {
   series.per_second.clear();
   series.let_through_before_first_429.reset();
-  const std::string_view header = std::string_view(kProbeCsvHeader).substr(0, kHeaderLength);
+  const std::string_view header = kProbeCsvHeader;
   std::optional<size_t> first_429_line;
   size_t line_number = 0;
   // Only lines ended by '\n': a last line without one was cut short by a kill, and is dropped.

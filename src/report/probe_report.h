@@ -17,8 +17,9 @@ std::string render_probe_summary(const result::ProbeResult& probe);
 // One source's per-second CSV (sources/ADDRESS.csv): a header line, then a row per second:
 // second,let_through,limited,other,first_429 (first_429: the 2xx before the source's first 429,
 // only on the second it came in; empty elsewhere). The probe streams the same rows as it runs
-// (probe_csv_row); `proofload report` on a killed probe reads them back (parse_probe_csv).
-inline constexpr const char* kProbeCsvHeader = "second,let_through,limited,other,first_429\n";
+// (probe_csv_row, a line without its end, as report::LineFile appends it); `proofload report` on
+// a killed probe reads them back (parse_probe_csv).
+inline constexpr const char* kProbeCsvHeader = "second,let_through,limited,other,first_429";
 std::string probe_csv_row(const analyze::ProbeSecond& second,
                           std::optional<int64_t> let_through_before_first_429);
 std::string render_probe_csv(const analyze::ProbeSourceSeries& series);

@@ -178,16 +178,18 @@ TEST(ProbeCsv, WrittenAndReadBackIsTheSameSeries) {
     EXPECT_EQ(back, series) << series.address;
   }
   // The probe streams rows one by one: the same bytes.
-  std::string streamed = kProbeCsvHeader;
+  std::string streamed = std::string(kProbeCsvHeader) + "\n";
   for (const analyze::ProbeSecond& s : r.series[0].per_second) {
     streamed +=
-        probe_csv_row(s, s.second == 0 ? r.series[0].let_through_before_first_429 : std::nullopt);
+        probe_csv_row(s, s.second == 0 ? r.series[0].let_through_before_first_429 : std::nullopt) +
+        "\n";
   }
   EXPECT_EQ(streamed, render_probe_csv(r.series[0]));
 }
 
 TEST(ProbeCsv, ALastLineCutByAKillIsDropped) {
-  const std::string csv = std::string(kProbeCsvHeader) + "0,700,1800,0,600\n1,100,2400,0,\n2,10";
+  const std::string csv =
+      std::string(kProbeCsvHeader) + "\n0,700,1800,0,600\n1,100,2400,0,\n2,10";
   analyze::ProbeSourceSeries s;
   parse_probe_csv(csv, s);
   ASSERT_EQ(s.per_second.size(), 2u);
@@ -199,7 +201,7 @@ TEST(ProbeCsv, ALastLineCutByAKillIsDropped) {
 }
 
 TEST(ProbeCsv, AMalformedLineIsRefusedNamingItsNumber) {
-  const std::string header = kProbeCsvHeader;
+  const std::string header = std::string(kProbeCsvHeader) + "\n";
   const std::vector<std::pair<std::string, std::string>> cases = {
       {header + "0,700,1800,0,600\n1,100,x,0,\n", "line 3: "},
       {header + "0,700,1800,0\n", "line 2: "},
