@@ -107,7 +107,13 @@ void add_side(const fs::path& root, const std::string& side, analyze::CompareMet
               std::vector<result::CompareRun>& runs) {
   std::map<std::pair<std::string, std::string>, int64_t> repeats;  // (check, condition) -> count
   for (const fs::path& dir : run_directories(root)) {
-    const result::RunRecord record = read_run(dir);
+    result::RunRecord record;
+    try {
+      record = read_run(dir);
+    } catch (const std::exception& e) {  // a damaged file is named, never half-judged
+      throw UsageError((dir / "result.json").string() + " does not read as a run's result: " +
+                       e.what());
+    }
     const fs::path parent = dir == root ? root : dir.parent_path();
     const std::string condition =
         parent == root ? std::string() : fs::relative(parent, root).generic_string();

@@ -95,6 +95,24 @@ TEST(CompareRecord, RecordedDirectoriesAreJudgedAgainWithConditionsFromTheirPath
   fs::remove_all(root);
 }
 
+TEST(CompareRecord, ADamagedRunIsNamedNotJudged) {
+  const fs::path root = fs::temp_directory_path() / ("compare-damaged-" + std::to_string(getpid()));
+  fs::remove_all(root);
+  write_run(root / "a" / "lookup-r1", recorded_run("lookup", 4, 8, 100));
+  fs::create_directories(root / "b" / "lookup-r1");
+  std::ofstream(root / "b" / "lookup-r1" / "result.json")
+      << R"({"schema": "proofload.result/v1", "status": "complete", "summary": {"requests": -3}})";
+  try {
+    rejudge_recorded(root / "a", root / "b", result::CompareResult{});
+    FAIL() << "a damaged run must not be judged";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("b/lookup-r1/result.json does not read as a run's result"),
+              std::string::npos)
+        << e.what();
+  }
+  fs::remove_all(root);
+}
+
 TEST(CompareRecord, ADirectoryWithoutRunsIsOneLine) {
   const fs::path root = fs::temp_directory_path() / ("compare-empty-" + std::to_string(getpid()));
   fs::create_directories(root);
