@@ -124,6 +124,22 @@ void add_request_flags(CLI::App* app, RunFlags& flags) {
   app->add_flag("--no-tls-resume", flags.no_tls_resume,
                 "A full handshake on every connection (default: resume sessions)")
       ->group(tls);
+  const char* streams = "Streams";
+  app->add_option("--stream", flags.stream,
+                  "Read every response as a stream, event by event: sse (server-sent events)")
+      ->group(streams);
+  app->add_option("--stream-content", flags.stream_content,
+                  "JSON pointer of the events that carry content, e.g. "
+                  "/choices/0/delta/content (default: every event with data)")
+      ->group(streams);
+  app->add_option("--stream-tokens", flags.stream_tokens,
+                  "JSON pointer of the token count the server reports, e.g. "
+                  "/usage/completion_tokens (default: one per content event)")
+      ->group(streams);
+  app->add_option("--stream-end", flags.stream_end,
+                  "The data of the event that ends a stream (default [DONE]; '' for the body's "
+                  "end)")
+      ->group(streams);
   const char* h2 = "HTTP/2";
   app->add_flag("--http2", flags.http2,
                 "HTTP/2: ALPN h2 over https, prior knowledge (h2c) over http")
@@ -191,6 +207,18 @@ plan::RunSpec run_spec_from_flags(const RunFlags& f, const workload::Scenario* s
   spec.connect_timeout_ns = parse_duration_ns(f.connect_timeout);
   spec.grace_ns = parse_duration_ns(f.grace);
   spec.tls = tls_options_from_flags(f);
+  if (f.stream) {
+    if (*f.stream != "sse") {
+      throw UsageError("--stream '" + *f.stream + "': sse is the stream read for now");
+    }
+    plan::RunSpec::Stream stream;
+    stream.content = f.stream_content;
+    stream.tokens = f.stream_tokens;
+    if (f.stream_end) stream.terminator = *f.stream_end;
+    spec.stream = stream;
+  } else if (f.stream_content || f.stream_tokens || f.stream_end) {
+    throw UsageError("--stream-content, --stream-tokens and --stream-end need --stream sse");
+  }
   if (f.http2) spec.protocol = engine::Protocol::kHttp2;
   if (f.h2_streams) spec.h2_streams = *f.h2_streams;
   spec.workers = f.workers;

@@ -10,6 +10,7 @@
 #include "net/tcp.h"
 #include "net/tls.h"
 #include "schedule/rate_profile.h"
+#include "workload/stream_tracker.h"
 #include "workload/workload.h"
 
 namespace proofload::engine {
@@ -34,6 +35,9 @@ struct LoadSpec {
   std::shared_ptr<const net::TlsContext> tls;
   // What to send: one fixed request (Workload::fixed) or a compiled scenario. Shared, immutable.
   std::shared_ptr<const workload::Workload> workload;
+  // `--stream sse`: every response is read as an event stream, event by event (StreamBody); its
+  // ends, events, tokens and times go into each window's `streams`. Null: bodies are counted.
+  std::shared_ptr<const workload::StreamRules> stream;
 
   Protocol protocol = Protocol::kHttp11;
   // HTTP/2: streams per connection (never more than the server's SETTINGS allow). Every count

@@ -146,6 +146,10 @@ void World::answer(int fd) {
                             : "HTTP/1.1 200 OK\r\nRateLimit-Remaining: " + std::to_string(left) +
                                   "\r\nContent-Length: 2\r\n");
     s->to_client.append(close ? "Connection: close\r\n\r\nno" : "\r\nno");
+  } else if (!model_.body.empty()) {
+    s->to_client.append("HTTP/1.1 200 OK\r\nContent-Length: " +
+                        std::to_string(model_.body.size()) +
+                        (close ? "\r\nConnection: close\r\n\r\n" : "\r\n\r\n") + model_.body);
   } else {
     s->to_client.append(close ? kLastAnswer : kAnswer);
   }

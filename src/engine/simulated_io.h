@@ -52,6 +52,8 @@ struct ServerModel {
   // A rate limit: answers from this one on are 429 with Retry-After and RateLimit-Remaining: 0
   // (0: never); the answers before it say RateLimit-Remaining: how many are left before it.
   int64_t limited_from_answer = 0;
+  // When set, every answer is 200 with this body (an event stream, say), all of it at once.
+  std::string body;
 };
 
 // What the server saw.

@@ -56,7 +56,10 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
     if (spec.max_requests > 0)
       request_budget_ = schedule::share_of(spec.max_requests, index, shards);
   }
-  for (Connection& c : connections_) c.session.bind(workload_);
+  for (Connection& c : connections_) {
+    c.session.bind(workload_);
+    if (spec.stream) c.stream_body = std::make_unique<StreamBody>(*spec.stream);
+  }
   // The slots of the workers before this one come first in the count over targets.
   const int64_t per_worker = open_loop() ? spec.max_connections : spec.connections;
   for (int w = 0; w < index; ++w) first_slot_ += schedule::share_of(per_worker, w, shards) * slots;

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "engine/load_spec.h"
+#include "engine/stream_body.h"
 #include "engine/window_mailbox.h"
 #include "engine/worker_io.h"
 #include "http/h2_memory.h"
@@ -86,6 +87,7 @@ class Worker {
     workload::Session session;
     bool attached = false;  // HTTP/2: counted in its link's `attached`
     http::H2Stream stream;  // HTTP/2: the request in flight as a stream
+    std::unique_ptr<StreamBody> stream_body;  // LoadSpec::stream: the response read as events
   };
   // HTTP/2: one TCP (and TLS) connection, shared by the h2_streams stream slots next to each
   // other in connections_ (slot j uses link j / h2_streams).

@@ -396,3 +396,42 @@ TEST(WorkerSimulationTargets, ConnectionsGoRoundRobinOverTheTargets) {
 
 }  // namespace
 }  // namespace proofload::engine
+
+namespace proofload::engine {
+namespace {
+
+// --stream sse on the real worker in simulated time: every answer an event stream (two content
+// events and the terminator, all at once after the service time), so each stream completes, its
+// events and tokens are counted, and its times are exactly the service time from the intended
+// start; a terminator that never comes cuts every stream short.
+TEST(WorkerSimulationStreams, EachAnswerIsReadEventByEvent) {
+  simulated::ServerModel model;
+  model.service_ns = 5'000'000;
+  model.body = "data: a\n\ndata: b\n\ndata: [DONE]\n\n";
+  LoadSpec spec = closed_loop(2, 2 * kNsPerS);
+  spec.stream = std::make_shared<const workload::StreamRules>();
+  const Result r = run(spec, model);
+  const measure::StreamWindow& s = r.measured.streams;
+  const int64_t answered = r.measured.count(measure::Outcome::kSuccess);
+  ASSERT_GT(answered, 0);
+  EXPECT_EQ(s.completed, answered);
+  EXPECT_EQ(s.cut_short, 0);
+  EXPECT_EQ(s.events, 3 * answered);
+  EXPECT_EQ(s.tokens, 2 * answered);
+  EXPECT_EQ(s.ttfce_us.total_count(), answered);
+  EXPECT_NEAR(static_cast<double>(s.ttfce_us.value_at_percentile(50)), 5000, 50);
+  EXPECT_EQ(s.inter_event_us.max(), 0) << "both content events came in one read";
+  int64_t in_windows = 0;
+  for (const measure::WindowStats& w : r.windows) in_windows += w.streams.completed;
+  EXPECT_GE(in_windows, s.completed) << "each window counts the streams that ended in it";
+
+  auto never_ends = std::make_shared<workload::StreamRules>();
+  never_ends->terminator = "[NEVER]";
+  spec.stream = never_ends;
+  const Result cut = run(spec, model);
+  EXPECT_EQ(cut.measured.streams.completed, 0);
+  EXPECT_EQ(cut.measured.streams.cut_short, cut.measured.count(measure::Outcome::kSuccess));
+}
+
+}  // namespace
+}  // namespace proofload::engine

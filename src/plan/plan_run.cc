@@ -343,6 +343,27 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
   load.protocol = spec.protocol;
   load.h2_streams = spec.h2_streams.value_or(1);
   const bool h2 = spec.protocol == engine::Protocol::kHttp2;
+  nlohmann::json stream_json = nullptr;
+  if (spec.stream) {
+    if (h2) throw UsageError("--stream is measured over HTTP/1.1 only for now: drop --http2");
+    auto rules = std::make_shared<workload::StreamRules>();
+    const auto pointer = [](const char* flag, const std::optional<std::string>& text) {
+      if (!text) return std::optional<workload::JsonPointer>();
+      try {
+        return std::optional<workload::JsonPointer>(workload::JsonPointer::parse(*text));
+      } catch (const UsageError& e) {
+        throw UsageError(std::string(flag) + " '" + *text + "': " + e.what());
+      }
+    };
+    rules->content = pointer("--stream-content", spec.stream->content);
+    rules->tokens = pointer("--stream-tokens", spec.stream->tokens);
+    rules->terminator = spec.stream->terminator;
+    load.stream = std::move(rules);
+    stream_json = {{"kind", spec.stream->kind},
+                   {"content", result::optional_json(spec.stream->content)},
+                   {"tokens", result::optional_json(spec.stream->tokens)},
+                   {"terminator", spec.stream->terminator}};
+  }
   run.recorded_spec = {
       {"target", spec.target},
       {"address", load.address.text},
@@ -373,6 +394,7 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
       {"window_s", seconds_of(load.window_ns)},
   };
   if (!spec.sources.empty()) run.recorded_spec["sources"] = spec.sources;
+  if (!stream_json.is_null()) run.recorded_spec["stream"] = stream_json;
   if (!spec.more_targets.empty()) {
     nlohmann::json targets = nlohmann::json::array({spec.target});
     for (const std::string& more : spec.more_targets) targets.push_back(more);

@@ -24,6 +24,12 @@ std::string run_command_text(const RunSpec& spec, std::optional<uint64_t> seed) 
   if (spec.scenario) arg(spec.scenario->file);
   if (!spec.target_from_scenario) arg(spec.target);
   for (const std::string& more : spec.more_targets) option("--target", more);
+  if (spec.stream) {
+    option("--stream", spec.stream->kind);
+    if (spec.stream->content) option("--stream-content", *spec.stream->content);
+    if (spec.stream->tokens) option("--stream-tokens", *spec.stream->tokens);
+    if (spec.stream->terminator != "[DONE]") option("--stream-end", spec.stream->terminator);
+  }
   const bool open = spec.executor == engine::Executor::kOpenLoop;
   // --rate means an open loop; stages need it said.
   if (open && !spec.stages.empty()) option("--executor", "open");

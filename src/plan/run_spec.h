@@ -55,6 +55,15 @@ struct RunSpec {
   // flight on each connection.
   engine::Protocol protocol = engine::Protocol::kHttp11;
   std::optional<int> h2_streams;
+  // --stream sse: every response read as an event stream (engine::LoadSpec::stream), with the
+  // JSON pointers of the events that carry content (--stream-content) and of the token count the
+  // server reports (--stream-tokens), and the data of the terminator event (--stream-end).
+  struct Stream {
+    std::string kind = "sse";
+    std::optional<std::string> content, tokens;
+    std::string terminator = "[DONE]";
+  };
+  std::optional<Stream> stream;
 
   engine::Executor executor = engine::Executor::kClosedLoop;
   int connections = 10;                   // closed loop: connections; open loop: the initial pool

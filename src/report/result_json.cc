@@ -103,6 +103,31 @@ void record_summary(const RunResult& result, result::RunRecord& r) {
   r.tls_first_error = result.first_tls_failure;
   r.h2_goaways = t.connection.goaways;
   r.h2_server_max_streams = result.h2_server_max_streams;
+  if (result.spec.is_object() && result.spec.contains("stream")) {
+    const measure::StreamWindow& s = t.streams;
+    result::StreamsRecord streams;
+    streams.completed = s.completed;
+    streams.cut_short = s.cut_short;
+    streams.idle_timeout = s.idle_timeout;
+    streams.malformed = s.malformed;
+    streams.fixture_mismatch = s.fixture_mismatch;
+    streams.events = s.events;
+    streams.bytes = s.bytes;
+    streams.tokens = s.tokens;
+    if (result.measured_duration_s > 0) {
+      // Of the completed streams only (those that matched, when a fixture is checked).
+      streams.events_per_s = static_cast<double>(s.events) / result.measured_duration_s;
+      streams.bytes_per_s = static_cast<double>(s.bytes) / result.measured_duration_s;
+      streams.tokens_per_s = static_cast<double>(s.tokens) / result.measured_duration_s;
+    }
+    streams.ttfb = latency_of(s.ttfb_us);
+    streams.ttfe = latency_of(s.ttfe_us);
+    streams.ttfce = latency_of(s.ttfce_us);
+    streams.inter_event = latency_of(s.inter_event_us);
+    streams.tpot = latency_of(s.tpot_us);
+    streams.duration = latency_of(s.duration_us);
+    r.streams = streams;
+  }
 }
 
 // By named request: what each `requests:` entry of a scenario got (measured part).

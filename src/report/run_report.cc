@@ -389,7 +389,8 @@ std::string render_run_summary(const nlohmann::json& result) {
   const RunRecord v = result::run_from_json(result);
   if (v.observe_only) return observation_summary(v);
   return header_of(v) + short_version(v) + latency_table(v) + outcomes_table(v) +
-         connections_section(v) + named_table(v) + flows_table(v) + thresholds_table(v) +
+         connections_section(v) + streams_table(v) + named_table(v) + flows_table(v) +
+         thresholds_table(v) +
          observed_table(v) + limits_section(v) + reproduce(v);
 }
 

@@ -60,6 +60,7 @@ std::string outcomes_table(const RunRecord& v);
 std::string connections_section(const RunRecord& v);
 std::string named_table(const RunRecord& v);       // "" for a plain run
 std::string flows_table(const RunRecord& v);       // "" without flows
+std::string streams_table(const RunRecord& v);     // "" unless a --stream run (stream_section.cc)
 std::string thresholds_table(const RunRecord& v);  // "" without thresholds
 std::string observed_table(const RunRecord& v);    // "" when nothing was observed
 

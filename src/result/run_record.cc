@@ -31,7 +31,27 @@ json counts_json(const Counts& counts) {
   return out;
 }
 
-json summary_json(const RunRecord& r) {
+json streams_json(const StreamsRecord& s) {
+  return {{"completed", optional_json(s.completed)},
+          {"cut_short", optional_json(s.cut_short)},
+          {"idle_timeout", optional_json(s.idle_timeout)},
+          {"malformed", optional_json(s.malformed)},
+          {"fixture_mismatch", optional_json(s.fixture_mismatch)},
+          {"events", optional_json(s.events)},
+          {"bytes", optional_json(s.bytes)},
+          {"tokens", optional_json(s.tokens)},
+          {"events_per_s", optional_json(s.events_per_s)},
+          {"bytes_per_s", optional_json(s.bytes_per_s)},
+          {"tokens_per_s", optional_json(s.tokens_per_s)},
+          {"ttfb_ms", latency_json(s.ttfb)},
+          {"ttfe_ms", latency_json(s.ttfe)},
+          {"ttfce_ms", latency_json(s.ttfce)},
+          {"inter_event_ms", latency_json(s.inter_event)},
+          {"tpot_ms", latency_json(s.tpot)},
+          {"duration_ms", latency_json(s.duration)}};
+}
+
+json summary_fields_json(const RunRecord& r) {
   return {{"requests", optional_json(r.requests)},
           {"intended", optional_json(r.intended)},
           {"errors", optional_json(r.errors)},
@@ -67,6 +87,12 @@ json summary_json(const RunRecord& r) {
                                     : json{{"goaways", optional_json(r.h2_goaways)},
                                            {"server_max_concurrent_streams",
                                             optional_json(r.h2_server_max_streams)}}}};
+}
+
+json summary_json(const RunRecord& r) {
+  json out = summary_fields_json(r);
+  if (r.streams) out["streams"] = streams_json(*r.streams);
+  return out;
 }
 
 json source_json(const SourceRecord& s) {
@@ -157,6 +183,27 @@ void read_summary(const JsonReader& s, RunRecord& v) {
   v.outcomes = s.counts_by_name("outcomes");
   in_report_order(v.outcomes);
   v.status_codes = s.counts_by_name("status");
+  if (const JsonReader streams = s.object("streams"); streams.present()) {
+    StreamsRecord t;
+    t.completed = streams.count("completed");
+    t.cut_short = streams.count("cut_short");
+    t.idle_timeout = streams.count("idle_timeout");
+    t.malformed = streams.count("malformed");
+    t.fixture_mismatch = streams.count("fixture_mismatch");
+    t.events = streams.count("events");
+    t.bytes = streams.count("bytes");
+    t.tokens = streams.count("tokens");
+    t.events_per_s = streams.number("events_per_s");
+    t.bytes_per_s = streams.number("bytes_per_s");
+    t.tokens_per_s = streams.number("tokens_per_s");
+    t.ttfb = latency_from(streams.object("ttfb_ms"));
+    t.ttfe = latency_from(streams.object("ttfe_ms"));
+    t.ttfce = latency_from(streams.object("ttfce_ms"));
+    t.inter_event = latency_from(streams.object("inter_event_ms"));
+    t.tpot = latency_from(streams.object("tpot_ms"));
+    t.duration = latency_from(streams.object("duration_ms"));
+    v.streams = t;
+  }
 }
 
 void read_observed(const JsonReader& top, RunRecord& v) {

@@ -85,6 +85,16 @@ struct ServerRecord {
   bool cpu_bound = false;
 };
 
+// summary.streams (a `--stream` run only): how the streams ended and, of those completed as
+// configured, their events, bytes and tokens (in all and per second of the measured span) and
+// times from the intended start.
+struct StreamsRecord {
+  std::optional<int64_t> completed, cut_short, idle_timeout, malformed, fixture_mismatch;
+  std::optional<int64_t> events, bytes, tokens;
+  std::optional<double> events_per_s, bytes_per_s, tokens_per_s;
+  Latency ttfb, ttfe, ttfce, inter_event, tpot, duration;
+};
+
 struct RunRecord {
   std::string status;  // "running", "complete", "interrupted", "aborted"
   std::string end_reason, proofload_version, command_line, start_time;
@@ -126,6 +136,7 @@ struct RunRecord {
   // as recorded, in the order of measure::kOutcomeNames (success first; unknown names last)
   Counts outcomes;
   Counts status_codes;  // "200" -> count
+  std::optional<StreamsRecord> streams;  // nullopt: not a --stream run
 
   // warmup
   std::optional<double> warmup_s;
