@@ -2,23 +2,21 @@
 #include "experiments/compare_record.h"
 
 #include <algorithm>
+#include <fstream>
 #include <map>
 #include <system_error>
 
-#include "common/file_text.h"
 #include "common/usage_error.h"
 #include "http/url.h"
 #include "report/atomic_file.h"
 #include "report/compare_report.h"
+#include "report/run_report.h"
 
 namespace proofload::experiments {
 namespace {
 
 namespace fs = std::filesystem;
 
-// A run's result.json is small (no windows); a bound keeps a damaged or hostile one from
-// filling memory.
-constexpr int64_t kMaxRunResultBytes = int64_t{64} << 20;
 // Directories searched for runs below each side's, and the runs taken: a wrong path (/) fails
 // clearly instead of walking the disk.
 constexpr int kMaxDepth = 8;
@@ -42,40 +40,44 @@ std::optional<double> cpu_ms_per_request(const result::RunRecord& run) {
   return std::nullopt;
 }
 
-result::RunRecord read_run(const fs::path& dir) {
-  const std::string text =
-      read_bounded_file((dir / "result.json").string(), "run result", kMaxRunResultBytes);
-  return result::run_from_json(nlohmann::json::parse(text));
-}
-
-bool is_run_directory(const fs::path& dir) {
-  std::error_code ec;
-  if (!fs::is_regular_file(dir / "result.json", ec)) return false;
+// A directory's result.json read once, without its windows (a long run's are many:
+// report::parse_result_for_summary skips them as it parses), when it is a run's; nullopt when the
+// directory has none, or another experiment's (searched further), or one that is not JSON.
+std::optional<nlohmann::json> run_document(const fs::path& dir) {
+  std::ifstream in(dir / "result.json", std::ios::binary);
+  if (!in) return std::nullopt;
   try {
-    const std::string text =
-        read_bounded_file((dir / "result.json").string(), "run result", kMaxRunResultBytes);
-    const nlohmann::json doc = nlohmann::json::parse(text);
-    return doc.is_object() && doc.value("schema", "") == result::kRunSchema;
+    nlohmann::json doc = report::parse_result_for_summary(in);
+    if (doc.is_object() && doc.value("schema", "") == result::kRunSchema) return doc;
   } catch (const std::exception&) {
-    return false;
   }
+  return std::nullopt;
 }
 
-// Every run directory below `root`, sorted by path (repeats in the order their names sort).
-std::vector<fs::path> run_directories(const fs::path& root) {
+// A run directory and its result.json as run_document read it.
+struct FoundRun {
+  fs::path dir;
+  nlohmann::json document;
+};
+
+// Every run directory below `root`, sorted by path (repeats in the order their names sort),
+// each with its result.json read once.
+std::vector<FoundRun> run_directories(const fs::path& root) {
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {
     throw UsageError("'" + root.string() + "' is not a directory of recorded runs");
   }
-  std::vector<fs::path> found;
-  if (is_run_directory(root)) found.push_back(root);
+  std::vector<FoundRun> found;
+  if (std::optional<nlohmann::json> doc = run_document(root)) {
+    found.push_back({root, std::move(*doc)});
+  }
   auto it = fs::recursive_directory_iterator(root, fs::directory_options::skip_permission_denied,
                                              ec);
   for (; !ec && it != fs::recursive_directory_iterator(); it.increment(ec)) {
     if (it.depth() >= kMaxDepth) it.disable_recursion_pending();
     if (!it->is_directory(ec) || it->is_symlink(ec)) continue;
-    if (is_run_directory(it->path())) {
-      found.push_back(it->path());
+    if (std::optional<nlohmann::json> doc = run_document(it->path())) {
+      found.push_back({it->path(), std::move(*doc)});
       it.disable_recursion_pending();  // a run's own directories hold no further runs
     }
     if (found.size() > kMaxRuns) {
@@ -87,7 +89,8 @@ std::vector<fs::path> run_directories(const fs::path& root) {
     throw UsageError("'" + root.string() + "' holds no recorded run (a directory with a run's "
                      "result.json)");
   }
-  std::sort(found.begin(), found.end());
+  std::sort(found.begin(), found.end(),
+            [](const FoundRun& a, const FoundRun& b) { return a.dir < b.dir; });
   return found;
 }
 
@@ -106,10 +109,11 @@ std::vector<std::string> checks_of(const result::RunRecord& run) {
 void add_side(const fs::path& root, const std::string& side, analyze::CompareMetric metric,
               std::vector<result::CompareRun>& runs) {
   std::map<std::pair<std::string, std::string>, int64_t> repeats;  // (check, condition) -> count
-  for (const fs::path& dir : run_directories(root)) {
+  for (const FoundRun& found : run_directories(root)) {
+    const fs::path& dir = found.dir;
     result::RunRecord record;
     try {
-      record = read_run(dir);
+      record = result::run_from_json(found.document);
     } catch (const std::exception& e) {  // a damaged file is named, never half-judged
       throw UsageError((dir / "result.json").string() + " does not read as a run's result: " +
                        e.what());
@@ -164,7 +168,9 @@ CellFigures cell_figures(const result::RunRecord& run, const std::string& check,
 
 void read_cell(const fs::path& out_dir, result::CompareRun& run, analyze::CompareMetric metric) {
   try {
-    const result::RunRecord record = read_run(out_dir / run.directory);
+    const std::optional<nlohmann::json> doc = run_document(out_dir / run.directory);
+    if (!doc) throw std::runtime_error("no run's result.json");
+    const result::RunRecord record = result::run_from_json(*doc);
     const CellFigures f = cell_figures(record, run.check, metric);
     run.value = f.value;
     run.requests = f.requests;
