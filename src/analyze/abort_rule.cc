@@ -82,6 +82,10 @@ AbortRule parse_abort_rule(std::string_view text) {
     fail("an abort condition reads the whole run: use " + whole_run.text() + ", not " +
          rule.condition.metric.text());
   }
+  if (rule.condition.metric.needs_reconcile()) {
+    fail(rule.condition.metric.text() +
+         " is read off the server's counter once the run has ended, never window by window");
+  }
   try {
     rule.for_ns = parse_duration_ns(duration_text);
   } catch (const UsageError& e) {

@@ -60,6 +60,7 @@ TEST(ParseAbortRule, Errors) {
   expect_error("errors > 50%", "for DURATION");
   expect_error("errors > 50% for", "for DURATION");
   expect_error("errors > 50% during 10s", "CONDITION for DURATION");  // names the expected form
+  expect_error("drops > 1% for 10s", "once the run has ended");  // --reconcile reads it then
   expect_error("errors > 50% for ten seconds", "ten seconds");
   expect_error("errors > 50% for 0s", "above zero");
   expect_error("errors > 5x for 10s", "errors > 5x");

@@ -443,6 +443,8 @@ void require_slo_columns(const LevelTable& table, const Slo& slo,
         break;
       case measure::MetricRef::Kind::kMean:
       case measure::MetricRef::Kind::kMax:
+      case measure::MetricRef::Kind::kReconcile:  // a server's count: no table column holds it
+      case measure::MetricRef::Kind::kDrops:
         held = false;
         break;
     }

@@ -65,7 +65,10 @@ std::string describe_bound(const measure::Threshold& t) {
     case Kind::kErrorRate:
     case Kind::kNeverStarted:
     case Kind::kOutcomeRate:
+    case Kind::kDrops:
       return short_number(t.bound * 100) + "%";
+    case Kind::kReconcile:
+      return "exact";
     case Kind::kThroughput:
     case Kind::kGoodput:
       return short_number(t.bound) + "/s";
@@ -155,6 +158,8 @@ std::optional<double> row_metric(const LevelRow& row, const measure::MetricRef& 
       break;
     case Kind::kMean:
     case Kind::kMax:
+    case Kind::kReconcile:  // a level's --reconcile, in extra_metrics
+    case Kind::kDrops:
       break;
   }
   value = finite(value);

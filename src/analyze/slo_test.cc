@@ -124,5 +124,26 @@ TEST(DescribeSlo, SymbolsDurationsAndShares) {
   EXPECT_EQ(describe_slo(parse_slo("p99.9(lookup)<=250us")), "p99.9(lookup) ≤ 0.25 ms");
 }
 
+TEST(ParseSlo, ReconcileAndDropsAreBoundsOfALevel) {
+  const Slo slo = parse_slo("p95<10ms,reconcile==exact");
+  ASSERT_EQ(slo.bounds.size(), 2u);
+  EXPECT_EQ(slo.bounds[1].metric.kind, Kind::kReconcile);
+  EXPECT_EQ(describe_slo(slo), "p95 < 10 ms, reconcile = exact");
+  EXPECT_EQ(describe_slo(parse_slo("drops<=0.1%")), "drops ≤ 0.1%");
+}
+
+TEST(RowMetric, ReconcileAndDropsComeFromTheLevelsRun) {
+  LevelRow row = recorded_row();
+  const measure::MetricRef reconcile = measure::parse_threshold("reconcile==exact").metric;
+  const measure::MetricRef drops = measure::parse_threshold("drops<=0.1%").metric;
+  // A level without a reconcile (or whose counter could not be read) has no data: it fails.
+  EXPECT_EQ(row_metric(row, reconcile, true), std::nullopt);
+  EXPECT_EQ(row_metric(row, drops, true), std::nullopt);
+  row.extra_metrics.emplace_back("reconcile", 0);
+  row.extra_metrics.emplace_back("drops", 0.0004);
+  EXPECT_EQ(row_metric(row, reconcile, true), 0);
+  EXPECT_EQ(row_metric(row, drops, true), 0.0004);
+}
+
 }  // namespace
 }  // namespace proofload::analyze

@@ -21,7 +21,8 @@ namespace {
 using Kind = MetricRef::Kind;
 
 // What a metric's values (and so its bound) are measured in.
-enum class Unit { kMs, kShare, kCount, kPerSecond };
+// kVerdict: `reconcile`, whose only bound is the word "exact" (a difference of 0).
+enum class Unit { kMs, kShare, kCount, kPerSecond, kVerdict };
 
 Unit unit_of(Kind kind) {
   switch (kind) {
@@ -32,12 +33,15 @@ Unit unit_of(Kind kind) {
     case Kind::kErrorRate:
     case Kind::kNeverStarted:
     case Kind::kOutcomeRate:
+    case Kind::kDrops:
       return Unit::kShare;
     case Kind::kCount:
       return Unit::kCount;
     case Kind::kThroughput:
     case Kind::kGoodput:
       return Unit::kPerSecond;
+    case Kind::kReconcile:
+      return Unit::kVerdict;
   }
   return Unit::kCount;
 }
@@ -45,11 +49,12 @@ Unit unit_of(Kind kind) {
 constexpr std::string_view kRequestsOutcome = "requests";
 constexpr std::string_view kAllowedMetrics =
     "pNN (p50, p95, p99.9), mean, avg, max, errors, error_rate, never_started, "
-    "rate(OUTCOME[, scope]), count(OUTCOME[, scope]), requests, rps, goodput";
+    "rate(OUTCOME[, scope]), count(OUTCOME[, scope]), requests, rps, goodput, reconcile, drops";
 // Names a typo is compared with to suggest the nearest.
 constexpr std::string_view kMetricNames[] = {
     "p50",    "p90",        "p95",  "p99",   "p99.9",    "mean", "avg",           "max",
-    "errors", "error_rate", "rate", "count", "requests", "rps",  "never_started", "goodput"};
+    "errors", "error_rate", "rate", "count", "requests", "rps",  "never_started", "goodput",
+    "reconcile", "drops"};
 
 // The closest candidate, if it is close enough to be a plausible typo (at most half the word
 // differs): suggesting "rps" for "latency" would mislead more than it helps.
@@ -182,6 +187,13 @@ class Parser {
       if (!m.scope.empty()) fail("goodput is of the whole run: it takes no scope");
       return m;
     }
+    if (name == "reconcile" || name == "drops") {
+      m = scope_only(name == "reconcile" ? Kind::kReconcile : Kind::kDrops);
+      if (!m.scope.empty()) {
+        fail(name + " is of the whole run (its --reconcile): it takes no scope");
+      }
+      return m;
+    }
     if (name == "requests") {
       m = scope_only(Kind::kCount);
       m.outcome = kRequestsOutcome;
@@ -257,6 +269,10 @@ class Parser {
     for (const Op& op : kOps) {
       if (rest.starts_with(op.text)) {
         rest.remove_prefix(op.text.size());
+        if (metric.kind == Kind::kReconcile && op.comparison != Comparison::kEqual) {
+          fail("reconcile is exact or not: write reconcile == exact (or drops <= 0.1% for a "
+               "tolerance)");
+        }
         return op.comparison;
       }
     }
@@ -266,6 +282,14 @@ class Parser {
   double parse_bound(std::string_view bound, const MetricRef& metric) {
     const std::string name = metric.text();
     if (bound.empty()) fail("missing bound after the comparison");
+    const Unit unit = unit_of(metric.kind);
+    if (unit == Unit::kVerdict) {
+      if (ascii_lowercase(bound) != "exact") {
+        fail("reconcile takes one bound, exact (reconcile == exact), not \"" +
+             std::string(bound) + "\"; for a tolerance write drops <= 0.1%");
+      }
+      return 0;  // no difference between the client's successes and the server's count
+    }
     if (bound.front() == '-') fail("bound \"" + std::string(bound) + "\" must not be negative");
     // A plain decimal ("200", "1.5", ".5"), then an optional unit ("ms", "%"), spaces allowed
     // between them.
@@ -280,7 +304,6 @@ class Parser {
     }
     const bool percent = suffix == "%";
     const bool duration = !suffix.empty() && !percent && is_duration(number, suffix);
-    const Unit unit = unit_of(metric.kind);
     if (unit == Unit::kMs) {
       if (percent) {
         fail(name + " is a latency: use a duration like 200ms or 1.5s, not a percentage");
@@ -398,6 +421,13 @@ std::string format_observed(const Threshold& t, double value) {
     case Unit::kPerSecond:
       return name + group_thousands(fixed_consistent(value, 1, "", 1, cmp, t.bound, false)) +
              " req/s";
+    case Unit::kVerdict:
+      // The value is how far apart the two counts were.
+      return value == 0 ? name + "exact"
+                        : name + "mismatch (" +
+                              group_thousands(fixed_consistent(value, 1, "", 0, cmp, t.bound,
+                                                               true)) +
+                              " apart)";
   }
   return name;
 }
@@ -423,6 +453,10 @@ std::string MetricRef::text() const {
       return with_scope("rps");
     case Kind::kGoodput:
       return with_scope("goodput");
+    case Kind::kReconcile:
+      return "reconcile";
+    case Kind::kDrops:
+      return "drops";
     case Kind::kOutcomeRate:
     case Kind::kCount:
       break;

@@ -26,6 +26,9 @@ struct MetricRef {
     kCount,         // count(OUTCOME[, scope]) or requests[(scope)]: a count
     kThroughput,    // rps[(scope)]: responses (any status) per second of the measured span
     kGoodput,       // goodput: successful requests per second of the measured span
+    // Read off a `--reconcile` counter once the run has ended (analyze/reconcile.h):
+    kReconcile,  // reconcile == exact: the observed value is |client successes - server delta|
+    kDrops,      // drops: (client successes - server delta) / client successes (share, signed)
   };
   Kind kind = Kind::kErrorRate;
   double percentile = 0;  // kPercentile: 95, 99.9 (strictly between 0 and 100)
@@ -37,6 +40,8 @@ struct MetricRef {
   // Aliases are normalised (avg -> mean, error_rate -> errors, count(requests) -> requests).
   std::string text() const;
   bool operator==(const MetricRef&) const = default;
+  // reconcile and drops: a metric that only a run with --reconcile has.
+  bool needs_reconcile() const { return kind == Kind::kReconcile || kind == Kind::kDrops; }
 };
 
 enum class Comparison { kLess, kLessEqual, kGreater, kGreaterEqual, kEqual };
@@ -55,7 +60,8 @@ struct Threshold {
 // >=, == (or =). Metric keywords and outcomes are case-insensitive; scopes are not.
 // Units: latency bounds take durations ("200ms", "1.5s", "250us"; a bare number is ms); shares
 // take "1%" or a fraction "0.01" (at most 100% / 1); counts and rps take plain numbers. Bounds
-// are plain decimals, never negative.
+// are plain decimals, never negative. `reconcile` takes one form only, `reconcile == exact`
+// (its bound 0: no difference); `drops` is a share (drops <= 0.1%). Neither takes a scope.
 // A unit that does not fit the metric (p95 < 1%, errors < 200ms), an unknown metric or outcome
 // (names the allowed ones and the nearest), a bad percentile (p0, p100, p-1), a missing operator
 // or bound: UsageError with one line quoting the expression.

@@ -370,5 +370,46 @@ TEST(ObservedText, NeverContradictsTheVerdict) {
   EXPECT_EQ(evaluate_one("errors < 1%", 0.01).observed_text, "errors = 1%");
 }
 
+TEST(ParseThreshold, ReconcileIsExactOrNot) {
+  for (std::string_view text : {"reconcile==exact", "reconcile = EXACT", "Reconcile == exact"}) {
+    const Threshold t = parse_threshold(text);
+    EXPECT_EQ(t.metric.kind, Kind::kReconcile) << text;
+    EXPECT_EQ(t.metric.text(), "reconcile");
+    EXPECT_EQ(t.comparison, Comparison::kEqual);
+    EXPECT_EQ(t.bound, 0);
+    EXPECT_TRUE(t.metric.needs_reconcile());
+  }
+  EXPECT_TRUE(evaluate_one("reconcile==exact", 0).passed);
+  EXPECT_EQ(evaluate_one("reconcile==exact", 0).observed_text, "reconcile = exact");
+  EXPECT_FALSE(evaluate_one("reconcile==exact", 433'859).passed);
+  EXPECT_EQ(evaluate_one("reconcile==exact", 433'859).observed_text,
+            "reconcile = mismatch (433,859 apart)");
+  EXPECT_FALSE(evaluate_one("reconcile==exact", std::nullopt).passed);
+}
+
+TEST(ParseThreshold, DropsIsAShareOfTheClientsSuccesses) {
+  const Threshold t = parse_threshold("drops<=0.1%");
+  EXPECT_EQ(t.metric.kind, Kind::kDrops);
+  EXPECT_EQ(t.metric.text(), "drops");
+  EXPECT_DOUBLE_EQ(t.bound, 0.001);
+  EXPECT_TRUE(t.metric.needs_reconcile());
+  EXPECT_TRUE(evaluate_one("drops<=0.1%", 0.0005).passed);
+  EXPECT_FALSE(evaluate_one("drops<=0.1%", 0.114).passed);
+  EXPECT_EQ(evaluate_one("drops<=0.1%", 0.114).observed_text, "drops = 11.4%");
+  // The server counted more than the client saw succeed: no drops.
+  EXPECT_TRUE(evaluate_one("drops<=0.1%", -0.02).passed);
+  EXPECT_FALSE(parse_threshold("errors<1%").metric.needs_reconcile());
+}
+
+TEST(ParseThresholdErrors, ReconcileForms) {
+  expect_error("reconcile < exact", "reconcile == exact");
+  expect_error("reconcile == 0", "one bound, exact");
+  expect_error("reconcile == mismatch", "one bound, exact");
+  expect_error("reconcile(lookup) == exact", "takes no scope");
+  expect_error("drops <= 5ms", "drops is a share");
+  expect_error("drops(lookup) <= 1%", "takes no scope");
+  expect_error("reconcil == exact", "did you mean \"reconcile\"");
+}
+
 }  // namespace
 }  // namespace proofload::measure
