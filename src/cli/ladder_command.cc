@@ -191,6 +191,12 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   const bool open = plan.loop == analyze::Loop::kOpen;
   // Each level's run records its own `proofload run` command, so its Reproduce runs that level.
   plan.base_run = run_spec_from_flags(base, scenario.get());
+  for (const measure::Threshold& bound : plan.slo.bounds) {
+    if (bound.metric.needs_reconcile() && !plan.base_run.reconcile) {
+      throw UsageError("the SLO bound \"" + bound.expression +
+                       "\" needs --reconcile: the server's count each level is set against");
+    }
+  }
 
   std::string target = f.run.url;
   if (target.empty() && scenario && scenario->target) target = *scenario->target;

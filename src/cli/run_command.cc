@@ -21,6 +21,7 @@
 #include "http/request.h"
 #include "http/url.h"
 #include "net/tcp.h"
+#include "observe/reconcile_source.h"
 #include "plan/plan_run.h"
 #include "schedule/stages.h"
 
@@ -109,6 +110,9 @@ void add_request_flags(CLI::App* app, RunFlags& flags) {
                   "generator itself always)");
   app->add_option("--observe-every", flags.observe_every,
                   "How often observers sample, 10ms to 1s (default 1s)");
+  app->add_option("--reconcile", flags.reconcile,
+                  "Set the successes against the server's own count, read before and after the "
+                  "run: prom:URL#METRIC{label=\"value\"} or a command printing the number");
   const char* tls = "TLS (https://)";
   app->add_option("--cacert", flags.cacert, "Trust the CA certificates in this PEM file")
       ->group(tls);
@@ -226,6 +230,10 @@ plan::RunSpec run_spec_from_flags(const RunFlags& f, const workload::Scenario* s
   spec.thresholds = f.thresholds;
   spec.observe = f.observe;
   spec.observe_every_ns = parse_duration_ns(f.observe_every);
+  if (f.reconcile) {
+    observe::parse_reconcile_spec(*f.reconcile);  // a malformed source is said before anything
+    spec.reconcile = f.reconcile;
+  }
   if (f.out) spec.out_dir = *f.out;
   spec.quiet = f.quiet;
   return spec;

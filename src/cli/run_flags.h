@@ -47,6 +47,7 @@ struct RunFlags {
   std::optional<std::string> seed;
   std::vector<std::string> observe;  // --observe SPEC (the generator itself is always observed)
   std::string observe_every = "1s";
+  std::optional<std::string> reconcile;  // --reconcile 'prom:URL#METRIC' or a command
   bool plan = false;  // --plan: check everything, resolve and reach nothing, send nothing
   // https (see net::TlsOptions).
   std::optional<std::string> cacert;

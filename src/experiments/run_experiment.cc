@@ -17,6 +17,7 @@
 #include "experiments/thresholds.h"
 #include "observe/factory.h"
 #include "observe/observer.h"
+#include "observe/reconcile_source.h"
 #include "report/result_directory.h"
 #include "report/summary_text.h"
 
@@ -61,6 +62,21 @@ report::RunResult run_load_test(const RunOptions& options) {
   result.observed_columns = observed_columns(sources);
   ObservationTotals observation_totals(sources, run.load.workers);
   observe::Observer observer(std::move(samplers), run.observe_every_ns);
+
+  // --reconcile: the server's count, read last before anything is sent (after pre-flight, hooks
+  // and gates, which send no request the count could include). One that cannot be read now is a
+  // mistake to fix before the run, not a finding: UsageError (`run` exits 2).
+  std::optional<observe::ReconcileCounter> reconcile;
+  double server_before = 0;
+  if (run.reconcile) {
+    reconcile.emplace(observe::parse_reconcile_spec(*run.reconcile), run.trust);
+    const observe::CounterRead before = reconcile->read(false);
+    if (!before.value) {
+      throw UsageError("--reconcile: the server's count could not be read before the run: " +
+                       before.error);
+    }
+    server_before = *before.value;
+  }
 
   engine::Engine engine(run.load);
   engine.start();
@@ -138,6 +154,18 @@ report::RunResult run_load_test(const RunOptions& options) {
     by_intent.connects = part->connects;
     by_intent.connection = std::move(part->connection);
     *part = std::move(by_intent);
+  }
+  if (reconcile) {
+    // Read once every request has ended (the engine drained them), and set against the successes
+    // of the whole run, warm-up included: the first read came before the warm-up, because one at
+    // its end would race the requests then in flight. Never a throw: a read that fails after the
+    // run makes the reconcile unavailable, with the reason.
+    const int64_t successes = result.total.count(measure::Outcome::kSuccess) +
+                              result.warmup_total.count(measure::Outcome::kSuccess);
+    const observe::CounterRead after = reconcile->read_settled(
+        server_before + static_cast<double>(successes), observe::kReconcileSettleNs);
+    result.reconcile =
+        analyze::reconcile(*run.reconcile, server_before, after.value, after.error, successes);
   }
   // Connections are mostly opened before the first request: count all of them in the summary.
   result.total.connects += result.warmup_total.connects;

@@ -3,6 +3,7 @@
 #include "experiments/thresholds.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string_view>
 
 #include "common/clock.h"
@@ -107,6 +108,14 @@ std::optional<double> from_flow(const measure::FlowStats& flow, const MetricRef&
 }  // namespace
 
 std::optional<double> observed_metric(const report::RunResult& result, const MetricRef& metric) {
+  if (metric.needs_reconcile()) {
+    // No reconcile, or a counter that could not be read: no data, which never passes.
+    if (!result.reconcile) return std::nullopt;
+    const std::optional<double> difference = result.reconcile->difference();
+    if (metric.kind == MetricRef::Kind::kDrops) return result.reconcile->drop_share();
+    if (!difference) return std::nullopt;
+    return std::abs(*difference);  // how far apart: 0 is exact
+  }
   const measure::MeasuredSpan& span = result.span;
   if (metric.scope.empty()) {
     const measure::WindowStats& t = result.total;

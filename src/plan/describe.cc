@@ -36,6 +36,7 @@ std::string describe_run(const PlannedRun& run) {
            " flows, seed " + scenario["seed"].dump() + "\n";
   }
   for (const measure::Threshold& t : run.thresholds) out += "  threshold " + t.expression + "\n";
+  if (run.reconcile) out += "  reconcile with " + *run.reconcile + " (read before and after)\n";
   out += "  workers " + std::to_string(load.workers) +
          (run.out_dir ? ", results to " + run.out_dir->string() : std::string()) + "\n";
   out += "Nothing was sent (--plan).\n";

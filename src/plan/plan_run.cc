@@ -290,6 +290,13 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
   run.thresholds = collect_thresholds(spec.scenario.get(), spec.thresholds);
   run.observe = spec.observe;
   run.observe_every_ns = spec.observe_every_ns;
+  run.reconcile = spec.reconcile;
+  for (const measure::Threshold& t : run.thresholds) {
+    if (t.metric.needs_reconcile() && !spec.reconcile) {
+      throw UsageError("threshold \"" + t.expression +
+                       "\" needs --reconcile: the server's count to set the successes against");
+    }
+  }
   run.trust = net::trust_of(spec.tls);
 
   load.executor = spec.executor;
@@ -408,6 +415,7 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
   }
   recorded["observe"] = spec.observe;
   recorded["observe_every_s"] = seconds_of(spec.observe_every_ns);
+  if (spec.reconcile) recorded["reconcile"] = *spec.reconcile;  // absent without: files unchanged
   if (!run.thresholds.empty()) {
     nlohmann::json thresholds = nlohmann::json::array();
     for (const measure::Threshold& t : run.thresholds) thresholds.push_back(t.expression);

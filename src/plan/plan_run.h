@@ -39,6 +39,7 @@ struct PlannedRun {
   std::vector<measure::Threshold> thresholds;
   std::vector<std::string> observe;
   int64_t observe_every_ns = kNsPerS;
+  std::optional<std::string> reconcile;  // RunSpec::reconcile
   net::TlsOptions trust;     // how an https prom: observer is verified (net::trust_of)
   std::string command_line;  // what Reproduce shows
   std::optional<std::filesystem::path> out_dir;

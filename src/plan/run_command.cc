@@ -73,6 +73,7 @@ std::string run_command_text(const RunSpec& spec, std::optional<uint64_t> seed) 
   if (seed) option("--seed", std::to_string(*seed));
   for (const std::string& o : spec.observe) option("--observe", o);
   duration("--observe-every", spec.observe_every_ns, defaults.observe_every_ns);
+  if (spec.reconcile) option("--reconcile", *spec.reconcile);
   return out + sensitive_variables_note(variables);
 }
 

@@ -87,6 +87,9 @@ struct RunSpec {
   std::vector<std::string> thresholds;  // --threshold, checked after the scenario's
   std::vector<std::string> observe;     // --observe specs
   int64_t observe_every_ns = kNsPerS;
+  // --reconcile: where the server's own count is read before the load and after it drained, to set
+  // against the run's successes (observe/reconcile_source.h); checked when the run starts.
+  std::optional<std::string> reconcile;
 
   std::optional<std::filesystem::path> out_dir;
   bool quiet = false;  // no live progress line

@@ -128,6 +128,7 @@ void record_summary(const RunResult& result, result::RunRecord& r) {
     streams.duration = latency_of(s.duration_us);
     r.streams = streams;
   }
+  r.reconcile = result.reconcile;
 }
 
 // By named request: what each `requests:` entry of a scenario got (measured part).

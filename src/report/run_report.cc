@@ -321,6 +321,7 @@ std::string short_version(const RunRecord& v) {
   std::vector<std::vector<std::string>> rows = {carry_row(v), fast_row(v), failed_row(v),
                                                 thresholds_row(v), generator_row(v)};
   if (auto server = server_cpu_row(v)) rows.push_back(*server);
+  if (auto reconcile = reconcile_row(v)) rows.push_back(*reconcile);
   if (v.status != "complete") rows.push_back(status_row(v));
   return "## The short version\n\n" + table_row({"Question", "Answer", "Evidence"}) +
          table_row({"---", "---", "---"}) + rows_text(rows) + "\n";
@@ -389,7 +390,8 @@ std::string render_run_summary(const nlohmann::json& result) {
   const RunRecord v = result::run_from_json(result);
   if (v.observe_only) return observation_summary(v);
   return header_of(v) + short_version(v) + latency_table(v) + outcomes_table(v) +
-         connections_section(v) + streams_table(v) + named_table(v) + flows_table(v) +
+         connections_section(v) + streams_table(v) + reconcile_section(v) + named_table(v) +
+         flows_table(v) +
          thresholds_table(v) +
          observed_table(v) + limits_section(v) + reproduce(v);
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "analyze/reconcile.h"
 #include "measure/hdr_histogram.h"
 #include "measure/named_stats.h"
 #include "measure/outcome.h"
@@ -187,6 +188,10 @@ struct RunResult {
   // Measured windows in which the generator's workers used 80% or more of their cores: there the
   // generator, not the server, may have been the limit.
   std::vector<int64_t> generator_busy_windows;
+
+  // --reconcile: the server's count read before and after the run, set against its successes
+  // (warm-up included); nullopt when the run had no --reconcile.
+  std::optional<analyze::Reconciliation> reconcile;
 
   // Thresholds, evaluated once the run ended; empty when none were set.
   std::vector<ThresholdVerdict> thresholds;

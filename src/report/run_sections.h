@@ -61,6 +61,10 @@ std::string connections_section(const RunRecord& v);
 std::string named_table(const RunRecord& v);       // "" for a plain run
 std::string flows_table(const RunRecord& v);       // "" without flows
 std::string streams_table(const RunRecord& v);     // "" unless a --stream run (stream_section.cc)
+// The Reconciled with the server section and the short version's row (reconcile_section.cc); ""
+// and nullopt without --reconcile.
+std::string reconcile_section(const RunRecord& v);
+std::optional<std::vector<std::string>> reconcile_row(const RunRecord& v);
 std::string thresholds_table(const RunRecord& v);  // "" without thresholds
 std::string observed_table(const RunRecord& v);    // "" when nothing was observed
 

@@ -9,6 +9,7 @@
 #include <optional>
 #include <string_view>
 
+#include "analyze/reconcile.h"
 #include "measure/percentile_trust.h"
 #include "report/numbers.h"
 
@@ -275,6 +276,9 @@ std::string format_summary(const RunResult& result) {
         fixed_with_thousands(result.throughput_rps(), 1));
     out += fmt::format("  goodput       {} req/s (successes, likewise)\n",
                        fixed_with_thousands(result.goodput_rps(), 1));
+  }
+  if (result.reconcile) {
+    out += "  reconcile     " + analyze::reconcile_sentence(*result.reconcile) + "\n";
   }
   out += "\n";
 

@@ -2,6 +2,7 @@
 #include "result/run_record.h"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 #include <string_view>
 
@@ -51,6 +52,27 @@ json streams_json(const StreamsRecord& s) {
           {"duration_ms", latency_json(s.duration)}};
 }
 
+// A server's count as JSON: a whole number as one (counters are), any other value as it is.
+json count_json(const std::optional<double>& value) {
+  if (!value) return nullptr;
+  if (*value == std::trunc(*value) && std::abs(*value) < 9e15) {
+    return static_cast<int64_t>(*value);
+  }
+  return *value;
+}
+
+json reconcile_json(const analyze::Reconciliation& r) {
+  return {{"source", r.source},
+          {"server_before", count_json(r.server_before)},
+          {"server_after", count_json(r.server_after)},
+          {"server_delta", count_json(r.server_delta())},
+          {"client_successes", r.client_successes},
+          {"difference", count_json(r.difference())},
+          {"drop_share", optional_json(r.drop_share())},
+          {"verdict", r.verdict},
+          {"reason", text_or_null(r.reason)}};
+}
+
 json summary_fields_json(const RunRecord& r) {
   return {{"requests", optional_json(r.requests)},
           {"intended", optional_json(r.intended)},
@@ -92,6 +114,7 @@ json summary_fields_json(const RunRecord& r) {
 json summary_json(const RunRecord& r) {
   json out = summary_fields_json(r);
   if (r.streams) out["streams"] = streams_json(*r.streams);
+  if (r.reconcile) out["reconcile"] = reconcile_json(*r.reconcile);
   return out;
 }
 
@@ -203,6 +226,17 @@ void read_summary(const JsonReader& s, RunRecord& v) {
     t.tpot = latency_from(streams.object("tpot_ms"));
     t.duration = latency_from(streams.object("duration_ms"));
     v.streams = t;
+  }
+  if (const JsonReader reconcile = s.object("reconcile"); reconcile.present()) {
+    // server_delta, difference and drop_share are derived from these when read back.
+    analyze::Reconciliation t;
+    t.source = reconcile.text("source");
+    t.server_before = reconcile.number("server_before");
+    t.server_after = reconcile.number("server_after");
+    t.client_successes = reconcile.count("client_successes").value_or(0);
+    t.verdict = reconcile.text("verdict");
+    t.reason = reconcile.text("reason");
+    v.reconcile = t;
   }
 }
 

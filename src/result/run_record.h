@@ -18,6 +18,8 @@
 #include <utility>
 #include <vector>
 
+#include "analyze/reconcile.h"
+
 namespace proofload::result {
 
 constexpr const char* kRunSchema = "proofload.result/v1";
@@ -137,6 +139,8 @@ struct RunRecord {
   Counts outcomes;
   Counts status_codes;  // "200" -> count
   std::optional<StreamsRecord> streams;  // nullopt: not a --stream run
+  // summary.reconcile: the server's count set against the successes; nullopt: no --reconcile.
+  std::optional<analyze::Reconciliation> reconcile;
 
   // warmup
   std::optional<double> warmup_s;
