@@ -57,16 +57,23 @@ struct Harness {
     rules.content = proofload::workload::JsonPointer::parse("/choices/0/delta/content");
     rules.tokens = proofload::workload::JsonPointer::parse("/usage/completion_tokens");
     rules.fixture = std::make_shared<const std::string>("data: {\"a\":1}\n\ndata: [DONE]\n\n");
-    rules.limits.max_line_bytes = 4096;
-    rules.limits.max_data_bytes = 4096;
+    return rules;
+  }();
+  // The same read as a chunked stream: each chunk an event, its data read for content.
+  proofload::workload::StreamRules chunked_rules = [] {
+    proofload::workload::StreamRules rules;
+    rules.kind = proofload::workload::StreamKind::kChunked;
+    rules.terminator.clear();
+    rules.content = proofload::workload::JsonPointer::parse("/choices/0/delta/content");
     return rules;
   }();
 };
 
 // The body's pieces into a stream's tracker, each at a later time.
 struct StreamBody : proofload::http::BodySink {
-  explicit StreamBody(const proofload::workload::StreamRules& rules) : tracker(rules) {}
+  StreamBody() : tracker(proofload::http::SseLimits{4096, 4096}) {}
   void on_body_piece(std::string_view piece) override { tracker.feed(piece, ++now_ns); }
+  void on_chunk_end() override { tracker.end_chunk(); }
   proofload::workload::StreamTracker tracker;
   int64_t now_ns = 0;
 };
@@ -98,7 +105,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   proofload::workload::Session session;
   session.bind(*harness.workload);
   proofload::http::ResponseParser parser;
-  StreamBody stream(harness.stream_rules);
+  StreamBody stream;
   for (int response = 0; response < 2; ++response) {
     // The mix draws the request; the input's bit 0 turns a GET into the HEAD and back.
     const proofload::workload::CompiledRequest* request = &session.begin_step(context);
@@ -108,7 +115,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     proofload::http::ResponseCapture capture = request->capture;
     capture.body_sink = &stream;
-    stream.tracker.start(0, nullptr);
+    // The input's bit 7 reads the body as a chunked stream instead of server-sent events.
+    stream.tracker.start((control & 0x80) != 0 ? harness.chunked_rules : harness.stream_rules, 0,
+                         nullptr);
     parser.start(request->is_head, capture);
     const ReadStep step = read_one(parser, bytes, control >> 1);
     stream.tracker.finish();

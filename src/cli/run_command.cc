@@ -14,6 +14,7 @@
 #include "cli/run_flags.h"
 #include "cli/scenario_options.h"
 #include "cli/subcommand.h"
+#include "common/file_text.h"
 #include "common/text.h"
 #include "common/units.h"
 #include "common/usage_error.h"
@@ -130,11 +131,12 @@ void add_request_flags(CLI::App* app, RunFlags& flags) {
       ->group(tls);
   const char* streams = "Streams";
   app->add_option("--stream", flags.stream,
-                  "Read every response as a stream, event by event: sse (server-sent events)")
+                  "Read every response as a stream, event by event: sse (server-sent events) "
+                  "or chunked (each chunk an event)")
       ->group(streams);
   app->add_option("--stream-content", flags.stream_content,
-                  "JSON pointer of the events that carry content, e.g. "
-                  "/choices/0/delta/content (default: every event with data)")
+                  "Which events carry content: a JSON pointer (/choices/0/delta/content) or a "
+                  "regular expression (default: every event with data)")
       ->group(streams);
   app->add_option("--stream-tokens", flags.stream_tokens,
                   "JSON pointer of the token count the server reports, e.g. "
@@ -143,6 +145,18 @@ void add_request_flags(CLI::App* app, RunFlags& flags) {
   app->add_option("--stream-end", flags.stream_end,
                   "The data of the event that ends a stream (default [DONE]; '' for the body's "
                   "end)")
+      ->group(streams);
+  app->add_option("--stream-fixture", flags.stream_fixture,
+                  "A file every stream's bytes must equal, byte for byte (others are counted "
+                  "as fixture_mismatch, not completed)")
+      ->group(streams);
+  app->add_option("--stream-idle-timeout", flags.stream_idle_timeout,
+                  "A stream that has begun and gets no byte for this long ends as idle_timeout "
+                  "(default: only --timeout)")
+      ->group(streams);
+  app->add_option("--goodput", flags.goodput,
+                  "Per-stream SLO a completed stream must meet to count as goodput, e.g. "
+                  "'ttft<500ms,itl_p99<100ms,tokens_per_s>=20'")
       ->group(streams);
   const char* h2 = "HTTP/2";
   app->add_flag("--http2", flags.http2,
@@ -212,17 +226,26 @@ plan::RunSpec run_spec_from_flags(const RunFlags& f, const workload::Scenario* s
   spec.grace_ns = parse_duration_ns(f.grace);
   spec.tls = tls_options_from_flags(f);
   if (f.stream) {
-    if (*f.stream != "sse") {
-      throw UsageError("--stream '" + *f.stream + "': sse is the stream read for now");
-    }
-    plan::RunSpec::Stream stream;
+    workload::StreamSpec stream;
+    stream.kind = *f.stream;
     stream.content = f.stream_content;
     stream.tokens = f.stream_tokens;
-    if (f.stream_end) stream.terminator = *f.stream_end;
+    stream.terminator = f.stream_end;
+    if (f.stream_fixture) {
+      stream.fixture_path = *f.stream_fixture;
+      stream.fixture = std::make_shared<const std::string>(
+          read_bounded_file(*f.stream_fixture, "fixture", workload::kMaxFixtureBytes));
+    }
     spec.stream = stream;
-  } else if (f.stream_content || f.stream_tokens || f.stream_end) {
-    throw UsageError("--stream-content, --stream-tokens and --stream-end need --stream sse");
+  } else if (f.stream_content || f.stream_tokens || f.stream_end || f.stream_fixture) {
+    throw UsageError(
+        "--stream-content, --stream-tokens, --stream-end and --stream-fixture need --stream sse "
+        "(or chunked)");
   }
+  if (f.stream_idle_timeout) {
+    spec.stream_idle_timeout_ns = parse_duration_ns(*f.stream_idle_timeout);
+  }
+  spec.goodput = f.goodput;
   if (f.http2) spec.protocol = engine::Protocol::kHttp2;
   if (f.h2_streams) spec.h2_streams = *f.h2_streams;
   spec.workers = f.workers;

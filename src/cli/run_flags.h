@@ -58,7 +58,8 @@ struct RunFlags {
   std::optional<std::string> tls_min;  // "1.2" or "1.3"
   bool no_tls_resume = false;
   // --stream sse and how its events are read (plan::RunSpec::Stream).
-  std::optional<std::string> stream, stream_content, stream_tokens, stream_end;
+  std::optional<std::string> stream, stream_content, stream_tokens, stream_end, stream_fixture,
+      stream_idle_timeout, goodput;
   bool http2 = false;                 // --http2
   std::optional<int> h2_streams;      // --h2-streams
 };

@@ -10,6 +10,7 @@
 #include "net/tcp.h"
 #include "net/tls.h"
 #include "schedule/rate_profile.h"
+#include "workload/stream_slo.h"
 #include "workload/stream_tracker.h"
 #include "workload/workload.h"
 
@@ -35,9 +36,15 @@ struct LoadSpec {
   std::shared_ptr<const net::TlsContext> tls;
   // What to send: one fixed request (Workload::fixed) or a compiled scenario. Shared, immutable.
   std::shared_ptr<const workload::Workload> workload;
-  // `--stream sse`: every response is read as an event stream, event by event (StreamBody); its
-  // ends, events, tokens and times go into each window's `streams`. Null: bodies are counted.
+  // `--stream sse|chunked`: every response is read as a stream, event by event (StreamBody); its
+  // ends, events, tokens and times go into each window's `streams`. Null: bodies are counted,
+  // unless a scenario's request is a stream itself (CompiledRequest::stream, which wins).
   std::shared_ptr<const workload::StreamRules> stream;
+  // `--stream-idle-timeout`: a stream that has begun (its first byte came) and then gets no byte
+  // for this long ends as idle (the request as a timeout). 0: only the request timeout applies.
+  int64_t stream_idle_timeout_ns = 0;
+  // `--goodput`: the per-stream SLO a completed stream must meet to count as goodput. Null: none.
+  std::shared_ptr<const workload::StreamSlo> stream_goodput;
 
   Protocol protocol = Protocol::kHttp11;
   // HTTP/2: streams per connection (never more than the server's SETTINGS allow). Every count

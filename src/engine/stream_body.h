@@ -1,53 +1,70 @@
 // A streamed request's body on one connection (the streaming issue): the response parser hands
-// it each body piece as it is parsed (http::BodySink), the read's time is set before, and the
-// stream's tracker (workload/stream_tracker.h) reads its events; the gaps between content events
-// go into the window's and the run part's histograms as they come. At the end the stream's figures
-// are recorded with record_stream. One per connection, reused request after request.
+// it each body piece as it is parsed (http::BodySink), and each chunk's end; the read's time is
+// set before, and the stream's tracker (workload/stream_tracker.h) reads its events. The gaps
+// between content events go into the windows' histograms as they come (and into the stream's
+// tally for a --goodput SLO); at its end the stream is recorded whole: how it ended and, when
+// completed, its figures and whether it met the SLO. One per connection, reused request after
+// request (each request may have its own rules: a scenario's requests).
 #pragma once
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 
 #include "http/response_parser.h"
 #include "measure/stream_window.h"
+#include "workload/stream_slo.h"
 #include "workload/stream_tracker.h"
 
 namespace proofload::engine {
 
 class StreamBody final : public http::BodySink, private workload::StreamGapSink {
  public:
-  explicit StreamBody(const workload::StreamRules& rules) : tracker_(rules) {}
+  // `goodput` (may be null) must outlive this.
+  explicit StreamBody(const workload::StreamSlo* goodput) : goodput_(goodput) {}
 
-  // A new stream timed from `origin_ns` (the request's intended start); its gaps go to both
-  // windows (the current window, and the warm-up's or measured part's totals).
-  void begin(int64_t origin_ns, measure::StreamWindow* window, measure::StreamWindow* part) {
-    tracker_.start(origin_ns, this);
-    window_ = window;
-    part_ = part;
-    now_ns_ = origin_ns;
+  // A new stream read by `rules` (which must outlive it), timed from `origin_ns` (the request's
+  // intended start). It is recorded into the windows given (null ones skipped): the current
+  // window, the run part's totals (warm-up or measured), the named request's totals.
+  void begin(const workload::StreamRules& rules, int64_t origin_ns,
+             std::array<measure::StreamWindow*, 3> windows);
+  // Between begin and end: the request in flight is a stream.
+  bool active() const { return active_; }
+  // The time the next pieces arrived (the read's), when bytes came.
+  void set_now(int64_t now_ns) {
+    now_ns_ = now_ns;
+    last_read_ns_ = now_ns;
   }
-  // The time the next pieces arrived (the read's).
-  void set_now(int64_t now_ns) { now_ns_ = now_ns; }
-  void on_body_piece(std::string_view piece) override { tracker_.feed(piece, now_ns_); }
+  // When the last bytes came (the stream's idle timer runs from it once it has begun).
+  int64_t last_read_ns() const { return last_read_ns_; }
+  bool begun() const { return tracker_.figures().first_byte_ns.has_value(); }
 
-  workload::StreamTracker& tracker() { return tracker_; }
+  void on_body_piece(std::string_view piece) override { tracker_.feed(piece, now_ns_); }
+  void on_chunk_end() override { tracker_.end_chunk(); }
+
+  // The response ended whole: how the stream ended, recorded.
+  void complete(int64_t now_ns) {
+    if (active_) end(tracker_.finish(), now_ns);
+  }
+  // The request failed (a reset, a timeout, a bad response: cut short) or went idle.
+  void end(workload::StreamEnd how, int64_t now_ns);
 
  private:
-  void on_content_gap(int64_t gap_ns) override {
-    for (measure::StreamWindow* w : {window_, part_}) {
-      if (w != nullptr) w->inter_event_us.record(gap_ns / 1000);
-    }
-  }
+  void on_content_gap(int64_t gap_ns) override;
 
+  const workload::StreamSlo* goodput_;
   workload::StreamTracker tracker_;
-  measure::StreamWindow* window_ = nullptr;
-  measure::StreamWindow* part_ = nullptr;
+  workload::GapTally tally_;
+  std::array<measure::StreamWindow*, 3> windows_{};
+  int64_t origin_ns_ = 0;
   int64_t now_ns_ = 0;
+  int64_t last_read_ns_ = 0;
+  bool active_ = false;
 };
 
 // One stream's end into `w`: its kind counted; a completed stream's events, bytes, tokens and
-// times (`end_ns` - the origin is its duration) recorded.
+// times (`duration_ns` from the origin) recorded, and whether it met the SLO.
 void record_stream(measure::StreamWindow& w, workload::StreamEnd end,
-                   const workload::StreamFigures& f, int64_t duration_ns);
+                   const workload::StreamFigures& f, int64_t duration_ns, bool met_slo);
 
 }  // namespace proofload::engine

@@ -58,7 +58,9 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
   }
   for (Connection& c : connections_) {
     c.session.bind(workload_);
-    if (spec.stream) c.stream_body = std::make_unique<StreamBody>(*spec.stream);
+    if (spec.stream || workload_.has_streams()) {
+      c.stream_body = std::make_unique<StreamBody>(spec.stream_goodput.get());
+    }
   }
   // The slots of the workers before this one come first in the count over targets.
   const int64_t per_worker = open_loop() ? spec.max_connections : spec.connections;
@@ -365,6 +367,9 @@ void Worker::sweep(int64_t now) {
   if (h2()) sweep_links(now);  // a slot waiting for its link waits on the link's timeout
   for (Connection& c : connections_) {
     if (c.state == ConnState::kBusy && now - c.write_start_ns > spec_.request_timeout_ns) {
+      fail_in_flight(c, Outcome::kTimeout, now);
+    } else if (c.state == ConnState::kBusy && stream_idle(c, now)) {
+      c.stream_body->end(workload::StreamEnd::kIdleTimeout, now);
       fail_in_flight(c, Outcome::kTimeout, now);
     } else if (c.state == ConnState::kConnecting && !h2() &&
                now - c.connect_start_ns > spec_.connect_timeout_ns) {

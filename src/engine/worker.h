@@ -151,6 +151,12 @@ class Worker {
   void abandon_iteration(Connection& c);
   void fire_think_timers(int64_t now);
   void record_named(const Connection& c, measure::Outcome outcome, int64_t now, bool responded);
+  // A stream that has begun (its first byte came) and got no byte for the stream idle timeout.
+  bool stream_idle(const Connection& c, int64_t now) const {
+    return spec_.stream_idle_timeout_ns > 0 && c.stream_body && c.stream_body->active() &&
+           c.stream_body->begun() &&
+           now - c.stream_body->last_read_ns() > spec_.stream_idle_timeout_ns;
+  }
   measure::NamedTotals& named_part_of(int64_t intended_ns) {
     return intended_ns < start_ns_ + spec_.warmup_ns ? warmup_named_ : measured_named_;
   }

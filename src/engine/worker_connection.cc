@@ -252,9 +252,18 @@ void Worker::start_request(Connection& c, int64_t intended_ns, int64_t now) {
     return;
   }
   http::ResponseCapture capture = capture_for(request);
-  if (c.stream_body) {
+  const workload::StreamRules* rules = request.stream ? request.stream.get() : spec_.stream.get();
+  if (rules != nullptr && c.stream_body) {
     capture.body_sink = c.stream_body.get();
-    c.stream_body->begin(intended_ns, &current_.streams, &part_of(intended_ns).streams);
+    measure::StreamWindow* named = nullptr;
+    if (named_) {
+      std::optional<measure::StreamWindow>& streams =
+          named_part_of(intended_ns).requests[c.session.request()].streams;
+      if (!streams) streams.emplace();  // once per streamed request and part of the run
+      named = &*streams;
+    }
+    c.stream_body->begin(*rules, intended_ns,
+                         {&current_.streams, &part_of(intended_ns).streams, named});
   }
   c.parser.start(request.is_head, capture);
   write_request(c);
@@ -314,7 +323,7 @@ void Worker::read_response(Connection& c) {
         c.first_byte_ns = now;
       }
     }
-    if (c.stream_body) c.stream_body->set_now(now);
+    if (c.stream_body && n > 0) c.stream_body->set_now(now);
     const ReadStep step =
         n == 0 ? on_response_eof(c.parser)
                : on_response_bytes(c.parser, read_buffer_.data(), n, c.written == c.request.size());
@@ -359,13 +368,7 @@ void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
     stats->service_us.record(micros(now - c.write_start_ns));
     stats->ttfb_us.record(micros(c.first_byte_ns - c.write_start_ns));
   }
-  if (c.stream_body) {
-    workload::StreamTracker& tracker = c.stream_body->tracker();
-    const workload::StreamEnd stream_end = tracker.finish();
-    for (measure::WindowStats* stats : {&current_, &part_of(c.intended_ns)}) {
-      record_stream(stats->streams, stream_end, tracker.figures(), now - c.intended_ns);
-    }
-  }
+  if (c.stream_body) c.stream_body->complete(now);
   record_named(c, end.outcome, now, true);
   if (measure::SpanCounts* span = span_part(now)) {
     ++span->responses;  // a complete response, whatever its outcome
@@ -381,11 +384,8 @@ void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
 
 void Worker::fail_request(Connection& c, Outcome outcome, int64_t now) {
   count_outcome(outcome, c.intended_ns);
-  if (c.stream_body) {  // a stream that failed (a timeout, a reset, a bad response) is cut short
-    for (measure::WindowStats* stats : {&current_, &part_of(c.intended_ns)}) {
-      ++stats->streams.cut_short;
-    }
-  }
+  // A stream that failed (a timeout, a reset, a bad response) is cut short.
+  if (c.stream_body) c.stream_body->end(workload::StreamEnd::kCutShort, now);
   record_named(c, outcome, now, false);
   end_iteration(c, c.session.on_failure(outcome), now);
   --busy_;

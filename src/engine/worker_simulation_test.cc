@@ -433,5 +433,25 @@ TEST(WorkerSimulationStreams, EachAnswerIsReadEventByEvent) {
   EXPECT_EQ(cut.measured.streams.cut_short, cut.measured.count(measure::Outcome::kSuccess));
 }
 
+// --goodput: a completed stream counts as goodput only when it meets every term; here every
+// stream's first token is exactly the 5 ms service time from its intended start.
+TEST(WorkerSimulationStreams, GoodputCountsTheStreamsThatMetTheSlo) {
+  simulated::ServerModel model;
+  model.service_ns = 5'000'000;
+  model.body = "data: a\n\ndata: b\n\ndata: [DONE]\n\n";
+  LoadSpec spec = closed_loop(2, 2 * kNsPerS);
+  spec.stream = std::make_shared<const workload::StreamRules>();
+  spec.stream_goodput =
+      std::make_shared<const workload::StreamSlo>(workload::StreamSlo::parse("ttft<6ms"));
+  const Result met = run(spec, model);
+  ASSERT_GT(met.measured.streams.completed, 0);
+  EXPECT_EQ(met.measured.streams.goodput, met.measured.streams.completed);
+  spec.stream_goodput =
+      std::make_shared<const workload::StreamSlo>(workload::StreamSlo::parse("ttft<4ms"));
+  const Result missed = run(spec, model);
+  ASSERT_GT(missed.measured.streams.completed, 0);
+  EXPECT_EQ(missed.measured.streams.goodput, 0);
+}
+
 }  // namespace
 }  // namespace proofload::engine

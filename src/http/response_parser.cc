@@ -28,6 +28,7 @@ const llhttp_settings_t& ResponseParser::settings() {
     s.on_chunk_extension_name = &ResponseParser::on_chunk_extension;
     s.on_chunk_extension_value = &ResponseParser::on_chunk_extension;
     s.on_chunk_header = &ResponseParser::on_chunk_header;
+    s.on_chunk_complete = &ResponseParser::on_chunk_complete;
     s.on_message_complete = &ResponseParser::on_message_complete;
     return s;
   }();
@@ -235,6 +236,12 @@ int ResponseParser::on_chunk_extension(llhttp_t* parser, const char*, size_t len
 
 int ResponseParser::on_chunk_header(llhttp_t* parser) {
   self(parser).chunk_extension_bytes_ = 0;  // the next chunk's extensions count from zero
+  return HPE_OK;
+}
+
+int ResponseParser::on_chunk_complete(llhttp_t* parser) {
+  ResponseParser& p = self(parser);
+  if (p.capture_.body_sink != nullptr) p.capture_.body_sink->on_chunk_end();
   return HPE_OK;
 }
 

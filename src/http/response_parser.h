@@ -18,6 +18,8 @@ namespace proofload::http {
 class BodySink {
  public:
   virtual void on_body_piece(std::string_view piece) = 0;
+  // A chunk of a chunked body ended (after its pieces): a chunked stream's event boundary.
+  virtual void on_chunk_end() {}
 
  protected:
   ~BodySink() = default;
@@ -98,6 +100,7 @@ class ResponseParser {
   static int on_body(llhttp_t* parser, const char* at, size_t length);
   static int on_chunk_extension(llhttp_t* parser, const char* at, size_t length);
   static int on_chunk_header(llhttp_t* parser);
+  static int on_chunk_complete(llhttp_t* parser);
   static int on_message_complete(llhttp_t* parser);
 
   void begin_message();  // forgets everything of the message in progress

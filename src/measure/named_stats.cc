@@ -15,6 +15,10 @@ void RequestStats::merge(const RequestStats& other) {
   latency_us.merge(other.latency_us);
   for (int i = 0; i < kOutcomeCount; ++i) outcomes[i] += other.outcomes[i];
   span_responses += other.span_responses;
+  if (other.streams) {
+    if (!streams) streams.emplace();
+    streams->merge(*other.streams);
+  }
 }
 
 void FlowStats::merge(const FlowStats& other) {

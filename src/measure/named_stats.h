@@ -5,10 +5,12 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "measure/hdr_histogram.h"
 #include "measure/outcome.h"
+#include "measure/stream_window.h"
 
 namespace proofload::measure {
 
@@ -24,6 +26,8 @@ struct RequestStats {
   // run they were intended in: the numerator of this request's throughput. Kept in the measured
   // part's totals only.
   int64_t span_responses = 0;
+  // A streamed request's streams (made at its first stream; nullopt: it never streamed).
+  std::optional<StreamWindow> streams;
 
   int64_t count(Outcome o) const { return outcomes[static_cast<int>(o)]; }
   int64_t ended() const;

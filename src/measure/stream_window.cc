@@ -13,6 +13,7 @@ void StreamWindow::merge(const StreamWindow& other) {
   content_events += other.content_events;
   bytes += other.bytes;
   tokens += other.tokens;
+  goodput += other.goodput;
   ttfb_us.merge(other.ttfb_us);
   ttfe_us.merge(other.ttfe_us);
   ttfce_us.merge(other.ttfce_us);
@@ -23,7 +24,7 @@ void StreamWindow::merge(const StreamWindow& other) {
 
 void StreamWindow::clear() {
   completed = cut_short = idle_timeout = malformed = fixture_mismatch = 0;
-  events = content_events = bytes = tokens = 0;
+  events = content_events = bytes = tokens = goodput = 0;
   ttfb_us.reset();
   ttfe_us.reset();
   ttfce_us.reset();

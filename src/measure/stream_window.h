@@ -25,6 +25,7 @@ struct StreamWindow {
   int64_t content_events = 0;
   int64_t bytes = 0;   // body bytes
   int64_t tokens = 0;  // reported by the server, or one per content event
+  int64_t goodput = 0;  // of them, those that met the per-stream SLO (`--goodput`), when given
   HdrHistogram ttfb_us;      // to the first body byte
   HdrHistogram ttfe_us;      // to the first event
   HdrHistogram ttfce_us;     // to the first content event (time to first token)

@@ -196,6 +196,50 @@ nlohmann::json tls_json(const net::TlsOptions& tls, const net::TlsContext* conte
           {"alpn", nullptr}};
 }
 
+// The streams a run reads: --stream's rules for every response, or a scenario's own `stream:`
+// requests; the idle timeout and the --goodput SLO with them. The recorded spec's `stream` (null:
+// nothing streams; result.json then has no summary.streams).
+nlohmann::json plan_streams(const RunSpec& spec, engine::LoadSpec& load) {
+  const bool scenario_streams = load.workload && load.workload->has_streams();
+  if (!spec.stream && !scenario_streams) {
+    if (spec.stream_idle_timeout_ns) throw UsageError("--stream-idle-timeout needs --stream");
+    if (spec.goodput) throw UsageError("--goodput needs --stream (or a scenario's stream:)");
+    return nullptr;
+  }
+  if (spec.protocol == engine::Protocol::kHttp2) {
+    throw UsageError("streams are measured over HTTP/1.1 only for now: drop --http2");
+  }
+  nlohmann::json out = nlohmann::json::object();
+  if (spec.stream) {
+    load.stream = std::make_shared<const workload::StreamRules>(
+        workload::compile_stream_rules(*spec.stream, "--stream"));
+    out = {{"kind", spec.stream->kind},
+           {"content", result::optional_json(spec.stream->content)},
+           {"tokens", result::optional_json(spec.stream->tokens)},
+           {"terminator", load.stream->terminator}};
+    if (!spec.stream->fixture_path.empty()) out["fixture"] = spec.stream->fixture_path;
+  } else {
+    nlohmann::json names = nlohmann::json::array();
+    for (const workload::CompiledRequest& r : load.workload->requests()) {
+      if (r.stream) names.push_back(r.name);
+    }
+    out = {{"kind", "per request"}, {"requests", std::move(names)}};
+  }
+  if (spec.stream_idle_timeout_ns) {
+    if (*spec.stream_idle_timeout_ns <= 0) {
+      throw UsageError("--stream-idle-timeout must be more than 0");
+    }
+    load.stream_idle_timeout_ns = *spec.stream_idle_timeout_ns;
+    out["idle_timeout_s"] = static_cast<double>(*spec.stream_idle_timeout_ns) / 1e9;
+  }
+  if (spec.goodput) {
+    load.stream_goodput =
+        std::make_shared<const workload::StreamSlo>(workload::StreamSlo::parse(*spec.goodput));
+    out["goodput"] = load.stream_goodput->text();
+  }
+  return out;
+}
+
 }  // namespace
 
 Preflight preflight(const RunSpec& spec) {
@@ -350,27 +394,7 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
   load.protocol = spec.protocol;
   load.h2_streams = spec.h2_streams.value_or(1);
   const bool h2 = spec.protocol == engine::Protocol::kHttp2;
-  nlohmann::json stream_json = nullptr;
-  if (spec.stream) {
-    if (h2) throw UsageError("--stream is measured over HTTP/1.1 only for now: drop --http2");
-    auto rules = std::make_shared<workload::StreamRules>();
-    const auto pointer = [](const char* flag, const std::optional<std::string>& text) {
-      if (!text) return std::optional<workload::JsonPointer>();
-      try {
-        return std::optional<workload::JsonPointer>(workload::JsonPointer::parse(*text));
-      } catch (const UsageError& e) {
-        throw UsageError(std::string(flag) + " '" + *text + "': " + e.what());
-      }
-    };
-    rules->content = pointer("--stream-content", spec.stream->content);
-    rules->tokens = pointer("--stream-tokens", spec.stream->tokens);
-    rules->terminator = spec.stream->terminator;
-    load.stream = std::move(rules);
-    stream_json = {{"kind", spec.stream->kind},
-                   {"content", result::optional_json(spec.stream->content)},
-                   {"tokens", result::optional_json(spec.stream->tokens)},
-                   {"terminator", spec.stream->terminator}};
-  }
+  const nlohmann::json stream_json = plan_streams(spec, load);
   run.recorded_spec = {
       {"target", spec.target},
       {"address", load.address.text},

@@ -28,8 +28,13 @@ std::string run_command_text(const RunSpec& spec, std::optional<uint64_t> seed) 
     option("--stream", spec.stream->kind);
     if (spec.stream->content) option("--stream-content", *spec.stream->content);
     if (spec.stream->tokens) option("--stream-tokens", *spec.stream->tokens);
-    if (spec.stream->terminator != "[DONE]") option("--stream-end", spec.stream->terminator);
+    if (spec.stream->terminator) option("--stream-end", *spec.stream->terminator);
+    if (!spec.stream->fixture_path.empty()) option("--stream-fixture", spec.stream->fixture_path);
   }
+  if (spec.stream_idle_timeout_ns) {
+    option("--stream-idle-timeout", format_duration(*spec.stream_idle_timeout_ns));
+  }
+  if (spec.goodput) option("--goodput", *spec.goodput);
   const bool open = spec.executor == engine::Executor::kOpenLoop;
   // --rate means an open loop; stages need it said.
   if (open && !spec.stages.empty()) option("--executor", "open");

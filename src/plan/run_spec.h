@@ -55,15 +55,13 @@ struct RunSpec {
   // flight on each connection.
   engine::Protocol protocol = engine::Protocol::kHttp11;
   std::optional<int> h2_streams;
-  // --stream sse: every response read as an event stream (engine::LoadSpec::stream), with the
-  // JSON pointers of the events that carry content (--stream-content) and of the token count the
-  // server reports (--stream-tokens), and the data of the terminator event (--stream-end).
-  struct Stream {
-    std::string kind = "sse";
-    std::optional<std::string> content, tokens;
-    std::string terminator = "[DONE]";
-  };
-  std::optional<Stream> stream;
+  // --stream sse|chunked: every response read as a stream (engine::LoadSpec::stream), with the
+  // events that carry content (--stream-content: a JSON pointer or a regex), the token count the
+  // server reports (--stream-tokens), the terminator event's data (--stream-end) and a fixture
+  // (--stream-fixture). A scenario's own `stream:` requests are read by theirs.
+  std::optional<workload::StreamSpec> stream;
+  std::optional<int64_t> stream_idle_timeout_ns;  // --stream-idle-timeout
+  std::optional<std::string> goodput;              // --goodput: the per-stream SLO as written
 
   engine::Executor executor = engine::Executor::kClosedLoop;
   int connections = 10;                   // closed loop: connections; open loop: the initial pool

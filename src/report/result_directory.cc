@@ -137,7 +137,9 @@ void ResultDirectory::open(const RunResult& initial) {
   const std::filesystem::path csv_path = directory_ / kWindowsCsv;
   csv_ = open_stream(csv_path);
   observed_columns_ = initial.observed_columns;
-  write_stream(csv_, windows_csv_header(observed_columns_), csv_path);
+  goodput_slo_ = goodput_slo(initial.spec);
+  stream_columns_ = initial.spec.is_object() && initial.spec.contains("stream");
+  write_stream(csv_, windows_csv_header(observed_columns_, stream_columns_), csv_path);
 
   const std::filesystem::path hlog_path = directory_ / kLatencyHlog;
   hlog_file_ = open_stream(hlog_path);
@@ -153,9 +155,9 @@ void ResultDirectory::append_window(const measure::WindowStats& w, int64_t windo
   if (csv_ == nullptr || !hlog_) {
     throw std::logic_error("ResultDirectory::append_window before open()");
   }
-  WindowSummary summary = summarize_window(w);
+  WindowSummary summary = summarize_window(w, goodput_slo_);
   summary.observed = observed;
-  write_stream(csv_, windows_csv_row(summary, observed_columns_), directory_ / kWindowsCsv);
+  write_stream(csv_, windows_csv_row(summary, observed_columns_, stream_columns_), directory_ / kWindowsCsv);
   write_stream(journal_, window_to_json(summary).dump() + "\n", directory_ / kWindowsJournal);
 
   const double start_s = static_cast<double>(window_start_wall_ns - start_wall_ns_) / 1e9;

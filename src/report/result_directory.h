@@ -82,6 +82,8 @@ class ResultDirectory {
   std::unique_ptr<measure::HlogWriter> hlog_;
   int64_t start_wall_ns_ = 0;
   std::vector<std::string> observed_columns_;
+  std::string goodput_slo_;      // the recorded spec's --goodput: windows count streams met
+  bool stream_columns_ = false;  // the run streams: windows.csv has the stream columns
 };
 
 // A result.json that finish() wrote without its windows names them as "pending_windows": this

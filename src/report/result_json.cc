@@ -37,10 +37,7 @@ json window_outcomes_json(const std::array<int64_t, measure::kOutcomeCount>& out
   return out;
 }
 
-result::Latency latency_of(const measure::HdrHistogram& us) {
-  const LatencySummary l = summarize_latency(us);
-  return {l.p50_ms, l.p90_ms, l.p95_ms, l.p99_ms, l.p99_9_ms, l.max_ms, l.mean_ms};
-}
+result::Latency latency_of(const measure::HdrHistogram& us) { return latency_record(us); }
 
 result::Counts outcome_counts(const std::array<int64_t, measure::kOutcomeCount>& outcomes) {
   result::Counts out;
@@ -104,29 +101,7 @@ void record_summary(const RunResult& result, result::RunRecord& r) {
   r.h2_goaways = t.connection.goaways;
   r.h2_server_max_streams = result.h2_server_max_streams;
   if (result.spec.is_object() && result.spec.contains("stream")) {
-    const measure::StreamWindow& s = t.streams;
-    result::StreamsRecord streams;
-    streams.completed = s.completed;
-    streams.cut_short = s.cut_short;
-    streams.idle_timeout = s.idle_timeout;
-    streams.malformed = s.malformed;
-    streams.fixture_mismatch = s.fixture_mismatch;
-    streams.events = s.events;
-    streams.bytes = s.bytes;
-    streams.tokens = s.tokens;
-    if (result.measured_duration_s > 0) {
-      // Of the completed streams only (those that matched, when a fixture is checked).
-      streams.events_per_s = static_cast<double>(s.events) / result.measured_duration_s;
-      streams.bytes_per_s = static_cast<double>(s.bytes) / result.measured_duration_s;
-      streams.tokens_per_s = static_cast<double>(s.tokens) / result.measured_duration_s;
-    }
-    streams.ttfb = latency_of(s.ttfb_us);
-    streams.ttfe = latency_of(s.ttfe_us);
-    streams.ttfce = latency_of(s.ttfce_us);
-    streams.inter_event = latency_of(s.inter_event_us);
-    streams.tpot = latency_of(s.tpot_us);
-    streams.duration = latency_of(s.duration_us);
-    r.streams = streams;
+    r.streams = streams_record(t.streams, result.measured_duration_s, goodput_slo(result.spec));
   }
   r.reconcile = result.reconcile;
 }
@@ -146,7 +121,12 @@ void record_named(const RunResult& result, result::RunRecord& r) {
     std::optional<double> throughput;
     if (result.span.duration_ns > 0) throughput = result.span.per_s(stats.span_responses);
     r.named.push_back({result.request_names[i], ended, responses, errors, share(errors, ended),
-                       throughput, latency_of(stats.latency_us), outcome_counts(stats.outcomes)});
+                       throughput, latency_of(stats.latency_us), outcome_counts(stats.outcomes),
+                       std::nullopt});
+    if (stats.streams) {
+      r.named.back().streams =
+          streams_record(*stats.streams, result.measured_duration_s, goodput_slo(result.spec));
+    }
   }
 }
 
@@ -197,6 +177,14 @@ result::RunRecord header_record(const RunResult& result, const char* status) {
 
 }  // namespace
 
+std::string goodput_slo(const json& spec) {
+  if (!spec.is_object() || !spec.contains("stream") || !spec["stream"].is_object()) return "";
+  const json& stream = spec["stream"];
+  return stream.contains("goodput") && stream["goodput"].is_string()
+             ? stream["goodput"].get<std::string>()
+             : "";
+}
+
 json figures_json(const std::vector<std::pair<std::string, double>>& figures) {
   json out = json::object();
   for (const auto& [name, value] : figures) out[name] = value;
@@ -240,6 +228,7 @@ json window_to_json(const WindowSummary& w) {
               {"tls_handshake_ms", window_latency_json(w.tls_handshake)},
               {"h2_goaways", w.h2_goaways}};
   if (!w.observed.empty()) out["observed"] = observed_window_json(w.observed);
+  if (w.streams) out["streams"] = result::streams_json(*w.streams);
   return out;
 }
 

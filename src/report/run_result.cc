@@ -32,7 +32,52 @@ LatencySummary summarize_latency(const measure::HdrHistogram& us) {
           .mean_ms = mean_ms(us)};
 }
 
-WindowSummary summarize_window(const measure::WindowStats& w) {
+result::Latency latency_record(const measure::HdrHistogram& us) {
+  const LatencySummary l = summarize_latency(us);
+  return {l.p50_ms, l.p90_ms, l.p95_ms, l.p99_ms, l.p99_9_ms, l.max_ms, l.mean_ms};
+}
+
+result::StreamsRecord streams_record(const measure::StreamWindow& s, double duration_s,
+                                     const std::string& goodput_slo) {
+  result::StreamsRecord r;
+  r.completed = s.completed;
+  r.cut_short = s.cut_short;
+  r.idle_timeout = s.idle_timeout;
+  r.malformed = s.malformed;
+  r.fixture_mismatch = s.fixture_mismatch;
+  r.events = s.events;
+  r.bytes = s.bytes;
+  r.tokens = s.tokens;
+  const auto per_s = [&](int64_t count) -> std::optional<double> {
+    if (duration_s <= 0) return std::nullopt;
+    return static_cast<double>(count) / duration_s;
+  };
+  // Of the completed streams only (those that matched, when a fixture is checked).
+  r.streams_per_s = per_s(s.completed);
+  r.events_per_s = per_s(s.events);
+  r.bytes_per_s = per_s(s.bytes);
+  r.tokens_per_s = per_s(s.tokens);
+  r.ttfb = latency_record(s.ttfb_us);
+  r.ttfe = latency_record(s.ttfe_us);
+  r.ttfce = latency_record(s.ttfce_us);
+  r.inter_event = latency_record(s.inter_event_us);
+  r.tpot = latency_record(s.tpot_us);
+  r.duration = latency_record(s.duration_us);
+  if (!goodput_slo.empty()) {
+    r.goodput_slo = goodput_slo;
+    r.goodput = s.goodput;
+    // Of every stream that ended: one cut short or idle did not meet the SLO either.
+    if (s.ended() > 0) {
+      r.goodput_share = static_cast<double>(s.goodput) / static_cast<double>(s.ended());
+    }
+    r.goodput_per_s = per_s(s.goodput);
+  }
+  return r;
+}
+
+namespace {
+
+WindowSummary summarize_window_counts(const measure::WindowStats& w) {
   return {.index = w.index,
           .start_ns = w.start_ns,
           .duration_ns = w.duration_ns,
@@ -53,7 +98,18 @@ WindowSummary summarize_window(const measure::WindowStats& w) {
           .h2_goaways = w.connection.goaways,
           .in_flight_end = w.in_flight_end,
           .queued_end = w.queued_end,
-          .observed = {}};
+          .observed = {},
+          .streams = std::nullopt};
+}
+
+}  // namespace
+
+WindowSummary summarize_window(const measure::WindowStats& w, const std::string& goodput_slo) {
+  WindowSummary out = summarize_window_counts(w);
+  if (w.streams.ended() > 0 || w.streams.inter_event_us.total_count() > 0) {
+    out.streams = streams_record(w.streams, static_cast<double>(w.duration_ns) / 1e9, goodput_slo);
+  }
+  return out;
 }
 
 bool RunResult::thresholds_passed() const {

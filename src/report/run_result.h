@@ -127,6 +127,7 @@ struct WindowSummary {
   int64_t in_flight_end = 0;  // requests started but not ended at the window's end (gauge)
   int64_t queued_end = 0;     // open loop: requests waiting for a connection at the end (gauge)
   std::vector<ObservedFigures> observed;  // by observed source, in the order they were given
+  std::optional<result::StreamsRecord> streams;  // streams that ended (or had gaps) in it
 
   int64_t count(measure::Outcome o) const { return outcomes[static_cast<int>(o)]; }
   int64_t responses() const;  // requests that got an HTTP response, whatever its status
@@ -203,6 +204,13 @@ struct RunResult {
 };
 
 LatencySummary summarize_latency(const measure::HdrHistogram& us);
-WindowSummary summarize_window(const measure::WindowStats& w);
+result::Latency latency_record(const measure::HdrHistogram& us);
+// A window; its `streams` when any stream ended or had a gap in it (with the goodput count when
+// the run judged streams by --goodput, `goodput_slo`).
+WindowSummary summarize_window(const measure::WindowStats& w, const std::string& goodput_slo = "");
+// What streams did over `duration_s` (the measured span, or a window): counts, rates and times;
+// the goodput when `goodput_slo` is set.
+result::StreamsRecord streams_record(const measure::StreamWindow& s, double duration_s,
+                                     const std::string& goodput_slo);
 
 }  // namespace proofload::report

@@ -9,6 +9,7 @@
 namespace proofload::report::run {
 namespace {
 
+using ladder::percent_text;
 using ladder::table_row;
 
 std::string ms_cell(const RunRecord& v, const std::optional<double>& ms) {
@@ -17,6 +18,29 @@ std::string ms_cell(const RunRecord& v, const std::optional<double>& ms) {
 
 std::string count_cell(const std::optional<int64_t>& n) {
   return n ? count_or_dash(static_cast<double>(*n)) : std::string("–");
+}
+
+// By named request, when a scenario's requests stream.
+std::string named_streams_table(const RunRecord& v) {
+  std::string out;
+  for (const result::NamedRequest& n : v.named) {
+    if (!n.streams) continue;
+    const result::StreamsRecord& s = *n.streams;
+    if (out.empty()) {
+      out = "\n" + table_row({"request", "completed", "not completed", "events/s", "tokens/s",
+                              "first token p50", "first token p99", "inter-token p99"});
+      out += table_row({"---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"});
+    }
+    const int64_t failed = s.cut_short.value_or(0) + s.idle_timeout.value_or(0) +
+                           s.malformed.value_or(0) + s.fixture_mismatch.value_or(0);
+    const auto rate = [&](const std::optional<double>& r) {
+      return r ? rps_number(v, "", *r) : std::string("–");
+    };
+    out += table_row({n.name, count_cell(s.completed), count_or_dash(static_cast<double>(failed)),
+                      rate(s.events_per_s), rate(s.tokens_per_s), ms_cell(v, s.ttfce.p50),
+                      ms_cell(v, s.ttfce.p99), ms_cell(v, s.inter_event.p99)});
+  }
+  return out;
 }
 
 }  // namespace
@@ -47,6 +71,18 @@ std::string streams_table(const RunRecord& v) {
     out += table_row({label, ms_cell(v, l->p50), ms_cell(v, l->p90), ms_cell(v, l->p99),
                       ms_cell(v, l->max)});
   }
+  if (!s.goodput_slo.empty()) {
+    const int64_t ended = s.completed.value_or(0) + s.cut_short.value_or(0) +
+                          s.idle_timeout.value_or(0) + s.malformed.value_or(0) +
+                          s.fixture_mismatch.value_or(0);
+    out += fmt::format("\n**Goodput:** {} of {} streams{} met `{}`{}.\n", count_cell(s.goodput),
+                       count_or_dash(static_cast<double>(ended)),
+                       s.goodput_share ? " (" + percent_text(*s.goodput_share, 1) + ")" : "",
+                       s.goodput_slo,
+                       s.goodput_per_s ? ", " + rps_number(v, "", *s.goodput_per_s) + " per second"
+                                       : "");
+  }
+  out += named_streams_table(v);
   out +=
       "\nA stream is complete when it ended as configured (its terminator came, or its body "
       "ended when no terminator is set); one cut short, malformed or unlike its fixture is "

@@ -18,8 +18,14 @@ std::string cell(std::optional<double> value, int decimals) {
 
 }  // namespace
 
-std::string windows_csv_header(const std::vector<std::string>& observed_columns) {
-  std::string observed;
+// A streaming run's columns: how streams ended in the window, their rates and times.
+constexpr std::string_view kStreamColumns =
+    ",streams_completed,streams_cut_short,streams_idle_timeout,streams_malformed,"
+    "streams_fixture_mismatch,streams_goodput,events_per_s,stream_bytes_per_s,tokens_per_s,"
+    "ttfce_p50_ms,ttfce_p99_ms,inter_event_p50_ms,inter_event_p99_ms,tpot_p50_ms";
+
+std::string windows_csv_header(const std::vector<std::string>& observed_columns, bool streams) {
+  std::string observed = streams ? std::string(kStreamColumns) : std::string();
   for (const std::string& column : observed_columns) observed += "," + column;
   return "index,start_s,duration_s,warmup,requests,intended,throughput_rps,errors,never_started,"
          "status_429,status_503,other_4xx,other_5xx,connect_error,timeout,reset,protocol_error,"
@@ -50,7 +56,7 @@ std::string observed_text(double value) {
 }  // namespace
 
 std::string windows_csv_row(const WindowSummary& w,
-                            const std::vector<std::string>& observed_columns) {
+                            const std::vector<std::string>& observed_columns, bool streams) {
   const double duration_s = static_cast<double>(w.duration_ns) / 1e9;
   std::optional<double> throughput;
   std::optional<double> goodput;
@@ -74,8 +80,18 @@ std::string windows_csv_row(const WindowSummary& w,
       w.drain ? 1 : 0, w.count(Outcome::kTlsError), w.connects, cell(w.connect.p99_ms, 3),
       w.tls_handshakes, w.tls_resumed, cell(w.tls_handshake.p99_ms, 3), w.count(Outcome::kRefused),
       w.count(Outcome::kStreamReset), w.h2_goaways);
-  if (observed_columns.empty()) return row;
-  row.pop_back();  // the newline: the observed cells follow
+  if (observed_columns.empty() && !streams) return row;
+  row.pop_back();  // the newline: the stream and observed cells follow
+  if (streams) {
+    const result::StreamsRecord s = w.streams.value_or(result::StreamsRecord{});
+    const auto count = [](const std::optional<int64_t>& n) { return std::to_string(n.value_or(0)); };
+    row += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{},{},{}", count(s.completed),
+                       count(s.cut_short), count(s.idle_timeout), count(s.malformed),
+                       count(s.fixture_mismatch), s.goodput ? std::to_string(*s.goodput) : "",
+                       cell(s.events_per_s, 1), cell(s.bytes_per_s, 1), cell(s.tokens_per_s, 1),
+                       cell(s.ttfce.p50, 3), cell(s.ttfce.p99, 3), cell(s.inter_event.p50, 3),
+                       cell(s.inter_event.p99, 3), cell(s.tpot.p50, 3));
+  }
   for (const std::string& column : observed_columns) {
     const std::optional<double> value = observed_cell(w, column);
     row += "," + (value ? observed_text(*value) : std::string());
@@ -84,8 +100,11 @@ std::string windows_csv_row(const WindowSummary& w,
 }
 
 std::string windows_csv(const RunResult& result) {
-  std::string out = windows_csv_header(result.observed_columns);
-  for (const WindowSummary& w : result.windows) out += windows_csv_row(w, result.observed_columns);
+  const bool streams = result.spec.is_object() && result.spec.contains("stream");
+  std::string out = windows_csv_header(result.observed_columns, streams);
+  for (const WindowSummary& w : result.windows) {
+    out += windows_csv_row(w, result.observed_columns, streams);
+  }
   return out;
 }
 

@@ -32,25 +32,6 @@ json counts_json(const Counts& counts) {
   return out;
 }
 
-json streams_json(const StreamsRecord& s) {
-  return {{"completed", optional_json(s.completed)},
-          {"cut_short", optional_json(s.cut_short)},
-          {"idle_timeout", optional_json(s.idle_timeout)},
-          {"malformed", optional_json(s.malformed)},
-          {"fixture_mismatch", optional_json(s.fixture_mismatch)},
-          {"events", optional_json(s.events)},
-          {"bytes", optional_json(s.bytes)},
-          {"tokens", optional_json(s.tokens)},
-          {"events_per_s", optional_json(s.events_per_s)},
-          {"bytes_per_s", optional_json(s.bytes_per_s)},
-          {"tokens_per_s", optional_json(s.tokens_per_s)},
-          {"ttfb_ms", latency_json(s.ttfb)},
-          {"ttfe_ms", latency_json(s.ttfe)},
-          {"ttfce_ms", latency_json(s.ttfce)},
-          {"inter_event_ms", latency_json(s.inter_event)},
-          {"tpot_ms", latency_json(s.tpot)},
-          {"duration_ms", latency_json(s.duration)}};
-}
 
 // A server's count as JSON: a whole number as one (counters are), any other value as it is.
 json count_json(const std::optional<double>& value) {
@@ -207,25 +188,7 @@ void read_summary(const JsonReader& s, RunRecord& v) {
   in_report_order(v.outcomes);
   v.status_codes = s.counts_by_name("status");
   if (const JsonReader streams = s.object("streams"); streams.present()) {
-    StreamsRecord t;
-    t.completed = streams.count("completed");
-    t.cut_short = streams.count("cut_short");
-    t.idle_timeout = streams.count("idle_timeout");
-    t.malformed = streams.count("malformed");
-    t.fixture_mismatch = streams.count("fixture_mismatch");
-    t.events = streams.count("events");
-    t.bytes = streams.count("bytes");
-    t.tokens = streams.count("tokens");
-    t.events_per_s = streams.number("events_per_s");
-    t.bytes_per_s = streams.number("bytes_per_s");
-    t.tokens_per_s = streams.number("tokens_per_s");
-    t.ttfb = latency_from(streams.object("ttfb_ms"));
-    t.ttfe = latency_from(streams.object("ttfe_ms"));
-    t.ttfce = latency_from(streams.object("ttfce_ms"));
-    t.inter_event = latency_from(streams.object("inter_event_ms"));
-    t.tpot = latency_from(streams.object("tpot_ms"));
-    t.duration = latency_from(streams.object("duration_ms"));
-    v.streams = t;
+    v.streams = streams_from_json(streams);
   }
   if (const JsonReader reconcile = s.object("reconcile"); reconcile.present()) {
     // server_delta, difference and drop_share are derived from these when read back.
@@ -380,6 +343,7 @@ json run_to_json(const RunRecord& r) {
                           {"throughput_rps", optional_json(n.throughput_rps)},
                           {"latency_ms", latency_json(n.latency)},
                           {"outcomes", counts_json(n.outcomes)}};
+      if (n.streams) requests[n.name]["streams"] = streams_json(*n.streams);
     }
     out["requests"] = std::move(requests);
   }
@@ -448,7 +412,11 @@ RunRecord run_from_json(const json& result) {
   for (const auto& [name, r] : top.members("requests")) {
     v.named.push_back({name, r.count("requests"), r.count("responses"), r.count("errors"),
                        r.number("error_rate"), r.number("throughput_rps"),
-                       latency_from(r.object("latency_ms")), r.counts_by_name("outcomes")});
+                       latency_from(r.object("latency_ms")), r.counts_by_name("outcomes"),
+                       std::nullopt});
+    if (const JsonReader streams = r.object("streams"); streams.present()) {
+      v.named.back().streams = streams_from_json(streams);
+    }
   }
   for (const auto& [name, r] : top.members("flows")) {
     v.flows.push_back({name, r.count("started"), r.count("succeeded"), r.count("failed"),
@@ -462,6 +430,63 @@ RunRecord run_from_json(const json& result) {
   v.thresholds_passed = top.boolean("thresholds_passed");
   read_observed(top, v);
   return v;
+}
+
+json streams_json(const StreamsRecord& s) {
+  json out = {{"completed", optional_json(s.completed)},
+              {"cut_short", optional_json(s.cut_short)},
+              {"idle_timeout", optional_json(s.idle_timeout)},
+              {"malformed", optional_json(s.malformed)},
+              {"fixture_mismatch", optional_json(s.fixture_mismatch)},
+              {"events", optional_json(s.events)},
+              {"bytes", optional_json(s.bytes)},
+              {"tokens", optional_json(s.tokens)},
+              {"streams_per_s", optional_json(s.streams_per_s)},
+              {"events_per_s", optional_json(s.events_per_s)},
+              {"bytes_per_s", optional_json(s.bytes_per_s)},
+              {"tokens_per_s", optional_json(s.tokens_per_s)},
+              {"ttfb_ms", latency_json(s.ttfb)},
+              {"ttfe_ms", latency_json(s.ttfe)},
+              {"ttfce_ms", latency_json(s.ttfce)},
+              {"inter_event_ms", latency_json(s.inter_event)},
+              {"tpot_ms", latency_json(s.tpot)},
+              {"duration_ms", latency_json(s.duration)}};
+  if (!s.goodput_slo.empty()) {
+    out["goodput"] = {{"slo", s.goodput_slo},
+                      {"met", optional_json(s.goodput)},
+                      {"share", optional_json(s.goodput_share)},
+                      {"per_s", optional_json(s.goodput_per_s)}};
+  }
+  return out;
+}
+
+StreamsRecord streams_from_json(const JsonReader& streams) {
+  StreamsRecord t;
+  t.completed = streams.count("completed");
+  t.cut_short = streams.count("cut_short");
+  t.idle_timeout = streams.count("idle_timeout");
+  t.malformed = streams.count("malformed");
+  t.fixture_mismatch = streams.count("fixture_mismatch");
+  t.events = streams.count("events");
+  t.bytes = streams.count("bytes");
+  t.tokens = streams.count("tokens");
+  t.streams_per_s = streams.number("streams_per_s");
+  t.events_per_s = streams.number("events_per_s");
+  t.bytes_per_s = streams.number("bytes_per_s");
+  t.tokens_per_s = streams.number("tokens_per_s");
+  t.ttfb = latency_from(streams.object("ttfb_ms"));
+  t.ttfe = latency_from(streams.object("ttfe_ms"));
+  t.ttfce = latency_from(streams.object("ttfce_ms"));
+  t.inter_event = latency_from(streams.object("inter_event_ms"));
+  t.tpot = latency_from(streams.object("tpot_ms"));
+  t.duration = latency_from(streams.object("duration_ms"));
+  if (const JsonReader goodput = streams.object("goodput"); goodput.present()) {
+    t.goodput_slo = goodput.text("slo");
+    t.goodput = goodput.count("met");
+    t.goodput_share = goodput.number("share");
+    t.goodput_per_s = goodput.number("per_s");
+  }
+  return t;
 }
 
 }  // namespace proofload::result

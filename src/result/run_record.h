@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "analyze/reconcile.h"
+#include "result/json_reader.h"
 
 namespace proofload::result {
 
@@ -31,6 +32,22 @@ struct Latency {
 
 using Counts = std::vector<std::pair<std::string, int64_t>>;  // by name: outcomes, status codes
 
+// summary.streams (a run that streams): how the streams ended and, of those completed as
+// configured, their events, bytes and tokens (in all and per second of the measured span, or of
+// the window) and times from the intended start; with --goodput, how many met the per-stream SLO.
+// The same object is each window's `streams` and each streamed named request's.
+struct StreamsRecord {
+  std::optional<int64_t> completed, cut_short, idle_timeout, malformed, fixture_mismatch;
+  std::optional<int64_t> events, bytes, tokens;
+  std::optional<double> streams_per_s, events_per_s, bytes_per_s, tokens_per_s;
+  Latency ttfb, ttfe, ttfce, inter_event, tpot, duration;
+  std::string goodput_slo;  // --goodput as given ("" without)
+  std::optional<int64_t> goodput;  // streams that met it
+  std::optional<double> goodput_share, goodput_per_s;  // of the streams that ended; per second
+};
+nlohmann::json streams_json(const StreamsRecord& s);
+StreamsRecord streams_from_json(const JsonReader& streams);
+
 // requests.<name>: one named request of a scenario (measured part).
 struct NamedRequest {
   std::string name;
@@ -39,6 +56,7 @@ struct NamedRequest {
   std::optional<double> error_rate, throughput_rps;
   Latency latency;
   Counts outcomes;
+  std::optional<StreamsRecord> streams;  // a streamed request's (`stream:`)
 };
 
 // flows.<name>: flows have their own denominator (flows, not requests).
@@ -87,15 +105,6 @@ struct ServerRecord {
   bool cpu_bound = false;
 };
 
-// summary.streams (a `--stream` run only): how the streams ended and, of those completed as
-// configured, their events, bytes and tokens (in all and per second of the measured span) and
-// times from the intended start.
-struct StreamsRecord {
-  std::optional<int64_t> completed, cut_short, idle_timeout, malformed, fixture_mismatch;
-  std::optional<int64_t> events, bytes, tokens;
-  std::optional<double> events_per_s, bytes_per_s, tokens_per_s;
-  Latency ttfb, ttfe, ttfce, inter_event, tpot, duration;
-};
 
 struct RunRecord {
   std::string status;  // "running", "complete", "interrupted", "aborted"

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <cstdint>
+#include <memory>
 #include <optional>
 #include <string>
 #include <utility>
@@ -94,6 +95,21 @@ struct ExtractSpec {
   SourceLocation where;
 };
 
+// How a stream is to be read, as written (a scenario request's `stream:`, `content:`, `tokens:`,
+// `terminator:` and fixture check, or run's --stream flags): plain data, compiled by
+// compile_stream_rules.
+struct StreamSpec {
+  std::string kind = "sse";            // "sse" or "chunked"
+  std::optional<std::string> content;  // a JSON pointer ("/choices/0/delta/content") or a regex
+  std::optional<std::string> tokens;   // a JSON pointer to a count
+  std::optional<std::string> terminator;  // the ending event's data (sse; default "[DONE]")
+  std::string fixture_path;                     // as written; "" when no fixture is checked
+  std::shared_ptr<const std::string> fixture;   // its bytes, read when the spec was parsed
+};
+
+// At most this large a fixture (`checks: [{fixture: FILE}]`), read whole when the file is parsed.
+constexpr int64_t kMaxFixtureBytes = int64_t{64} << 20;
+
 // One named request. Templates hold ${name} references to data and extracted variables, and
 // ${env:NAME} / ${file:PATH} secret references; they are compiled once.
 struct RequestSpec {
@@ -105,6 +121,7 @@ struct RequestSpec {
   bool json_body = false;  // body came from `json:` (sets Content-Type: application/json)
   std::vector<CheckSpec> checks;
   std::vector<ExtractSpec> extracts;
+  std::optional<StreamSpec> stream;  // `stream: sse|chunked`: read as a stream, event by event
   SourceLocation where;
 };
 

@@ -96,7 +96,8 @@ TEST(ScenarioYamlErrors, UnknownKeysNameTheNearestAndTheAllowed) {
             "canaries");
   EXPECT_EQ(error_of("requests:\n  r: {path: /, methd: GET}\n"),
             "s.yaml:2:16: unknown key 'methd' in request 'r'; did you mean 'method'? allowed: "
-            "method, path, headers, body, json, checks, extract");
+            "method, path, headers, body, json, checks, extract, stream, content, tokens, "
+            "terminator");
   EXPECT_EQ(
       error_of(with("executor:\n  conections: 5\n")),
       "s.yaml:4:3: unknown key 'conections' in 'executor'; did you mean 'connections'? "

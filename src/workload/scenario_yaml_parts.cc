@@ -5,23 +5,30 @@
 
 #include <algorithm>
 #include <array>
+#include <filesystem>
 #include <limits>
+#include <memory>
 #include <map>
 #include <nlohmann/json.hpp>
 
+#include "common/file_text.h"
 #include "common/text.h"
 #include "common/usage_error.h"
 #include "workload/check.h"
 #include "workload/data_source.h"
 #include "workload/default_words.h"
 #include "workload/extract.h"
+#include "workload/stream_tracker.h"
 #include "workload/template.h"
 
 namespace proofload::workload::scenario_yaml {
 namespace {
 
-constexpr std::array<std::string_view, 7> kRequestKeys = {"method", "path",   "headers", "body",
-                                                          "json",   "checks", "extract"};
+constexpr std::array<std::string_view, 11> kRequestKeys = {
+    "method", "path",    "headers", "body",   "json",      "checks",
+    "extract", "stream", "content", "tokens", "terminator"};
+// Keys that say how a stream is read: they need `stream:`.
+constexpr std::array<std::string_view, 3> kStreamKeys = {"content", "tokens", "terminator"};
 constexpr std::array<std::string_view, 4> kCheckKinds = {"status", "body_contains", "body_matches",
                                                          "json"};
 // `equals` goes with the short JSON form, `{json: /id, equals: 42}`.
@@ -240,6 +247,46 @@ CheckSpec parse_check(const Context& context, const YAML::Node& node, const std:
   return spec;
 }
 
+// `stream: sse` (or chunked) and the keys that say how its events are read; compiled here once
+// so that a bad pointer or pattern is reported at its place in the file.
+StreamSpec parse_stream(const FieldMap& map, const std::string& where) {
+  StreamSpec stream;
+  stream.kind = *map.get_string("stream");
+  if (stream.kind != "sse" && stream.kind != "chunked") {
+    map.fail_at_value("stream", "a stream is 'sse' (server-sent events) or 'chunked'");
+  }
+  if (map.has("content")) stream.content = *map.get_string("content");
+  if (map.has("tokens")) stream.tokens = *map.get_string("tokens");
+  if (map.has("terminator")) stream.terminator = *map.get_string("terminator");
+  try {
+    compile_stream_rules(stream, where);
+  } catch (const UsageError& error) {
+    const std::string_view key = map.has("content")  ? "content"
+                                 : map.has("tokens") ? "tokens"
+                                                     : "stream";
+    map.fail_at_value(key, error.what());
+  }
+  return stream;
+}
+
+// `- fixture: FILE`: the stream's bytes must be the file's, byte for byte (read here, bounded).
+void read_fixture(const Context& context, const YAML::Node& node, const std::string& where,
+                  std::optional<StreamSpec>& stream) {
+  constexpr std::array<std::string_view, 1> kFixtureKeys = {"fixture"};
+  FieldMap map(context.source, node, where, kFixtureKeys);
+  if (!stream) map.fail_at_key("fixture", "checks a stream: add 'stream: sse' (or chunked)");
+  if (stream->fixture) map.fail_at_key("fixture", "a stream has one fixture");
+  stream->fixture_path = *map.get_string("fixture");
+  std::filesystem::path path(stream->fixture_path);
+  if (!path.is_absolute()) path = context.base_dir / path;
+  try {
+    stream->fixture = std::make_shared<const std::string>(
+        read_bounded_file(path.string(), "fixture", kMaxFixtureBytes));
+  } catch (const UsageError& error) {
+    map.fail_at_value("fixture", error.what());
+  }
+}
+
 ExtractSpec parse_extract(const Context& context, const YAML::Node& key, const YAML::Node& value,
                           const std::string& where) {
   ExtractSpec spec;
@@ -345,6 +392,10 @@ ParsedRequest parse_request(const Context& context, const YAML::Node& key,
     spec.json_body = true;  // Content-Type: application/json, unless the request sets its own
   }
 
+  if (map.has("stream")) spec.stream = parse_stream(map, where);
+  for (std::string_view key : kStreamKeys) {
+    if (map.has(key) && !spec.stream) map.fail_at_key(key, "goes with 'stream: sse' (or chunked)");
+  }
   if (map.has("checks")) {
     const YAML::Node& checks = *map.present("checks");
     if (!checks.IsSequence()) {
@@ -352,8 +403,12 @@ ParsedRequest parse_request(const Context& context, const YAML::Node& key,
                                       std::string(yaml_reader::node_kind(checks)));
     }
     for (size_t i = 0; i < checks.size(); ++i) {
-      spec.checks.push_back(
-          parse_check(context, checks[i], "check " + std::to_string(i + 1) + " of " + where));
+      const std::string check_where = "check " + std::to_string(i + 1) + " of " + where;
+      if (checks[i].IsMap() && checks[i]["fixture"]) {
+        read_fixture(context, checks[i], check_where, spec.stream);
+        continue;
+      }
+      spec.checks.push_back(parse_check(context, checks[i], check_where));
     }
   }
   if (map.has("extract")) {

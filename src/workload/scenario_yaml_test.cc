@@ -338,3 +338,52 @@ TEST(ScenarioYaml, LoadFileErrors) {
 
 }  // namespace
 }  // namespace proofload::workload
+
+namespace proofload::workload {
+namespace {
+
+// A request read as a stream: its keys, and its fixture read (bytes kept) at parse time.
+TEST(ScenarioYaml, AStreamedRequestKeepsHowItIsRead) {
+  const Scenario s = parse(
+      "requests:\n"
+      "  chat:\n"
+      "    method: POST\n"
+      "    path: /v1/chat/completions\n"
+      "    json: {stream: true}\n"
+      "    stream: sse\n"
+      "    content: /choices/0/delta/content\n"
+      "    tokens: /usage/completion_tokens\n"
+      "    checks: [{status: 200}, {fixture: chat.sse}]\n"
+      "  plain: {path: /}\n");
+  const RequestSpec& chat = s.requests.at(0);
+  ASSERT_TRUE(chat.stream);
+  EXPECT_EQ(chat.stream->kind, "sse");
+  EXPECT_EQ(chat.stream->content, "/choices/0/delta/content");
+  EXPECT_EQ(chat.stream->tokens, "/usage/completion_tokens");
+  EXPECT_FALSE(chat.stream->terminator) << "the default [DONE] applies";
+  EXPECT_EQ(chat.stream->fixture_path, "chat.sse");
+  ASSERT_TRUE(chat.stream->fixture);
+  EXPECT_TRUE(chat.stream->fixture->ends_with("data: [DONE]\n\n"));
+  EXPECT_EQ(chat.checks.size(), 1U) << "the fixture is the stream's check, not the body's";
+  EXPECT_FALSE(s.requests.at(1).stream);
+}
+
+TEST(ScenarioYaml, StreamMistakesAreOneLineAtTheirPlace) {
+  EXPECT_EQ(error_of("requests:\n  r: {path: /, content: /a}\n"),
+            "s.yaml:2:16: 'content' in request 'r': goes with 'stream: sse' (or chunked)");
+  EXPECT_NE(error_of("requests:\n  r: {path: /, stream: websocket}\n")
+                .find("a stream is 'sse' (server-sent events) or 'chunked'"),
+            std::string::npos);
+  EXPECT_NE(error_of("requests:\n  r: {path: /, stream: sse, tokens: usage}\n")
+                .find("tokens 'usage'"),
+            std::string::npos);
+  EXPECT_NE(error_of("requests:\n  r: {path: /, checks: [{fixture: chat.sse}]}\n")
+                .find("checks a stream: add 'stream: sse'"),
+            std::string::npos);
+  EXPECT_NE(error_of("requests:\n  r: {path: /, stream: sse, checks: [{fixture: none.sse}]}\n")
+                .find("cannot read fixture"),
+            std::string::npos);
+}
+
+}  // namespace
+}  // namespace proofload::workload

@@ -6,6 +6,9 @@
 // final `usage.completion_tokens`); without it each content event is one token. A `fixture`
 // compares the received bytes with a file's, byte for byte, as they arrive.
 //
+// A `chunked` stream has no event framing: each chunk of the chunked body is an event (its bytes
+// the event's data), and the last chunk ends it.
+//
 // The tracker reads no clock: the caller passes each piece's arrival time and the stream's origin
 // (the request's intended start, as latency has it), so the figures are coordinated-omission safe
 // in open loop and exact in simulated time. Memory per stream is bounded by the parser's limits
@@ -15,22 +18,38 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <regex>
 #include <string>
 #include <string_view>
 
 #include "http/sse_parser.h"
+#include "workload/scenario.h"
 #include "workload/json_body.h"
 
 namespace proofload::workload {
 
-// How a request's stream is read, compiled once from the scenario (shared by the connections).
-struct StreamRules {
-  std::optional<JsonPointer> content;  // which events carry content; none: any event with data
-  std::optional<JsonPointer> tokens;   // a count the server reports; none: a token per content
-  std::string terminator = "[DONE]";   // the data of the event that ends it; "": the body's end
-  std::shared_ptr<const std::string> fixture;  // the exact bytes expected, when checked
-  http::SseLimits limits;
+enum class StreamKind {
+  kSse,      // server-sent events (text/event-stream framing)
+  kChunked,  // a chunked body: each chunk an event
 };
+
+
+// How a request's stream is read, compiled once (shared by the connections).
+struct StreamRules {
+  StreamKind kind = StreamKind::kSse;
+  std::optional<JsonPointer> content;  // which events carry content; none: any event with data
+  // Or: content events are those whose data matches this (ECMAScript, search).
+  std::shared_ptr<const std::regex> content_pattern;
+  std::optional<JsonPointer> tokens;  // a count the server reports; none: a token per content
+  std::string terminator = "[DONE]";  // sse: the data of the event that ends it; "": body's end
+  std::shared_ptr<const std::string> fixture;  // the exact bytes expected, when checked
+};
+
+// The spec compiled: `content` starting with '/' is a JSON pointer, anything else a regular
+// expression. A bad kind, pointer or pattern: UsageError "WHAT: ..." (one line).
+StreamRules compile_stream_rules(const StreamSpec& spec, const std::string& what);
+// "sse" or "chunked".
+std::string_view stream_kind_name(StreamKind kind);
 
 // How the stream ended, as the run counts it.
 enum class StreamEnd {
@@ -38,6 +57,7 @@ enum class StreamEnd {
   kCutShort,         // the body ended (or the peer closed) before the terminator or mid-event
   kMalformed,        // a line past the parser's bound: not an event stream
   kFixtureMismatch,  // a byte differed from the fixture's (or there were more or fewer)
+  kIdleTimeout,      // no byte came for the stream idle timeout (the engine's, never finish's)
 };
 
 // One stream's figures, ns from the origin the caller gave (nullopt: it never came).
@@ -63,13 +83,15 @@ class StreamGapSink {
 
 class StreamTracker : private http::SseSink {
  public:
-  // `rules` must outlive the tracker's streams.
-  explicit StreamTracker(const StreamRules& rules);
+  explicit StreamTracker(http::SseLimits limits = {});
 
-  // A new stream whose times count from `origin_ns`; gaps go to `gaps` (may be null).
-  void start(int64_t origin_ns, StreamGapSink* gaps);
+  // A new stream read by `rules` (which must outlive it), its times counted from `origin_ns`;
+  // gaps go to `gaps` (may be null).
+  void start(const StreamRules& rules, int64_t origin_ns, StreamGapSink* gaps);
   // The next piece of the body (after de-chunking), arrived at `now_ns`.
   void feed(std::string_view bytes, int64_t now_ns);
+  // A chunk of a chunked body ended (a `chunked` stream's event boundary).
+  void end_chunk();
   // The body ended (its length reached, the last chunk, or the peer's close): how the stream
   // ended. A malformed stream is that first, then one cut short, then a fixture mismatch.
   StreamEnd finish();
@@ -81,9 +103,15 @@ class StreamTracker : private http::SseSink {
 
  private:
   void on_sse_event(const http::SseEvent& event) override;
+  // One event's data, whatever the framing: classified, counted, timed.
+  void on_event_data(std::string_view data);
 
-  const StreamRules& rules_;
+  const StreamRules* rules_ = nullptr;
+  http::SseLimits limits_;
   http::SseParser parser_;
+  std::string chunk_;            // a chunked stream's chunk so far (bounded by max_data_bytes)
+  bool chunk_truncated_ = false;
+  int64_t chunk_bytes_ = 0;      // its length, kept or not
   StreamFigures figures_;
   StreamGapSink* gaps_ = nullptr;
   int64_t origin_ns_ = 0;

@@ -5,7 +5,11 @@
 
 #include <gtest/gtest.h>
 
+#include <initializer_list>
+#include <utility>
 #include <vector>
+
+#include "common/usage_error.h"
 
 namespace proofload::workload {
 namespace {
@@ -22,6 +26,18 @@ std::string delta(const std::string& content) {
   return "data: {\"choices\":[{\"delta\":{\"content\":\"" + content + "\"}}]}\n\n";
 }
 
+// A spec from (key, value) pairs: kind, content, tokens, terminator.
+StreamSpec with(std::initializer_list<std::pair<std::string, std::string>> fields) {
+  StreamSpec spec;
+  for (const auto& [key, value] : fields) {
+    if (key == "kind") spec.kind = value;
+    if (key == "content") spec.content = value;
+    if (key == "tokens") spec.tokens = value;
+    if (key == "terminator") spec.terminator = value;
+  }
+  return spec;
+}
+
 StreamRules chat_rules() {
   StreamRules rules;
   rules.content = JsonPointer::parse("/choices/0/delta/content");
@@ -31,10 +47,10 @@ StreamRules chat_rules() {
 
 TEST(StreamTracker, MeasuresAChatStreamFromItsOrigin) {
   const StreamRules rules = chat_rules();
-  StreamTracker t(rules);
+  StreamTracker t;
   Gaps gaps;
   const int64_t origin = 1000 * kMs;  // the intended start, before anything was sent
-  t.start(origin, &gaps);
+  t.start(rules, origin, &gaps);
   t.feed(": opening\n\n", origin + 5 * kMs);
   t.feed("data: {\"choices\":[{\"delta\":{}}]}\n\n", origin + 10 * kMs);  // no content yet
   t.feed(delta("Hel"), origin + 20 * kMs);
@@ -60,8 +76,8 @@ TEST(StreamTracker, MeasuresAChatStreamFromItsOrigin) {
 
 TEST(StreamTracker, WithoutPointersEveryEventWithDataIsATokenOfContent) {
   const StreamRules rules;
-  StreamTracker t(rules);
-  t.start(0, nullptr);
+  StreamTracker t;
+  t.start(rules, 0, nullptr);
   t.feed("data: a\n\ndata: b\n\nevent: ping\ndata:\n\ndata: [DONE]\n\n", 3 * kMs);
   EXPECT_EQ(t.finish(), StreamEnd::kCompleted);
   EXPECT_EQ(t.figures().content_events, 2);
@@ -71,25 +87,25 @@ TEST(StreamTracker, WithoutPointersEveryEventWithDataIsATokenOfContent) {
 
 TEST(StreamTracker, AStreamEndsAsConfiguredOrIsCutShort) {
   const StreamRules rules;
-  StreamTracker t(rules);
-  t.start(0, nullptr);
+  StreamTracker t;
+  t.start(rules, 0, nullptr);
   t.feed("data: a\n\n", 1);
   EXPECT_EQ(t.finish(), StreamEnd::kCutShort) << "no terminator";
   StreamRules no_terminator;
   no_terminator.terminator = "";
-  StreamTracker plain(no_terminator);
-  plain.start(0, nullptr);
+  StreamTracker plain;
+  plain.start(no_terminator, 0, nullptr);
   plain.feed("data: a\n\n", 1);
   EXPECT_EQ(plain.finish(), StreamEnd::kCompleted) << "the body's end is the end";
-  plain.start(0, nullptr);
+  plain.start(no_terminator, 0, nullptr);
   plain.feed("data: a\n\ndata: b", 1);
   EXPECT_EQ(plain.finish(), StreamEnd::kCutShort) << "ended inside an event";
 }
 
 TEST(StreamTracker, BytesAfterTheTerminatorAreNotTheStreams) {
   const StreamRules rules;
-  StreamTracker t(rules);
-  t.start(0, nullptr);
+  StreamTracker t;
+  t.start(rules, 0, nullptr);
   t.feed("data: a\n\ndata: [DONE]\n\ndata: late\n\n", 1);
   t.feed("data: later\n", 2);
   EXPECT_EQ(t.finish(), StreamEnd::kCompleted);
@@ -99,29 +115,66 @@ TEST(StreamTracker, BytesAfterTheTerminatorAreNotTheStreams) {
 TEST(StreamTracker, AFixtureMatchesByteForByte) {
   StreamRules rules;
   rules.fixture = std::make_shared<const std::string>("data: a\n\ndata: [DONE]\n\n");
-  StreamTracker t(rules);
-  t.start(0, nullptr);
+  StreamTracker t;
+  t.start(rules, 0, nullptr);
   t.feed("data: a\n\nda", 1);
   t.feed("ta: [DONE]\n\n", 2);
   EXPECT_EQ(t.finish(), StreamEnd::kCompleted);
-  t.start(0, nullptr);
+  t.start(rules, 0, nullptr);
   t.feed("data: b\n\ndata: [DONE]\n\n", 1);  // one byte differs
   EXPECT_EQ(t.finish(), StreamEnd::kFixtureMismatch);
-  t.start(0, nullptr);
+  t.start(rules, 0, nullptr);
   t.feed("data: a\n\ndata: [DONE]\n\n\n", 1);  // one byte more
   EXPECT_EQ(t.finish(), StreamEnd::kFixtureMismatch);
-  t.start(0, nullptr);
+  t.start(rules, 0, nullptr);
   t.feed("data: a\n\n", 1);  // cut: said as cut, not as a mismatch
   EXPECT_EQ(t.finish(), StreamEnd::kCutShort);
 }
 
 TEST(StreamTracker, ALineOverTheBoundIsMalformed) {
-  StreamRules rules;
-  rules.limits.max_line_bytes = 32;
-  StreamTracker t(rules);
-  t.start(0, nullptr);
+  const StreamRules rules;
+  http::SseLimits limits;
+  limits.max_line_bytes = 32;
+  StreamTracker t(limits);
+  t.start(rules, 0, nullptr);
   t.feed("data: " + std::string(100, 'x') + "\n\ndata: [DONE]\n\n", 1);
   EXPECT_EQ(t.finish(), StreamEnd::kMalformed);
+}
+
+// A chunked stream: each chunk of the body is an event, the last chunk its end.
+TEST(StreamTracker, AChunkedStreamCountsChunksAsEvents) {
+  const StreamRules rules = compile_stream_rules(with({{"kind", "chunked"}}), "test");
+  StreamTracker t;
+  Gaps gaps;
+  t.start(rules, 0, &gaps);
+  t.feed("hel", 10 * kMs);  // one chunk in two reads
+  t.feed("lo", 12 * kMs);
+  t.end_chunk();
+  t.feed("world", 30 * kMs);
+  t.end_chunk();
+  t.end_chunk();  // the last (empty) chunk: no event
+  EXPECT_EQ(t.finish(), StreamEnd::kCompleted);
+  EXPECT_EQ(t.figures().events, 2);
+  EXPECT_EQ(t.figures().tokens, 2);
+  EXPECT_EQ(t.figures().first_content_ns, 12 * kMs) << "an event is whole at its chunk's end";
+  EXPECT_EQ(gaps.seen, (std::vector<int64_t>{18 * kMs}));
+}
+
+TEST(StreamTracker, ContentCanBeARegularExpression) {
+  const StreamRules rules = compile_stream_rules(with({{"content", "\\btoken\\b"}}), "test");
+  StreamTracker t;
+  t.start(rules, 0, nullptr);
+  t.feed("data: token 1\n\ndata: keepalive\n\ndata: token 2\n\ndata: [DONE]\n\n", 1);
+  EXPECT_EQ(t.finish(), StreamEnd::kCompleted);
+  EXPECT_EQ(t.figures().content_events, 2);
+}
+
+TEST(StreamTracker, RulesThatCannotBeReadAreOneLine) {
+  EXPECT_THROW(compile_stream_rules(with({{"kind", "websocket"}}), "x"), UsageError);
+  EXPECT_THROW(compile_stream_rules(with({{"content", "(unclosed"}}), "x"), UsageError);
+  EXPECT_THROW(compile_stream_rules(with({{"tokens", "no-slash"}}), "x"), UsageError);
+  EXPECT_THROW(compile_stream_rules(with({{"kind", "chunked"}, {"terminator", "[DONE]"}}), "x"),
+               UsageError);
 }
 
 }  // namespace

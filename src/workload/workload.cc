@@ -90,6 +90,9 @@ CompiledRequest compile_request(const RequestSpec& spec, const Scenario& scenari
     r.head = Template::compile(head_text, variables, secrets);
     if (spec.body_template) r.body = Template::compile(*spec.body_template, variables, secrets);
     for (const CheckSpec& check : spec.checks) r.checks.push_back(CompiledCheck::compile(check));
+    if (spec.stream) {
+      r.stream = std::make_shared<const StreamRules>(compile_stream_rules(*spec.stream, what));
+    }
     for (const ExtractSpec& extract : spec.extracts) {
       r.extracts.push_back(CompiledExtract::compile(extract));
       r.extract_slots.push_back(variables.slot_of(extract.variable));
@@ -240,6 +243,11 @@ std::shared_ptr<const Workload> Workload::compile(const Scenario& scenario, cons
   }
   w->cumulative_weight_.back() = 1.0;  // no gap above the last entry from rounding
   return w;
+}
+
+bool Workload::has_streams() const {
+  return std::any_of(requests_.begin(), requests_.end(),
+                     [](const CompiledRequest& r) { return r.stream != nullptr; });
 }
 
 int Workload::pick_entry(double u) const {

@@ -18,6 +18,7 @@
 #include "workload/extract.h"
 #include "workload/scenario.h"
 #include "workload/secrets.h"
+#include "workload/stream_tracker.h"
 #include "workload/template.h"
 
 namespace proofload::workload {
@@ -38,6 +39,8 @@ struct CompiledRequest {
   std::vector<CompiledExtract> extracts;
   std::vector<int> extract_slots;  // the variable slot each extraction writes
   http::ResponseCapture capture;   // what the parser must keep for the checks and extractions
+  // `stream:`: the response is read as a stream by these rules (shared; null: not a stream).
+  std::shared_ptr<const StreamRules> stream;
 };
 
 // One step of an entry: a request, then a pause before the next step.
@@ -73,6 +76,8 @@ class Workload {
   size_t variable_count() const { return variable_count_; }
   uint64_t seed() const { return seed_; }
   bool is_fixed() const { return is_fixed_; }
+  // A request is read as a stream (its own `stream:`).
+  bool has_streams() const;
 
   // Picks an entry for a random draw `u` in [0, 1): by cumulative weight.
   int pick_entry(double u) const;
