@@ -445,6 +445,9 @@ void require_slo_columns(const LevelTable& table, const Slo& slo,
       case measure::MetricRef::Kind::kMax:
       case measure::MetricRef::Kind::kReconcile:  // a server's count: no table column holds it
       case measure::MetricRef::Kind::kDrops:
+      case measure::MetricRef::Kind::kStreamPercentile:  // streams: no table column holds them
+      case measure::MetricRef::Kind::kStreamRate:
+      case measure::MetricRef::Kind::kStreamGoodput:
         held = false;
         break;
     }

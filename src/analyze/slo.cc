@@ -61,16 +61,19 @@ std::string describe_bound(const measure::Threshold& t) {
     case Kind::kPercentile:
     case Kind::kMean:
     case Kind::kMax:
+    case Kind::kStreamPercentile:
       return t.bound >= 1000 ? short_number(t.bound / 1000) + " s" : short_number(t.bound) + " ms";
     case Kind::kErrorRate:
     case Kind::kNeverStarted:
     case Kind::kOutcomeRate:
     case Kind::kDrops:
+    case Kind::kStreamGoodput:
       return short_number(t.bound * 100) + "%";
     case Kind::kReconcile:
       return "exact";
     case Kind::kThroughput:
     case Kind::kGoodput:
+    case Kind::kStreamRate:
       return short_number(t.bound) + "/s";
     case Kind::kCount:
       return short_number(t.bound);
@@ -160,6 +163,9 @@ std::optional<double> row_metric(const LevelRow& row, const measure::MetricRef& 
     case Kind::kMax:
     case Kind::kReconcile:  // a level's --reconcile, in extra_metrics
     case Kind::kDrops:
+    case Kind::kStreamPercentile:  // a level's streams, likewise
+    case Kind::kStreamRate:
+    case Kind::kStreamGoodput:
       break;
   }
   value = finite(value);

@@ -196,6 +196,8 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
       throw UsageError("the SLO bound \"" + bound.expression +
                        "\" needs --reconcile: the server's count each level is set against");
     }
+    plan::check_stream_metric(bound.metric, "the SLO bound \"" + bound.expression + "\"",
+                              plan.base_run);
   }
 
   std::string target = f.run.url;

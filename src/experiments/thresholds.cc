@@ -105,9 +105,45 @@ std::optional<double> from_flow(const measure::FlowStats& flow, const MetricRef&
   }
 }
 
+bool is_stream(const MetricRef& metric) {
+  return metric.kind == MetricRef::Kind::kStreamPercentile ||
+         metric.kind == MetricRef::Kind::kStreamRate ||
+         metric.kind == MetricRef::Kind::kStreamGoodput;
+}
+
+// Of the run's streams, or of one streamed request's; no data when nothing streamed there.
+std::optional<double> stream_metric(const report::RunResult& result, const MetricRef& metric) {
+  const measure::StreamWindow* s = &result.total.streams;
+  if (!metric.scope.empty()) {
+    const int r = index_of(result.request_names, metric.scope);
+    if (r < 0 || static_cast<size_t>(r) >= result.named_total.requests.size()) return std::nullopt;
+    const auto& streams = result.named_total.requests[static_cast<size_t>(r)].streams;
+    if (!streams) return std::nullopt;
+    s = &*streams;
+  }
+  switch (metric.kind) {
+    case MetricRef::Kind::kStreamPercentile: {
+      const measure::HdrHistogram& h = metric.figure == "ttft"  ? s->ttfce_us
+                                       : metric.figure == "itl" ? s->inter_event_us
+                                       : metric.figure == "tpot" ? s->tpot_us
+                                                                 : s->ttfb_us;
+      return report::percentile_ms(h, metric.percentile);
+    }
+    case MetricRef::Kind::kStreamRate:
+      if (result.measured_duration_s <= 0 || s->ended() == 0) return std::nullopt;
+      return static_cast<double>(metric.figure == "tokens" ? s->tokens : s->events) /
+             result.measured_duration_s;
+    case MetricRef::Kind::kStreamGoodput:
+      return report::share(s->goodput, s->ended());
+    default:
+      return std::nullopt;
+  }
+}
+
 }  // namespace
 
 std::optional<double> observed_metric(const report::RunResult& result, const MetricRef& metric) {
+  if (is_stream(metric)) return stream_metric(result, metric);
   if (metric.needs_reconcile()) {
     // No reconcile, or a counter that could not be read: no data, which never passes.
     if (!result.reconcile) return std::nullopt;

@@ -29,16 +29,19 @@ Unit unit_of(Kind kind) {
     case Kind::kPercentile:
     case Kind::kMean:
     case Kind::kMax:
+    case Kind::kStreamPercentile:
       return Unit::kMs;
     case Kind::kErrorRate:
     case Kind::kNeverStarted:
     case Kind::kOutcomeRate:
     case Kind::kDrops:
+    case Kind::kStreamGoodput:
       return Unit::kShare;
     case Kind::kCount:
       return Unit::kCount;
     case Kind::kThroughput:
     case Kind::kGoodput:
+    case Kind::kStreamRate:
       return Unit::kPerSecond;
     case Kind::kReconcile:
       return Unit::kVerdict;
@@ -49,12 +52,14 @@ Unit unit_of(Kind kind) {
 constexpr std::string_view kRequestsOutcome = "requests";
 constexpr std::string_view kAllowedMetrics =
     "pNN (p50, p95, p99.9), mean, avg, max, errors, error_rate, never_started, "
-    "rate(OUTCOME[, scope]), count(OUTCOME[, scope]), requests, rps, goodput, reconcile, drops";
+    "rate(OUTCOME[, scope]), count(OUTCOME[, scope]), requests, rps, goodput, reconcile, drops, "
+    "ttft_pNN, itl_pNN, tpot_pNN, ttfb_pNN, tokens_per_s, events_per_s, stream_goodput";
 // Names a typo is compared with to suggest the nearest.
 constexpr std::string_view kMetricNames[] = {
     "p50",    "p90",        "p95",  "p99",   "p99.9",    "mean", "avg",           "max",
     "errors", "error_rate", "rate", "count", "requests", "rps",  "never_started", "goodput",
-    "reconcile", "drops"};
+    "reconcile", "drops", "ttft_p95", "itl_p99", "tpot_p50", "ttfb_p95", "tokens_per_s",
+    "events_per_s", "stream_goodput"};
 
 // The closest candidate, if it is close enough to be a plausible typo (at most half the word
 // differs): suggesting "rps" for "latency" would mislead more than it helps.
@@ -193,6 +198,21 @@ class Parser {
         fail(name + " is of the whole run (its --reconcile): it takes no scope");
       }
       return m;
+    }
+    if (name == "stream_goodput") return scope_only(Kind::kStreamGoodput);
+    if (name == "tokens_per_s" || name == "events_per_s") {
+      m = scope_only(Kind::kStreamRate);
+      m.figure = name.substr(0, name.find('_'));
+      return m;
+    }
+    for (std::string_view figure : {"ttft", "itl", "tpot", "ttfb"}) {
+      const std::string prefix = std::string(figure) + "_p";
+      if (name.starts_with(prefix) && name.size() > prefix.size()) {
+        m = scope_only(Kind::kStreamPercentile);
+        m.figure = figure;
+        m.percentile = parse_percentile(raw_name, std::string_view(name).substr(prefix.size()));
+        return m;
+      }
     }
     if (name == "requests") {
       m = scope_only(Kind::kCount);
@@ -457,6 +477,12 @@ std::string MetricRef::text() const {
       return "reconcile";
     case Kind::kDrops:
       return "drops";
+    case Kind::kStreamPercentile:
+      return with_scope(fmt::format("{}_p{}", figure, percentile));
+    case Kind::kStreamRate:
+      return with_scope(figure + "_per_s");
+    case Kind::kStreamGoodput:
+      return with_scope("stream_goodput");
     case Kind::kOutcomeRate:
     case Kind::kCount:
       break;

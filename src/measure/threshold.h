@@ -29,12 +29,17 @@ struct MetricRef {
     // Read off a `--reconcile` counter once the run has ended (analyze/reconcile.h):
     kReconcile,  // reconcile == exact: the observed value is |client successes - server delta|
     kDrops,      // drops: (client successes - server delta) / client successes (share, signed)
+    // Of the streams (a run with --stream, or a scenario's streamed requests), whole or scoped:
+    kStreamPercentile,  // ttft_pNN, itl_pNN, tpot_pNN, ttfb_pNN: a stream time, ms
+    kStreamRate,        // tokens_per_s, events_per_s: of completed streams, per second
+    kStreamGoodput,     // stream_goodput: share of ended streams that met --goodput (0..1)
   };
   Kind kind = Kind::kErrorRate;
   double percentile = 0;  // kPercentile: 95, 99.9 (strictly between 0 and 100)
   std::string outcome;    // kOutcomeRate / kCount: "success", "status_429", "check_failed",
                           // "flow_success", ... ("requests" for the plain request count)
   std::string scope;
+  std::string figure;  // kStreamPercentile: ttft, itl, tpot, ttfb; kStreamRate: tokens, events
 
   // Canonical form: "p95(lookup)", "rate(flow_success, lifecycle)", "errors", "requests".
   // Aliases are normalised (avg -> mean, error_rate -> errors, count(requests) -> requests).

@@ -411,5 +411,32 @@ TEST(ParseThresholdErrors, ReconcileForms) {
   expect_error("reconcil == exact", "did you mean \"reconcile\"");
 }
 
+// The streams' metrics: their times, rates and the goodput share, whole or by request.
+TEST(ParseThreshold, StreamMetrics) {
+  const Threshold ttft = parse_threshold("ttft_p95(chat) < 500ms");
+  EXPECT_EQ(ttft.metric.kind, Kind::kStreamPercentile);
+  EXPECT_EQ(ttft.metric.figure, "ttft");
+  EXPECT_EQ(ttft.metric.percentile, 95);
+  EXPECT_EQ(ttft.metric.scope, "chat");
+  EXPECT_EQ(ttft.metric.text(), "ttft_p95(chat)");
+  EXPECT_DOUBLE_EQ(ttft.bound, 500);
+  EXPECT_EQ(parse_threshold("itl_p99.9<100ms").metric.text(), "itl_p99.9");
+  const Threshold tokens = parse_threshold("tokens_per_s >= 1000");
+  EXPECT_EQ(tokens.metric.kind, Kind::kStreamRate);
+  EXPECT_EQ(tokens.metric.text(), "tokens_per_s");
+  const Threshold goodput = parse_threshold("stream_goodput>=90%");
+  EXPECT_EQ(goodput.metric.kind, Kind::kStreamGoodput);
+  EXPECT_DOUBLE_EQ(goodput.bound, 0.9);
+  EXPECT_TRUE(evaluate_one("stream_goodput>=90%", 0.95).passed);
+  EXPECT_FALSE(evaluate_one("stream_goodput>=90%", 0.5).passed);
+}
+
+TEST(ParseThresholdErrors, StreamForms) {
+  expect_error("ttft_p95 < 1%", "ttft_p95");
+  expect_error("ttft_p100 < 1s", "bad percentile");
+  expect_error("stream_goodput >= 5ms", "stream_goodput");
+  expect_error("tokens_per_sec > 5", "did you mean \"tokens_per_s\"");
+}
+
 }  // namespace
 }  // namespace proofload::measure

@@ -242,6 +242,13 @@ nlohmann::json plan_streams(const RunSpec& spec, engine::LoadSpec& load) {
 
 }  // namespace
 
+void check_stream_metric(const measure::MetricRef& metric, const std::string& what,
+                         const RunSpec& spec) {
+  if (metric.kind == measure::MetricRef::Kind::kStreamGoodput && !spec.goodput) {
+    throw UsageError(what + " needs --goodput: the per-stream SLO whose share it is");
+  }
+}
+
 Preflight preflight(const RunSpec& spec) {
   check(spec);
   const http::Url url = http::parse_url(spec.target);
@@ -340,6 +347,7 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
       throw UsageError("threshold \"" + t.expression +
                        "\" needs --reconcile: the server's count to set the successes against");
     }
+    check_stream_metric(t.metric, "threshold \"" + t.expression + "\"", spec);
   }
   run.trust = net::trust_of(spec.tls);
 

@@ -187,3 +187,49 @@ TEST(StreamScenario, PastTheGenerationCapFirstTokensWaitWhileTokensFlowAsBefore)
 
 }  // namespace
 }  // namespace proofload::testing
+
+namespace proofload::testing {
+namespace {
+
+// A ladder judges its levels by their streams: with --goodput 'ttft<200ms' and an SLO of 90% of
+// streams meeting it, the levels the server's two generation slots can carry hold (first token
+// after 50 ms), and past them the queued streams wait a whole stream (230 ms) or more.
+TEST(StreamScenario, ALadderFindsTheHighestLevelWhereStreamsMeetTheirSlo) {
+  const std::string dir = make_temp_dir("stream-ladder");
+  const std::string routes = dir + "/routes.yaml";
+  write_file(routes,
+             "routes:\n  - {method: POST, path: /chat, llm: {ttft: 50ms, tokens_per_s: 50, "
+             "tokens: 10, concurrency: 2}}\n");
+  ServeProcess server({"--routes", routes, "--exit-after", "90s"});
+  const Completed done = run_to_completion(
+      {proofload_binary(), "ladder", server.url("/chat"), "-m", "POST", "--body",
+       R"({"stream": true})", "--stream", "sse", "--goodput", "ttft<200ms", "--slo",
+       "stream_goodput>=90%,errors<=1%", "--concurrency", "1,2,6", "--hold", "1500ms",
+       "--warmup", "0s", "--workers", "1", "-q", "-o", dir + "/out"},
+      seconds(90));
+  ASSERT_EQ(done.exit_code, 0) << done.err;
+  const json result = json::parse(read_file(dir + "/out/result.json"));
+  const json& best = result["analysis"]["best_sustained"];
+  ASSERT_TRUE(best.is_object()) << result["analysis"].dump(2);
+  EXPECT_EQ(best["level"], 2) << result["analysis"].dump(2);
+  const json level6 = json::parse(read_file(dir + "/out/levels/03-6/result.json"));
+  EXPECT_LT(level6["summary"]["streams"]["goodput"]["share"].get<double>(), 0.9);
+}
+
+// stream_goodput without --goodput has nothing to be a share of: refused before anything is sent.
+TEST(StreamScenario, AGoodputBoundWithoutItsSloIsOneLine) {
+  const Completed c = run_to_completion({proofload_binary(), "run", "http://127.0.0.1:1/",
+                                         "--stream", "sse", "--threshold",
+                                         "stream_goodput>=90%", "--plan"},
+                                        seconds(30));
+  EXPECT_EQ(c.exit_code, 2);
+  EXPECT_NE(c.err.find("needs --goodput"), std::string::npos) << c.err;
+  const Completed bad = run_to_completion({proofload_binary(), "run", "http://127.0.0.1:1/",
+                                           "--stream", "sse", "--goodput", "latency<1s", "--plan"},
+                                          seconds(30));
+  EXPECT_EQ(bad.exit_code, 2);
+  EXPECT_NE(bad.err.find("unknown metric 'latency'"), std::string::npos) << bad.err;
+}
+
+}  // namespace
+}  // namespace proofload::testing
