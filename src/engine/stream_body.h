@@ -30,16 +30,16 @@ class StreamBody final : public http::BodySink, private workload::StreamGapSink 
              std::array<measure::StreamWindow*, 3> windows);
   // Between begin and end: the request in flight is a stream.
   bool active() const { return active_; }
-  // The time the next pieces arrived (the read's), when bytes came.
-  void set_now(int64_t now_ns) {
-    now_ns_ = now_ns;
-    last_read_ns_ = now_ns;
-  }
-  // When the last bytes came (the stream's idle timer runs from it once it has begun).
+  // The time of the read whose bytes are parsed next (HTTP/2: of every stream on the link).
+  void set_now(int64_t now_ns) { now_ns_ = now_ns; }
+  // When its last body bytes came (the stream's idle timer runs from it once it has begun).
   int64_t last_read_ns() const { return last_read_ns_; }
   bool begun() const { return tracker_.figures().first_byte_ns.has_value(); }
 
-  void on_body_piece(std::string_view piece) override { tracker_.feed(piece, now_ns_); }
+  void on_body_piece(std::string_view piece) override {
+    last_read_ns_ = now_ns_;
+    tracker_.feed(piece, now_ns_);
+  }
   void on_chunk_end() override { tracker_.end_chunk(); }
 
   // The response ended whole: how the stream ended, recorded.

@@ -56,11 +56,10 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
     if (spec.max_requests > 0)
       request_budget_ = schedule::share_of(spec.max_requests, index, shards);
   }
+  streams_ = spec.stream != nullptr || workload_.has_streams();
   for (Connection& c : connections_) {
     c.session.bind(workload_);
-    if (spec.stream || workload_.has_streams()) {
-      c.stream_body = std::make_unique<StreamBody>(spec.stream_goodput.get());
-    }
+    if (streams_) c.stream_body = std::make_unique<StreamBody>(spec.stream_goodput.get());
   }
   // The slots of the workers before this one come first in the count over targets.
   const int64_t per_worker = open_loop() ? spec.max_connections : spec.connections;

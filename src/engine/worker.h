@@ -151,6 +151,8 @@ class Worker {
   void abandon_iteration(Connection& c);
   void fire_think_timers(int64_t now);
   void record_named(const Connection& c, measure::Outcome outcome, int64_t now, bool responded);
+  http::BodySink* begin_stream(Connection& c, const workload::CompiledRequest& request,
+                               int64_t intended_ns, int64_t now);
   // A stream that has begun (its first byte came) and got no byte for the stream idle timeout.
   bool stream_idle(const Connection& c, int64_t now) const {
     return spec_.stream_idle_timeout_ns > 0 && c.stream_body && c.stream_body->active() &&
@@ -180,6 +182,8 @@ class Worker {
     return static_cast<int>(&link - links_.data()) * spec_.h2_streams;
   }
   bool slot_usable(const Connection& c) const;
+  // The read's time for every streamed slot of the link: the session hands DATA to any of them.
+  void stamp_link_streams(Link& link, int64_t now);
   void attach_to_link(Connection& c, int64_t now);
   void detach_from_link(Connection& c);
   void open_link(Link& link, int64_t now);
@@ -242,6 +246,7 @@ class Worker {
 
   workload::WorkerContext context_;  // random stream and data cursors of this worker
   bool named_ = false;               // a scenario: record by request name and flow
+  bool streams_ = false;             // some request is read as a stream (StreamBody per slot)
   int iterations_in_progress_ = 0;   // begun and not ended or abandoned (flows between steps)
   net::TimerHeap think_timers_;      // flows' think times; token: the connection's slot
   std::vector<Connection> connections_;

@@ -247,26 +247,33 @@ void Worker::start_request(Connection& c, int64_t intended_ns, int64_t now) {
       ++named_part_of(intended_ns).flows[c.session.flow()].started;
   }
   c.request = c.session.request_bytes();
-  if (h2()) {
-    submit_stream(c, capture_for(request));
-    return;
-  }
   http::ResponseCapture capture = capture_for(request);
-  const workload::StreamRules* rules = request.stream ? request.stream.get() : spec_.stream.get();
-  if (rules != nullptr && c.stream_body) {
-    capture.body_sink = c.stream_body.get();
-    measure::StreamWindow* named = nullptr;
-    if (named_) {
-      std::optional<measure::StreamWindow>& streams =
-          named_part_of(intended_ns).requests[c.session.request()].streams;
-      if (!streams) streams.emplace();  // once per streamed request and part of the run
-      named = &*streams;
-    }
-    c.stream_body->begin(*rules, intended_ns,
-                         {&current_.streams, &part_of(intended_ns).streams, named});
+  capture.body_sink = begin_stream(c, request, intended_ns, now);
+  if (h2()) {
+    submit_stream(c, capture);
+    return;
   }
   c.parser.start(request.is_head, capture);
   write_request(c);
+}
+
+// A streamed request (its own `stream:`, or --stream's): its StreamBody begins, and takes the
+// body's pieces. Null when the request is not a stream.
+http::BodySink* Worker::begin_stream(Connection& c, const workload::CompiledRequest& request,
+                                     int64_t intended_ns, int64_t now) {
+  const workload::StreamRules* rules = request.stream ? request.stream.get() : spec_.stream.get();
+  if (rules == nullptr || !c.stream_body) return nullptr;
+  measure::StreamWindow* named = nullptr;
+  if (named_) {
+    std::optional<measure::StreamWindow>& streams =
+        named_part_of(intended_ns).requests[c.session.request()].streams;
+    if (!streams) streams.emplace();  // once per streamed request and part of the run
+    named = &*streams;
+  }
+  c.stream_body->begin(*rules, intended_ns,
+                       {&current_.streams, &part_of(intended_ns).streams, named});
+  c.stream_body->set_now(now);
+  return c.stream_body.get();
 }
 
 void Worker::write_request(Connection& c) {

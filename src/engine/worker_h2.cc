@@ -198,6 +198,7 @@ void Worker::read_link(Link& link) {
     }
     current_.bytes_in += static_cast<int64_t>(io.bytes);
     taken += io.bytes;
+    if (streams_) stamp_link_streams(link, now);
     if (!link.h2->receive(read_buffer_.data(), io.bytes, now)) {
       lose_link(link, now, Outcome::kProtocolError, false);
       return;
@@ -210,6 +211,15 @@ void Worker::read_link(Link& link) {
     // Plain TCP: a short read emptied the socket. TLS reads a record at a time, so it reads on
     // until OpenSSL says it waits.
     if (!link.transport.tls() && io.bytes < read_buffer_.size()) return;
+  }
+}
+
+void Worker::stamp_link_streams(Link& link, int64_t now) {
+  const int first = first_slot_of(link);
+  const int end = std::min(first + spec_.h2_streams, static_cast<int>(connections_.size()));
+  for (int slot = first; slot < end; ++slot) {
+    Connection& c = connections_[static_cast<size_t>(slot)];
+    if (c.stream_body && c.stream_body->active()) c.stream_body->set_now(now);
   }
 }
 

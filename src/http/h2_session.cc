@@ -205,6 +205,9 @@ int H2Session::on_data_chunk(nghttp2_session*, uint8_t, int32_t stream_id, const
   H2Stream* stream = self_of(self).stream_of(stream_id);
   if (stream == nullptr) return 0;
   stream->body_bytes += static_cast<int64_t>(len);
+  if (stream->capture.body_sink != nullptr) {
+    stream->capture.body_sink->on_body_piece({reinterpret_cast<const char*>(data), len});
+  }
   const size_t cap = stream->capture.max_body_bytes;
   if (stream->body.size() < cap) {
     const size_t take = std::min(len, cap - stream->body.size());

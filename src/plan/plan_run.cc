@@ -207,7 +207,15 @@ nlohmann::json plan_streams(const RunSpec& spec, engine::LoadSpec& load) {
     return nullptr;
   }
   if (spec.protocol == engine::Protocol::kHttp2) {
-    throw UsageError("streams are measured over HTTP/1.1 only for now: drop --http2");
+    // HTTP/2 has no chunks: its DATA frames are the transport's, not the server's events.
+    bool chunked = spec.stream && spec.stream->kind == "chunked";
+    for (const workload::CompiledRequest& r : load.workload->requests()) {
+      chunked = chunked || (r.stream && r.stream->kind == workload::StreamKind::kChunked);
+    }
+    if (chunked) {
+      throw UsageError("a chunked stream is HTTP/1.1's (HTTP/2 has no chunks): read it as sse, "
+                       "or drop --http2");
+    }
   }
   nlohmann::json out = nlohmann::json::object();
   if (spec.stream) {

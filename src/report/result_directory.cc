@@ -157,7 +157,8 @@ void ResultDirectory::append_window(const measure::WindowStats& w, int64_t windo
   }
   WindowSummary summary = summarize_window(w, goodput_slo_);
   summary.observed = observed;
-  write_stream(csv_, windows_csv_row(summary, observed_columns_, stream_columns_), directory_ / kWindowsCsv);
+  write_stream(csv_, windows_csv_row(summary, observed_columns_, stream_columns_),
+               directory_ / kWindowsCsv);
   write_stream(journal_, window_to_json(summary).dump() + "\n", directory_ / kWindowsJournal);
 
   const double start_s = static_cast<double>(window_start_wall_ns - start_wall_ns_) / 1e9;

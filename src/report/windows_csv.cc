@@ -84,7 +84,9 @@ std::string windows_csv_row(const WindowSummary& w,
   row.pop_back();  // the newline: the stream and observed cells follow
   if (streams) {
     const result::StreamsRecord s = w.streams.value_or(result::StreamsRecord{});
-    const auto count = [](const std::optional<int64_t>& n) { return std::to_string(n.value_or(0)); };
+    const auto count = [](const std::optional<int64_t>& n) {
+      return std::to_string(n.value_or(0));
+    };
     row += fmt::format(",{},{},{},{},{},{},{},{},{},{},{},{},{},{}", count(s.completed),
                        count(s.cut_short), count(s.idle_timeout), count(s.malformed),
                        count(s.fixture_mismatch), s.goodput ? std::to_string(*s.goodput) : "",

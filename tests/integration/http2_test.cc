@@ -56,6 +56,11 @@ class Nghttpd {
     return std::string(tls_ ? "https" : "http") + "://127.0.0.1:" + std::to_string(port_) + path;
   }
   const std::string& ca_file() const { return ca_file_; }
+  // A file it serves from its directory: `url("/" + name)`.
+  std::string add_file(const std::string& name, const std::string& content) const {
+    write_file(dir_ + "/" + name, content);
+    return dir_ + "/" + name;
+  }
 
  private:
   bool tls_;
@@ -321,6 +326,33 @@ TEST(Http2Nghttpd, H2cAndH2OverTlsAgainstNghttpd) {
     EXPECT_EQ(outcome(summary, "success"), 400) << (tls ? "h2: " : "h2c: ") << summary.dump(2);
     EXPECT_EQ(summary["connects"], 2);
   }
+}
+
+// Server-sent events over HTTP/2: the DATA frames' pieces go to each stream's tracker as they
+// are received, four streams to a connection; every stream is the served file byte for byte
+// (the fixture) and its 200 events are counted.
+TEST(Http2Nghttpd, StreamsAreReadEventByEventOverHttp2) {
+  if (!Nghttpd::available()) GTEST_SKIP() << "needs nghttpd (scripts/bootstrap installs it)";
+  Nghttpd server(false);
+  std::string events;
+  for (int i = 0; i < 200; ++i) {
+    events += "data: {\"n\":" + std::to_string(i) + ",\"pad\":\"" + std::string(500, 'x') +
+              "\"}\n\n";
+  }
+  events += "data: [DONE]\n\n";
+  const std::string fixture = server.add_file("events.sse", events);
+  const std::string out = make_temp_dir("h2-streams");
+  Completed run = run_to_completion({proofload_binary(), "run", server.url("/events.sse"),
+                                     "--http2", "-c", "2", "--h2-streams", "4", "-n", "100",
+                                     "--stream", "sse", "--stream-fixture", fixture, "-q", "-o",
+                                     out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json summary = read_result(out)["summary"];
+  const json& s = summary["streams"];
+  EXPECT_EQ(s["completed"], 100) << s.dump(2);
+  EXPECT_EQ(s["fixture_mismatch"], 0);
+  EXPECT_EQ(s["events"], 100 * 201) << "200 events and the terminator, each stream";
+  EXPECT_EQ(s["bytes"], 100 * static_cast<int64_t>(events.size()));
 }
 
 }  // namespace

@@ -82,10 +82,10 @@ TEST(StreamRun, StreamFlagsWithoutAStreamOrOverHttp2AreOneLine) {
   EXPECT_EQ(no_stream.exit_code, 2);
   EXPECT_NE(no_stream.err.find("need --stream sse"), std::string::npos) << no_stream.err;
   const Completed h2 = run_to_completion({proofload_binary(), "run", "http://127.0.0.1:1/",
-                                          "--stream", "sse", "--http2", "--plan"},
+                                          "--stream", "chunked", "--http2", "--plan"},
                                          seconds(30));
   EXPECT_EQ(h2.exit_code, 2);
-  EXPECT_NE(h2.err.find("HTTP/1.1 only"), std::string::npos) << h2.err;
+  EXPECT_NE(h2.err.find("HTTP/2 has no chunks"), std::string::npos) << h2.err;
   const Completed pointer = run_to_completion({proofload_binary(), "run", "http://127.0.0.1:1/",
                                                "--stream", "sse", "--stream-tokens", "usage",
                                                "--plan"},

@@ -1,9 +1,9 @@
 // Streams end to end, past the plain `--stream sse` run: a scenario's own streamed requests
 // (their rules, their fixture, their figures by name), streams in every window, chunked streams,
-// the idle timeout, the --goodput SLO and a ramp past the built-in server's generation cap
-// (a 1 GiB stream read in bounded memory is stream_memory_test.cc). Servers: canned bytes (RawServer: the fixture is exactly
-// what it sends) and the built-in server's sse and llm routes. Every run is bounded by -n or -d
-// and a deadline on the child process.
+// the idle timeout, the --goodput SLO, a ramp past the built-in server's generation cap, and a
+// ladder judged by its streams (a 1 GiB stream read in bounded memory is stream_memory_test.cc).
+// Servers: canned bytes (RawServer: the fixture is exactly what it sends) and the built-in
+// server's llm route. Every run is bounded by -n or -d and a deadline on the child process.
 #include <gtest/gtest.h>
 
 #include <nlohmann/json.hpp>
