@@ -11,6 +11,15 @@
 
 namespace proofload::analyze {
 
+// What a level's streams did (a ladder of `--stream` runs): the streaming ramp's columns.
+struct LevelStreams {
+  std::optional<double> events_per_s, bytes_per_s, tokens_per_s;  // of completed streams
+  std::optional<double> ttfb_p95_ms;   // to the first byte of the stream's body
+  std::optional<double> ttft_p95_ms;   // to the first content event (first token)
+  std::optional<double> itl_p99_ms;    // between content events
+  std::optional<double> goodput_share;  // of ended streams, those that met --goodput
+};
+
 struct LevelRow {
   double level = 0;  // concurrency (closed loop) or target rate (open loop), as given
   int repeat = 1;    // 1..K when a level is repeated
@@ -59,6 +68,11 @@ struct LevelRow {
   bool generator_busy = false;       // the generator used 80% or more of its cores in a window here
   std::optional<double> host_load1;  // the host's highest 1-minute load average during the level
   std::optional<double> duration_s;  // measured length (warm-up excluded)
+
+  std::optional<LevelStreams> streams;      // a level that streamed
+  std::optional<double> server_rss_bytes;   // the server's peak resident memory, when observed
+  std::string reconcile;                    // --reconcile's verdict ("exact", ...); "" without
+  std::optional<double> drop_share;         // and its drops, a share of the client's successes
 
   // SLO metrics beyond the fields above (p99.9, scoped ones such as "p95(lookup)"), keyed by
   // measure::MetricRef::text(); a ladder fills in every metric its SLO names.

@@ -30,7 +30,8 @@ void StreamBody::on_content_gap(int64_t gap_ns) {
   }
 }
 
-void StreamBody::end(workload::StreamEnd how, int64_t now_ns) {
+void StreamBody::end(workload::StreamEnd how, int64_t now_ns, measure::SpanStreams* span,
+                     measure::SpanStreams* named_span) {
   if (!active_) return;
   active_ = false;
   const int64_t duration_ns = now_ns - origin_ns_;
@@ -39,6 +40,15 @@ void StreamBody::end(workload::StreamEnd how, int64_t now_ns) {
                    goodput_->met(f, duration_ns, tally_);
   for (measure::StreamWindow* w : windows_) {
     if (w != nullptr) record_stream(*w, how, f, duration_ns, met);
+  }
+  if (how != workload::StreamEnd::kCompleted) return;
+  for (measure::SpanStreams* s : {span, named_span}) {
+    if (s == nullptr) continue;
+    ++s->completed;
+    s->events += f.events;
+    s->bytes += f.bytes;
+    s->tokens += f.tokens;
+    if (met) ++s->goodput;
   }
 }
 

@@ -12,6 +12,7 @@
 #include <string_view>
 
 #include "http/response_parser.h"
+#include "measure/span_counts.h"
 #include "measure/stream_window.h"
 #include "workload/stream_slo.h"
 #include "workload/stream_tracker.h"
@@ -42,12 +43,14 @@ class StreamBody final : public http::BodySink, private workload::StreamGapSink 
   }
   void on_chunk_end() override { tracker_.end_chunk(); }
 
-  // The response ended whole: how the stream ended, recorded.
-  void complete(int64_t now_ns) {
-    if (active_) end(tracker_.finish(), now_ns);
+  // The response ended whole: how the stream ended, recorded; a completed stream also into the
+  // measured span's counts given (null: it ended outside the span), the run's and its request's.
+  void complete(int64_t now_ns, measure::SpanStreams* span, measure::SpanStreams* named_span) {
+    if (active_) end(tracker_.finish(), now_ns, span, named_span);
   }
   // The request failed (a reset, a timeout, a bad response: cut short) or went idle.
-  void end(workload::StreamEnd how, int64_t now_ns);
+  void end(workload::StreamEnd how, int64_t now_ns, measure::SpanStreams* span = nullptr,
+           measure::SpanStreams* named_span = nullptr);
 
  private:
   void on_content_gap(int64_t gap_ns) override;

@@ -375,7 +375,13 @@ void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
     stats->service_us.record(micros(now - c.write_start_ns));
     stats->ttfb_us.record(micros(c.first_byte_ns - c.write_start_ns));
   }
-  if (c.stream_body) c.stream_body->complete(now);
+  if (c.stream_body) {
+    measure::SpanCounts* span = span_part(now);
+    measure::SpanStreams* named_span =
+        named_ && span == &span_ ? &measured_named_.requests[c.session.request()].span_streams
+                                 : nullptr;
+    c.stream_body->complete(now, span != nullptr ? &span->streams : nullptr, named_span);
+  }
   record_named(c, end.outcome, now, true);
   if (measure::SpanCounts* span = span_part(now)) {
     ++span->responses;  // a complete response, whatever its outcome

@@ -3,6 +3,7 @@
 
 #include <openssl/evp.h>
 
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iterator>
@@ -12,6 +13,8 @@
 #include "report/atomic_file.h"
 #include "report/ladder_report.h"
 #include "report/numbers.h"
+#include "report/result_json.h"
+#include "report/run_result.h"
 
 namespace proofload::experiments {
 namespace {
@@ -49,6 +52,30 @@ bool row_holds(const MetricRef& m) {
 
 bool starts_with(const std::string& text, std::string_view prefix) {
   return text.compare(0, prefix.size(), prefix) == 0;
+}
+
+// The streaming ramp's columns: the level's streams, the server's memory, the reconcile.
+void record_streams_and_accounting(const report::RunResult& run, analyze::LevelRow& row) {
+  if (run.spec.is_object() && run.spec.contains("stream")) {
+    const measure::StreamWindow& s = run.total.streams;
+    const result::StreamsRecord r =
+        report::streams_record(s, run.span.counts.streams,
+                               static_cast<double>(run.span.duration_ns) / 1e9,
+                               report::goodput_slo(run.spec));
+    row.streams = analyze::LevelStreams{r.events_per_s,  r.bytes_per_s, r.tokens_per_s,
+                                        r.ttfb.p95,      r.ttfce.p95,   r.inter_event.p99,
+                                        r.goodput_share};
+  }
+  for (const report::ObservedSummary& source : run.observed) {
+    if (source.label == "self" || starts_with(source.label, "host")) continue;
+    if (const std::optional<double> rss = source.value("rss_bytes_peak")) {
+      row.server_rss_bytes = std::max(row.server_rss_bytes.value_or(0), *rss);
+    }
+  }
+  if (run.reconcile) {
+    row.reconcile = run.reconcile->verdict;
+    row.drop_share = run.reconcile->drop_share();
+  }
 }
 
 }  // namespace
@@ -96,6 +123,7 @@ analyze::LevelRow row_from_run(const report::RunResult& run, double level, int r
   row.server_throttle_source = server.cgroup_source;
   row.generator_busy = !run.generator_busy_windows.empty();
   row.duration_s = run.measured_duration_s;
+  record_streams_and_accounting(run, row);
   for (const measure::Threshold& bound : slo.bounds) {
     if (row_holds(bound.metric)) continue;
     if (auto value = observed_metric(run, bound.metric)) {

@@ -111,6 +111,13 @@ bool is_stream(const MetricRef& metric) {
          metric.kind == MetricRef::Kind::kStreamGoodput;
 }
 
+// The streams that completed inside the span, the run's or the scoped request's.
+const measure::SpanStreams& ended_of(const report::RunResult& result, const MetricRef& metric) {
+  const int r = index_of(result.request_names, metric.scope);
+  if (metric.scope.empty() || r < 0) return result.span.counts.streams;
+  return result.named_total.requests[static_cast<size_t>(r)].span_streams;
+}
+
 // Of the run's streams, or of one streamed request's; no data when nothing streamed there.
 std::optional<double> stream_metric(const report::RunResult& result, const MetricRef& metric) {
   const measure::StreamWindow* s = &result.total.streams;
@@ -129,10 +136,12 @@ std::optional<double> stream_metric(const report::RunResult& result, const Metri
                                                                  : s->ttfb_us;
       return report::percentile_ms(h, metric.percentile);
     }
-    case MetricRef::Kind::kStreamRate:
-      if (result.measured_duration_s <= 0 || s->ended() == 0) return std::nullopt;
-      return static_cast<double>(metric.figure == "tokens" ? s->tokens : s->events) /
-             result.measured_duration_s;
+    case MetricRef::Kind::kStreamRate: {
+      // Streams that completed inside the span, as throughput counts responses.
+      const measure::SpanStreams& ended = ended_of(result, metric);
+      if (result.span.duration_ns <= 0 || s->ended() == 0) return std::nullopt;
+      return result.span.per_s(metric.figure == "tokens" ? ended.tokens : ended.events);
+    }
     case MetricRef::Kind::kStreamGoodput:
       return report::share(s->goodput, s->ended());
     default:
@@ -191,6 +200,7 @@ std::optional<double> window_metric(const measure::WindowStats& w,
   window.span.duration_ns = w.duration_ns;
   window.span.counts.responses = w.responses();
   window.span.counts.successes = w.count(measure::Outcome::kSuccess);
+  window.span.counts.streams = report::ended_in(w.streams);
   window.measured_duration_s = seconds_of(w.duration_ns);
   return observed_metric(window, metric);
 }

@@ -10,6 +10,7 @@
 
 #include "measure/hdr_histogram.h"
 #include "measure/outcome.h"
+#include "measure/span_counts.h"
 #include "measure/stream_window.h"
 
 namespace proofload::measure {
@@ -26,8 +27,10 @@ struct RequestStats {
   // run they were intended in: the numerator of this request's throughput. Kept in the measured
   // part's totals only.
   int64_t span_responses = 0;
-  // A streamed request's streams (made at its first stream; nullopt: it never streamed).
+  // A streamed request's streams (made at its first stream; nullopt: it never streamed), and
+  // those that completed inside the measured span (measured part's totals only, as above).
   std::optional<StreamWindow> streams;
+  SpanStreams span_streams;
 
   int64_t count(Outcome o) const { return outcomes[static_cast<int>(o)]; }
   int64_t ended() const;

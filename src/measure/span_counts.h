@@ -10,6 +10,21 @@
 
 namespace proofload::measure {
 
+// Streams that completed inside the span (their rates' numerators, as responses are throughput's).
+struct SpanStreams {
+  int64_t completed = 0;
+  int64_t events = 0, bytes = 0, tokens = 0;
+  int64_t goodput = 0;  // of them, those that met --goodput
+
+  void merge(const SpanStreams& other) {
+    completed += other.completed;
+    events += other.events;
+    bytes += other.bytes;
+    tokens += other.tokens;
+    goodput += other.goodput;
+  }
+};
+
 struct SpanCounts {
   int64_t responses = 0;             // requests that ended with an HTTP response, any status
   int64_t successes = 0;             // of those, outcome success (checks passed): goodput
@@ -17,8 +32,10 @@ struct SpanCounts {
   int64_t iterations_succeeded = 0;  // of those, every request succeeded
   int64_t flows = 0;                 // iterations of a flow that ended (succeeded or failed)
   int64_t flows_succeeded = 0;
+  SpanStreams streams;
 
   void merge(const SpanCounts& other) {
+    streams.merge(other.streams);
     responses += other.responses;
     successes += other.successes;
     iterations += other.iterations;

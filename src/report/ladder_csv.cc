@@ -27,13 +27,15 @@ std::string render_levels_csv(const result::LadderResult& v) {
       "flows_per_s,flow_success_rate,p50_ms,p95_ms,p99_ms,requests,responses,error_rate,rate_429,"
       "never_started,server_cores,server_throttled_share,server_quota_cores,"
       "server_cpu_limit_cores,generator_cores,generator_busy,host_load1,duration_s,status,"
-      "verdict\n";
+      "verdict,events_per_s,stream_bytes_per_s,tokens_per_s,stream_ttfb_p95_ms,ttft_p95_ms,"
+      "itl_p99_ms,stream_goodput,server_rss_bytes,reconcile,drop_share\n";
   // A search's confirming run is reported apart from the analysis (which ran on the grow and
   // bisect steps): its level's verdict is not its own.
   const std::vector<bool> confirming = v.confirming_rows();
   for (size_t i = 0; i < v.rows.size(); ++i) {
     const analyze::LevelRow& r = v.rows[i].figures;
     const LevelAnalysis* level = confirming[i] ? nullptr : v.level(r.level);
+    const analyze::LevelStreams s = r.streams.value_or(analyze::LevelStreams{});
     const std::vector<std::string> cells = {
         csv_number(r.level),
         std::to_string(r.repeat),
@@ -60,7 +62,18 @@ std::string render_levels_csv(const result::LadderResult& v) {
         csv_number(r.host_load1),
         csv_number(r.duration_s),
         csv_text(v.rows[i].status),
-        level == nullptr ? "" : csv_text(verdict_of(v, *level))};
+        level == nullptr ? "" : csv_text(verdict_of(v, *level)),
+        // The streaming ramp's columns (empty for a level that did not stream or reconcile).
+        csv_number(s.events_per_s),
+        csv_number(s.bytes_per_s),
+        csv_number(s.tokens_per_s),
+        csv_number(s.ttfb_p95_ms),
+        csv_number(s.ttft_p95_ms),
+        csv_number(s.itl_p99_ms),
+        csv_number(s.goodput_share),
+        csv_number(r.server_rss_bytes),
+        csv_text(r.reconcile),
+        csv_number(r.drop_share)};
     out += fmt::format("{}\n", fmt::join(cells, ","));
   }
   return out;

@@ -482,7 +482,8 @@ std::string render_ladder_summary(const result::LadderResult& v) {
            ". Nothing here says anything about the service's capacity.\n\n" + between_levels(v) +
            reproduce(v);
   }
-  return header_section(v) + short_version(v) + levels_table(v) + findings_section(v) +
+  return header_section(v) + short_version(v) + levels_table(v) + streams_by_level(v) +
+         findings_section(v) +
          limits_section(v) + between_levels(v) + search_steps(v) + reproduce(v);
 }
 

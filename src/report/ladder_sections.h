@@ -11,5 +11,7 @@ namespace proofload::report::ladder {
 std::string header_section(const LadderResult& v);
 std::string findings_section(const LadderResult& v);
 std::string limits_section(const LadderResult& v);
+// "Streams by level" (ladder_streams.cc): only when a level streamed.
+std::string streams_by_level(const LadderResult& v);
 
 }  // namespace proofload::report::ladder

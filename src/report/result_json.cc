@@ -101,7 +101,8 @@ void record_summary(const RunResult& result, result::RunRecord& r) {
   r.h2_goaways = t.connection.goaways;
   r.h2_server_max_streams = result.h2_server_max_streams;
   if (result.spec.is_object() && result.spec.contains("stream")) {
-    r.streams = streams_record(t.streams, result.measured_duration_s, goodput_slo(result.spec));
+    r.streams = streams_record(t.streams, result.span.counts.streams, seconds(span.duration_ns),
+                               goodput_slo(result.spec));
   }
   r.reconcile = result.reconcile;
 }
@@ -125,7 +126,8 @@ void record_named(const RunResult& result, result::RunRecord& r) {
                        std::nullopt});
     if (stats.streams) {
       r.named.back().streams =
-          streams_record(*stats.streams, result.measured_duration_s, goodput_slo(result.spec));
+          streams_record(*stats.streams, stats.span_streams,
+                         seconds(result.span.duration_ns), goodput_slo(result.spec));
     }
   }
 }

@@ -37,7 +37,16 @@ result::Latency latency_record(const measure::HdrHistogram& us) {
   return {l.p50_ms, l.p90_ms, l.p95_ms, l.p99_ms, l.p99_9_ms, l.max_ms, l.mean_ms};
 }
 
-result::StreamsRecord streams_record(const measure::StreamWindow& s, double duration_s,
+measure::SpanStreams ended_in(const measure::StreamWindow& s) {
+  return {.completed = s.completed,
+          .events = s.events,
+          .bytes = s.bytes,
+          .tokens = s.tokens,
+          .goodput = s.goodput};
+}
+
+result::StreamsRecord streams_record(const measure::StreamWindow& s,
+                                     const measure::SpanStreams& ended, double duration_s,
                                      const std::string& goodput_slo) {
   result::StreamsRecord r;
   r.completed = s.completed;
@@ -52,11 +61,12 @@ result::StreamsRecord streams_record(const measure::StreamWindow& s, double dura
     if (duration_s <= 0) return std::nullopt;
     return static_cast<double>(count) / duration_s;
   };
-  // Of the completed streams only (those that matched, when a fixture is checked).
-  r.streams_per_s = per_s(s.completed);
-  r.events_per_s = per_s(s.events);
-  r.bytes_per_s = per_s(s.bytes);
-  r.tokens_per_s = per_s(s.tokens);
+  // Of the completed streams only (those that matched, when a fixture is checked), that ended in
+  // the span: what its windows show, as throughput is.
+  r.streams_per_s = per_s(ended.completed);
+  r.events_per_s = per_s(ended.events);
+  r.bytes_per_s = per_s(ended.bytes);
+  r.tokens_per_s = per_s(ended.tokens);
   r.ttfb = latency_record(s.ttfb_us);
   r.ttfe = latency_record(s.ttfe_us);
   r.ttfce = latency_record(s.ttfce_us);
@@ -70,7 +80,7 @@ result::StreamsRecord streams_record(const measure::StreamWindow& s, double dura
     if (s.ended() > 0) {
       r.goodput_share = static_cast<double>(s.goodput) / static_cast<double>(s.ended());
     }
-    r.goodput_per_s = per_s(s.goodput);
+    r.goodput_per_s = per_s(ended.goodput);
   }
   return r;
 }
@@ -107,7 +117,8 @@ WindowSummary summarize_window_counts(const measure::WindowStats& w) {
 WindowSummary summarize_window(const measure::WindowStats& w, const std::string& goodput_slo) {
   WindowSummary out = summarize_window_counts(w);
   if (w.streams.ended() > 0 || w.streams.inter_event_us.total_count() > 0) {
-    out.streams = streams_record(w.streams, static_cast<double>(w.duration_ns) / 1e9, goodput_slo);
+    out.streams = streams_record(w.streams, ended_in(w.streams),
+                                 static_cast<double>(w.duration_ns) / 1e9, goodput_slo);
   }
   return out;
 }

@@ -208,9 +208,13 @@ result::Latency latency_record(const measure::HdrHistogram& us);
 // A window; its `streams` when any stream ended or had a gap in it (with the goodput count when
 // the run judged streams by --goodput, `goodput_slo`).
 WindowSummary summarize_window(const measure::WindowStats& w, const std::string& goodput_slo = "");
-// What streams did over `duration_s` (the measured span, or a window): counts, rates and times;
+// What streams did: how they ended, and their times (`s`); their rates are the streams that
+// completed in a span (`ended`: the measured span's, or a window's own) over its `duration_s`;
 // the goodput when `goodput_slo` is set.
-result::StreamsRecord streams_record(const measure::StreamWindow& s, double duration_s,
+result::StreamsRecord streams_record(const measure::StreamWindow& s,
+                                     const measure::SpanStreams& ended, double duration_s,
                                      const std::string& goodput_slo);
+// A window's streams as the span counts of that window (a window's rates are of what ended in it).
+measure::SpanStreams ended_in(const measure::StreamWindow& s);
 
 }  // namespace proofload::report

@@ -8,7 +8,7 @@ namespace proofload::result {
 nlohmann::json row_to_json(const analyze::LevelRow& row) {
   nlohmann::json extra = nlohmann::json::object();
   for (const auto& [name, value] : row.extra_metrics) extra[name] = value;
-  return {
+  nlohmann::json out = {
       {"level", row.level},
       {"repeat", row.repeat},
       {"target_rps", optional_json(row.target_rps)},
@@ -38,6 +38,23 @@ nlohmann::json row_to_json(const analyze::LevelRow& row) {
       {"duration_s", optional_json(row.duration_s)},
       {"extra_metrics", extra},
   };
+  // Only when recorded, so the files of ladders without them stay as they were.
+  if (row.streams) {
+    const analyze::LevelStreams& s = *row.streams;
+    out["streams"] = {{"events_per_s", optional_json(s.events_per_s)},
+                      {"bytes_per_s", optional_json(s.bytes_per_s)},
+                      {"tokens_per_s", optional_json(s.tokens_per_s)},
+                      {"ttfb_p95_ms", optional_json(s.ttfb_p95_ms)},
+                      {"ttft_p95_ms", optional_json(s.ttft_p95_ms)},
+                      {"itl_p99_ms", optional_json(s.itl_p99_ms)},
+                      {"goodput_share", optional_json(s.goodput_share)}};
+  }
+  if (row.server_rss_bytes) out["server_rss_bytes"] = *row.server_rss_bytes;
+  if (!row.reconcile.empty()) {
+    out["reconcile"] = row.reconcile;
+    out["drop_share"] = optional_json(row.drop_share);
+  }
+  return out;
 }
 
 analyze::LevelRow row_from_json(const JsonReader& r) {
@@ -72,6 +89,15 @@ analyze::LevelRow row_from_json(const JsonReader& r) {
   row.host_load1 = r.number("host_load1");
   row.duration_s = r.number("duration_s");
   row.extra_metrics = r.numbers_by_name("extra_metrics");
+  if (const JsonReader s = r.object("streams"); s.present()) {
+    row.streams = analyze::LevelStreams{s.number("events_per_s"), s.number("bytes_per_s"),
+                                        s.number("tokens_per_s"),  s.number("ttfb_p95_ms"),
+                                        s.number("ttft_p95_ms"),   s.number("itl_p99_ms"),
+                                        s.number("goodput_share")};
+  }
+  row.server_rss_bytes = r.number("server_rss_bytes");
+  row.reconcile = r.text("reconcile");
+  row.drop_share = r.number("drop_share");
   return row;
 }
 

@@ -193,19 +193,23 @@ namespace {
 
 // A ladder judges its levels by their streams: with --goodput 'ttft<200ms' and an SLO of 90% of
 // streams meeting it, the levels the server's two generation slots can carry hold (first token
-// after 50 ms), and past them the queued streams wait a whole stream (230 ms) or more.
+// after 50 ms), and past them the queued streams wait a whole stream (230 ms) or more. Each
+// level's streams and its accounting against the server's own count of completed streams are in
+// levels.csv and summary.md's Streams by level: the reference report's streaming ramp.
 TEST(StreamScenario, ALadderFindsTheHighestLevelWhereStreamsMeetTheirSlo) {
   const std::string dir = make_temp_dir("stream-ladder");
   const std::string routes = dir + "/routes.yaml";
   write_file(routes,
              "routes:\n  - {method: POST, path: /chat, llm: {ttft: 50ms, tokens_per_s: 50, "
-             "tokens: 10, concurrency: 2}}\n");
+             "tokens: 10, concurrency: 2}}\n  - {path: /metrics, builtin: metrics}\n");
   ServeProcess server({"--routes", routes, "--exit-after", "90s"});
   const Completed done = run_to_completion(
       {proofload_binary(), "ladder", server.url("/chat"), "-m", "POST", "--body",
        R"({"stream": true})", "--stream", "sse", "--goodput", "ttft<200ms", "--slo",
        "stream_goodput>=90%,errors<=1%", "--concurrency", "1,2,6", "--hold", "1500ms",
-       "--warmup", "0s", "--workers", "1", "-q", "-o", dir + "/out"},
+       "--warmup", "0s", "--workers", "1", "--reconcile",
+       "prom:" + server.url("/metrics") + "#proofload_streams_completed_total", "-q", "-o",
+       dir + "/out"},
       seconds(90));
   ASSERT_EQ(done.exit_code, 0) << done.err;
   const json result = json::parse(read_file(dir + "/out/result.json"));
@@ -214,6 +218,15 @@ TEST(StreamScenario, ALadderFindsTheHighestLevelWhereStreamsMeetTheirSlo) {
   EXPECT_EQ(best["level"], 2) << result["analysis"].dump(2);
   const json level6 = json::parse(read_file(dir + "/out/levels/03-6/result.json"));
   EXPECT_LT(level6["summary"]["streams"]["goodput"]["share"].get<double>(), 0.9);
+  for (const json& row : result["rows"]) {
+    EXPECT_GT(row["streams"]["tokens_per_s"].get<double>(), 0) << row.dump(2);
+    EXPECT_EQ(row["reconcile"], "exact") << "every completed stream the server counted";
+  }
+  const std::string csv = read_file(dir + "/out/levels.csv");
+  EXPECT_NE(csv.find(",tokens_per_s,"), std::string::npos) << csv;
+  EXPECT_NE(csv.find(",exact,"), std::string::npos) << csv;
+  const std::string summary = read_file(dir + "/out/summary.md");
+  EXPECT_NE(summary.find("## Streams by level"), std::string::npos) << summary;
 }
 
 // stream_goodput without --goodput has nothing to be a share of: refused before anything is sent.
