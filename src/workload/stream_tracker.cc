@@ -45,8 +45,8 @@ StreamRules compile_stream_rules(const StreamSpec& spec, const std::string& what
   } else if (spec.content) {
     if (spec.content->empty()) throw fail("content", "", "an empty pattern matches every event");
     try {
-      rules.content_pattern = std::make_shared<const std::regex>(*spec.content);
-    } catch (const std::regex_error& e) {
+      rules.content_pattern = Pattern::compile(*spec.content);
+    } catch (const UsageError& e) {
       throw fail("content", *spec.content,
                  std::string("neither a JSON pointer nor a regular expression: ") + e.what());
     }
@@ -139,8 +139,7 @@ void StreamTracker::on_event_data(std::string_view data) {
   if (!figures_.first_event_ns) figures_.first_event_ns = at;
   const StreamRules& rules = *rules_;
   bool content = !data.empty() || rules.kind == StreamKind::kChunked;
-  if (rules.content_pattern) content = std::regex_search(data.begin(), data.end(),
-                                                         *rules.content_pattern);
+  if (rules.content_pattern) content = rules.content_pattern->search(data);
   if (rules.content || rules.tokens) {
     // Parsed once for both pointers; an event that is not JSON carries neither.
     const nlohmann::json document = nlohmann::json::parse(data, nullptr, false);

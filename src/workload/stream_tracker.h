@@ -18,13 +18,13 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <regex>
 #include <string>
 #include <string_view>
 
 #include "http/sse_parser.h"
 #include "workload/scenario.h"
 #include "workload/json_body.h"
+#include "workload/pattern.h"
 
 namespace proofload::workload {
 
@@ -38,8 +38,8 @@ enum class StreamKind {
 struct StreamRules {
   StreamKind kind = StreamKind::kSse;
   std::optional<JsonPointer> content;  // which events carry content; none: any event with data
-  // Or: content events are those whose data matches this (ECMAScript, search).
-  std::shared_ptr<const std::regex> content_pattern;
+  // Or: content events are those whose data matches this (RE2, anywhere: linear in the data).
+  std::optional<Pattern> content_pattern;
   std::optional<JsonPointer> tokens;  // a count the server reports; none: a token per content
   std::string terminator = "[DONE]";  // sse: the data of the event that ends it; "": body's end
   std::shared_ptr<const std::string> fixture;  // the exact bytes expected, when checked
