@@ -24,6 +24,21 @@
 namespace proofload::experiments {
 namespace {
 
+// The --observe sources, and with a Prometheus --reconcile its endpoint too (unless observed
+// already), filtered to the counter's family: each window then holds the server's count per
+// second (`prom.NAME_per_s`) beside the client's successes, the reconcile window by window.
+std::vector<std::string> observed_specs(const plan::PlannedRun& run) {
+  std::vector<std::string> specs = run.observe;
+  if (!run.reconcile) return specs;
+  const observe::ReconcileSpec reconcile = observe::parse_reconcile_spec(*run.reconcile);
+  if (!reconcile.prometheus || reconcile.endpoint.find('?') != std::string::npos) return specs;
+  const bool observed = std::any_of(specs.begin(), specs.end(), [&](const std::string& s) {
+    return s.starts_with(reconcile.endpoint);
+  });
+  if (!observed) specs.push_back(reconcile.endpoint + "?match=" + reconcile.selector.name);
+  return specs;
+}
+
 // The engine a signal stops: the first signal a graceful stop, a second one at once.
 void stop_engine(void* engine) { static_cast<engine::Engine*>(engine)->request_stop(); }
 
@@ -54,7 +69,7 @@ report::RunResult run_load_test(const RunOptions& options) {
 
   // Observers: the generator itself, then every --observe source; a bad one fails here, before
   // anything is sent. They sample on their own thread, on the run's window grid.
-  const std::vector<ObservedSource> sources = label_sources(run.observe);
+  const std::vector<ObservedSource> sources = label_sources(observed_specs(run));
   std::vector<std::unique_ptr<observe::Sampler>> samplers;
   for (const ObservedSource& source : sources) {
     samplers.push_back(observe::make_sampler(source.spec, run.observe_every_ns, run.trust));

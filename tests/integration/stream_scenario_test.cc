@@ -218,6 +218,14 @@ TEST(StreamScenario, ALadderFindsTheHighestLevelWhereStreamsMeetTheirSlo) {
   EXPECT_EQ(best["level"], 2) << result["analysis"].dump(2);
   const json level6 = json::parse(read_file(dir + "/out/levels/03-6/result.json"));
   EXPECT_LT(level6["summary"]["streams"]["goodput"]["share"].get<double>(), 0.9);
+  // The reconcile's endpoint is observed too: the server's count of streams, window by window.
+  bool per_window = false;
+  for (const json& w : level6["windows"]) {
+    if (!w.contains("observed") || !w["observed"].contains("prom")) continue;
+    per_window = per_window ||
+                 w["observed"]["prom"].contains("proofload_streams_completed_total_per_s");
+  }
+  EXPECT_TRUE(per_window) << level6["windows"].dump(2);
   for (const json& row : result["rows"]) {
     EXPECT_GT(row["streams"]["tokens_per_s"].get<double>(), 0) << row.dump(2);
     EXPECT_EQ(row["reconcile"], "exact") << "every completed stream the server counted";
