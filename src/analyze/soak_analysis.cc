@@ -15,8 +15,8 @@ namespace proofload::analyze {
 namespace {
 
 constexpr const char* kBarForm =
-    "expected parts like errors<=1%, 429s<=5%, p95<2s, p99<=500ms or canaries, separated by "
-    "commas";
+    "expected parts like errors<=1%, 429s<=5%, p95<2s, p99<=500ms, canaries, ttft_p95<500ms, "
+    "itl_p99<100ms or stream_goodput>=90%, separated by commas";
 
 [[noreturn]] void bad_part(std::string_view part, std::string_view why) {
   throw UsageError(fmt::format("--bar part '{}': {}; {}", part, why, kBarForm));
@@ -81,6 +81,33 @@ std::vector<double> p95s_between(std::span<const SoakWindowRow> rows, double fro
   return out;
 }
 
+// The bar's stream parts; a window in which no stream ended has nothing to meet them with.
+void judge_streams(const SoakBar& bar, SoakWindowRow& row) {
+  for (const SoakBar::StreamBound& b : bar.stream_latency) {
+    const std::optional<double>& value = b.figure == "ttft_p95" ? row.ttft_p95_ms : row.itl_p99_ms;
+    if (!value) {
+      if (row.requests > 0) row.reasons.push_back(b.figure + " not measured (no stream ended)");
+      continue;
+    }
+    if (b.inclusive ? *value > b.limit_ms : *value >= b.limit_ms) {
+      row.reasons.push_back(fmt::format("{} {} {} {}", b.figure, ms_text(*value),
+                                        b.inclusive ? ">" : ">=", ms_text(b.limit_ms)));
+    }
+  }
+  if (!bar.min_stream_goodput) return;
+  if (!row.stream_goodput) {
+    if (row.requests > 0) row.reasons.push_back("stream_goodput not measured (no stream ended)");
+    return;
+  }
+  const double share = *row.stream_goodput;
+  if (bar.stream_goodput_inclusive ? share < *bar.min_stream_goodput
+                                   : share <= *bar.min_stream_goodput) {
+    row.reasons.push_back(fmt::format("stream_goodput {} {} {}", percent_text(share),
+                                      bar.stream_goodput_inclusive ? "<" : "<=",
+                                      percent_text(*bar.min_stream_goodput)));
+  }
+}
+
 }  // namespace
 
 SoakBar parse_soak_bar(std::string_view text) {
@@ -95,6 +122,12 @@ SoakBar parse_soak_bar(std::string_view text) {
     if (part.empty()) throw UsageError("--bar has an empty part in '" + bar.text + "'");
     if (part == "canaries") {
       bar.canaries = true;
+    } else if (part.starts_with("stream_goodput")) {
+      // A lower bound, the one part that is: the share of streams that met --goodput.
+      const std::string_view rest = trim(part.substr(std::string_view("stream_goodput").size()));
+      if (!rest.starts_with('>')) bad_part(part, "stream_goodput takes >= or >");
+      bar.stream_goodput_inclusive = rest.size() > 1 && rest[1] == '=';
+      bar.min_stream_goodput = share_of(part, rest.substr(bar.stream_goodput_inclusive ? 2 : 1));
     } else {
       const Comparison c = split_comparison(part);
       if (c.name == "errors") {
@@ -111,6 +144,11 @@ SoakBar parse_soak_bar(std::string_view text) {
         p.limit_ms = static_cast<double>(ns) / 1e6;
         p.inclusive = c.inclusive;
         bar.latency.push_back(p);
+      } else if (c.name == "ttft_p95" || c.name == "itl_p99") {
+        const int64_t ns = parse_duration_ns(c.value);
+        if (ns <= 0) bad_part(part, "the limit must be above 0");
+        bar.stream_latency.push_back(
+            {std::string(c.name), static_cast<double>(ns) / 1e6, c.inclusive});
       } else {
         bad_part(part, "unknown measure '" + std::string(c.name) + "'");
       }
@@ -160,6 +198,7 @@ void judge_window(const SoakBar& bar, SoakWindowRow& row) {
                                         p.inclusive ? ">" : ">=", ms_text(p.limit_ms)));
     }
   }
+  judge_streams(bar, row);
   if (bar.canaries && row.canaries_wrong > 0) {
     row.reasons.push_back(fmt::format("{} of {} canaries wrong", row.canaries_wrong,
                                       row.canaries_wrong + row.canaries_right));

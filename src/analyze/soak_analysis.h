@@ -30,6 +30,11 @@ struct SoakWindowRow {
   std::optional<double> slowest_ms;              // the slowest response's latency
   double slowest_at_s = 0;     // the start of the second it ended in, from the hold's start
   double throughput_rps = 0;   // responses (any status) per second of the window
+  // A soak of streams: the window's streams (none: nothing streamed, or no stream ended in it).
+  std::optional<double> ttft_p95_ms;     // time to first content event, from the intended start
+  std::optional<double> itl_p99_ms;      // gaps between content events
+  std::optional<double> tokens_per_s;    // of the streams that completed in the window
+  std::optional<double> stream_goodput;  // with --goodput: share of ended streams that met it
   int64_t canaries_right = 0;  // known-answer checks that ended in the window
   int64_t canaries_wrong = 0;
   // Observers' samples that failed in the window (kubectl failing, an endpoint down), and the
@@ -53,6 +58,16 @@ struct SoakBar {
   std::optional<double> max_429_share;  // `429s<=X%`
   std::vector<Percentile> latency;
   bool canaries = false;  // every canary of the window right
+  // A soak of streams: `ttft_p95<500ms`, `itl_p99<100ms` (upper bounds, like the percentiles'),
+  // `stream_goodput>=90%` (a lower bound on the share of streams that met --goodput).
+  struct StreamBound {
+    std::string figure;  // "ttft_p95" or "itl_p99"
+    double limit_ms = 0;
+    bool inclusive = false;
+  };
+  std::vector<StreamBound> stream_latency;
+  std::optional<double> min_stream_goodput;
+  bool stream_goodput_inclusive = true;
   std::string text;       // as given
 };
 

@@ -77,6 +77,34 @@ TEST(SoakBar, AWindowInWhichNothingEndedMisses) {
   EXPECT_EQ(empty.reasons.front(), "no request ended");
 }
 
+// A soak of streams: first token and inter-token bounds, and a floor on the goodput share.
+TEST(SoakBar, StreamPartsJudgeTheWindowsStreams) {
+  const SoakBar bar =
+      parse_soak_bar("errors<=1%,ttft_p95<500ms,itl_p99<=100ms,stream_goodput>=90%");
+  SoakWindowRow ok = window(0, 100);
+  ok.ttft_p95_ms = 420;
+  ok.itl_p99_ms = 100;
+  ok.stream_goodput = 0.9;
+  judge_window(bar, ok);
+  EXPECT_TRUE(ok.bar_met) << ok.reasons.front();
+
+  SoakWindowRow bad = window(1, 100);
+  bad.ttft_p95_ms = 640;
+  bad.itl_p99_ms = 150;
+  bad.stream_goodput = 0.5;
+  judge_window(bar, bad);
+  ASSERT_EQ(bad.reasons.size(), 3u);
+  EXPECT_EQ(bad.reasons[0], "ttft_p95 640 ms >= 500 ms");
+  EXPECT_EQ(bad.reasons[1], "itl_p99 150 ms > 100 ms");
+  EXPECT_EQ(bad.reasons[2], "stream_goodput 50% < 90%");
+
+  SoakWindowRow none = window(2, 100);  // requests ended, no stream did
+  judge_window(bar, none);
+  EXPECT_FALSE(none.bar_met);
+  EXPECT_EQ(none.reasons.front(), "ttft_p95 not measured (no stream ended)");
+  EXPECT_THROW(parse_soak_bar("stream_goodput<=90%"), UsageError);
+}
+
 TEST(SoakDrift, AGrowingDelayIsDriftAndASteadyOneIsNot) {
   std::vector<SoakWindowRow> growing, steady;
   for (int i = 0; i < 16; ++i) {

@@ -60,7 +60,7 @@ class SoakRun {
         run_(std::move(run)),
         result_(plan.initial),
         bar_(analyze::parse_soak_bar(plan.initial.settings.bar)),
-        folder_(plan.window_ns, plan.ramp_ns),
+        folder_(plan.window_ns, plan.ramp_ns, plan.base_run.goodput.has_value()),
         canaries_tally_(seconds_of(plan.window_ns)),
         experiment_(setup_of(plan)) {
     if (plan.scenario && !plan.scenario->canaries.empty()) {

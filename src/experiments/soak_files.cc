@@ -89,7 +89,7 @@ std::vector<std::string> split_reasons(const std::string& text) {
   return out;
 }
 
-constexpr size_t kWindowFields = 18;
+constexpr size_t kWindowFields = 22;
 constexpr size_t kCanaryFields = 5;
 
 }  // namespace
@@ -97,7 +97,7 @@ constexpr size_t kCanaryFields = 5;
 std::string soak_windows_csv_header() {
   return "index,phase,start_s,duration_s,requests,errors,status_429,p50_ms,p95_ms,p99_ms,"
          "slowest_ms,slowest_at_s,throughput_rps,canaries_right,canaries_wrong,observer_gaps,"
-         "observer_gap,"
+         "observer_gap,ttft_p95_ms,itl_p99_ms,tokens_per_s,stream_goodput,"
          "bar_met,reasons";
 }
 
@@ -107,12 +107,13 @@ std::string soak_windows_csv_line(const analyze::SoakWindowRow& r) {
   // (the bar's reasons) may hold commas.
   std::string gap = one_line(r.observer_gap);
   std::replace(gap.begin(), gap.end(), ',', ';');
-  return fmt::format("{},{},{:.3f},{:.3f},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{},{},{},{},{}",
-                     r.index, r.ramp ? "ramp" : "hold", r.start_s, r.duration_s, r.requests,
-                     r.errors, r.status_429, number(r.p50_ms), number(r.p95_ms), number(r.p99_ms),
-                     number(r.slowest_ms), r.slowest_at_s, r.throughput_rps, r.canaries_right,
-                     r.canaries_wrong, r.observer_gaps, gap, r.bar_met ? "true" : "false",
-                     joined(r.reasons));
+  return fmt::format(
+      "{},{},{:.3f},{:.3f},{},{},{},{},{},{},{},{:.3f},{:.3f},{},{},{},{},{},{},{},{},{},{}",
+      r.index, r.ramp ? "ramp" : "hold", r.start_s, r.duration_s, r.requests, r.errors,
+      r.status_429, number(r.p50_ms), number(r.p95_ms), number(r.p99_ms), number(r.slowest_ms),
+      r.slowest_at_s, r.throughput_rps, r.canaries_right, r.canaries_wrong, r.observer_gaps, gap,
+      number(r.ttft_p95_ms), number(r.itl_p99_ms), number(r.tokens_per_s),
+      number(r.stream_goodput), r.bar_met ? "true" : "false", joined(r.reasons));
 }
 
 std::vector<analyze::SoakWindowRow> parse_soak_windows_csv(std::string_view text) {
@@ -141,8 +142,12 @@ std::vector<analyze::SoakWindowRow> parse_soak_windows_csv(std::string_view text
       r.canaries_wrong = count_of(f[14]);
       r.observer_gaps = count_of(f[15]);
       r.observer_gap = f[16];
-      r.bar_met = f[17] == "true";
-      r.reasons = split_reasons(f[18]);
+      r.ttft_p95_ms = number_of(f[17]);
+      r.itl_p99_ms = number_of(f[18]);
+      r.tokens_per_s = number_of(f[19]);
+      r.stream_goodput = number_of(f[20]);
+      r.bar_met = f[21] == "true";
+      r.reasons = split_reasons(f[22]);
       rows.push_back(std::move(r));
     } catch (const std::exception&) {
       throw std::runtime_error(fmt::format("windows.csv line {} is not a soak window", i + 1));

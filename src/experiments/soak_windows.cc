@@ -16,8 +16,8 @@ std::optional<double> ms_at(const measure::HdrHistogram& h, double percentile) {
 
 }  // namespace
 
-SoakWindowFolder::SoakWindowFolder(int64_t window_ns, int64_t ramp_ns)
-    : window_ns_(window_ns), ramp_ns_(ramp_ns) {}
+SoakWindowFolder::SoakWindowFolder(int64_t window_ns, int64_t ramp_ns, bool goodput)
+    : window_ns_(window_ns), ramp_ns_(ramp_ns), goodput_(goodput) {}
 
 int64_t SoakWindowFolder::index_of(int64_t since_hold_ns) const {
   return floor_div(since_hold_ns, window_ns_);
@@ -45,6 +45,7 @@ std::optional<analyze::SoakWindowRow> SoakWindowFolder::add(const measure::Windo
     slowest_at_ns_ = since_hold_ns;
   }
   latency_us_.merge(w.latency_us);
+  streams_.merge(w.streams);
   observer_gaps_ += observer_gaps;
   if (observer_gap_.empty()) observer_gap_ = gap_reason;
   return done;
@@ -73,6 +74,18 @@ analyze::SoakWindowRow SoakWindowFolder::take() {
   }
   row.throughput_rps =
       duration_ns_ > 0 ? static_cast<double>(responses_) / seconds_of(duration_ns_) : 0;
+  if (streams_.ended() > 0) {
+    row.ttft_p95_ms = ms_at(streams_.ttfce_us, 95);
+    row.itl_p99_ms = ms_at(streams_.inter_event_us, 99);
+    if (duration_ns_ > 0) {
+      row.tokens_per_s = static_cast<double>(streams_.tokens) / seconds_of(duration_ns_);
+    }
+    if (goodput_) {
+      row.stream_goodput =
+          static_cast<double>(streams_.goodput) / static_cast<double>(streams_.ended());
+    }
+  }
+  streams_.clear();
   row.observer_gaps = observer_gaps_;
   row.observer_gap = std::move(observer_gap_);
   observer_gaps_ = 0;

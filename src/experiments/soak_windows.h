@@ -8,6 +8,7 @@
 
 #include "analyze/soak_analysis.h"
 #include "measure/hdr_histogram.h"
+#include "measure/stream_window.h"
 #include "measure/window_stats.h"
 
 namespace proofload::experiments {
@@ -16,7 +17,8 @@ class SoakWindowFolder {
  public:
   // `window_ns`: the soak window's length (a whole number of run windows); `ramp_ns`: the ramp
   // before the hold, so the hold starts `ramp_ns` after the run's start.
-  SoakWindowFolder(int64_t window_ns, int64_t ramp_ns);
+  // `goodput`: streams are judged by --goodput (the window's stream_goodput share is kept).
+  SoakWindowFolder(int64_t window_ns, int64_t ramp_ns, bool goodput = false);
 
   // One run window (drain windows, after the schedule ended, are not passed). Returns the soak
   // window it completed, if the run window belongs to the next one.
@@ -44,6 +46,8 @@ class SoakWindowFolder {
   int64_t observer_gaps_ = 0;
   std::string observer_gap_;
   measure::HdrHistogram latency_us_;
+  bool goodput_ = false;
+  measure::StreamWindow streams_;  // a soak of streams: the window's, as they ended
 };
 
 }  // namespace proofload::experiments

@@ -104,6 +104,8 @@ TEST(SoakFiles, WindowsReadBackAsWrittenAndATornLastLineIsSkipped) {
   w.canaries_wrong = 1;
   w.bar_met = false;
   w.reasons = {"errors 1.11% > 1%", "1 of 2 canaries wrong, really"};
+  w.ttft_p95_ms = 312.5;
+  w.tokens_per_s = 1500;
   const std::string text = soak_windows_csv_header() + "\n" + soak_windows_csv_line(w) + "\n" +
                            soak_windows_csv_line(w).substr(0, 20);
   const auto rows = parse_soak_windows_csv(text);
@@ -113,6 +115,9 @@ TEST(SoakFiles, WindowsReadBackAsWrittenAndATornLastLineIsSkipped) {
   EXPECT_FALSE(rows[0].p99_ms);
   EXPECT_DOUBLE_EQ(*rows[0].p95_ms, 4.25);
   EXPECT_EQ(rows[0].reasons, w.reasons);
+  EXPECT_DOUBLE_EQ(*rows[0].ttft_p95_ms, 312.5);
+  EXPECT_DOUBLE_EQ(*rows[0].tokens_per_s, 1500);
+  EXPECT_FALSE(rows[0].stream_goodput);
   EXPECT_THROW(parse_soak_windows_csv(soak_windows_csv_header() + "\nnot,a,window\n"),
                std::runtime_error);
 }

@@ -44,7 +44,7 @@ std::string reasons_text(const SoakWindowRow& w) {
   return out;
 }
 
-std::string window_row(const SoakWindowRow& w, bool show_gaps) {
+std::string window_row(const SoakWindowRow& w, bool show_gaps, bool show_streams) {
   std::vector<std::string> cells = {
       std::to_string(w.index),
       offset_text(w.start_s),
@@ -62,7 +62,19 @@ std::string window_row(const SoakWindowRow& w, bool show_gaps) {
           : std::string(kNotMeasured),
       w.bar_met ? "met" : table_cell("missed: " + reasons_text(w))};
   if (show_gaps) cells.insert(cells.end() - 1, count_text(w.observer_gaps));
+  if (show_streams) {
+    cells.insert(cells.end() - 1,
+                 {ms_cell(w.ttft_p95_ms), ms_cell(w.itl_p99_ms),
+                  w.tokens_per_s ? rate_number(*w.tokens_per_s) : std::string(kNotMeasured),
+                  w.stream_goodput ? percent_text(*w.stream_goodput)
+                                   : std::string(kNotMeasured)});
+  }
   return table_row(cells);
+}
+
+bool any_streams(const result::SoakResult& r) {
+  return std::any_of(r.windows.begin(), r.windows.end(),
+                     [](const SoakWindowRow& w) { return w.ttft_p95_ms || w.tokens_per_s; });
 }
 
 bool any_observer_gaps(const result::SoakResult& r) {
@@ -185,12 +197,16 @@ void windows_table(std::string& out, const result::SoakResult& r) {
   }
   // Observers' gaps get a column when there were any: the server side is missing there.
   const bool gaps = any_observer_gaps(r);
+  // A soak of streams: its streams' first token, inter-token gaps, tokens and goodput.
+  const bool streams = any_streams(r);
   out += fmt::format(
       "| window | from | requests | errors | 429 | p50 ms | p95 ms | p99 ms | slowest ms | "
-      "rate/s | canaries right |{} bar |\n"
-      "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |{} --- |\n",
-      gaps ? " observer gaps |" : "", gaps ? " ---: |" : "");
-  for (const SoakWindowRow* w : shown) out += window_row(*w, gaps);
+      "rate/s | canaries right |{}{} bar |\n"
+      "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |{}{} --- |\n",
+      gaps ? " observer gaps |" : "",
+      streams ? " first token p95 ms | inter-token p99 ms | tokens/s | stream goodput |" : "",
+      gaps ? " ---: |" : "", streams ? " ---: | ---: | ---: | ---: |" : "");
+  for (const SoakWindowRow* w : shown) out += window_row(*w, gaps, streams);
   out += "\n";
 }
 

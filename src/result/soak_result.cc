@@ -202,7 +202,7 @@ json windows_json(const std::vector<analyze::SoakWindowRow>& rows) {
 }  // namespace
 
 json soak_window_to_json(const analyze::SoakWindowRow& w) {
-  return {{"index", w.index},
+  json out = {{"index", w.index},
           {"start_s", w.start_s},
           {"duration_s", w.duration_s},
           {"requests", w.requests},
@@ -220,6 +220,15 @@ json soak_window_to_json(const analyze::SoakWindowRow& w) {
           {"observer_gap", text_or_null(w.observer_gap)},
           {"bar_met", w.bar_met},
           {"reasons", w.reasons}};
+  // A soak of streams only (a window in which a stream ended), so other soaks' files stay as
+  // they were.
+  if (w.ttft_p95_ms || w.itl_p99_ms || w.tokens_per_s || w.stream_goodput) {
+    out["ttft_p95_ms"] = optional_json(w.ttft_p95_ms);
+    out["itl_p99_ms"] = optional_json(w.itl_p99_ms);
+    out["tokens_per_s"] = optional_json(w.tokens_per_s);
+    out["stream_goodput"] = optional_json(w.stream_goodput);
+  }
+  return out;
 }
 
 analyze::SoakWindowRow soak_window_from_json(const JsonReader& r) {
@@ -244,6 +253,10 @@ analyze::SoakWindowRow soak_window_from_json(const JsonReader& r) {
   w.canaries_wrong = r.count("canaries_wrong").value_or(0);
   w.observer_gaps = r.count("observer_gaps").value_or(0);
   w.observer_gap = r.text("observer_gap");
+  w.ttft_p95_ms = r.number("ttft_p95_ms");
+  w.itl_p99_ms = r.number("itl_p99_ms");
+  w.tokens_per_s = r.number("tokens_per_s");
+  w.stream_goodput = r.number("stream_goodput");
   w.bar_met = r.boolean("bar_met").value_or(true);
   w.reasons = r.texts("reasons");
   return w;

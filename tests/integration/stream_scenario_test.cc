@@ -252,5 +252,32 @@ TEST(StreamScenario, AGoodputBoundWithoutItsSloIsOneLine) {
   EXPECT_NE(bad.err.find("unknown metric 'latency'"), std::string::npos) << bad.err;
 }
 
+// A soak of streams (sustained streaming): each window's streams are kept (first token p95,
+// inter-token p99, tokens per second, goodput share) and judged by the bar's stream parts.
+TEST(StreamScenario, ASoakOfStreamsJudgesEachWindowByItsStreams) {
+  const std::string dir = make_temp_dir("stream-soak");
+  ServeProcess server(
+      {"--routes", llm_routes(dir, "{ttft: 50ms, tokens_per_s: 100, tokens: 10}"),
+       "--exit-after", "60s"});
+  const Completed done = run_to_completion(
+      {proofload_binary(), "soak", server.url("/chat"), "-m", "POST", "--body",
+       R"({"stream": true})", "--stream", "sse", "--stream-content", "/choices/0/delta/content",
+       "--goodput", "ttft<1s", "--bar", "errors<=1%,ttft_p95<1s,stream_goodput>=90%", "--rate",
+       "20", "--hold", "3s", "--window", "1s", "--workers", "1", "-q", "-o", dir + "/out"},
+      seconds(60));
+  ASSERT_EQ(done.exit_code, 0) << done.err;
+  const json result = json::parse(read_file(dir + "/out/result.json"));
+  const json& windows = result["soak"]["windows"];
+  ASSERT_GE(windows.size(), 2U) << result["soak"].dump(2);
+  for (const json& w : windows) {
+    if (w["index"].get<int64_t>() == 0) continue;  // the first window's streams may not have ended
+    EXPECT_GE(w["ttft_p95_ms"].get<double>(), 50) << w.dump(2);
+    EXPECT_GT(w["tokens_per_s"].get<double>(), 0) << w.dump(2);
+    EXPECT_EQ(w["stream_goodput"], 1.0) << w.dump(2);
+  }
+  const std::string summary = read_file(dir + "/out/summary.md");
+  EXPECT_NE(summary.find("first token p95 ms"), std::string::npos) << summary;
+}
+
 }  // namespace
 }  // namespace proofload::testing
