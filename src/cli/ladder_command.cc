@@ -192,11 +192,7 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   // Each level's run records its own `proofload run` command, so its Reproduce runs that level.
   plan.base_run = run_spec_from_flags(base, scenario.get());
   for (const measure::Threshold& bound : plan.slo.bounds) {
-    if (bound.metric.needs_reconcile() && !plan.base_run.reconcile) {
-      throw UsageError("the SLO bound \"" + bound.expression +
-                       "\" needs --reconcile: the server's count each level is set against");
-    }
-    plan::check_stream_metric(bound.metric, "the SLO bound \"" + bound.expression + "\"",
+    plan::check_metric_source(bound.metric, "the SLO bound \"" + bound.expression + "\"",
                               plan.base_run);
   }
 

@@ -404,10 +404,16 @@ namespace {
 // events and the terminator, all at once after the service time), so each stream completes, its
 // events and tokens are counted, and its times are exactly the service time from the intended
 // start; a terminator that never comes cuts every stream short.
-TEST(WorkerSimulationStreams, EachAnswerIsReadEventByEvent) {
+// Every answer two content events and the terminator, all at once after 5 ms.
+simulated::ServerModel two_event_streams() {
   simulated::ServerModel model;
   model.service_ns = 5'000'000;
   model.body = "data: a\n\ndata: b\n\ndata: [DONE]\n\n";
+  return model;
+}
+
+TEST(WorkerSimulationStreams, EachAnswerIsReadEventByEvent) {
+  const simulated::ServerModel model = two_event_streams();
   LoadSpec spec = closed_loop(2, 2 * kNsPerS);
   spec.stream = std::make_shared<const workload::StreamRules>();
   const Result r = run(spec, model);
@@ -436,9 +442,7 @@ TEST(WorkerSimulationStreams, EachAnswerIsReadEventByEvent) {
 // --goodput: a completed stream counts as goodput only when it meets every term; here every
 // stream's first token is exactly the 5 ms service time from its intended start.
 TEST(WorkerSimulationStreams, GoodputCountsTheStreamsThatMetTheSlo) {
-  simulated::ServerModel model;
-  model.service_ns = 5'000'000;
-  model.body = "data: a\n\ndata: b\n\ndata: [DONE]\n\n";
+  const simulated::ServerModel model = two_event_streams();
   LoadSpec spec = closed_loop(2, 2 * kNsPerS);
   spec.stream = std::make_shared<const workload::StreamRules>();
   spec.stream_goodput =

@@ -27,10 +27,10 @@ namespace {
 // The --observe sources, and with a Prometheus --reconcile its endpoint too (unless observed
 // already), filtered to the counter's family: each window then holds the server's count per
 // second (`prom.NAME_per_s`) beside the client's successes, the reconcile window by window.
-std::vector<std::string> observed_specs(const plan::PlannedRun& run) {
-  std::vector<std::string> specs = run.observe;
-  if (!run.reconcile) return specs;
-  const observe::ReconcileSpec reconcile = observe::parse_reconcile_spec(*run.reconcile);
+std::vector<std::string> observed_specs(std::vector<std::string> specs,
+                                        const std::optional<observe::ReconcileSpec>& source) {
+  if (!source) return specs;
+  const observe::ReconcileSpec& reconcile = *source;
   if (!reconcile.prometheus || reconcile.endpoint.find('?') != std::string::npos) return specs;
   const bool observed = std::any_of(specs.begin(), specs.end(), [&](const std::string& s) {
     return s.starts_with(reconcile.endpoint);
@@ -69,7 +69,10 @@ report::RunResult run_load_test(const RunOptions& options) {
 
   // Observers: the generator itself, then every --observe source; a bad one fails here, before
   // anything is sent. They sample on their own thread, on the run's window grid.
-  const std::vector<ObservedSource> sources = label_sources(observed_specs(run));
+  std::optional<observe::ReconcileSpec> reconcile_source;
+  if (run.reconcile) reconcile_source = observe::parse_reconcile_spec(*run.reconcile);
+  const std::vector<ObservedSource> sources =
+      label_sources(observed_specs(run.observe, reconcile_source));
   std::vector<std::unique_ptr<observe::Sampler>> samplers;
   for (const ObservedSource& source : sources) {
     samplers.push_back(observe::make_sampler(source.spec, run.observe_every_ns, run.trust));
@@ -83,8 +86,8 @@ report::RunResult run_load_test(const RunOptions& options) {
   // mistake to fix before the run, not a finding: UsageError (`run` exits 2).
   std::optional<observe::ReconcileCounter> reconcile;
   double server_before = 0;
-  if (run.reconcile) {
-    reconcile.emplace(observe::parse_reconcile_spec(*run.reconcile), run.trust);
+  if (reconcile_source) {
+    reconcile.emplace(std::move(*reconcile_source), run.trust);
     const observe::CounterRead before = reconcile->read(false);
     if (!before.value) {
       throw UsageError("--reconcile: the server's count could not be read before the run: " +

@@ -111,22 +111,18 @@ bool is_stream(const MetricRef& metric) {
          metric.kind == MetricRef::Kind::kStreamGoodput;
 }
 
-// The streams that completed inside the span, the run's or the scoped request's.
-const measure::SpanStreams& ended_of(const report::RunResult& result, const MetricRef& metric) {
-  const int r = index_of(result.request_names, metric.scope);
-  if (metric.scope.empty() || r < 0) return result.span.counts.streams;
-  return result.named_total.requests[static_cast<size_t>(r)].span_streams;
-}
-
 // Of the run's streams, or of one streamed request's; no data when nothing streamed there.
+// Rates count the streams that completed inside the span, as throughput counts responses.
 std::optional<double> stream_metric(const report::RunResult& result, const MetricRef& metric) {
   const measure::StreamWindow* s = &result.total.streams;
+  const measure::SpanStreams* ended = &result.span.counts.streams;
   if (!metric.scope.empty()) {
     const int r = index_of(result.request_names, metric.scope);
     if (r < 0 || static_cast<size_t>(r) >= result.named_total.requests.size()) return std::nullopt;
-    const auto& streams = result.named_total.requests[static_cast<size_t>(r)].streams;
-    if (!streams) return std::nullopt;
-    s = &*streams;
+    const measure::RequestStats& request = result.named_total.requests[static_cast<size_t>(r)];
+    if (!request.streams) return std::nullopt;
+    s = &*request.streams;
+    ended = &request.span_streams;
   }
   switch (metric.kind) {
     case MetricRef::Kind::kStreamPercentile: {
@@ -136,12 +132,9 @@ std::optional<double> stream_metric(const report::RunResult& result, const Metri
                                                                  : s->ttfb_us;
       return report::percentile_ms(h, metric.percentile);
     }
-    case MetricRef::Kind::kStreamRate: {
-      // Streams that completed inside the span, as throughput counts responses.
-      const measure::SpanStreams& ended = ended_of(result, metric);
+    case MetricRef::Kind::kStreamRate:
       if (result.span.duration_ns <= 0 || s->ended() == 0) return std::nullopt;
-      return result.span.per_s(metric.figure == "tokens" ? ended.tokens : ended.events);
-    }
+      return result.span.per_s(metric.figure == "tokens" ? ended->tokens : ended->events);
     case MetricRef::Kind::kStreamGoodput:
       return report::share(s->goodput, s->ended());
     default:

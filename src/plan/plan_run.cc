@@ -250,8 +250,12 @@ nlohmann::json plan_streams(const RunSpec& spec, engine::LoadSpec& load) {
 
 }  // namespace
 
-void check_stream_metric(const measure::MetricRef& metric, const std::string& what,
+void check_metric_source(const measure::MetricRef& metric, const std::string& what,
                          const RunSpec& spec) {
+  if (metric.needs_reconcile() && !spec.reconcile) {
+    throw UsageError(what +
+                     " needs --reconcile: the server's count to set the successes against");
+  }
   if (metric.kind == measure::MetricRef::Kind::kStreamGoodput && !spec.goodput) {
     throw UsageError(what + " needs --goodput: the per-stream SLO whose share it is");
   }
@@ -351,11 +355,7 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
   run.observe_every_ns = spec.observe_every_ns;
   run.reconcile = spec.reconcile;
   for (const measure::Threshold& t : run.thresholds) {
-    if (t.metric.needs_reconcile() && !spec.reconcile) {
-      throw UsageError("threshold \"" + t.expression +
-                       "\" needs --reconcile: the server's count to set the successes against");
-    }
-    check_stream_metric(t.metric, "threshold \"" + t.expression + "\"", spec);
+    check_metric_source(t.metric, "threshold \"" + t.expression + "\"", spec);
   }
   run.trust = net::trust_of(spec.tls);
 

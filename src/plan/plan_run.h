@@ -51,9 +51,9 @@ struct PlannedRun {
 // for Reproduce; "" records the spec's own `proofload run` command (run_command_text).
 PlannedRun plan_run(const RunSpec& spec, const std::string& command_line = "");
 
-// A threshold's or SLO bound's stream metric that `spec` cannot give: stream_goodput without
-// --goodput. UsageError "WHAT needs --goodput: ...".
-void check_stream_metric(const measure::MetricRef& metric, const std::string& what,
+// A threshold's or SLO bound's metric that `spec` cannot give: reconcile or drops without
+// --reconcile, stream_goodput without --goodput. UsageError "WHAT needs --reconcile: ...".
+void check_metric_source(const measure::MetricRef& metric, const std::string& what,
                          const RunSpec& spec);
 
 // Points the run at the address pre-flight found, in its load and in its recorded spec. A run

@@ -37,8 +37,6 @@ json window_outcomes_json(const std::array<int64_t, measure::kOutcomeCount>& out
   return out;
 }
 
-result::Latency latency_of(const measure::HdrHistogram& us) { return latency_record(us); }
-
 result::Counts outcome_counts(const std::array<int64_t, measure::kOutcomeCount>& outcomes) {
   result::Counts out;
   for (int i = 0; i < measure::kOutcomeCount; ++i) {
@@ -85,18 +83,18 @@ void record_summary(const RunResult& result, result::RunRecord& r) {
   r.span_flows = c.flows;
   r.span_flows_succeeded = c.flows_succeeded;
   r.span_extended = span.extended_to_last_response;
-  r.latency = latency_of(t.latency_us);
-  r.service_time = latency_of(t.service_us);
-  r.ttfb = latency_of(t.ttfb_us);
+  r.latency = latency_record(t.latency_us);
+  r.service_time = latency_record(t.service_us);
+  r.ttfb = latency_record(t.ttfb_us);
   r.outcomes = outcome_counts(t.outcomes);
   r.status_codes = status_counts(t);
   r.bytes_in = t.bytes_in;
   r.bytes_out = t.bytes_out;
   r.connects = t.connects;
-  r.connect_time = latency_of(t.connection.connect_us);
+  r.connect_time = latency_record(t.connection.connect_us);
   r.tls_handshakes = t.connection.handshakes;
   r.tls_resumed = t.connection.resumed;
-  r.tls_handshake = latency_of(t.connection.handshake_us);
+  r.tls_handshake = latency_record(t.connection.handshake_us);
   r.tls_first_error = result.first_tls_failure;
   r.h2_goaways = t.connection.goaways;
   r.h2_server_max_streams = result.h2_server_max_streams;
@@ -122,7 +120,7 @@ void record_named(const RunResult& result, result::RunRecord& r) {
     std::optional<double> throughput;
     if (result.span.duration_ns > 0) throughput = result.span.per_s(stats.span_responses);
     r.named.push_back({result.request_names[i], ended, responses, errors, share(errors, ended),
-                       throughput, latency_of(stats.latency_us), outcome_counts(stats.outcomes),
+                       throughput, latency_record(stats.latency_us), outcome_counts(stats.outcomes),
                        std::nullopt});
     if (stats.streams) {
       r.named.back().streams =
@@ -138,7 +136,7 @@ void record_flows(const RunResult& result, result::RunRecord& r) {
   for (size_t i = 0; i < result.flow_names.size() && i < result.named_total.flows.size(); ++i) {
     const measure::FlowStats& f = result.named_total.flows[i];
     r.flows.push_back({result.flow_names[i], f.started, f.succeeded, f.failed, f.abandoned,
-                       share(f.succeeded, f.succeeded + f.failed), latency_of(f.duration_us)});
+                       share(f.succeeded, f.succeeded + f.failed), latency_record(f.duration_us)});
   }
 }
 

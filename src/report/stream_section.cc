@@ -31,12 +31,11 @@ std::string named_streams_table(const RunRecord& v) {
                               "first token p50", "first token p99", "inter-token p99"});
       out += table_row({"---", "---:", "---:", "---:", "---:", "---:", "---:", "---:"});
     }
-    const int64_t failed = s.cut_short.value_or(0) + s.idle_timeout.value_or(0) +
-                           s.malformed.value_or(0) + s.fixture_mismatch.value_or(0);
     const auto rate = [&](const std::optional<double>& r) {
       return r ? rps_number(v, "", *r) : std::string("–");
     };
-    out += table_row({n.name, count_cell(s.completed), count_or_dash(static_cast<double>(failed)),
+    out += table_row({n.name, count_cell(s.completed),
+                      count_or_dash(static_cast<double>(s.not_completed())),
                       rate(s.events_per_s), rate(s.tokens_per_s), ms_cell(v, s.ttfce.p50),
                       ms_cell(v, s.ttfce.p99), ms_cell(v, s.inter_event.p99)});
   }
@@ -72,9 +71,7 @@ std::string streams_table(const RunRecord& v) {
                       ms_cell(v, l->max)});
   }
   if (!s.goodput_slo.empty()) {
-    const int64_t ended = s.completed.value_or(0) + s.cut_short.value_or(0) +
-                          s.idle_timeout.value_or(0) + s.malformed.value_or(0) +
-                          s.fixture_mismatch.value_or(0);
+    const int64_t ended = s.completed.value_or(0) + s.not_completed();
     out += fmt::format("\n**Goodput:** {} of {} streams{} met `{}`{}.\n", count_cell(s.goodput),
                        count_or_dash(static_cast<double>(ended)),
                        s.goodput_share ? " (" + percent_text(*s.goodput_share, 1) + ")" : "",

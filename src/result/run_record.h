@@ -44,6 +44,12 @@ struct StreamsRecord {
   std::string goodput_slo;  // --goodput as given ("" without)
   std::optional<int64_t> goodput;  // streams that met it
   std::optional<double> goodput_share, goodput_per_s;  // of the streams that ended; per second
+
+  // Streams that ended another way than completed (absent counts as 0).
+  int64_t not_completed() const {
+    return cut_short.value_or(0) + idle_timeout.value_or(0) + malformed.value_or(0) +
+           fixture_mismatch.value_or(0);
+  }
 };
 nlohmann::json streams_json(const StreamsRecord& s);
 StreamsRecord streams_from_json(const JsonReader& streams);

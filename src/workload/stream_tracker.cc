@@ -9,10 +9,6 @@
 
 namespace proofload::workload {
 
-std::string_view stream_kind_name(StreamKind kind) {
-  return kind == StreamKind::kChunked ? "chunked" : "sse";
-}
-
 StreamRules compile_stream_rules(const StreamSpec& spec, const std::string& what) {
   // Flags are named as flags ("--stream-tokens 'usage': ..."), a scenario's keys after the
   // request ("request 'chat': tokens 'usage': ...").
@@ -74,7 +70,6 @@ void StreamTracker::start(const StreamRules& rules, int64_t origin_ns, StreamGap
   rules_ = &rules;
   parser_.reset();
   chunk_.clear();
-  chunk_truncated_ = false;
   chunk_bytes_ = 0;
   figures_ = StreamFigures{};
   gaps_ = gaps;
@@ -109,7 +104,6 @@ void StreamTracker::feed(std::string_view bytes, int64_t now_ns) {
   if (rules_->content || rules_->content_pattern || rules_->tokens) {
     const size_t room = limits_.max_data_bytes - std::min(limits_.max_data_bytes, chunk_.size());
     chunk_.append(bytes.substr(0, room));
-    chunk_truncated_ = chunk_truncated_ || bytes.size() > room;
   }
 }
 
@@ -117,7 +111,6 @@ void StreamTracker::end_chunk() {
   if (rules_ == nullptr || rules_->kind != StreamKind::kChunked || chunk_bytes_ == 0) return;
   on_event_data(chunk_);
   chunk_.clear();
-  chunk_truncated_ = false;
   chunk_bytes_ = 0;
 }
 

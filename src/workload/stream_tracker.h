@@ -48,8 +48,6 @@ struct StreamRules {
 // The spec compiled: `content` starting with '/' is a JSON pointer, anything else a regular
 // expression. A bad kind, pointer or pattern: UsageError "WHAT: ..." (one line).
 StreamRules compile_stream_rules(const StreamSpec& spec, const std::string& what);
-// "sse" or "chunked".
-std::string_view stream_kind_name(StreamKind kind);
 
 // How the stream ended, as the run counts it.
 enum class StreamEnd {
@@ -109,9 +107,8 @@ class StreamTracker : private http::SseSink {
   const StreamRules* rules_ = nullptr;
   http::SseLimits limits_;
   http::SseParser parser_;
-  std::string chunk_;            // a chunked stream's chunk so far (bounded by max_data_bytes)
-  bool chunk_truncated_ = false;
-  int64_t chunk_bytes_ = 0;      // its length, kept or not
+  std::string chunk_;        // a chunked stream's chunk so far (bounded by max_data_bytes)
+  int64_t chunk_bytes_ = 0;  // its length, kept or not
   StreamFigures figures_;
   StreamGapSink* gaps_ = nullptr;
   int64_t origin_ns_ = 0;
