@@ -42,19 +42,16 @@ int rerender_run(const std::string& directory, const std::filesystem::path& file
                      " holds a run that never finished (status running): it has no summary to "
                      "render");
   }
-  std::string summary;
-  try {
-    summary = report::render_run_summary(result);
-  } catch (const std::runtime_error& e) {
-    throw UsageError(file.string() + " does not hold a run's recorded data: " + e.what());
-  }
   // A run that finished on a full disk left its windows in the journal: put them in now.
   if (result.contains("pending_windows") && report::complete_pending_windows(directory)) {
     std::printf("report: put the pending windows into result.json in %s\n", directory.c_str());
   }
-  report::write_file_atomically(
-      std::filesystem::path(directory) / report::ResultDirectory::kSummaryMd, summary);
-  std::printf("report: rewrote summary.md in %s\n", directory.c_str());
+  try {
+    report::write_run_reports(directory);
+  } catch (const std::runtime_error& e) {
+    throw UsageError(file.string() + " does not hold a run's recorded data: " + e.what());
+  }
+  std::printf("report: rewrote summary.md and report.html in %s\n", directory.c_str());
   return kExitOk;
 }
 

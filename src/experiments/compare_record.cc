@@ -8,6 +8,7 @@
 
 #include "common/usage_error.h"
 #include "http/url.h"
+#include "report/html/pages.h"
 #include "report/atomic_file.h"
 #include "report/compare_report.h"
 #include "report/run_report.h"
@@ -197,7 +198,10 @@ void write_compare_directory(const fs::path& out_dir, const result::CompareResul
   fs::create_directories(out_dir);
   report::write_file_atomically(out_dir / "result.json",
                                 result::compare_to_json(result).dump(2) + "\n");
-  report::write_file_atomically(out_dir / "summary.md", report::render_compare_summary(result));
+  const std::string summary = report::render_compare_summary(result);
+  report::write_file_atomically(out_dir / "summary.md", summary);
+  report::write_file_atomically(out_dir / report::html::kReportHtml,
+                                report::html::render_compare_html(result, summary));
   report::write_file_atomically(out_dir / kCompareCellsCsv, report::render_compare_csv(result));
 }
 

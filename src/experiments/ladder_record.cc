@@ -10,6 +10,7 @@
 #include <optional>
 
 #include "experiments/thresholds.h"
+#include "report/html/pages.h"
 #include "report/atomic_file.h"
 #include "report/ladder_report.h"
 #include "report/numbers.h"
@@ -161,7 +162,10 @@ void write_ladder_directory(const std::filesystem::path& directory, result::Ladd
   report::write_file_atomically(directory / "result.json",
                                 result::ladder_to_json(result).dump(2) + "\n");
   report::write_file_atomically(directory / "levels.csv", report::render_levels_csv(result));
-  report::write_file_atomically(directory / "summary.md", report::render_ladder_summary(result));
+  const std::string summary = report::render_ladder_summary(result);
+  report::write_file_atomically(directory / "summary.md", summary);
+  report::write_file_atomically(directory / report::html::kReportHtml,
+                                report::html::render_ladder_html(result, summary));
 }
 
 std::string file_sha256(const std::filesystem::path& file) {

@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/file_text.h"
+#include "report/html/pages.h"
 #include "report/atomic_file.h"
 #include "report/probe_report.h"
 
@@ -105,7 +106,10 @@ void write_probe_directory(const fs::path& directory, const result::ProbeResult&
     report::write_file_atomically(probe_csv_path(directory, series.address),
                                   report::render_probe_csv(series));
   }
-  report::write_file_atomically(directory / "summary.md", report::render_probe_summary(r));
+  const std::string summary = report::render_probe_summary(r);
+  report::write_file_atomically(directory / "summary.md", summary);
+  report::write_file_atomically(directory / report::html::kReportHtml,
+                                report::html::render_probe_html(r, summary));
 }
 
 }  // namespace proofload::experiments

@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <fstream>
 
+#include "report/html/pages.h"
 #include "report/atomic_file.h"
 #include "report/run_report.h"
 #include "report/sizing_report.h"
@@ -96,7 +97,10 @@ void refresh_config_figures(const fs::path& directory, result::SizingResult& siz
 void write_sizing_directory(const fs::path& directory, const result::SizingResult& sizing) {
   report::write_file_atomically(directory / "result.json",
                                 result::sizing_to_json(sizing).dump(2) + "\n");
-  report::write_file_atomically(directory / "summary.md", report::render_sizing_summary(sizing));
+  const std::string summary = report::render_sizing_summary(sizing);
+  report::write_file_atomically(directory / "summary.md", summary);
+  report::write_file_atomically(directory / report::html::kReportHtml,
+                                report::html::render_sizing_html(sizing, summary));
 }
 
 }  // namespace proofload::experiments

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "common/clock.h"
+#include "report/html/pages.h"
 #include "report/atomic_file.h"
 #include "report/soak_report.h"
 #include "result/run_record.h"
@@ -169,9 +170,11 @@ void write_soak_directory(const fs::path& directory, const result::SoakResult& r
     for (const analyze::SoakWindowRow& row : *rows) csv += soak_windows_csv_line(row) + "\n";
   }
   report::write_file_atomically(directory / kSoakWindowsCsv, csv);
-  report::write_file_atomically(
-      directory / "summary.md",
-      report::render_soak_summary(r, finished_run(directory / r.run_directory)));
+  const std::string summary =
+      report::render_soak_summary(r, finished_run(directory / r.run_directory));
+  report::write_file_atomically(directory / "summary.md", summary);
+  report::write_file_atomically(directory / report::html::kReportHtml,
+                                report::html::render_soak_html(r, summary));
 }
 
 }  // namespace proofload::experiments

@@ -20,6 +20,23 @@ std::optional<double> max_ms(const measure::HdrHistogram& us) {
   return static_cast<double>(us.max()) / 1000.0;
 }
 
+PercentileSpectrum percentile_spectrum(const measure::HdrHistogram& us) {
+  PercentileSpectrum spectrum;
+  const int64_t count = us.total_count();
+  if (count == 0) return spectrum;
+  constexpr int kStepsPerHalving = 5;  // HdrHistogram's own percentile output's default
+  for (int step = 0;; ++step) {
+    const double remaining = std::pow(0.5, static_cast<double>(step) / kStepsPerHalving);
+    if (remaining * static_cast<double>(count) < 1.0) break;
+    const double percentile = 100.0 * (1.0 - remaining);
+    spectrum.percentiles.push_back(percentile);
+    spectrum.ms.push_back(static_cast<double>(us.value_at_percentile(percentile)) / 1000.0);
+  }
+  spectrum.percentiles.push_back(100.0);
+  spectrum.ms.push_back(static_cast<double>(us.max()) / 1000.0);
+  return spectrum;
+}
+
 std::optional<double> mean_ms(const measure::HdrHistogram& us) {
   if (us.total_count() == 0) return std::nullopt;
   return std::round(us.mean()) / 1000.0;

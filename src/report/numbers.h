@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "measure/hdr_histogram.h"
 #include "measure/window_stats.h"
@@ -18,6 +19,14 @@ std::optional<double> percentile_ms(const measure::HdrHistogram& us, double perc
 std::optional<double> max_ms(const measure::HdrHistogram& us);
 // Exact mean rounded to the microsecond, in ms, or nullopt when empty.
 std::optional<double> mean_ms(const measure::HdrHistogram& us);
+
+// The percentile spectrum HdrHistogram's plots draw: the value (ms) at 0%, then five steps per
+// halving of the distance to 100% (50%, 56.5%, ..., 75%, ...) while one value in the count still
+// resolves the step, then the maximum at 100%. Empty for an empty histogram.
+struct PercentileSpectrum {
+  std::vector<double> percentiles, ms;
+};
+PercentileSpectrum percentile_spectrum(const measure::HdrHistogram& us);
 
 // Requests that were started and ended (every outcome but never-started): the denominator of
 // error shares.

@@ -20,6 +20,7 @@
 #include "common/usage_error.h"
 #include "measure/hlog.h"
 #include "report/atomic_file.h"
+#include "report/html/pages.h"
 #include "report/result_json.h"
 #include "report/run_report.h"
 #include "report/windows_csv.h"
@@ -239,17 +240,22 @@ bool complete_pending_windows(const std::filesystem::path& directory) {
 
 // From the committed file, not from final_result: the summary is then exactly what `proofload
 // report DIR` renders from the same file later (bytes that were not UTF-8 replaced alike).
-void ResultDirectory::write_summary() {
-  const std::filesystem::path result_path = directory_ / kResultJson;
+void ResultDirectory::write_summary() { write_run_reports(directory_); }
+
+void write_run_reports(const std::filesystem::path& directory) {
+  const std::filesystem::path result_path = directory / ResultDirectory::kResultJson;
   std::ifstream in(result_path, std::ios::binary);
   if (!in) throw std::runtime_error("cannot read back " + result_path.string());
   nlohmann::json result;
   try {
-    result = parse_result_for_summary(in);
+    result = parse_result_for_report(in);
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error("cannot read back " + result_path.string() + ": " + e.what());
   }
-  write_file_atomically(directory_ / kSummaryMd, render_run_summary(result));
+  const std::string summary = render_run_summary(result);
+  const std::string page = html::render_run_html(result, summary);
+  write_file_atomically(directory / ResultDirectory::kSummaryMd, summary);
+  write_file_atomically(directory / html::kReportHtml, page);
 }
 
 }  // namespace proofload::report

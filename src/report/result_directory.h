@@ -92,4 +92,9 @@ class ResultDirectory {
 // I/O failure, and for a result.json that is not JSON.
 bool complete_pending_windows(const std::filesystem::path& directory);
 
+// A finished run's summary.md and report.html, rendered from its result.json (read back, so
+// that `proofload report DIR` renders the same bytes); throws std::runtime_error when it cannot be
+// read or does not hold a run's recorded data.
+void write_run_reports(const std::filesystem::path& directory);
+
 }  // namespace proofload::report

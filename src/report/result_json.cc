@@ -84,6 +84,9 @@ void record_summary(const RunResult& result, result::RunRecord& r) {
   r.span_flows_succeeded = c.flows_succeeded;
   r.span_extended = span.extended_to_last_response;
   r.latency = latency_record(t.latency_us);
+  const PercentileSpectrum spectrum = percentile_spectrum(t.latency_us);
+  r.spectrum_percentiles = spectrum.percentiles;
+  r.spectrum_ms = spectrum.ms;
   r.service_time = latency_record(t.service_us);
   r.ttfb = latency_record(t.ttfb_us);
   r.outcomes = outcome_counts(t.outcomes);

@@ -6,6 +6,10 @@
 // does not show are in run_sections.cc.
 #include "report/run_report.h"
 
+#include <algorithm>
+
+#include "report/html/pages.h"
+
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -403,6 +407,22 @@ nlohmann::json parse_result_for_summary(std::istream& in) {
         return !(depth == 1 && event == nlohmann::json::parse_event_t::key && parsed == "windows");
       };
   return nlohmann::json::parse(in, without_windows);
+}
+
+nlohmann::json parse_result_for_report(std::istream& in) {
+  // Keys are dropped as they are read: a window's (a key at depth 3 while inside the top-level
+  // "windows") unless report.html draws it.
+  bool in_windows = false;
+  const nlohmann::json::parser_callback_t window_fields =
+      [&in_windows](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        if (event != nlohmann::json::parse_event_t::key) return true;
+        if (depth == 1) in_windows = parsed == "windows";
+        if (depth != 3 || !in_windows) return true;
+        const std::string& key = parsed.get_ref<const std::string&>();
+        return std::find(std::begin(html::kWindowFields), std::end(html::kWindowFields), key) !=
+               std::end(html::kWindowFields);
+      };
+  return nlohmann::json::parse(in, window_fields);
 }
 
 }  // namespace proofload::report

@@ -25,4 +25,8 @@ std::string render_run_summary(const nlohmann::json& result);
 // nlohmann::json::parse_error when the text is not JSON.
 nlohmann::json parse_result_for_summary(std::istream& in);
 
+// Parses result.json's text with, of each window, only the fields report.html draws
+// (html::kWindowFields), so that a long run's windows are held small.
+nlohmann::json parse_result_for_report(std::istream& in);
+
 }  // namespace proofload::report

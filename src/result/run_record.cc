@@ -95,6 +95,9 @@ json summary_fields_json(const RunRecord& r) {
 json summary_json(const RunRecord& r) {
   json out = summary_fields_json(r);
   if (r.streams) out["streams"] = streams_json(*r.streams);
+  if (!r.spectrum_ms.empty()) {
+    out["latency_spectrum"] = {{"percentiles", r.spectrum_percentiles}, {"ms", r.spectrum_ms}};
+  }
   if (r.reconcile) out["reconcile"] = reconcile_json(*r.reconcile);
   return out;
 }
@@ -173,6 +176,14 @@ void read_summary(const JsonReader& s, RunRecord& v) {
   v.bytes_out = s.count("bytes_out");
   v.connects = s.count("connects");
   v.latency = latency_from(s.object("latency_ms"));
+  const JsonReader spectrum = s.object("latency_spectrum");
+  v.spectrum_percentiles = spectrum.numbers("percentiles").value_or(std::vector<double>{});
+  v.spectrum_ms = spectrum.numbers("ms").value_or(std::vector<double>{});
+  if (v.spectrum_ms.size() != v.spectrum_percentiles.size()) {
+    throw std::runtime_error("run result.json: 'summary.latency_spectrum' has " +
+                             std::to_string(v.spectrum_percentiles.size()) + " percentiles and " +
+                             std::to_string(v.spectrum_ms.size()) + " values");
+  }
   v.service_time = latency_from(s.object("service_time_ms"));
   v.ttfb = latency_from(s.object("ttfb_ms"));
   v.connect_time = latency_from(s.object("connect_ms"));

@@ -143,6 +143,9 @@ struct RunRecord {
       span_flows, span_flows_succeeded;
   bool span_extended = false;  // the span ran to the last response (every request began at once)
   Latency latency, service_time, ttfb;
+  // summary.latency_spectrum: the latency at each percentile HdrHistogram's plots draw
+  // (report::percentile_spectrum), for report.html; empty when not recorded.
+  std::vector<double> spectrum_percentiles, spectrum_ms;
   Latency connect_time;  // summary.connect_ms: TCP connects of the whole run (warm-up too)
   // summary.tls (https only): handshakes, how many resumed, their times, the first failure.
   std::optional<int64_t> tls_handshakes, tls_resumed;

@@ -112,12 +112,17 @@ TEST(Run, SummaryMdIsWrittenAndReportRendersTheSameBytes) {
   EXPECT_NE(summary.find("## The short version"), std::string::npos);
   EXPECT_NE(summary.find("proofload report DIR"), std::string::npos);
 
-  // Deleted, it comes back from result.json alone, byte for byte.
+  const std::string page = read_file(out + "/report.html");
+  EXPECT_TRUE(page.starts_with("<!DOCTYPE html>")) << page.substr(0, 200);
+
+  // Deleted, they come back from result.json alone, byte for byte.
   std::filesystem::remove(out + "/summary.md");
+  std::filesystem::remove(out + "/report.html");
   auto report = run_to_completion({proofload_binary(), "report", out});
   ASSERT_EQ(report.exit_code, 0) << report.err;
-  EXPECT_EQ(report.out, "report: rewrote summary.md in " + out + "\n");
+  EXPECT_EQ(report.out, "report: rewrote summary.md and report.html in " + out + "\n");
   EXPECT_EQ(read_file(out + "/summary.md"), summary);
+  EXPECT_EQ(read_file(out + "/report.html"), page);
 }
 
 TEST(Run, OpenLoopSendsTheScheduleAndNothingElse) {
