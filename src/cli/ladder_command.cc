@@ -241,8 +241,9 @@ void print_report(const char* command, const experiments::LadderPlan& plan,
                   const experiments::LadderOutcome& outcome, bool print_summary) {
   const std::filesystem::path summary_file = plan.out_dir / "summary.md";
   if (print_summary) print_file(summary_file);
-  std::fprintf(stderr, "%s: %s; report in %s\n", command, outcome.result.end_reason.c_str(),
-               summary_file.c_str());
+  std::fprintf(stderr, "%s: %s; report in %s, charts in %s\n", command,
+               outcome.result.end_reason.c_str(), summary_file.c_str(),
+               (plan.out_dir / "report.html").c_str());
   if (const std::optional<result::CiBar>& bar = outcome.result.ci_bar;
       bar && !bar->passed.value_or(true)) {
     std::fprintf(stderr, "%s: FAILED the CI bar: %s (exit %d)\n", command, bar->reason.c_str(),
