@@ -1,9 +1,9 @@
 // report.html in a real browser: each kind of result directory the real binary writes (a run, a
-// ladder, a rate search re-rendered from its recorded file, a soak, a probe, a comparison) is
-// opened in Debian's headless Chromium (tests/browser/inspect_page.mjs, playwright-core), which
-// must log no error and make no request (the page is self-contained), and whose charts must hold
-// the series and points the result holds. A screenshot of each is kept under the build tree's
-// test-artifacts/ (looked at, not compared). Every load goes to 127.0.0.1 and ends by itself.
+// streaming run, a ladder, a rate search re-rendered from its recorded file, a soak, a probe, a
+// comparison, a sizing) is opened in Debian's headless Chromium (tests/browser/inspect_page.mjs,
+// playwright-core), which must log no error and make no request (the page is self-contained), and
+// whose charts must hold the series and points the result holds. A screenshot of each is kept
+// under the build tree's test-artifacts/ (looked at, not compared). Every load goes to 127.0.0.1 and ends by itself.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -101,6 +101,21 @@ TEST_F(ReportHtml, ARunDrawsEveryWindowAndTheLatencySpectrum) {
   EXPECT_EQ(read_file(out + "/report.html"), html);
 }
 
+TEST_F(ReportHtml, AStreamingRunDrawsFirstTokenAndInterTokenLatency) {
+  ServeProcess server({"--routes", std::string(PL_EXAMPLES_DIR) + "/streaming/routes.yaml",
+                       "--exit-after", "60s"});
+  const std::string out = make_temp_dir("html-stream") + "/out";
+  const Completed run = run_to_completion(
+      {proofload_binary(), "run", server.url("/v1/chat/completions"), "-m", "POST", "--body",
+       "{\"stream\": true}", "--stream", "sse", "--stream-content", "/choices/0/delta/content",
+       "-c", "8", "-d", "3s", "-q", "--out", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const size_t windows = json::parse(read_file(out + "/result.json"))["windows"].size();
+  const Inspected page = inspect(file_url(out), "stream");
+  EXPECT_EQ(chart(page, "run-streams")["series"], 3);  // first byte, first token, inter-token
+  EXPECT_EQ(chart(page, "run-streams")["points"], windows);
+}
+
 TEST_F(ReportHtml, ALadderDrawsItsLevelsByVerdictAndASearchItsSteps) {
   ServeProcess server({"--delay", "1ms", "--exit-after", "60s"});
   const std::string dir = make_temp_dir("html-ladder");
@@ -174,6 +189,26 @@ TEST_F(ReportHtml, AComparisonDrawsEachCheckAgainstItsNoise) {
   EXPECT_EQ(page.page["kind"], "compare");
   EXPECT_EQ(chart(page, "compare-ratios")["points"], 2);     // two checks
   EXPECT_EQ(chart(page, "compare-ratios")["series"], 3);     // the ratio and its noise band
+}
+
+TEST_F(ReportHtml, ASizingDrawsEachConfiguration) {
+  ServeProcess server({"--exit-after", "60s"});
+  const std::string out = make_temp_dir("html-sizing") + "/out";
+  const Completed sizing = run_to_completion(
+      {proofload_binary(), "sizing", server.url(), "--configs", "small,large", "--apply", "true",
+       "--restore", "true", "--rates", "100,200", "--hold", "1s", "--warmup", "0s", "-q",
+       "--out", out});
+  ASSERT_EQ(sizing.exit_code, 0) << sizing.err;
+  const Inspected page = inspect(file_url(out), "sizing");
+  EXPECT_EQ(page.page["kind"], "sizing");
+  EXPECT_EQ(chart(page, "sizing-configs")["points"], 2);
+  EXPECT_EQ(chart(page, "sizing-configs")["series"], 3);  // best sustained, peak, per core
+  // Each configuration's ladder has its own page, and each level's run its own.
+  for (const auto& entry : std::filesystem::directory_iterator(out + "/configs")) {
+    EXPECT_TRUE(std::filesystem::exists(entry.path() / "report.html")) << entry.path();
+    EXPECT_TRUE(std::filesystem::exists(entry.path() / "levels" / "01-100" / "report.html"))
+        << entry.path();
+  }
 }
 
 }  // namespace

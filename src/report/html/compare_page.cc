@@ -19,14 +19,15 @@ std::string render_compare_html(const result::CompareResult& compare,
     Chart chart;
     chart.id = "compare-ratios";
     chart.title = "B / A by check (" + compare.analysis.metric + ")";
-    chart.x_label = "check (in the order of the table)";
+    chart.x_label = "check";
     chart.y_label = "ratio B/A";
-    chart.points_only = true;
+    chart.y_log = true;  // 2x slower and 2x faster are as far from 1
     std::vector<std::optional<double>> ratio, low, high;
     std::vector<std::string> colors;
     for (size_t i = 0; i < checks.size(); ++i) {
       const auto& c = checks[i];
       chart.x.push_back(static_cast<double>(i + 1));
+      chart.x_labels.push_back(c.condition.empty() ? c.name : c.name + " (" + c.condition + ")");
       ratio.push_back(c.ratio);
       low.push_back(1 - c.noise);
       high.push_back(1 + c.noise);
@@ -36,9 +37,12 @@ std::string render_compare_html(const result::CompareResult& compare,
                                                        : verdict_color(""));
     }
     chart.series = {
-        {.label = "ratio B/A", .values = ratio, .color = "", .point_colors = colors},
-        {.label = "noise, low", .values = low, .color = "#9e9e9e", .point_colors = {}},
-        {.label = "noise, high", .values = high, .color = "#9e9e9e", .point_colors = {}}};
+        {.label = "ratio B/A", .values = ratio, .color = "", .point_colors = colors,
+         .points_only = true},
+        {.label = "noise, low", .values = low, .color = "#9e9e9e", .point_colors = {},
+         .points_only = false},
+        {.label = "noise, high", .values = high, .color = "#9e9e9e", .point_colors = {},
+         .points_only = false}};
     chart.keys = {{"B faster", verdict_color("clean")},
                   {"level", verdict_color("highest within SLO")},
                   {"B slower", verdict_color("saturated")},

@@ -22,7 +22,8 @@ Chart::Series series_of(std::string label, std::vector<std::optional<double>> va
   return {.label = std::move(label),
           .values = std::move(values),
           .color = "",
-          .point_colors = std::move(point_colors)};
+          .point_colors = std::move(point_colors),
+          .points_only = false};
 }
 
 std::vector<Chart::Key> verdict_keys(const LadderAnalysis& a) {

@@ -86,6 +86,7 @@ json Chart::to_json() const {
     json one = {{"label", s.label}, {"values", values_json(s.values)}};
     if (!s.color.empty()) one["color"] = s.color;
     if (!s.point_colors.empty()) one["point_colors"] = s.point_colors;
+    if (s.points_only) one["points_only"] = true;
     series_json.push_back(std::move(one));
   }
   json x_bands_json = json::array(), y_bands_json = json::array(), marks_json = json::array(),
@@ -97,8 +98,13 @@ json Chart::to_json() const {
   return {{"id", id},
           {"title", title},
           {"note", note},
-          {"x", {{"label", x_label}, {"kind", x_kind}, {"log", x_log}, {"values", x}}},
-          {"y", {{"label", y_label}, {"log", y_log}}},
+          {"x",
+           {{"label", x_label},
+            {"kind", x_kind},
+            {"log", x_log},
+            {"values", x},
+            {"labels", x_labels}}},
+          {"y", {{"label", y_label}, {"kind", y_kind}, {"log", y_log}}},
           {"stacked", stacked},
           {"points_only", points_only},
           {"series", std::move(series_json)},

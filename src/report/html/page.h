@@ -26,6 +26,11 @@ struct Chart {
   // "number" (plain), "seconds" (time since the start of the run), "percentile" (x values are
   // 1/(1-p), drawn on a log scale and labelled as percentiles, as HdrHistogram plots are).
   std::string x_kind = "number";
+  // Names of x = 1, 2, ...: the checks of a comparison, the configurations of a sizing (the
+  // axis then has a tick per name and no other); empty for a numeric axis.
+  std::vector<std::string> x_labels;
+  // "number", or "share" (values in 0..1, shown as percentages, the axis from 0).
+  std::string y_kind = "number";
   bool x_log = false, y_log = false;
   bool stacked = false;      // series are shares or counts stacked one on the next
   bool points_only = false;  // points, no lines (levels of a ladder, steps of a search)
@@ -36,6 +41,7 @@ struct Chart {
     std::string color;                          // "" lets report.js choose
     // One colour per point (a level's verdict); empty: the series' own colour.
     std::vector<std::string> point_colors;
+    bool points_only = false;  // this series as points, without a line
   };
   std::vector<Series> series;
   struct Band {  // a shaded range of x (warm-up) or y (the noise floor)

@@ -22,7 +22,7 @@ Page hostile_page() {
   chart.title = "</script><script>alert(1)</script>";
   chart.x = {1, 2};
   chart.series.push_back({.label = "s</script>", .values = {1.0, std::nullopt}, .color = "",
-                          .point_colors = {}});
+                          .point_colors = {}, .points_only = false});
   page.sections.push_back({.title = "T<i>", .note = "", .charts = {chart}, .script_box = ""});
   return page;
 }

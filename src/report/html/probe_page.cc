@@ -40,8 +40,11 @@ std::string render_probe_html(const result::ProbeResult& probe, const std::strin
               static_cast<double>(limited ? p.limited : p.let_through);
         }
       }
-      chart.series.push_back(
-          {.label = source.address, .values = std::move(values), .color = "", .point_colors = {}});
+      chart.series.push_back({.label = source.address,
+                              .values = std::move(values),
+                              .color = "",
+                              .point_colors = {},
+                              .points_only = false});
     }
     section.charts.push_back(std::move(chart));
   }

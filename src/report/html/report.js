@@ -100,34 +100,47 @@
   }
 
   function options(chart, series, width) {
-    const xFormat = chart.x.kind === 'percentile' ? percentileLabel : formatValue;
+    const names = chart.x.labels || [];
+    const xFormat = names.length ? (v => (Number.isInteger(v) ? names[v - 1] || '' : ''))
+                  : chart.x.kind === 'percentile' ? percentileLabel : formatValue;
+    const share = chart.y.kind === 'share';
+    const yFormat = v => (v == null ? '' : share ? formatValue(100 * v) + '%' : formatValue(v));
+    let xSplits;
+    if (names.length) {
+      xSplits = () => names.map((n, i) => i + 1);
+    } else if (chart.x.kind === 'percentile') {
+      // A tick at each power of ten of 1/(1-p): 0%, 90%, 99%, 99.9%, ...
+      xSplits = (u, i, min, max) => {
+        const ticks = [];
+        for (let t = 1; t <= max; t *= 10) if (t >= min) ticks.push(t);
+        return ticks;
+      };
+    }
+    const yScale = chart.y.log ? {distr: 3} : {};
+    // A share's axis starts at 0 and is not stretched to 100 (= 10,000%) when all are zero.
+    if (share) yScale.range = (u, min, max) => [0, Math.max(max, 0.01) * 1.05];
+    const xScale = chart.x.log ? {time: false, distr: 3} : {time: false};
+    if (names.length) xScale.range = () => [0.5, names.length + 0.5];
     return {
       title: chart.title,
       width: width,
       height: 280,
-      scales: {
-        x: chart.x.log ? {time: false, distr: 3} : {time: false},
-        y: chart.y.log ? {distr: 3} : {},
-      },
+      scales: {x: xScale, y: yScale},
       axes: [
-        {label: chart.x.label, values: (u, vals) => vals.map(xFormat),
-         // Percentiles: a tick at each power of ten of 1/(1-p), i.e. 0%, 90%, 99%, 99.9%, ...
-         splits: chart.x.kind === 'percentile' ? (u, i, min, max) => {
-           const ticks = [];
-           for (let t = 1; t <= max; t *= 10) if (t >= min) ticks.push(t);
-           return ticks;
-         } : undefined},
-        {label: chart.y.label, size: 60,
-         values: (u, vals) => vals.map(v => (v == null ? '' : formatValue(v)))},
+        {label: chart.x.label, values: (u, vals) => vals.map(xFormat), splits: xSplits},
+        {label: chart.y.label, size: 60, values: (u, vals) => vals.map(yFormat)},
       ],
       series: [{label: chart.x.label, value: (u, v) => xFormat(v)}].concat(series.map((s, i) => {
         const color = s.color || palette[i % palette.length];
         const one = {label: s.label, stroke: color, width: 1.5,
-                     value: (u, v, si, idx) => formatValue(s.raw ? s.raw[idx] : v)};
+                     value: (u, v, si, idx) => {
+                       const shown = s.raw ? s.raw[idx] : v;
+                       return shown == null ? '–' : yFormat(shown);
+                     }};
         if (chart.stacked) one.fill = color + '99';
-        if (chart.points_only) one.paths = () => null;
+        if (chart.points_only || s.points_only) one.paths = () => null;
         // A series with a colour per point: marksHook draws its points.
-        if (chart.points_only || s.point_colors) {
+        if (chart.points_only || s.points_only || s.point_colors) {
           one.points = {show: !s.point_colors, size: 8, fill: color};
         }
         return one;
@@ -179,7 +192,7 @@
     const groups = [
       {id: 'cpu', title: 'CPU (cores), the generator as "self"', y: 'cores',
        match: n => n === 'cpu_cores', scale: 1},
-      {id: 'throttled', title: 'Throttled share of periods (cgroup)', y: 'share',
+      {id: 'throttled', title: 'Throttled share of periods (cgroup)', y: 'share', kind: 'share',
        match: n => n.includes('throttled') && n.includes('share'), scale: 1},
       {id: 'memory', title: 'Memory (MiB)', y: 'MiB',
        match: n => n === 'memory_bytes' || n === 'rss_bytes', scale: 1 / 1048576},
@@ -201,7 +214,8 @@
         }
       }
       if (series.length) {
-        charts.push({id: 'run-observed-' + g.id, title: g.title, x: x, y: {label: g.y},
+        charts.push({id: 'run-observed-' + g.id, title: g.title, x: x,
+                     y: {label: g.y, kind: g.kind || 'number'},
                      series: series, x_bands: warmup});
       }
     }
@@ -244,7 +258,7 @@
                                values: windows.map(w => (w.outcomes || {})[n] || 0)}))});
     charts.push({
       id: 'run-never-started', title: 'Never started: share of the intended requests', x: x,
-      y: {label: 'share'}, x_bands: warmup,
+      y: {label: 'share', kind: 'share'}, x_bands: warmup,
       series: [{label: 'never started',
                 values: windows.map(w => (w.intended ? w.never_started / w.intended : 0))}]});
     if (windows.some(w => w.streams)) {

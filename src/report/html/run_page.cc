@@ -36,7 +36,8 @@ std::optional<Chart> spectrum_chart(const json& summary) {
   chart.x_kind = "percentile";
   chart.x_log = true;
   chart.y_label = "ms";
-  Chart::Series series{.label = "latency", .values = {}, .color = "", .point_colors = {}};
+  Chart::Series series{
+      .label = "latency", .values = {}, .color = "", .point_colors = {}, .points_only = false};
   // The maximum (100%) has no finite place on 1/(1-p): it is drawn one halving past the last.
   double last_x = 1;
   for (size_t i = 0; i < percentiles.size() && i < ms.size(); ++i) {

@@ -15,23 +15,23 @@ std::string render_sizing_html(const result::SizingResult& sizing,
     Chart chart;
     chart.id = "sizing-configs";
     chart.title = "Best sustained and peak throughput by configuration";
-    chart.x_label = "configuration (in the order of the table)";
+    chart.x_label = "configuration";
     chart.y_label = "per s";
     chart.points_only = true;
     std::vector<std::optional<double>> best, peak, per_core;
-    std::string names;
     for (size_t i = 0; i < sizing.configs.size(); ++i) {
       const auto& c = sizing.configs[i];
       chart.x.push_back(static_cast<double>(i + 1));
       best.push_back(c.best_sustained_rps);
       peak.push_back(c.peak_rps);
       per_core.push_back(c.per_core_rps);
-      names += (i ? ", " : "") + std::to_string(i + 1) + ": " + c.name;
+      chart.x_labels.push_back(c.name);
     }
-    chart.series = {{.label = "best sustained", .values = best, .color = "", .point_colors = {}},
-                    {.label = "peak", .values = peak, .color = "", .point_colors = {}},
-                    {.label = "per core", .values = per_core, .color = "", .point_colors = {}}};
-    chart.note = names;
+    chart.series = {{.label = "best sustained", .values = best, .color = "", .point_colors = {},
+                     .points_only = false},
+                    {.label = "peak", .values = peak, .color = "", .point_colors = {}, .points_only = false},
+                    {.label = "per core", .values = per_core, .color = "", .point_colors = {},
+                     .points_only = false}};
     page.sections.push_back({.title = "Configurations",
                              .note = "",
                              .charts = {std::move(chart)},

@@ -16,7 +16,8 @@ Chart::Series series_of(std::string label, std::vector<std::optional<double>> va
   return {.label = std::move(label),
           .values = std::move(values),
           .color = "",
-          .point_colors = std::move(point_colors)};
+          .point_colors = std::move(point_colors),
+          .points_only = false};
 }
 
 // The charts share the windows (ramp then hold) as x, the ramp shaded and the marks drawn.
@@ -74,6 +75,7 @@ std::string render_soak_html(const result::SoakResult& soak, const std::string& 
                                    return std::optional(w.throughput_rps);
                                  }))};
   Chart errors = over_hold(soak, "soak-errors", "Errors per window (share of requests)", "share");
+  errors.y_kind = "share";
   errors.series = {
       series_of("errors", each(soak, [](const auto& w) -> std::optional<double> {
                   if (w.requests == 0) return std::nullopt;
