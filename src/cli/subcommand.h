@@ -23,6 +23,7 @@ Subcommand add_soak_command(CLI::App& parent);
 Subcommand add_probe_command(CLI::App& parent);
 Subcommand add_compare_command(CLI::App& parent);
 Subcommand add_sizing_command(CLI::App& parent);
+Subcommand add_export_command(CLI::App& parent);
 Subcommand add_mark_command(CLI::App& parent);
 
 }  // namespace proofload::cli

@@ -1,0 +1,168 @@
+// A run's windows as OpenMetrics samples (see openmetrics_export.h).
+#include "report/openmetrics_export.h"
+
+#include <fmt/format.h>
+
+#include <cstdio>
+#include <ctime>
+#include <map>
+#include <optional>
+#include <stdexcept>
+
+namespace proofload::report {
+namespace {
+
+using nlohmann::json;
+
+// One family's samples, grouped by label set in the order first seen (OpenMetrics wants a
+// family's samples together, each series' timestamps increasing).
+struct Family {
+  std::string name, type, help;
+  std::vector<std::string> label_sets;                                    // in first-seen order
+  std::map<std::string, std::vector<std::pair<double, double>>> samples;  // labels -> (t, value)
+
+  void add(const std::string& labels, double t, double value) {
+    auto [it, fresh] = samples.try_emplace(labels);
+    if (fresh) label_sets.push_back(labels);
+    it->second.emplace_back(t, value);
+  }
+  std::string text() const {
+    if (label_sets.empty()) return "";
+    const std::string sample_name = type == "counter" ? name + "_total" : name;
+    std::string out = fmt::format("# TYPE {} {}\n# HELP {} {}\n", name, type, name, help);
+    for (const std::string& labels : label_sets) {
+      for (const auto& [t, value] : samples.at(labels)) {
+        out += fmt::format("{}{} {} {:.3f}\n", sample_name, labels, value, t);
+      }
+    }
+    return out;
+  }
+};
+
+// A label value as OpenMetrics escapes it.
+std::string label(const std::string& name, const std::string& value) {
+  std::string escaped;
+  for (char c : value) {
+    if (c == '\\' || c == '"') escaped += '\\';
+    if (c == '\n') {
+      escaped += "\\n";
+      continue;
+    }
+    escaped += c;
+  }
+  return name + "=\"" + escaped + "\"";
+}
+
+double number_or(const json& object, const char* key, double fallback) {
+  const auto it = object.find(key);
+  return it != object.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+}  // namespace
+
+std::optional<double> parse_utc_timestamp(const std::string& text) {
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0;
+  double second = 0;
+  char zone = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%lf%c", &year, &month, &day, &hour, &minute,
+                  &second, &zone) != 7 ||
+      zone != 'Z') {
+    return std::nullopt;
+  }
+  std::tm tm{};
+  tm.tm_year = year - 1900;
+  tm.tm_mon = month - 1;
+  tm.tm_mday = day;
+  tm.tm_hour = hour;
+  tm.tm_min = minute;
+  return static_cast<double>(timegm(&tm)) + second;
+}
+
+std::string run_openmetrics(const json& result) {
+  const std::optional<double> start =
+      parse_utc_timestamp(result.is_object() ? result.value("start_time", "") : "");
+  if (!start)
+    throw std::runtime_error("result.json has no start_time of the form 2026-01-31T12:00:00.000Z");
+  if (!result.contains("windows") || !result["windows"].is_array()) {
+    throw std::runtime_error("result.json has no windows (a run that never finished a window)");
+  }
+  Family requests{"proofload_requests",
+                  "counter",
+                  "Requests that ended, by outcome (never_started included), from the run's "
+                  "start, warm-up included.",
+                  {},
+                  {}};
+  Family intended{"proofload_intended",
+                  "counter",
+                  "Requests the schedule intended, from the run's start.",
+                  {},
+                  {}};
+  Family rate{"proofload_window_responses_per_second",
+              "gauge",
+              "Responses of any status per second of the window that ends here.",
+              {},
+              {}};
+  Family latency{"proofload_window_latency_seconds",
+                 "gauge",
+                 "The window's latency percentile (from the intended start), by percentile; "
+                 "100 is the window's slowest.",
+                 {},
+                 {}};
+  Family in_flight{
+      "proofload_in_flight", "gauge", "Requests in flight at the window's end.", {}, {}};
+  Family warmup{"proofload_warmup", "gauge", "1 for a window of the warm-up.", {}, {}};
+  Family observed{"proofload_observed",
+                  "gauge",
+                  "What each observer saw in the window (source: the observer's label, as in "
+                  "result.json; figure: cpu_cores, memory_bytes, ...).",
+                  {},
+                  {}};
+  std::map<std::string, double> outcome_totals;
+  double intended_total = 0;
+  for (const json& w : result["windows"]) {
+    if (!w.is_object()) continue;
+    const double t = *start + number_or(w, "start_s", 0) + number_or(w, "duration_s", 0);
+    if (w.contains("outcomes") && w["outcomes"].is_object()) {
+      for (const auto& [outcome, count] : w["outcomes"].items()) {
+        if (count.is_number()) outcome_totals[outcome] += count.get<double>();
+      }
+    }
+    // Every outcome seen so far, in every window after it: a counter's series has no holes.
+    for (const auto& [outcome, total] : outcome_totals) {
+      requests.add("{" + label("outcome", outcome) + "}", t, total);
+    }
+    intended_total += number_or(w, "intended", 0);
+    intended.add("", t, intended_total);
+    if (w.contains("throughput_rps") && w["throughput_rps"].is_number()) {
+      rate.add("", t, w["throughput_rps"].get<double>());
+    }
+    if (w.contains("latency_ms") && w["latency_ms"].is_object()) {
+      for (const auto& [key, percentile] : {std::pair{"p50", "50"}, std::pair{"p90", "90"},
+                                            std::pair{"p99", "99"}, std::pair{"max", "100"}}) {
+        const json& l = w["latency_ms"];
+        if (l.contains(key) && l[key].is_number()) {
+          latency.add("{" + label("percentile", percentile) + "}", t, l[key].get<double>() / 1e3);
+        }
+      }
+    }
+    in_flight.add("", t, number_or(w, "in_flight", 0));
+    warmup.add("", t, w.value("warmup", false) ? 1 : 0);
+    if (w.contains("observed") && w["observed"].is_object()) {
+      for (const auto& [source, figures] : w["observed"].items()) {
+        if (!figures.is_object()) continue;
+        for (const auto& [figure, value] : figures.items()) {
+          if (!value.is_number() || figure == "samples" || figure == "gaps") continue;
+          observed.add("{" + label("source", source) + "," + label("figure", figure) + "}", t,
+                       value.get<double>());
+        }
+      }
+    }
+  }
+  std::string out;
+  for (const Family* f : {&requests, &intended, &rate, &latency, &in_flight, &warmup, &observed}) {
+    out += f->text();
+  }
+  return out + "# EOF\n";
+}
+
+}  // namespace proofload::report
