@@ -3,7 +3,8 @@
 // comparison, a sizing) is opened in Debian's headless Chromium (tests/browser/inspect_page.mjs,
 // playwright-core), which must log no error and make no request (the page is self-contained), and
 // whose charts must hold the series and points the result holds. A screenshot of each is kept
-// under the build tree's test-artifacts/ (looked at, not compared). Every load goes to 127.0.0.1 and ends by itself.
+// under the build tree's test-artifacts/ (looked at, not compared). Every load goes to 127.0.0.1
+// and ends by itself.
 #include <gtest/gtest.h>
 
 #include <filesystem>
@@ -34,7 +35,8 @@ std::string why_no_browser() {
 Inspected inspect(const std::string& url, const std::string& name,
                   std::vector<std::string> extra = {}) {
   std::filesystem::create_directories(PL_ARTIFACT_DIR);
-  std::vector<std::string> args = {"/usr/bin/env", "node", std::string(PL_BROWSER_DIR) + "/inspect_page.mjs", url,
+  std::vector<std::string> args = {"/usr/bin/env", "node",
+                                   std::string(PL_BROWSER_DIR) + "/inspect_page.mjs", url,
                                    std::string(PL_ARTIFACT_DIR) + "/" + name + ".png"};
   args.insert(args.end(), extra.begin(), extra.end());
   const Completed done = run_to_completion(args, 60s);
@@ -74,9 +76,9 @@ class ReportHtml : public ::testing::Test {
 TEST_F(ReportHtml, ARunDrawsEveryWindowAndTheLatencySpectrum) {
   ServeProcess server({"--delay", "1ms", "--exit-after", "60s"});
   const std::string out = make_temp_dir("html-run") + "/out";
-  const Completed run = run_to_completion({proofload_binary(), "run", server.url(), "--rate",
-                                           "300", "-d", "3s", "--warmup", "1s", "--observe",
-                                           "self", "-q", "--out", out});
+  const Completed run =
+      run_to_completion({proofload_binary(), "run", server.url(), "--rate", "300", "-d", "3s",
+                         "--warmup", "1s", "--observe", "self", "-q", "--out", out});
   ASSERT_EQ(run.exit_code, 0) << run.err;
   const json result = json::parse(read_file(out + "/result.json"));
   const size_t windows = result["windows"].size();
@@ -102,8 +104,8 @@ TEST_F(ReportHtml, ARunDrawsEveryWindowAndTheLatencySpectrum) {
 }
 
 TEST_F(ReportHtml, AStreamingRunDrawsFirstTokenAndInterTokenLatency) {
-  ServeProcess server({"--routes", std::string(PL_EXAMPLES_DIR) + "/streaming/routes.yaml",
-                       "--exit-after", "60s"});
+  ServeProcess server(
+      {"--routes", std::string(PL_EXAMPLES_DIR) + "/streaming/routes.yaml", "--exit-after", "60s"});
   const std::string out = make_temp_dir("html-stream") + "/out";
   const Completed run = run_to_completion(
       {proofload_binary(), "run", server.url("/v1/chat/completions"), "-m", "POST", "--body",
@@ -144,9 +146,9 @@ TEST_F(ReportHtml, ALadderDrawsItsLevelsByVerdictAndASearchItsSteps) {
 TEST_F(ReportHtml, ASoakDrawsItsWindows) {
   ServeProcess server({"--exit-after", "60s"});
   const std::string out = make_temp_dir("html-soak") + "/out";
-  const Completed soak = run_to_completion({proofload_binary(), "soak", server.url(), "--rate",
-                                            "50", "--hold", "4s", "--window", "1s", "-q", "-o",
-                                            out});
+  const Completed soak =
+      run_to_completion({proofload_binary(), "soak", server.url(), "--rate", "50", "--hold", "4s",
+                         "--window", "1s", "-q", "-o", out});
   ASSERT_EQ(soak.exit_code, 0) << soak.err;
   const json result = json::parse(read_file(out + "/result.json"));
   const size_t windows = result["soak"]["windows"].size() + result["soak"]["ramp"].size();
@@ -181,23 +183,23 @@ TEST_F(ReportHtml, AComparisonDrawsEachCheckAgainstItsNoise) {
              "run: {connections: 1, duration: 300ms, warmup: 0s}\nrepeat: 2\n");
   ServeProcess a({"--exit-after", "60s"});
   ServeProcess b({"--delay", "2ms", "--exit-after", "60s"});
-  const Completed compare = run_to_completion(
-      {proofload_binary(), "compare", dir + "/compare.yaml", "--a", a.url(), "--b", b.url(),
-       "--min-repeats", "2", "-q", "-o", dir + "/out"});
+  const Completed compare =
+      run_to_completion({proofload_binary(), "compare", dir + "/compare.yaml", "--a", a.url(),
+                         "--b", b.url(), "--min-repeats", "2", "-q", "-o", dir + "/out"});
   ASSERT_TRUE(compare.exit_code == 0 || compare.exit_code == 99) << compare.err;
   const Inspected page = inspect(file_url(dir + "/out"), "compare");
   EXPECT_EQ(page.page["kind"], "compare");
-  EXPECT_EQ(chart(page, "compare-ratios")["points"], 2);     // two checks
-  EXPECT_EQ(chart(page, "compare-ratios")["series"], 3);     // the ratio and its noise band
+  EXPECT_EQ(chart(page, "compare-ratios")["points"], 2);  // two checks
+  EXPECT_EQ(chart(page, "compare-ratios")["series"], 3);  // the ratio and its noise band
 }
 
 TEST_F(ReportHtml, ASizingDrawsEachConfiguration) {
   ServeProcess server({"--exit-after", "60s"});
   const std::string out = make_temp_dir("html-sizing") + "/out";
-  const Completed sizing = run_to_completion(
-      {proofload_binary(), "sizing", server.url(), "--configs", "small,large", "--apply", "true",
-       "--restore", "true", "--rates", "100,200", "--hold", "1s", "--warmup", "0s", "-q",
-       "--out", out});
+  const Completed sizing =
+      run_to_completion({proofload_binary(), "sizing", server.url(), "--configs", "small,large",
+                         "--apply", "true", "--restore", "true", "--rates", "100,200", "--hold",
+                         "1s", "--warmup", "0s", "-q", "--out", out});
   ASSERT_EQ(sizing.exit_code, 0) << sizing.err;
   const Inspected page = inspect(file_url(out), "sizing");
   EXPECT_EQ(page.page["kind"], "sizing");

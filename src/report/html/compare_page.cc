@@ -36,19 +36,29 @@ std::string render_compare_html(const result::CompareResult& compare,
                        : c.verdict == analyze::kLevel  ? verdict_color("highest within SLO")
                                                        : verdict_color(""));
     }
-    chart.series = {
-        {.label = "ratio B/A", .values = ratio, .color = "", .point_colors = colors,
-         .points_only = true},
-        {.label = "noise, low", .values = low, .color = "#9e9e9e", .point_colors = {},
-         .points_only = false},
-        {.label = "noise, high", .values = high, .color = "#9e9e9e", .point_colors = {},
-         .points_only = false}};
+    chart.series = {{.label = "ratio B/A",
+                     .values = ratio,
+                     .color = "",
+                     .point_colors = colors,
+                     .points_only = true},
+                    {.label = "noise, low",
+                     .values = low,
+                     .color = "#9e9e9e",
+                     .point_colors = {},
+                     .points_only = false},
+                    {.label = "noise, high",
+                     .values = high,
+                     .color = "#9e9e9e",
+                     .point_colors = {},
+                     .points_only = false}};
     chart.keys = {{"B faster", verdict_color("clean")},
                   {"level", verdict_color("highest within SLO")},
                   {"B slower", verdict_color("saturated")},
                   {"not judged", verdict_color("")}};
-    chart.note = "A point between the grey lines is inside its check's noise (the larger of the "
-                 "minimum effect and the repeats' spreads): level. " + compare.analysis.statistic;
+    chart.note =
+        "A point between the grey lines is inside its check's noise (the larger of the "
+        "minimum effect and the repeats' spreads): level. " +
+        compare.analysis.statistic;
     page.sections.push_back({.title = "Ratios",
                              .note = compare.analysis.headline.text,
                              .charts = {std::move(chart)},

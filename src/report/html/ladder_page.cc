@@ -2,9 +2,9 @@
 // against level, latency against throughput (the curve a capacity review asks for), each level
 // coloured by its verdict, the knee and best sustained marked, the noise floor as a band; the
 // search's steps; a streaming ladder's first token and inter-token latency by level.
-#include <algorithm>
-
 #include <fmt/format.h>
+
+#include <algorithm>
 
 #include "analyze/ladder_analysis.h"
 #include "report/html/page.h"
@@ -59,8 +59,8 @@ Chart throughput_by_level(const LadderAnalysis& a, bool open_loop) {
     goodput.push_back(l.goodput_rps);
     achieved.push_back(l.achieved_rps);
   }
-  chart.series.push_back(series_of("goodput (coloured by verdict)", goodput,
-                                   verdict_colors(levels)));
+  chart.series.push_back(
+      series_of("goodput (coloured by verdict)", goodput, verdict_colors(levels)));
   chart.series.push_back(series_of("achieved (any status)", achieved));
   if (a.knee) chart.marks.push_back({a.levels[*a.knee].level, "knee"});
   if (a.best_sustained && a.best_sustained != a.knee) {
@@ -68,22 +68,22 @@ Chart throughput_by_level(const LadderAnalysis& a, bool open_loop) {
   }
   if (a.best_sustained) {
     const double best = a.levels[*a.best_sustained].goodput_rps;
-    chart.y_bands.push_back({best * (1 - a.noise_floor.value), best * (1 + a.noise_floor.value),
-                             fmt::format("noise floor ±{:.1f}% around best sustained",
-                                         a.noise_floor.value * 100)});
+    chart.y_bands.push_back(
+        {best * (1 - a.noise_floor.value), best * (1 + a.noise_floor.value),
+         fmt::format("noise floor ±{:.1f}% around best sustained", a.noise_floor.value * 100)});
   }
   chart.keys = verdict_keys(a);
-  chart.note = "Goodput is what the verdicts judge; a level whose gain stays inside the noise "
-               "floor band gained nothing that a repeat could not undo.";
+  chart.note =
+      "Goodput is what the verdicts judge; a level whose gain stays inside the noise "
+      "floor band gained nothing that a repeat could not undo.";
   return chart;
 }
 
 Chart latency_by_throughput(const LadderAnalysis& a) {
   std::vector<const LevelAnalysis*> levels;
   for (const LevelAnalysis& l : a.levels) levels.push_back(&l);
-  std::stable_sort(levels.begin(), levels.end(), [](const auto* x, const auto* y) {
-    return x->goodput_rps < y->goodput_rps;
-  });
+  std::stable_sort(levels.begin(), levels.end(),
+                   [](const auto* x, const auto* y) { return x->goodput_rps < y->goodput_rps; });
   Chart chart;
   chart.id = "ladder-latency-throughput";
   chart.title = "Latency against throughput";
@@ -101,12 +101,13 @@ Chart latency_by_throughput(const LadderAnalysis& a) {
   chart.series.push_back(series_of("p95 (coloured by verdict)", p95, verdict_colors(levels)));
   chart.series.push_back(series_of("p99", p99));
   if (a.knee) {
-    chart.marks.push_back({a.levels[*a.knee].goodput_rps,
-                           fmt::format("knee (level {})", a.levels[*a.knee].level)});
+    chart.marks.push_back(
+        {a.levels[*a.knee].goodput_rps, fmt::format("knee (level {})", a.levels[*a.knee].level)});
   }
   chart.keys = verdict_keys(a);
-  chart.note = "Each level is a point, by the goodput it carried: where the curve turns up, "
-               "queueing has begun.";
+  chart.note =
+      "Each level is a point, by the goodput it carried: where the curve turns up, "
+      "queueing has begun.";
   return chart;
 }
 
@@ -167,15 +168,17 @@ std::string render_ladder_html(const result::LadderResult& ladder, const std::st
   if (ladder.analysis && !ladder.analysis->levels.empty()) {
     const LadderAnalysis& a = *ladder.analysis;
     const bool open_loop = a.loop == analyze::Loop::kOpen;
-    page.sections.push_back({.title = "Levels",
-                             .note = "Noise floor: " + a.noise_floor.text + ".",
-                             .charts = {throughput_by_level(a, open_loop), latency_by_throughput(a)},
-                             .script_box = ""});
+    page.sections.push_back(
+        {.title = "Levels",
+         .note = "Noise floor: " + a.noise_floor.text + ".",
+         .charts = {throughput_by_level(a, open_loop), latency_by_throughput(a)},
+         .script_box = ""});
   }
   if (ladder.search && !ladder.search->steps.empty()) {
-    page.sections.push_back(
-        {.title = "Search steps", .note = "", .charts = {search_steps(*ladder.search)},
-         .script_box = ""});
+    page.sections.push_back({.title = "Search steps",
+                             .note = "",
+                             .charts = {search_steps(*ladder.search)},
+                             .script_box = ""});
   }
   if (auto chart = streams_by_level(ladder)) {
     page.sections.push_back(

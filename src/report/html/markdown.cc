@@ -47,7 +47,8 @@ std::string inline_html(std::string_view text) {
 
 std::string_view trim(std::string_view s) {
   while (!s.empty() && (s.front() == ' ' || s.front() == '\t')) s.remove_prefix(1);
-  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r')) s.remove_suffix(1);
+  while (!s.empty() && (s.back() == ' ' || s.back() == '\t' || s.back() == '\r'))
+    s.remove_suffix(1);
   return s;
 }
 
@@ -73,8 +74,7 @@ std::vector<std::string> cells_of(std::string_view row) {
 
 bool is_separator_row(std::string_view line) {
   line = trim(line);
-  return line.starts_with('|') &&
-         line.find_first_not_of("|-: ") == std::string_view::npos;
+  return line.starts_with('|') && line.find_first_not_of("|-: ") == std::string_view::npos;
 }
 
 std::string table_html(const std::vector<std::string_view>& rows) {
@@ -106,12 +106,23 @@ std::string escape_html(std::string_view text) {
   out.reserve(text.size());
   for (char c : text) {
     switch (c) {
-      case '&': out += "&amp;"; break;
-      case '<': out += "&lt;"; break;
-      case '>': out += "&gt;"; break;
-      case '"': out += "&quot;"; break;
-      case '\'': out += "&#39;"; break;
-      default: out += c;
+      case '&':
+        out += "&amp;";
+        break;
+      case '<':
+        out += "&lt;";
+        break;
+      case '>':
+        out += "&gt;";
+        break;
+      case '"':
+        out += "&quot;";
+        break;
+      case '\'':
+        out += "&#39;";
+        break;
+      default:
+        out += c;
     }
   }
   return out;

@@ -91,27 +91,26 @@ json Chart::to_json() const {
   }
   json x_bands_json = json::array(), y_bands_json = json::array(), marks_json = json::array(),
        keys_json = json::array();
-  for (const Band& b : x_bands) x_bands_json.push_back({{"from", b.from}, {"to", b.to}, {"label", b.label}});
-  for (const Band& b : y_bands) y_bands_json.push_back({{"from", b.from}, {"to", b.to}, {"label", b.label}});
+  for (const Band& b : x_bands)
+    x_bands_json.push_back({{"from", b.from}, {"to", b.to}, {"label", b.label}});
+  for (const Band& b : y_bands)
+    y_bands_json.push_back({{"from", b.from}, {"to", b.to}, {"label", b.label}});
   for (const Mark& m : marks) marks_json.push_back({{"x", m.x}, {"label", m.label}});
   for (const Key& k : keys) keys_json.push_back({{"label", k.label}, {"color", k.color}});
-  return {{"id", id},
-          {"title", title},
-          {"note", note},
-          {"x",
-           {{"label", x_label},
-            {"kind", x_kind},
-            {"log", x_log},
-            {"values", x},
-            {"labels", x_labels}}},
-          {"y", {{"label", y_label}, {"kind", y_kind}, {"log", y_log}}},
-          {"stacked", stacked},
-          {"points_only", points_only},
-          {"series", std::move(series_json)},
-          {"x_bands", std::move(x_bands_json)},
-          {"y_bands", std::move(y_bands_json)},
-          {"marks", std::move(marks_json)},
-          {"keys", std::move(keys_json)}};
+  return {
+      {"id", id},
+      {"title", title},
+      {"note", note},
+      {"x",
+       {{"label", x_label}, {"kind", x_kind}, {"log", x_log}, {"values", x}, {"labels", x_labels}}},
+      {"y", {{"label", y_label}, {"kind", y_kind}, {"log", y_log}}},
+      {"stacked", stacked},
+      {"points_only", points_only},
+      {"series", std::move(series_json)},
+      {"x_bands", std::move(x_bands_json)},
+      {"y_bands", std::move(y_bands_json)},
+      {"marks", std::move(marks_json)},
+      {"keys", std::move(keys_json)}};
 }
 
 std::string render_page(const Page& page) {
@@ -132,20 +131,21 @@ std::string render_page(const Page& page) {
   }
   return head_html(title_of(page.summary_md), "'none'") + "<body data-kind=\"" +
          escape_html(page.kind) + "\">\n<main>\n" + summary_parts_html(page.summary_md) + body +
-         "</main>\n<script type=\"application/json\" id=\"proofload-data\">" +
-         script_safe(data) + "</script>\n" + scripts_and_footer_html();
+         "</main>\n<script type=\"application/json\" id=\"proofload-data\">" + script_safe(data) +
+         "</script>\n" + scripts_and_footer_html();
 }
 
 std::string render_dashboard_page(const std::string& title) {
   // The charts' boxes are made by report.js as the first windows arrive (live mode).
-  return head_html(title, "'self'") +
-         "<body data-kind=\"live\">\n<main>\n<header>\n<h1>" + escape_html(title) +
+  return head_html(title, "'self'") + "<body data-kind=\"live\">\n<main>\n<header>\n<h1>" +
+         escape_html(title) +
          "</h1>\n<p id=\"live-status\">Waiting for the first window…</p>\n<p>Windows "
          "received: <span id=\"live-windows\">0</span>; last window's throughput: "
          "<span id=\"live-rps\">–</span>/s</p>\n</header>\n<section class=\"charts\" "
          "id=\"live-charts\"></section>\n</main>\n" +
          "<script type=\"application/json\" id=\"proofload-data\">{\"kind\":\"live\","
-         "\"charts\":[]}</script>\n" + scripts_and_footer_html();
+         "\"charts\":[]}</script>\n" +
+         scripts_and_footer_html();
 }
 
 std::string verdict_color(const std::string& verdict) {

@@ -9,11 +9,10 @@
 // bytes: `proofload report DIR` renders it again from result.json alone.
 #pragma once
 
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
-
-#include <nlohmann/json.hpp>
 
 namespace proofload::report::html {
 

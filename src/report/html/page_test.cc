@@ -21,8 +21,11 @@ Page hostile_page() {
   chart.id = "c";
   chart.title = "</script><script>alert(1)</script>";
   chart.x = {1, 2};
-  chart.series.push_back({.label = "s</script>", .values = {1.0, std::nullopt}, .color = "",
-                          .point_colors = {}, .points_only = false});
+  chart.series.push_back({.label = "s</script>",
+                          .values = {1.0, std::nullopt},
+                          .color = "",
+                          .point_colors = {},
+                          .points_only = false});
   page.sections.push_back({.title = "T<i>", .note = "", .charts = {chart}, .script_box = ""});
   return page;
 }

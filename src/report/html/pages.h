@@ -3,9 +3,8 @@
 // Each is linked into its experiment's report library (src/report/CMakeLists.txt).
 #pragma once
 
-#include <string>
-
 #include <nlohmann/json.hpp>
+#include <string>
 
 namespace proofload::result {
 struct LadderResult;
@@ -30,7 +29,7 @@ std::string render_sizing_html(const result::SizingResult& sizing, const std::st
 
 // The fields of a run's windows[] that its page draws (report.js's windowCharts reads them).
 inline constexpr const char* kWindowFields[] = {
-    "start_s",  "duration_s", "warmup",   "drain", "intended", "never_started",
+    "start_s",        "duration_s", "warmup",   "drain",    "intended", "never_started",
     "throughput_rps", "latency_ms", "outcomes", "observed", "streams"};
 
 // The file's name beside summary.md.

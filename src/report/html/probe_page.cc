@@ -19,8 +19,9 @@ std::string render_probe_html(const result::ProbeResult& probe, const std::strin
     for (const auto& p : s.per_second) seconds = std::max(seconds, p.second + 1);
   }
   Section section{.title = "Per source, per second",
-                  .note = "What each source address was let through (2xx) and refused (429) "
-                          "each second of the probe's load.",
+                  .note =
+                      "What each source address was let through (2xx) and refused (429) "
+                      "each second of the probe's load.",
                   .charts = {},
                   .script_box = ""};
   for (const auto& [id, title, limited] :

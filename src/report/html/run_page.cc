@@ -20,8 +20,8 @@ json window_fields(const json& window) {
 // The latency at each percentile, x as 1/(1-p) on a log scale (HdrHistogram's plots): the tail
 // gets as much room as the body.
 std::optional<Chart> spectrum_chart(const json& summary) {
-  const json* spectrum = summary.contains("latency_spectrum") ? &summary["latency_spectrum"]
-                                                               : nullptr;
+  const json* spectrum =
+      summary.contains("latency_spectrum") ? &summary["latency_spectrum"] : nullptr;
   if (spectrum == nullptr || !spectrum->is_object()) return std::nullopt;
   const json& percentiles = (*spectrum)["percentiles"];
   const json& ms = (*spectrum)["ms"];
@@ -29,9 +29,10 @@ std::optional<Chart> spectrum_chart(const json& summary) {
   Chart chart;
   chart.id = "run-spectrum";
   chart.title = "Latency by percentile (measured requests)";
-  chart.note = "The latency at or below which each share of the measured requests answered; "
-               "x is log-scaled as HdrHistogram plots are, so each step to the right halves what "
-               "remains. The last point is the maximum.";
+  chart.note =
+      "The latency at or below which each share of the measured requests answered; "
+      "x is log-scaled as HdrHistogram plots are, so each step to the right halves what "
+      "remains. The last point is the maximum.";
   chart.x_label = "percentile";
   chart.x_kind = "percentile";
   chart.x_log = true;

@@ -6,8 +6,7 @@
 
 namespace proofload::report::html {
 
-std::string render_sizing_html(const result::SizingResult& sizing,
-                               const std::string& summary_md) {
+std::string render_sizing_html(const result::SizingResult& sizing, const std::string& summary_md) {
   Page page;
   page.kind = "sizing";
   page.summary_md = summary_md;
@@ -27,15 +26,20 @@ std::string render_sizing_html(const result::SizingResult& sizing,
       per_core.push_back(c.per_core_rps);
       chart.x_labels.push_back(c.name);
     }
-    chart.series = {{.label = "best sustained", .values = best, .color = "", .point_colors = {},
-                     .points_only = false},
-                    {.label = "peak", .values = peak, .color = "", .point_colors = {}, .points_only = false},
-                    {.label = "per core", .values = per_core, .color = "", .point_colors = {},
-                     .points_only = false}};
-    page.sections.push_back({.title = "Configurations",
-                             .note = "",
-                             .charts = {std::move(chart)},
-                             .script_box = ""});
+    chart.series = {
+        {.label = "best sustained",
+         .values = best,
+         .color = "",
+         .point_colors = {},
+         .points_only = false},
+        {.label = "peak", .values = peak, .color = "", .point_colors = {}, .points_only = false},
+        {.label = "per core",
+         .values = per_core,
+         .color = "",
+         .point_colors = {},
+         .points_only = false}};
+    page.sections.push_back(
+        {.title = "Configurations", .note = "", .charts = {std::move(chart)}, .script_box = ""});
   }
   return render_page(page);
 }

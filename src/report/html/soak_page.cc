@@ -77,26 +77,30 @@ std::string render_soak_html(const result::SoakResult& soak, const std::string& 
   Chart errors = over_hold(soak, "soak-errors", "Errors per window (share of requests)", "share");
   errors.y_kind = "share";
   errors.series = {
-      series_of("errors", each(soak, [](const auto& w) -> std::optional<double> {
-                  if (w.requests == 0) return std::nullopt;
-                  return static_cast<double>(w.errors) / static_cast<double>(w.requests);
-                }), bar_colors),
+      series_of("errors",
+                each(soak,
+                     [](const auto& w) -> std::optional<double> {
+                       if (w.requests == 0) return std::nullopt;
+                       return static_cast<double>(w.errors) / static_cast<double>(w.requests);
+                     }),
+                bar_colors),
       series_of("429", each(soak, [](const auto& w) -> std::optional<double> {
                   if (w.requests == 0) return std::nullopt;
                   return static_cast<double>(w.status_429) / static_cast<double>(w.requests);
                 }))};
   errors.keys = bar_keys;
   Section section{.title = "Windows",
-                  .note = "One point per soak window, at its start; the ramp is shaded and each "
-                          "mark is a dashed line with its verdict.",
+                  .note =
+                      "One point per soak window, at its start; the ramp is shaded and each "
+                      "mark is a dashed line with its verdict.",
                   .charts = {std::move(latency), std::move(throughput), std::move(errors)},
                   .script_box = ""};
   const bool streamed = !each(soak, [](const auto& w) { return w.ttft_p95_ms; }).empty() &&
                         std::any_of(soak.windows.begin(), soak.windows.end(),
                                     [](const auto& w) { return w.ttft_p95_ms.has_value(); });
   if (streamed) {
-    Chart streams = over_hold(soak, "soak-streams",
-                              "Streams: first token p95 and inter-token p99 (ms)", "ms");
+    Chart streams =
+        over_hold(soak, "soak-streams", "Streams: first token p95 and inter-token p99 (ms)", "ms");
     streams.y_log = true;
     streams.series = {
         series_of("first token p95", each(soak, [](const auto& w) { return w.ttft_p95_ms; })),
