@@ -107,6 +107,27 @@ TEST(ResultJson, RunWithoutResponsesHasNullSummaryPercentilesAndRates) {
   EXPECT_TRUE(s["throughput_rps"].is_null());
 }
 
+TEST(ResultJson, LatencySpectrumStepsHalveTheRestAndEndAtTheMaximum) {
+  const json spectrum = result_to_json(make_synthetic_result())["summary"]["latency_spectrum"];
+  const auto percentiles = spectrum["percentiles"].get<std::vector<double>>();
+  const auto ms = spectrum["ms"].get<std::vector<double>>();
+  ASSERT_EQ(percentiles.size(), ms.size());
+  // 1,995 measured responses resolve 5 steps per halving down to 1/1,995: 0% .. 99.94%, then max.
+  ASSERT_EQ(percentiles.size(), 56u);
+  EXPECT_EQ(percentiles[0], 0.0);
+  EXPECT_EQ(percentiles[5], 50.0);
+  EXPECT_EQ(percentiles[10], 75.0);
+  EXPECT_EQ(percentiles[1], 12.944944);  // 1 - 2^(-1/5), to a millionth of a percent
+  EXPECT_EQ(percentiles.back(), 100.0);
+  EXPECT_DOUBLE_EQ(
+      ms.back(),
+      result_to_json(make_synthetic_result())["summary"]["latency_ms"]["max"].get<double>());
+  for (size_t i = 1; i < ms.size(); ++i) EXPECT_GE(ms[i], ms[i - 1]) << i;
+  // An empty run records none.
+  RunResult empty;
+  EXPECT_FALSE(result_to_json(empty)["summary"].contains("latency_spectrum"));
+}
+
 TEST(ResultJson, InterruptedRunSaysSo) {
   RunResult result = make_synthetic_result();
   result.interrupted = true;
