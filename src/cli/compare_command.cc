@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "cli/live_flags.h"
 #include "cli/command_line.h"
 #include "cli/ladder_flags.h"
 #include "cli/run_flags.h"
@@ -211,7 +212,10 @@ Subcommand add_compare_command(CLI::App& parent) {
               std::fputs(experiments::describe_compare_plan(plan).c_str(), stdout);
               return kExitOk;
             }
+            const std::unique_ptr<live::LiveOutputs> live = start_live_outputs(f->run, "compare");
+            plan.live = live.get();
             experiments::CompareOutcome outcome = experiments::run_compare(plan);
+            if (live) live->end();
             const fs::path summary = plan.out_dir / "summary.md";
             if (!f->run.quiet) print_file(summary);
             std::fprintf(stderr, "compare: %s; %s; report in %s\n",

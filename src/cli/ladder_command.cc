@@ -8,6 +8,7 @@
 #include <cstdio>
 
 #include "analyze/level_table.h"
+#include "cli/live_flags.h"
 #include "cli/command_line.h"
 #include "cli/ladder_flags.h"
 #include "cli/run_flags.h"
@@ -329,7 +330,10 @@ Subcommand add_ladder_command(CLI::App& parent) {
               std::fputs(experiments::describe_plan(plan).c_str(), stdout);
               return kExitOk;
             }
+            const std::unique_ptr<live::LiveOutputs> live = start_live_outputs(f->run, "ladder");
+            plan.live = live.get();
             experiments::LadderOutcome outcome = experiments::run_ladder(plan);
+            if (live) live->end();
             print_report("ladder", plan, outcome, !f->run.quiet);
             return outcome.exit_code;
           }};

@@ -6,6 +6,7 @@
 
 #include <cstdio>
 
+#include "cli/live_flags.h"
 #include "cli/command_line.h"
 #include "cli/ladder_flags.h"
 #include "cli/run_flags.h"
@@ -161,7 +162,10 @@ Subcommand add_probe_command(CLI::App& parent) {
               std::fputs(experiments::describe_probe_plan(plan).c_str(), stdout);
               return kExitOk;
             }
+            const std::unique_ptr<live::LiveOutputs> live = start_live_outputs(f->run, "probe");
+            plan.live = live.get();
             experiments::ProbeOutcome outcome = experiments::run_probe(plan);
+            if (live) live->end();
             const std::filesystem::path summary = plan.out_dir / "summary.md";
             if (!f->run.quiet) print_file(summary);
             std::fprintf(stderr, "probe: %s; %s: %s; report in %s\n",

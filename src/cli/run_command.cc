@@ -11,6 +11,7 @@
 #include <thread>
 
 #include "cli/command_line.h"
+#include "cli/live_flags.h"
 #include "cli/run_flags.h"
 #include "cli/scenario_options.h"
 #include "cli/subcommand.h"
@@ -114,6 +115,7 @@ void add_request_flags(CLI::App* app, RunFlags& flags) {
   app->add_option("--reconcile", flags.reconcile,
                   "Set the successes against the server's own count, read before and after the "
                   "run: prom:URL#METRIC{label=\"value\"} or a command printing the number");
+  add_live_flags(app, flags);
   const char* tls = "TLS (https://)";
   app->add_option("--cacert", flags.cacert, "Trust the CA certificates in this PEM file")
       ->group(tls);
@@ -269,7 +271,7 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
   options.run = plan::plan_run(spec, command_line);
   // --plan checks everything but reaches nothing.
   if (!f.plan) plan::aim(options.run, plan::preflight(spec));
-  options.live_progress = !f.quiet && isatty(STDERR_FILENO);
+  options.live_progress = !f.quiet;
   return options;
 }
 
@@ -308,7 +310,10 @@ Subcommand add_run_command(CLI::App& parent) {
               std::fputs(plan::describe_run(options.run).c_str(), stdout);
               return kExitOk;
             }
+            const std::unique_ptr<live::LiveOutputs> live = start_live_outputs(*flags, "run");
+            options.live = live.get();
             report::RunResult result = experiments::run_load_test(options);
+            if (live) live->end();
             if (result.interrupted) return kExitInterrupted;
             return result.thresholds_passed() ? kExitOk : kExitThresholds;
           }};

@@ -62,6 +62,9 @@ struct RunFlags {
       stream_idle_timeout, goodput;
   bool http2 = false;                 // --http2
   std::optional<int> h2_streams;      // --h2-streams
+  // The live view while it runs (cli/live_flags.h): nothing of it is recorded.
+  std::optional<std::string> dashboard, metrics_listen;
+  bool dashboard_public = false;
 };
 
 // --seed: a whole number 0 to 2^64 - 1; throws UsageError for anything else.

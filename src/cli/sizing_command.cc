@@ -5,6 +5,7 @@
 // runs it and prints the report.
 #include <cstdio>
 
+#include "cli/live_flags.h"
 #include "cli/command_line.h"
 #include "cli/ladder_flags.h"
 #include "cli/scenario_options.h"
@@ -114,7 +115,10 @@ Subcommand add_sizing_command(CLI::App& parent) {
               std::fputs(experiments::describe_sizing_plan(plan).c_str(), stdout);
               return kExitOk;
             }
+            const std::unique_ptr<live::LiveOutputs> live = start_live_outputs(f->ladder.run, "sizing");
+            plan.ladder.live = live.get();
             experiments::SizingOutcome outcome = experiments::run_sizing(plan);
+            if (live) live->end();
             const std::filesystem::path summary = plan.out_dir / "summary.md";
             if (!f->ladder.run.quiet) print_file(summary);
             std::fprintf(stderr, "sizing: %s; report in %s\n", outcome.result.end_reason.c_str(),

@@ -7,6 +7,7 @@
 #include <cstdio>
 
 #include "analyze/ladder_analysis.h"
+#include "cli/live_flags.h"
 #include "cli/command_line.h"
 #include "cli/ladder_flags.h"
 #include "cli/run_flags.h"
@@ -225,7 +226,10 @@ Subcommand add_soak_command(CLI::App& parent) {
               std::fputs(experiments::describe_soak_plan(plan).c_str(), stdout);
               return kExitOk;
             }
+            const std::unique_ptr<live::LiveOutputs> live = start_live_outputs(f->run, "soak");
+            plan.live = live.get();
             experiments::SoakOutcome outcome = experiments::run_soak(plan);
+            if (live) live->end();
             const std::filesystem::path summary = plan.out_dir / "summary.md";
             if (!f->run.quiet) print_file(summary);
             std::fprintf(stderr, "soak: %s; %lld of %zu windows missed the bar; report in %s\n",

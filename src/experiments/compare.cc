@@ -265,7 +265,8 @@ CompareOutcome run_compare(const ComparePlan& plan) {
         RunOptions options;
         options.run = runs[i];
         options.print_summary = false;
-        options.live_progress = !plan.quiet && isatty(STDERR_FILENO);
+        options.live_progress = !plan.quiet;
+        options.live = plan.live;
         options.progress_label = fmt::format("cell {} of {}{}", i + 1, steps.size(), label.where);
         const StepRun step = run_step_load(options, experiment, label.where);
         result::CompareRun run;

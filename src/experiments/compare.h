@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "experiments/compare_matrix.h"
+#include "live/live_outputs.h"
 #include "plan/run_spec.h"
 #include "result/compare_result.h"
 
@@ -44,6 +45,8 @@ struct ComparePlan {
   int64_t hook_timeout_ns = int64_t{60} * 1'000'000'000;
   std::filesystem::path out_dir;
   bool quiet = false;
+  // --dashboard, --metrics-listen: the process's live outputs, fed by every step (not owned).
+  live::LiveOutputs* live = nullptr;
   // settings, source and command line as recorded; the comparison fills in the rest.
   result::CompareResult initial;
 

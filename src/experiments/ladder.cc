@@ -104,7 +104,8 @@ class LadderRun {
       return false;
     }
     options.print_summary = false;
-    options.live_progress = !plan_.quiet && isatty(STDERR_FILENO);
+    options.live_progress = !plan_.quiet;
+    options.live = plan_.live;
     const std::string unit = plan_.loop == analyze::Loop::kOpen ? "/s" : " connections";
     options.progress_label =
         plan_.search ? fmt::format("search step {} ({}{})", ordinal_, level_text(at.level), unit)

@@ -61,6 +61,8 @@ struct LadderPlan {
   result::LadderSource source;      // what is measured (target, scenario file and hash)
   result::LadderSettings settings;  // the flags as normalized, as result.json records them
   bool quiet = false;               // no per-level progress lines on stderr
+  // --dashboard, --metrics-listen: the process's live outputs, fed by every step (not owned).
+  live::LiveOutputs* live = nullptr;
 };
 
 // The run of one level: base_run with the level's rate (open loop) or connections (closed), held

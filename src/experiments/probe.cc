@@ -185,7 +185,8 @@ ProbeOutcome run_probe(const ProbePlan& plan) {
       RunOptions options;
       options.run = main_run;
       options.print_summary = false;
-      options.live_progress = !plan.quiet && isatty(STDERR_FILENO);
+      options.live_progress = !plan.quiet;
+      options.live = plan.live;
       options.progress_label = fmt::format("probe from {} sources", plan.sources.size());
       SourceRecorder recorder(plan, result.series);
       options.on_start = [&](int64_t, int64_t) {
@@ -208,7 +209,8 @@ ProbeOutcome run_probe(const ProbePlan& plan) {
         RunOptions options;
         options.run = variant_runs[i];
         options.print_summary = false;
-        options.live_progress = !plan.quiet && isatty(STDERR_FILENO);
+        options.live_progress = !plan.quiet;
+        options.live = plan.live;
         options.progress_label = "variant " + shown_variant(plan, i);
         const StepRun step = run_step_load(options, experiment, label.where);
         if (!ending.ended()) {

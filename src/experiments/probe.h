@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "analyze/probe_analysis.h"
+#include "live/live_outputs.h"
 #include "plan/run_spec.h"
 #include "result/probe_result.h"
 
@@ -38,6 +39,8 @@ struct ProbePlan {
   int64_t variant_duration_ns = 10 * int64_t{1'000'000'000};
   std::filesystem::path out_dir;
   bool quiet = false;
+  // --dashboard, --metrics-listen: the process's live outputs, fed by every step (not owned).
+  live::LiveOutputs* live = nullptr;
   // settings, source and command line as recorded; the probe fills in the rest.
   result::ProbeResult initial;
 };

@@ -1,9 +1,6 @@
 // See run_experiment.h.
 #include "experiments/run_experiment.h"
 
-#include <sys/ioctl.h>
-#include <unistd.h>
-
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
@@ -13,12 +10,14 @@
 #include "common/stop_signals.h"
 #include "common/usage_error.h"
 #include "engine/engine.h"
+#include "experiments/live_progress.h"
 #include "experiments/observation.h"
 #include "experiments/thresholds.h"
 #include "observe/factory.h"
 #include "observe/observer.h"
 #include "observe/reconcile_source.h"
 #include "report/result_directory.h"
+#include "report/result_json.h"
 #include "report/summary_text.h"
 
 namespace proofload::experiments {
@@ -46,13 +45,6 @@ int64_t wall_ns_of(int64_t monotonic) { return wall_clock_ns() + (monotonic - mo
 
 // A run bounded only by -n has a schedule of a year: no planned end worth showing.
 constexpr int64_t kNoPlannedEndNs = int64_t{300} * 24 * 3600 * kNsPerS;
-
-// The width of the terminal on stderr; 0 when it is not one.
-size_t terminal_columns() {
-  winsize size{};
-  if (ioctl(STDERR_FILENO, TIOCGWINSZ, &size) != 0 || size.ws_col == 0) return 0;
-  return size.ws_col;
-}
 
 }  // namespace
 
@@ -104,6 +96,13 @@ report::RunResult run_load_test(const RunOptions& options) {
   if (directory) directory->open(result);
   if (options.on_start) options.on_start(engine.start_ns(), result.start_wall_ns);
 
+  if (options.live) options.live->begin_step(options.progress_label);
+  const std::string goodput = report::goodput_slo(result.spec);
+  std::optional<double> planned_s;  // none when only -n bounds the run
+  if (run.load.profile.duration_ns() < kNoPlannedEndNs) {
+    planned_s = seconds_of(run.load.profile.duration_ns());
+  }
+
   // A window is written once the observers have sampled past its end, so each window is held
   // until the next one arrives (and the last until the observers have stopped).
   std::optional<measure::WindowStats> held;
@@ -116,6 +115,13 @@ report::RunResult run_load_test(const RunOptions& options) {
     auto observed = observation_totals.add_window(
         w.index, static_cast<double>(w.duration_ns) / kNsPerS, w.warmup, w.responses(), figures);
     if (options.on_window_observed) options.on_window_observed(w, observed);
+    if (options.live) {
+      // The window as result.json's windows[] holds it, observed figures included.
+      report::WindowSummary summary = report::summarize_window(w, goodput);
+      summary.observed = observed;
+      options.live->add_window(w, report::window_to_json(summary), options.progress_label,
+                               planned_s);
+    }
     if (!directory || !write_failure.empty()) return;
     try {
       directory->append_window(w, result.start_wall_ns + w.start_ns, observed);
@@ -126,7 +132,7 @@ report::RunResult run_load_test(const RunOptions& options) {
   };
 
   std::string abort_reason;
-  const size_t columns = options.live_progress ? terminal_columns() : 0;
+  LiveProgress progress(options.live_progress);
   while (auto window = engine.next_window()) {
     // Requests are totalled by the part of the run they were intended in (the engine does
     // that); bytes and connections by the window they happened in.
@@ -145,25 +151,26 @@ report::RunResult run_load_test(const RunOptions& options) {
       report::LiveContext where;
       where.elapsed_s = seconds_of(end_ns);
       where.label = options.progress_label;
+      where.planned_s = planned_s;
       const schedule::Profile& profile = run.load.profile;
-      if (profile.duration_ns() < kNoPlannedEndNs)
-        where.planned_s = seconds_of(profile.duration_ns());
       const bool open = run.load.executor == engine::Executor::kOpenLoop;
       if (open || profile.segments().size() > 1) {
         where.target = profile.target_at(std::min(end_ns, profile.duration_ns() - 1));
         where.target_is_rate = open;
       }
-      const std::string line =
-          report::fit_to_terminal(report::format_live_line(*window, where), columns);
-      std::fprintf(stderr, "\r%s\033[K", line.c_str());
-      std::fflush(stderr);
+      progress.show(*window, where);
     }
-    if (held) write_window(*held, run.observe_every_ns + 200 * kNsPerMs);
+    if (held) {
+      // An experiment's own lines (a soak's window) go above the panel, not into it.
+      if (options.on_window_observed) progress.clear();
+      write_window(*held, run.observe_every_ns + 200 * kNsPerMs);
+      progress.redraw();
+    }
     held = std::move(*window);
   }
+  progress.clear();
   observer.stop();  // takes the closing sample of the last window
   if (held) write_window(*held, 0);
-  if (options.live_progress) std::fputs("\r\033[K", stderr);
 
   for (auto [part, by_intent] : {std::pair{&result.total, engine.measured_total()},
                                  std::pair{&result.warmup_total, engine.warmup_total()}}) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "experiments/experiment.h"
+#include "live/live_outputs.h"
 #include "plan/plan_run.h"
 #include "report/run_result.h"
 
@@ -21,8 +22,13 @@ namespace proofload::experiments {
 struct RunOptions {
   // The load, its recorded spec and command, thresholds, observers and result directory.
   plan::PlannedRun run;
-  bool live_progress = false;  // one refreshed line on stderr (only on a terminal)
+  // Progress on stderr (not -q): a panel redrawn in place on a terminal, plain lines elsewhere
+  // (live_progress.h).
+  bool live_progress = false;
   std::string progress_label;  // its first words: "level 3 of 5 (1,000/s)" in a ladder
+  // The dashboard and the metrics (--dashboard, --metrics-listen), if any: the process's one,
+  // which outlives the run (a ladder's levels are runs of one experiment). Not owned.
+  live::LiveOutputs* live = nullptr;
   bool print_summary = true;   // the human summary on stdout at the end
   // Called with each measured window as it is merged (the coordinator thread); a non-empty
   // answer ends the run gracefully as aborted, with that reason (a ladder's --abort-when).

@@ -77,7 +77,8 @@ class SoakRun {
     RunOptions options;
     options.run = run_;
     options.print_summary = false;
-    options.live_progress = !plan_.quiet && isatty(STDERR_FILENO);
+    options.live_progress = !plan_.quiet;
+    options.live = plan_.live;
     options.progress_label = "soak";
     windows_file_.emplace(plan_.out_dir / kSoakWindowsCsv, soak_windows_csv_header());
     canaries_file_.emplace(plan_.out_dir / kCanariesCsv, canaries_csv_header());

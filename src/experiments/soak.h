@@ -20,6 +20,7 @@
 #include "analyze/abort_rule.h"
 #include "analyze/soak_analysis.h"
 #include "experiments/experiment.h"
+#include "live/live_outputs.h"
 #include "plan/run_spec.h"
 #include "result/soak_result.h"
 
@@ -47,6 +48,8 @@ struct SoakPlan {
   // the soak reads them from there (one copy).
   result::SoakResult initial;  // source, settings, command line
   bool quiet = false;
+  // --dashboard, --metrics-listen: the process's live outputs, fed by every step (not owned).
+  live::LiveOutputs* live = nullptr;
 };
 
 // The run of the soak: base_run with the ramp's steps (each a jump to level * i / steps, held

@@ -86,9 +86,8 @@ LiveOutputs::LiveOutputs(const LiveSettings& settings) {
                        "--dashboard-public to serve it there");
     }
     dashboard_ = std::make_unique<HttpListener>(address, what);
-    const std::string page =
-        settings.page_html.empty() ? placeholder_page(settings.title) : settings.page_html;
-    dashboard_->add_page("/", "text/html; charset=utf-8", [page] { return page; });
+    dashboard_->add_page("/", "text/html; charset=utf-8",
+                         [page = settings.page_html] { return page; });
     dashboard_->add_page("/metrics", "text/plain; version=0.0.4; charset=utf-8",
                          [this] { return metrics_.render(); });
     HttpListener* listener = dashboard_.get();
@@ -137,47 +136,6 @@ void LiveOutputs::end() {
   feed_.end(sse_event("end", "{}"));
   if (dashboard_) dashboard_->finish("", kFlushTimeoutNs);
   if (metrics_listener_) metrics_listener_->finish("", kFlushTimeoutNs);
-}
-
-std::string placeholder_page(const std::string& title) {
-  std::string escaped;
-  for (char c : title) {
-    if (c == '<') {
-      escaped += "&lt;";
-    } else if (c == '&') {
-      escaped += "&amp;";
-    } else {
-      escaped += c;
-    }
-  }
-  // No request but /events: the icon is inline, so a browser asks for no /favicon.ico.
-  return R"(<!doctype html>
-<html lang="en"><head><meta charset="utf-8"><title>)" +
-         escaped + R"(</title><link rel="icon" href="data:,">
-<style>body{font:16px system-ui,sans-serif;margin:2em}b{font-variant-numeric:tabular-nums}</style>
-</head><body><h1>)" +
-         escaped + R"(</h1>
-<p id="live-label"></p>
-<p>windows received: <b id="live-windows">0</b></p>
-<p>last window: <b id="live-rps">-</b> responses/s</p>
-<p id="live-state">running</p>
-<script>
-'use strict';
-let count = 0;
-const source = new EventSource('/events');
-source.addEventListener('window', (message) => {
-  const event = JSON.parse(message.data);
-  count += 1;
-  document.getElementById('live-windows').textContent = String(count);
-  document.getElementById('live-rps').textContent = String(event.window.throughput_rps ?? '-');
-  document.getElementById('live-label').textContent = event.label;
-});
-source.addEventListener('end', () => {
-  source.close();
-  document.getElementById('live-state').textContent = 'ended';
-});
-</script></body></html>
-)";
 }
 
 }  // namespace proofload::live

@@ -28,8 +28,9 @@ struct LiveSettings {
   std::optional<std::string> dashboard;       // --dashboard ADDR:PORT
   bool dashboard_public = false;              // --dashboard-public
   std::optional<std::string> metrics_listen;  // --metrics-listen ADDR:PORT
-  std::string title;                          // the page's title ("proofload run")
-  std::string page_html;  // served at the dashboard's /; "" for placeholder_page(title)
+  // The page served at the dashboard's / (report::html::render_dashboard_page: the same charts
+  // as report.html, drawn from /events).
+  std::string page_html;
 };
 
 // ADDR:PORT ("127.0.0.1:9464", "[::1]:0", "localhost:0"; port 0: any free port) as the address to
@@ -37,11 +38,6 @@ struct LiveSettings {
 net::Address parse_listen_address(const std::string& flag, const std::string& text);
 // 127.0.0.0/8 or ::1.
 bool is_loopback(const net::Address& address);
-
-// A page of its own that reads /events: the count of windows received (#live-windows), the last
-// window's throughput (#live-rps) and the step's label (#live-label). Served until the report's
-// dashboard page (report::html::render_dashboard_page) is built in.
-std::string placeholder_page(const std::string& title);
 
 class LiveOutputs {
  public:

@@ -406,9 +406,57 @@ std::string format_live_line(const WindowStats& last_window, const LiveContext& 
   if (const int64_t never_started = w.count(Outcome::kNeverStarted); never_started > 0) {
     line += "  never started " + with_thousands(never_started);
   }
+  if (where.generator_cpu_cores) {
+    line += "  generator CPU " + with_thousands(std::llround(*where.generator_cpu_cores * 100)) + "%";
+  }
   if (w.warmup) line += "  (warm-up)";
   if (w.drain) line += "  (finishing)";
   return line;
+}
+
+std::vector<std::string> format_live_panel(const WindowStats& last_window,
+                                           const LiveContext& where) {
+  const WindowStats& w = last_window;
+  const double duration_s = static_cast<double>(w.duration_ns) / 1e9;
+  const double rate = duration_s > 0 ? static_cast<double>(w.responses()) / duration_s : 0;
+  auto ms = [](std::optional<double> value) {
+    return value ? fixed_with_thousands(*value, 2) + "ms" : std::string("-");
+  };
+  std::vector<std::string> lines;
+  std::string head = where.label.empty() ? "run" : where.label;
+  head += fmt::format("  {:.0f}s", where.elapsed_s);
+  if (where.planned_s) {
+    head += fmt::format(" of {:.0f}s ({:.0f}s left)", *where.planned_s,
+                        std::max(0.0, *where.planned_s - where.elapsed_s));
+  }
+  if (w.warmup) head += "  (warm-up)";
+  if (w.drain) head += "  (finishing)";
+  lines.push_back(std::move(head));
+
+  std::string load = "  rate     " + with_thousands(std::llround(rate)) + "/s";
+  if (where.target && where.target_is_rate) {
+    load += " of " + fixed_with_thousands(*where.target, *where.target < 100 ? 1 : 0) +
+            "/s target";
+    if (*where.target > 0) load += fmt::format(" ({:.0f}%)", 100 * rate / *where.target);
+  } else if (where.target) {
+    load += "  users " + with_thousands(std::llround(*where.target));
+  }
+  load += "  in flight " + with_thousands(w.in_flight_end);
+  if (w.queued_end > 0) load += "  queued " + with_thousands(w.queued_end);
+  lines.push_back(std::move(load));
+
+  lines.push_back(fmt::format("  latency  p50 {}  p99 {}  (last {:.0f}s)",
+                              ms(percentile_ms(w.latency_us, 50.0)),
+                              ms(percentile_ms(w.latency_us, 99.0)), duration_s));
+
+  std::string health = "  errors   " + with_thousands(w.errors()) + "  never started " +
+                       with_thousands(w.count(Outcome::kNeverStarted));
+  if (where.generator_cpu_cores) {
+    health += "  generator CPU " +
+              with_thousands(std::llround(*where.generator_cpu_cores * 100)) + "%";
+  }
+  lines.push_back(std::move(health));
+  return lines;
 }
 
 }  // namespace proofload::report

@@ -132,16 +132,57 @@ TEST(LiveLine, SaysWhereTheRunIsWhatItAsksAndWhatWaits) {
                          .planned_s = 40.0,
                          .target = 2500.0,
                          .target_is_rate = true,
-                         .label = "level 3 of 5 (2,500/s)"};
+                         .label = "level 3 of 5 (2,500/s)",
+                         .generator_cpu_cores = std::nullopt};
   EXPECT_EQ(format_live_line(w, ramp),
             "level 3 of 5 (2,500/s)    12s of 40s (28s left)  target 2,500/s  1,024 req/s  p50 -  "
             "p99 -  errors 0  in flight 500  queued 1,855");
   const LiveContext users{
-      .elapsed_s = 5.0, .planned_s = 50.0, .target = 40.0, .target_is_rate = false, .label = ""};
+      .elapsed_s = 5.0,
+      .planned_s = 50.0,
+      .target = 40.0,
+      .target_is_rate = false,
+      .label = "",
+      .generator_cpu_cores = 0.456};
   w.drain = true;
   EXPECT_EQ(format_live_line(w, users),
             "   5s of 50s (45s left)  users 40  1,024 req/s  p50 -  p99 -  errors 0  in flight 500"
-            "  queued 1,855  (finishing)");
+            "  queued 1,855  generator CPU 46%  (finishing)");
+}
+
+TEST(LivePanel, ShowsRateAgainstTargetLatencyErrorsAndTheGenerator) {
+  WindowStats w;
+  w.duration_ns = 1'000'000'000;
+  w.latency_us.record_n(1020, 900);
+  w.latency_us.record_n(3400, 100);
+  w.outcomes[static_cast<int>(Outcome::kSuccess)] = 990;
+  w.outcomes[static_cast<int>(Outcome::kTimeout)] = 10;
+  w.outcomes[static_cast<int>(Outcome::kNeverStarted)] = 5;
+  w.in_flight_end = 12;
+  w.queued_end = 3;
+  LiveContext where{.elapsed_s = 12.0,
+                    .planned_s = 40.0,
+                    .target = 2000.0,
+                    .target_is_rate = true,
+                    .label = "level 3 of 5 (2,000/s)",
+                    .generator_cpu_cores = 1.25};
+  EXPECT_EQ(format_live_panel(w, where),
+            (std::vector<std::string>{
+                "level 3 of 5 (2,000/s)  12s of 40s (28s left)",
+                "  rate     990/s of 2,000/s target (50%)  in flight 12  queued 3",
+                "  latency  p50 1.02ms  p99 3.40ms  (last 1s)",
+                "  errors   10  never started 5  generator CPU 125%"}));
+  where = LiveContext{.elapsed_s = 3.0,
+                      .planned_s = std::nullopt,
+                      .target = std::nullopt,
+                      .target_is_rate = true,
+                      .label = "",
+                      .generator_cpu_cores = std::nullopt};
+  w.warmup = true;
+  const std::vector<std::string> lines = format_live_panel(w, where);
+  ASSERT_EQ(lines.size(), 4u);
+  EXPECT_EQ(lines[0], "run  3s  (warm-up)");
+  EXPECT_EQ(lines[1], "  rate     990/s  in flight 12  queued 3");
 }
 
 TEST(LiveLine, NeverWiderThanTheTerminal) {

@@ -91,6 +91,17 @@ std::optional<std::string> Process::read_stdout_line(std::chrono::milliseconds d
   }
 }
 
+bool Process::wait_for_err(const std::string& text, std::chrono::milliseconds deadline) {
+  const auto until = std::chrono::steady_clock::now() + deadline;
+  while (err_.find(text) == std::string::npos) {
+    const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+        until - std::chrono::steady_clock::now());
+    if (left.count() <= 0 || err_fd_ < 0) return false;
+    pump(static_cast<int>(left.count()));
+  }
+  return true;
+}
+
 std::optional<int> Process::wait(std::chrono::milliseconds deadline) {
   if (exit_code_) return exit_code_;
   auto until = std::chrono::steady_clock::now() + deadline;

@@ -24,6 +24,8 @@ class Process {
 
   // Reads stdout until a whole line arrives or the deadline passes (nullopt then, or at EOF).
   std::optional<std::string> read_stdout_line(std::chrono::milliseconds deadline);
+  // Reads stderr until it holds `text` (true) or the deadline passes or it closes (false).
+  bool wait_for_err(const std::string& text, std::chrono::milliseconds deadline);
   // Waits for exit, collecting all output; nullopt if still running at the deadline.
   std::optional<int> wait(std::chrono::milliseconds deadline);
   void signal(int sig);
