@@ -144,6 +144,21 @@ TEST_F(Listener, AStreamGetsWhatIsSentThenItsLastBytesAtFinish) {
   EXPECT_FALSE(listener_.send(client, "late"));
 }
 
+TEST(ListenerKeepAlive, AQuietStreamGetsItsKeepAliveAndNothingElse) {
+  HttpListener listener(net::resolve("127.0.0.1", 0), "--test");
+  listener.add_stream(
+      "/events", "text/event-stream", [](uint64_t) {}, [](uint64_t) {}, ": keep-alive\n\n",
+      20'000'000);  // 20 ms here; 15 s in the dashboard
+  listener.start();
+  UniqueFd fd = connect_to(listener.port());
+  const std::string request = "GET /events HTTP/1.1\r\n\r\n";
+  ::send(fd.get(), request.data(), request.size(), MSG_NOSIGNAL);
+  const std::string got = read_from(fd.get(), ": keep-alive\n\n: keep-alive\n\n");
+  const std::string body = got.substr(got.find("\r\n\r\n") + 4);
+  EXPECT_EQ(body.substr(0, 28), ": keep-alive\n\n: keep-alive\n\n") << got;
+  EXPECT_EQ(body.find_first_not_of(": keep-aliv\n"), std::string::npos) << body;
+}
+
 TEST(ListenerBind, APortInUseIsAUsageErrorNamingTheFlag) {
   HttpListener first(net::resolve("127.0.0.1", 0), "--a");
   const net::Address taken = net::resolve("127.0.0.1", first.port());
