@@ -62,13 +62,14 @@ std::string head_html(const std::string& title, const std::string& connect_src) 
       connect_src, escape_html(title), kUplotCss, kReportCss);
 }
 
-std::string scripts_and_footer_html() {
+// `source`: where the page's data came from ("result.json", "the running experiment").
+std::string scripts_and_footer_html(std::string_view source) {
   return fmt::format(
       "<script>\n{}\n</script>\n<script>\n{}\n</script>\n<footer>\n<p>Rendered by proofload "
-      "from result.json; charts drawn with uPlot {} (MIT licence, below).</p>\n"
+      "from {}; charts drawn with uPlot {} (MIT licence, below).</p>\n"
       "<details><summary>uPlot's licence</summary><pre>{}</pre></details>\n</footer>\n"
       "</body>\n</html>\n",
-      kUplotJs, kReportJs, kUplotVersion, escape_html(kUplotLicense));
+      kUplotJs, kReportJs, source, kUplotVersion, escape_html(kUplotLicense));
 }
 
 std::string title_of(const std::string& summary_md) {
@@ -132,7 +133,7 @@ std::string render_page(const Page& page) {
   return head_html(title_of(page.summary_md), "'none'") + "<body data-kind=\"" +
          escape_html(page.kind) + "\">\n<main>\n" + summary_parts_html(page.summary_md) + body +
          "</main>\n<script type=\"application/json\" id=\"proofload-data\">" + script_safe(data) +
-         "</script>\n" + scripts_and_footer_html();
+         "</script>\n" + scripts_and_footer_html("result.json");
 }
 
 std::string render_dashboard_page(const std::string& title) {
@@ -145,7 +146,7 @@ std::string render_dashboard_page(const std::string& title) {
          "id=\"live-charts\"></section>\n</main>\n" +
          "<script type=\"application/json\" id=\"proofload-data\">{\"kind\":\"live\","
          "\"charts\":[]}</script>\n" +
-         scripts_and_footer_html();
+         scripts_and_footer_html("the running experiment's windows");
 }
 
 std::string verdict_color(const std::string& verdict) {

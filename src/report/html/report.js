@@ -301,17 +301,24 @@
     drawAll(windowCharts(data.run_windows), document.getElementById('run-windows'));
   }
   if (data.kind === 'live') {
-    const windows = [];
+    // A ladder's levels (a comparison's cells, ...) are runs of their own, each from 0 s: the
+    // charts show the step in progress, and start again when the step's label changes.
+    let windows = [], label = null, received = 0;
     const parent = document.getElementById('live-charts');
     const status = document.getElementById('live-status');
     const events = new EventSource('/events');
     let pending = false;
     events.addEventListener('window', e => {
       const message = JSON.parse(e.data);
+      if (message.label !== label) {
+        windows = [];
+        label = message.label;
+      }
       windows.push(message.window);
-      document.getElementById('live-windows').textContent = String(windows.length);
+      received += 1;
+      document.getElementById('live-windows').textContent = String(received);
       document.getElementById('live-rps').textContent = formatValue(message.window.throughput_rps);
-      status.textContent = (message.label ? message.label + ': ' : '') + 'running';
+      status.textContent = (label ? label + ': ' : '') + 'running';
       if (!pending) {  // one redraw per frame, however fast windows arrive (a replay)
         pending = true;
         requestAnimationFrame(() => { pending = false; drawAll(windowCharts(windows), parent); });
