@@ -72,6 +72,7 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
   if (named_) {
     measured_named_.resize(workload_.requests().size(), workload_.flow_names().size());
     warmup_named_.resize(workload_.requests().size(), workload_.flow_names().size());
+    current_.request_outcomes.resize(workload_.requests().size());
   }
 }
 

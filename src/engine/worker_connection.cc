@@ -588,6 +588,7 @@ void Worker::record_named(const Connection& c, Outcome outcome, int64_t now, boo
   if (!named_) return;
   measure::RequestStats& stats = named_part_of(c.intended_ns).requests[c.session.request()];
   ++stats.outcomes[static_cast<int>(outcome)];
+  ++current_.request_outcomes[c.session.request()][static_cast<int>(outcome)];
   if (responded) stats.latency_us.record(micros(now - c.intended_ns));
 }
 

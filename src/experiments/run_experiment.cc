@@ -96,7 +96,13 @@ report::RunResult run_load_test(const RunOptions& options) {
   if (directory) directory->open(result);
   if (options.on_start) options.on_start(engine.start_ns(), result.start_wall_ns);
 
-  if (options.live) options.live->begin_step(options.progress_label);
+  if (options.live) {
+    std::vector<std::string> request_names;  // a scenario's, counted by name in the metrics
+    if (const workload::Workload& w = *run.load.workload; !w.is_fixed()) {
+      for (const workload::CompiledRequest& r : w.requests()) request_names.push_back(r.name);
+    }
+    options.live->begin_step(options.progress_label, std::move(request_names));
+  }
   const std::string goodput = report::goodput_slo(result.spec);
   std::optional<double> planned_s;  // none when only -n bounds the run
   if (run.load.profile.duration_ns() < kNoPlannedEndNs) {

@@ -117,7 +117,9 @@ LiveOutputs::LiveOutputs(const LiveSettings& settings) {
 
 LiveOutputs::~LiveOutputs() { end(); }
 
-void LiveOutputs::begin_step(const std::string& label) { metrics_.begin_step(label); }
+void LiveOutputs::begin_step(const std::string& label, std::vector<std::string> request_names) {
+  metrics_.begin_step(label, std::move(request_names));
+}
 
 void LiveOutputs::add_window(const measure::WindowStats& w, const nlohmann::json& window,
                              const std::string& label, std::optional<double> planned_s) {

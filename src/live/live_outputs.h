@@ -52,8 +52,9 @@ class LiveOutputs {
   const std::string& dashboard_url() const { return dashboard_url_; }
   const std::string& metrics_url() const { return metrics_url_; }
 
-  // A step begins (each run_load_test): its progress label.
-  void begin_step(const std::string& label);
+  // A step begins (each run_load_test): its progress label and its scenario's request names
+  // (none without a scenario).
+  void begin_step(const std::string& label, std::vector<std::string> request_names = {});
   // One window, once observed: `window` is its object as result.json's windows[] holds it.
   // `planned_s`: the step's planned length, warm-up included (none when only -n bounds it).
   void add_window(const measure::WindowStats& w, const nlohmann::json& window,

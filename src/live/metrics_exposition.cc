@@ -36,15 +36,21 @@ std::string escape_label_value(std::string_view value) {
   return out;
 }
 
-void MetricsExposition::begin_step(const std::string& label) {
+void MetricsExposition::begin_step(const std::string& label,
+                                   std::vector<std::string> request_names) {
   std::lock_guard lock(mutex_);
   ++step_;
   step_label_ = label;
+  step_request_names_ = std::move(request_names);
 }
 
 void MetricsExposition::add_window(const measure::WindowStats& w) {
   std::lock_guard lock(mutex_);
   for (size_t i = 0; i < outcomes_.size(); ++i) outcomes_[i] += w.outcomes[i];
+  for (size_t r = 0; r < w.request_outcomes.size() && r < step_request_names_.size(); ++r) {
+    auto& counts = by_request_[step_request_names_[r]];
+    for (size_t i = 0; i < counts.size(); ++i) counts[i] += w.request_outcomes[r][i];
+  }
   for (int code = 0; code < measure::kStatusSlots; ++code) {
     if (w.status[code] != 0) status_[code] += w.status[code];
   }
@@ -72,6 +78,19 @@ std::string MetricsExposition::render() const {
   for (size_t i = 0; i < outcomes_.size(); ++i) {
     out += fmt::format("proofload_requests_total{{outcome=\"{}\"}} {}\n", measure::kOutcomeNames[i],
                        outcomes_[i]);
+  }
+  if (!by_request_.empty()) {
+    // A series per outcome that occurred: a scenario of many requests would otherwise expose
+    // every name times every outcome.
+    family(out, "proofload_named_requests_total", "counter",
+           "A scenario's requests ended, by request name and outcome (those that occurred).");
+    for (const auto& [name, counts] : by_request_) {
+      for (size_t i = 0; i < counts.size(); ++i) {
+        if (counts[i] == 0) continue;
+        out += fmt::format("proofload_named_requests_total{{request=\"{}\",outcome=\"{}\"}} {}\n",
+                           escape_label_value(name), measure::kOutcomeNames[i], counts[i]);
+      }
+    }
   }
   family(out, "proofload_responses_total", "counter",
          "Responses by HTTP status code (600: outside 0-599).");

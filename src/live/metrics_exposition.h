@@ -11,6 +11,7 @@
 #include <map>
 #include <mutex>
 #include <string>
+#include <vector>
 
 #include "measure/outcome.h"
 #include "measure/window_stats.h"
@@ -28,8 +29,9 @@ std::string escape_label_value(std::string_view value);
 class MetricsExposition {
  public:
   // A step of the experiment begins (a run, a ladder's level, a comparison's cell): its number
-  // from 1 and its label ("level 3 of 5 (1,000/s)"; "" for a lone run).
-  void begin_step(const std::string& label);
+  // from 1, its label ("level 3 of 5 (1,000/s)"; "" for a lone run) and its scenario's request
+  // names (the order of WindowStats::request_outcomes; none without a scenario).
+  void begin_step(const std::string& label, std::vector<std::string> request_names = {});
   // Folds one measured window in (warm-up windows too: they are load the service saw).
   void add_window(const measure::WindowStats& w);
   // The exposition, every family with # HELP and # TYPE, ending in '\n'.
@@ -54,6 +56,9 @@ class MetricsExposition {
   bool warmup_ = false;     // gauge: the last window was in the warm-up
   int64_t step_ = 0;        // gauge: the step in progress, from 1 (0: none begun)
   std::string step_label_;  // its label
+  std::vector<std::string> step_request_names_;  // its scenario's requests, in workload order
+  // Requests ended by name and outcome, over every step (a comparison's checks differ by cell).
+  std::map<std::string, std::array<int64_t, measure::kOutcomeCount>> by_request_;
 };
 
 }  // namespace proofload::live

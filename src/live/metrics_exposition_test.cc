@@ -105,5 +105,39 @@ TEST(MetricsExposition, KeepsTotalsAcrossWindowsAndSteps) {
   EXPECT_NE(text.find("proofload_step_info{label=\"level 2 of 2\"} 1\n"), std::string::npos);
 }
 
+TEST(MetricsExposition, CountsAScenariosRequestsByNameAcrossSteps) {
+  MetricsExposition metrics;
+  EXPECT_EQ(metrics.render().find("proofload_named_requests_total"), std::string::npos)
+      << "no scenario: no family";
+  metrics.begin_step("cell 1", {"lookup", "odd \"name\""});
+  measure::WindowStats w = window_with({1'000, 2'000, 3'000});
+  w.request_outcomes.resize(2);
+  w.request_outcomes[0][static_cast<int>(Outcome::kSuccess)] = 2;
+  w.request_outcomes[1][static_cast<int>(Outcome::kSuccess)] = 1;
+  w.request_outcomes[1][static_cast<int>(Outcome::kTimeout)] = 4;
+  metrics.add_window(w);
+  // The next step's scenario has its requests in another order: each count goes to its name.
+  metrics.begin_step("cell 2", {"search", "lookup"});
+  measure::WindowStats next = window_with({1'000});
+  next.request_outcomes.resize(2);
+  next.request_outcomes[1][static_cast<int>(Outcome::kSuccess)] = 5;
+  metrics.add_window(next);
+  const std::string text = metrics.render();
+  EXPECT_NE(text.find("# TYPE proofload_named_requests_total counter\n"
+                      "proofload_named_requests_total{request=\"lookup\",outcome=\"success\"} 7\n"
+                      "proofload_named_requests_total{request=\"odd \\\"name\\\"\","
+                      "outcome=\"success\"} 1\n"
+                      "proofload_named_requests_total{request=\"odd \\\"name\\\"\","
+                      "outcome=\"timeout\"} 4\n"),
+            std::string::npos)
+      << text;
+  EXPECT_EQ(text.find("request=\"search\""), std::string::npos)
+      << "an outcome that never occurred has no series";
+  EXPECT_NE(text.find("proofload_named_requests_total{request=\"odd \\\"name\\\"\","
+                      "outcome=\"timeout\"} 4\n# HELP proofload_responses_total"),
+            std::string::npos)
+      << text;
+}
+
 }  // namespace
 }  // namespace proofload::live

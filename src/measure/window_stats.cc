@@ -63,6 +63,12 @@ void WindowStats::merge(const WindowStats& other) {
   if (sources.size() < other.sources.size()) sources.resize(other.sources.size());
   for (size_t i = 0; i < other.sources.size(); ++i) sources[i].merge(other.sources[i]);
   streams.merge(other.streams);
+  if (request_outcomes.size() < other.request_outcomes.size()) {
+    request_outcomes.resize(other.request_outcomes.size());
+  }
+  for (size_t r = 0; r < other.request_outcomes.size(); ++r) {
+    for (int i = 0; i < kOutcomeCount; ++i) request_outcomes[r][i] += other.request_outcomes[r][i];
+  }
 }
 
 void WindowStats::clear() {
@@ -75,6 +81,7 @@ void WindowStats::clear() {
   intended = bytes_in = bytes_out = connects = in_flight_end = queued_end = 0;
   for (SourceWindow& source : sources) source = SourceWindow{};  // keeps the vector's size
   streams.clear();
+  for (auto& counts : request_outcomes) counts.fill(0);  // keeps the vector's size
 }
 
 }  // namespace proofload::measure

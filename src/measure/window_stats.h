@@ -64,6 +64,9 @@ struct WindowStats {
   std::vector<SourceWindow> sources;
   // Requests read as streams (`stream: sse`): how they ended, their events, tokens and times.
   StreamWindow streams;
+  // A scenario's named requests that ended in this window, by request (the workload's order)
+  // and outcome: what the live metrics count by name. Empty without a scenario.
+  std::vector<std::array<int64_t, kOutcomeCount>> request_outcomes;
 
   void add_status(int code) { ++status[(code >= 0 && code < kStatusOther) ? code : kStatusOther]; }
   int64_t count(Outcome o) const { return outcomes[static_cast<int>(o)]; }

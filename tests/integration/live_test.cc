@@ -129,6 +129,34 @@ TEST(LiveMetrics, ScrapedMidRunPassPromtoolAndTheProjectsPromObserverReadsTheRat
   ASSERT_EQ(run.wait(20s), 0) << run.err();
 }
 
+TEST(LiveMetrics, AScenariosRequestsAreCountedByName) {
+  ServeProcess server({"--exit-after", "60s"});
+  const std::string dir = make_temp_dir("live-named");
+  write_file(dir + "/mix.yaml",
+             "requests:\n  home: {path: /}\n  other: {path: /other}\nmix: {home: 1, other: 1}\n");
+  Process run({proofload_binary(), "run", dir + "/mix.yaml", server.url(), "--rate", "200", "-d",
+               "4s", "--workers", "1", "--metrics-listen", "127.0.0.1:0"});
+  const int port = announced_port(run, "metrics");
+  ASSERT_GT(port, 0) << run.err();
+  ASSERT_TRUE(run.wait_for_err("3s of 4s", 10s)) << run.err();
+  const std::string text = body_of(http_get(port, "/metrics"));
+  ASSERT_EQ(run.wait(20s), 0) << run.err();
+  // Both names, and each about half of the requests counted so far.
+  const auto count_of = [&](const std::string& name) -> int64_t {
+    const std::string key =
+        "proofload_named_requests_total{request=\"" + name + "\",outcome=\"success\"} ";
+    const size_t at = text.find(key);
+    return at == std::string::npos ? -1 : std::stoll(text.substr(at + key.size()));
+  };
+  const int64_t home = count_of("home"), other = count_of("other");
+  ASSERT_GT(home, 0) << text;
+  ASSERT_GT(other, 0) << text;
+  const std::string total_key = "proofload_requests_total{outcome=\"success\"} ";
+  const size_t total_at = text.find(total_key);
+  ASSERT_NE(total_at, std::string::npos);
+  EXPECT_EQ(home + other, std::stoll(text.substr(total_at + total_key.size()))) << text;
+}
+
 TEST(LiveDashboard, StreamsEveryLevelsWindowsThenTheEndAndTheProcessExits) {
   ServeProcess server({"--exit-after", "60s"});
   const std::string out = make_temp_dir("live-ladder") + "/out";
