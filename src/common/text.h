@@ -82,4 +82,9 @@ size_t edit_distance(std::string_view a, std::string_view b);
 // forms, no surrogates, nothing above U+10FFFF), or npos when the whole text is.
 size_t first_invalid_utf8(std::string_view text);
 
+// A label value in the Prometheus and OpenMetrics text formats: backslash, double quote and
+// newline escaped (the built-in server's /metrics, --metrics-listen, `export --format
+// openmetrics`).
+std::string escape_label_value(std::string_view value);
+
 }  // namespace proofload

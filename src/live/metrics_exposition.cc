@@ -19,23 +19,6 @@ void sample(std::string& out, std::string_view name, int64_t value) {
 
 }  // namespace
 
-std::string escape_label_value(std::string_view value) {
-  std::string out;
-  out.reserve(value.size());
-  for (char c : value) {
-    if (c == '\\') {
-      out += "\\\\";
-    } else if (c == '"') {
-      out += "\\\"";
-    } else if (c == '\n') {
-      out += "\\n";
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
 void MetricsExposition::begin_step(const std::string& label,
                                    std::vector<std::string> request_names) {
   std::lock_guard lock(mutex_);

@@ -13,6 +13,7 @@
 #include <string>
 #include <vector>
 
+#include "common/text.h"  // escape_label_value
 #include "measure/outcome.h"
 #include "measure/window_stats.h"
 
@@ -22,9 +23,6 @@ namespace proofload::live {
 // several runs, and several generators, add up.
 constexpr std::array<double, 13> kLatencyBucketsS = {0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1,
                                                      0.25,  0.5,    1,     2.5,  5,     10};
-
-// Prometheus' label value escaping: backslash, double quote and newline.
-std::string escape_label_value(std::string_view value);
 
 class MetricsExposition {
  public:

@@ -9,6 +9,8 @@
 #include <optional>
 #include <stdexcept>
 
+#include "common/text.h"
+
 namespace proofload::report {
 namespace {
 
@@ -39,18 +41,8 @@ struct Family {
   }
 };
 
-// A label value as OpenMetrics escapes it.
 std::string label(const std::string& name, const std::string& value) {
-  std::string escaped;
-  for (char c : value) {
-    if (c == '\\' || c == '"') escaped += '\\';
-    if (c == '\n') {
-      escaped += "\\n";
-      continue;
-    }
-    escaped += c;
-  }
-  return name + "=\"" + escaped + "\"";
+  return name + "=\"" + escape_label_value(value) + "\"";
 }
 
 double number_or(const json& object, const char* key, double fallback) {

@@ -17,15 +17,6 @@ namespace {
 using analyze::LadderAnalysis;
 using analyze::LevelAnalysis;
 
-Chart::Series series_of(std::string label, std::vector<std::optional<double>> values,
-                        std::vector<std::string> point_colors = {}) {
-  return {.label = std::move(label),
-          .values = std::move(values),
-          .color = "",
-          .point_colors = std::move(point_colors),
-          .points_only = false};
-}
-
 std::vector<Chart::Key> verdict_keys(const LadderAnalysis& a) {
   std::vector<Chart::Key> keys;
   for (const LevelAnalysis& l : a.levels) {

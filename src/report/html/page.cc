@@ -114,6 +114,15 @@ json Chart::to_json() const {
       {"keys", std::move(keys_json)}};
 }
 
+Chart::Series series_of(std::string label, std::vector<std::optional<double>> values,
+                        std::vector<std::string> point_colors) {
+  return {.label = std::move(label),
+          .values = std::move(values),
+          .color = "",
+          .point_colors = std::move(point_colors),
+          .points_only = false};
+}
+
 std::string render_page(const Page& page) {
   json data = {{"kind", page.kind}, {"charts", json::array()}};
   if (!page.run_windows.is_null()) data["run_windows"] = page.run_windows;

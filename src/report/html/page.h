@@ -61,6 +61,10 @@ struct Chart {
   nlohmann::json to_json() const;
 };
 
+// A line of `values` in report.js's next colour, or with one colour per point.
+Chart::Series series_of(std::string label, std::vector<std::optional<double>> values,
+                        std::vector<std::string> point_colors = {});
+
 struct Section {
   std::string title;
   std::string note;  // a paragraph under the title ("" for none)

@@ -11,15 +11,6 @@
 namespace proofload::report::html {
 namespace {
 
-Chart::Series series_of(std::string label, std::vector<std::optional<double>> values,
-                        std::vector<std::string> point_colors = {}) {
-  return {.label = std::move(label),
-          .values = std::move(values),
-          .color = "",
-          .point_colors = std::move(point_colors),
-          .points_only = false};
-}
-
 // The charts share the windows (ramp then hold) as x, the ramp shaded and the marks drawn.
 Chart over_hold(const result::SoakResult& soak, std::string id, std::string title,
                 std::string y_label) {

@@ -73,23 +73,6 @@ void append_single(std::string& out, std::string_view name, std::string_view typ
 
 }  // namespace
 
-std::string escape_label_value(std::string_view value) {
-  std::string escaped;
-  escaped.reserve(value.size());
-  for (char c : value) {
-    if (c == '\\') {
-      escaped += "\\\\";
-    } else if (c == '"') {
-      escaped += "\\\"";
-    } else if (c == '\n') {
-      escaped += "\\n";
-    } else {
-      escaped += c;
-    }
-  }
-  return escaped;
-}
-
 ProcessStats read_process_stats() {
   ProcessStats stats;
   // Fields after the command name, which is in parentheses and may itself hold spaces or

@@ -17,12 +17,11 @@
 #include <string_view>
 #include <vector>
 
+#include "common/text.h"  // escape_label_value, for the routes' names
+
 namespace proofload::serve {
 
 constexpr std::string_view kPrometheusContentType = "text/plain; version=0.0.4; charset=utf-8";
-
-// A label value escaped for the text format: \ as \\, " as \", newline as \n.
-std::string escape_label_value(std::string_view value);
 
 // This process's CPU time (user + system, from /proc/self/stat) and resident memory (from
 // /proc/self/statm). ok is false when /proc could not be read.
