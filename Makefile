@@ -6,7 +6,7 @@ FUZZ_BUILD ?= build-fuzz
 FUZZ_SECONDS ?= 60
 JOBS ?= $(shell nproc)
 
-.PHONY: all bootstrap build test test-sanitize test-tsan fuzz demo bench clean
+.PHONY: all bootstrap build test test-sanitize test-tsan fuzz demo bench package clean
 
 all: build
 
@@ -31,7 +31,7 @@ test-sanitize: bootstrap
 	  -DCMAKE_BUILD_TYPE=Debug -DPROOFLOAD_SANITIZE=ON -DPROOFLOAD_BENCH=OFF \
 	  -DCMAKE_CXX_FLAGS_DEBUG="-gline-tables-only" -DCMAKE_C_FLAGS_DEBUG="-gline-tables-only"
 	cmake --build $(SAN_BUILD) -j $(JOBS)
-	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE "accuracy|timing|heavy|browser"
+	cd $(SAN_BUILD) && ctest --output-on-failure -j $(JOBS) -LE "accuracy|timing|heavy|browser|package"
 
 # The suites with threads (CMakeLists.txt's threaded_tests) under ThreadSanitizer (gcc), without
 # the timing-sensitive tests (CI runs it too). The suites not built are left out by name, and so
@@ -42,7 +42,7 @@ test-tsan: bootstrap
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
 	cmake --build $(TSAN_BUILD) --target threaded_tests -j $(JOBS)
 	cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
-	  ctest --output-on-failure -j $(JOBS) -LE "accuracy|timing|heavy|browser" -E "_NOT_BUILT$$|^fuzz_replay_"
+	  ctest --output-on-failure -j $(JOBS) -LE "accuracy|timing|heavy|browser|package" -E "_NOT_BUILT$$|^fuzz_replay_"
 
 # Each libFuzzer harness of fuzz/ for FUZZ_SECONDS (clang, ASan+UBSan; CI runs it too), one a
 # core side by side (fuzz/run).
@@ -53,6 +53,14 @@ fuzz: bootstrap
 	  -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -gline-tables-only -DNDEBUG"
 	cmake --build $(FUZZ_BUILD) --target fuzzers -j $(JOBS)
 	./fuzz/run $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+# The Debian package, build/package/proofload_VERSION_ARCH.deb (cmake/package.cmake): only the
+# binary is built for it, with only the build's Debian packages (the Dockerfile's build stage).
+package:
+	./scripts/bootstrap --build-only
+	cmake -S . -B $(BUILD) -G Ninja -DCMAKE_BUILD_TYPE=Release
+	cmake --build $(BUILD) --target proofload -j $(JOBS)
+	cd $(BUILD) && cpack -G DEB
 
 demo: build
 	$(BUILD)/proofload demo
