@@ -24,7 +24,8 @@ int main(int argc, char** argv) {
       cli::add_observe_command(app), cli::add_ladder_command(app), cli::add_analyze_command(app),
       cli::add_report_command(app),  cli::add_soak_command(app),   cli::add_mark_command(app),
       cli::add_probe_command(app),   cli::add_compare_command(app),
-      cli::add_sizing_command(app),  cli::add_export_command(app)};
+      cli::add_sizing_command(app),  cli::add_export_command(app),
+      cli::add_k8s_command(app)};
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

@@ -308,6 +308,13 @@ void emit_job(YAML::Emitter& out, const JobSpec& spec) {
   out << YAML::EndMap << YAML::EndMap;
   out << YAML::Key << "spec" << YAML::Value << YAML::BeginMap;
   key_value(out, "restartPolicy", "Never");
+  if (spec.results == ResultsMode::kVolume) {
+    // The image runs as user 10001 (Dockerfile): the claim is made writable by its group.
+    out << YAML::Key << "securityContext" << YAML::Value << YAML::BeginMap;
+    out << YAML::Key << "fsGroup" << YAML::Value << kImageUserId;
+    key_value(out, "fsGroupChangePolicy", "OnRootMismatch");
+    out << YAML::EndMap;
+  }
   if (!spec.node_selector.empty()) {
     out << YAML::Key << "nodeSelector" << YAML::Value << YAML::BeginMap;
     for (const auto& [key, value] : spec.node_selector) key_value(out, key, value);

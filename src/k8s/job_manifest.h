@@ -23,6 +23,8 @@ constexpr size_t kMaxConfigMapBytes = size_t{1} << 20;
 constexpr std::string_view kScenarioDir = "/scenario";
 constexpr std::string_view kResultsDir = "/results";
 constexpr std::string_view kContainerName = "proofload";
+// The user the image runs as (Dockerfile), whose group a results claim is made writable for.
+constexpr int kImageUserId = 10001;
 
 // The pod annotations `k8s collect` reads back from the pods (how the results leave the pod,
 // the claim they are on, how many segments there are).

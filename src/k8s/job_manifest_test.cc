@@ -109,6 +109,7 @@ TEST(JobManifest, VolumeResultsWriteToTheClaimWithNoShell) {
   EXPECT_EQ(strings(pod["containers"][0]["command"]), std::vector<std::string>{"proofload"});
   EXPECT_EQ(pod["volumes"][0]["persistentVolumeClaim"]["claimName"].as<std::string>(),
             "load-results");
+  EXPECT_EQ(pod["securityContext"]["fsGroup"].as<int>(), kImageUserId);
 }
 
 TEST(JobManifest, TheConfigMapHoldsEveryFileByteForByte) {

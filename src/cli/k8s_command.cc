@@ -1,0 +1,252 @@
+// `proofload k8s job` renders a distributed experiment as Kubernetes objects (an Indexed Job of
+// N segments starting together, and a ConfigMap of its scenario files); `proofload k8s collect`
+// brings the segments' results home and merges them. The experiment's own flags go after `--`,
+// verbatim to every pod: an unknown flag before `--` is an error here rather than a surprise in
+// the cluster. docs/distributed.md walks through both.
+#include <time.h>
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <iostream>
+
+#include "cli/subcommand.h"
+#include "common/units.h"
+#include "common/usage_error.h"
+#include "k8s/collect.h"
+#include "k8s/job_manifest.h"
+#include "k8s/scenario_files.h"
+#include "observe/bounded_command.h"
+#include "report/atomic_file.h"
+
+namespace proofload::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct JobFlags {
+  k8s::JobSpec spec;
+  std::string start_delay = "2m";
+  std::string results = "log";
+  std::vector<std::string> node_selector;
+  std::vector<std::string> data_files;
+  std::string out;  // "" : stdout
+};
+
+struct CollectFlags {
+  k8s::CollectSpec spec;
+};
+
+// Seconds since the epoch of "2026-12-03T10:00:00Z" (a fraction and a "+02:00" offset allowed);
+// -1 for anything else. What `--start-at` takes, minus its relative form.
+int64_t rfc3339_unix_s(const std::string& text) {
+  int year, month, day, hour, minute, second, consumed = 0;
+  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &year, &month, &day, &hour, &minute,
+                  &second, &consumed) != 6 ||
+      consumed != 19 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 ||
+      minute > 59 || second > 60) {
+    return -1;
+  }
+  size_t at = 19;
+  if (at < text.size() && text[at] == '.') {
+    do ++at;
+    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])));
+  }
+  int64_t offset_s = 0;
+  const std::string zone = text.substr(at);
+  int zone_hours = 0, zone_minutes = 0;
+  if (zone != "Z" && zone != "z") {
+    if (zone.size() != 6 || (zone[0] != '+' && zone[0] != '-') ||
+        std::sscanf(zone.c_str() + 1, "%2d:%2d", &zone_hours, &zone_minutes) != 2) {
+      return -1;
+    }
+    offset_s = (zone[0] == '+' ? 1 : -1) * (zone_hours * 3600 + zone_minutes * 60);
+  }
+  tm parts{};
+  parts.tm_year = year - 1900;
+  parts.tm_mon = month - 1;
+  parts.tm_mday = day;
+  parts.tm_hour = hour;
+  parts.tm_min = minute;
+  parts.tm_sec = second;
+  return static_cast<int64_t>(timegm(&parts)) - offset_s;
+}
+
+std::string rfc3339_utc(int64_t unix_s) {
+  const time_t seconds = static_cast<time_t>(unix_s);
+  tm parts{};
+  gmtime_r(&seconds, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
+// The shared start: --start-at as given (absolute: a relative one would be each pod's own), or
+// now + --start-delay, rounded up to a whole second.
+std::string shared_start(const JobFlags& f, bool start_at_given) {
+  const int64_t now_s = std::chrono::duration_cast<std::chrono::seconds>(
+                            std::chrono::system_clock::now().time_since_epoch())
+                            .count();
+  if (start_at_given) {
+    const std::string& at = f.spec.start_at;
+    if (!at.empty() && at[0] == '+') {
+      throw UsageError("--start-at " + at +
+                       " would be each pod's own start: give an absolute RFC 3339 time, or "
+                       "--start-delay " +
+                       at.substr(1));
+    }
+    const int64_t at_s = rfc3339_unix_s(at);
+    if (at_s < 0) {
+      throw UsageError("--start-at '" + at + "' is not an RFC 3339 time (2026-12-03T10:00:00Z)");
+    }
+    if (at_s <= now_s) throw UsageError("--start-at " + at + " is already past");
+    return at;
+  }
+  const int64_t delay_ns = parse_duration_ns(f.start_delay);
+  if (delay_ns <= 0) throw UsageError("--start-delay must be more than 0");
+  return rfc3339_utc(now_s + (delay_ns + 999'999'999) / 1'000'000'000);
+}
+
+bool is_url(const std::string& target) {
+  return target.rfind("http://", 0) == 0 || target.rfind("https://", 0) == 0;
+}
+
+void check_passthrough(const std::vector<std::string>& flags) {
+  for (const std::string& flag : flags) {
+    for (const char* own : {"--out", "-o", "--segment", "--start-at"}) {
+      const std::string prefix = std::string(own) + "=";
+      if (flag == own || flag.rfind(prefix, 0) == 0) {
+        throw UsageError(
+            std::string(own) + " after -- is set by k8s job for every pod (" +
+            (std::string(own) == "--start-at" ? "use k8s job's --start-at" : "each segment's own") +
+            ")");
+      }
+    }
+  }
+}
+
+int run_job(JobFlags& f, bool start_at_given) {
+  k8s::JobSpec& spec = f.spec;
+  if (f.results != "log" && f.results != "volume") {
+    throw UsageError("--results '" + f.results + "': log or volume");
+  }
+  spec.results = f.results == "log" ? k8s::ResultsMode::kLog : k8s::ResultsMode::kVolume;
+  for (const std::string& pair : f.node_selector) {
+    const size_t equals = pair.find('=');
+    if (equals == std::string::npos) {
+      throw UsageError("--node-selector '" + pair + "': KEY=VALUE (e.g. node-pool=load)");
+    }
+    spec.node_selector.emplace_back(pair.substr(0, equals), pair.substr(equals + 1));
+  }
+  check_passthrough(spec.passthrough);
+  if (fs::is_regular_file(spec.target)) {
+    spec.files = k8s::scenario_files(spec.target, f.data_files);
+    spec.target = std::string(k8s::kScenarioDir) + "/" + spec.files.front().path;
+  } else if (is_url(spec.target)) {
+    if (!f.data_files.empty()) throw UsageError("--data-file is for a scenario file's target");
+  } else {
+    throw UsageError("'" + spec.target + "' is neither a URL (http://, https://) nor a file");
+  }
+  spec.start_at = shared_start(f, start_at_given);
+  const std::string yaml = k8s::render_job_yaml(spec);
+  if (f.out.empty()) {
+    std::fwrite(yaml.data(), 1, yaml.size(), stdout);
+    std::fflush(stdout);
+  } else {
+    report::write_file_atomically(f.out, yaml);
+  }
+  std::fprintf(stderr,
+               "proofload: the %d pods start together at %s: apply before then "
+               "(kubectl apply -f), then `proofload k8s collect %s --out DIR`\n",
+               spec.segments, spec.start_at.c_str(), spec.name.c_str());
+  return kExitOk;
+}
+
+int run_collect(CollectFlags& f) {
+  k8s::CollectSpec& spec = f.spec;
+  if (!k8s::is_dns1123_label(spec.job)) {
+    throw UsageError("'" + spec.job + "' is not a Job's name (a DNS-1123 label)");
+  }
+  if (!spec.namespace_name.empty() && !k8s::is_dns1123_label(spec.namespace_name)) {
+    throw UsageError("--namespace '" + spec.namespace_name + "' is not a DNS-1123 label");
+  }
+  if (spec.kubectl.empty()) {
+    const char* path = std::getenv("PATH");
+    spec.kubectl = observe::find_on_path("kubectl", path == nullptr ? "" : path);
+    if (spec.kubectl.empty()) throw UsageError("kubectl is not on PATH (--kubectl PATH)");
+  }
+  std::error_code ec;
+  spec.proofload = fs::read_symlink("/proc/self/exe", ec).string();
+  if (ec) throw std::runtime_error("cannot find proofload's own binary: " + ec.message());
+  return k8s::collect_job(spec, std::cerr);
+}
+
+void add_job(CLI::App& k8s, std::shared_ptr<JobFlags> f, CLI::App** app, CLI::Option** start) {
+  *app = k8s.add_subcommand(
+      "job",
+      "Render an Indexed Job (and the ConfigMap of a scenario's files) that runs an experiment "
+      "in N segments, one pod each, starting together; flags after -- go to every pod");
+  k8s::JobSpec& s = f->spec;
+  s.image = "proofload:" PROOFLOAD_VERSION;
+  (*app)
+      ->add_option("target", s.target, "A URL, or a scenario file (mounted in the pods)")
+      ->required();
+  (*app)->add_option("flags", s.passthrough, "After --: the experiment's own flags, verbatim");
+  (*app)
+      ->add_option("--segments", s.segments, "Pods, each one segment of the load (1-1000)")
+      ->required();
+  (*app)
+      ->add_option("--experiment", s.experiment, "run, ladder, soak or probe (default run)")
+      ->check(CLI::IsMember({"run", "ladder", "soak", "probe"}));
+  *start = (*app)->add_option("--start-at", s.start_at,
+                              "The pods' shared start, RFC 3339 (2026-12-03T10:00:00Z)");
+  (*app)->add_option("--start-delay", f->start_delay,
+                     "Else the start is now + this (default 2m): time to apply and schedule");
+  (*app)->add_option("--results", f->results,
+                     "log (each pod prints its tarball; k8s collect reads it) or volume");
+  (*app)->add_option("--pvc", s.pvc, "--results volume: the PersistentVolumeClaim to write to");
+  (*app)->add_option("--cpu", s.cpu_request, "CPU request per pod (e.g. 2, 500m)");
+  (*app)->add_option("--memory", s.memory_request, "Memory request per pod (e.g. 1Gi)");
+  (*app)->add_option("--cpu-limit", s.cpu_limit, "CPU limit per pod");
+  (*app)->add_option("--memory-limit", s.memory_limit, "Memory limit per pod");
+  (*app)->add_option("--image", s.image,
+                     "The pods' image (default proofload:" PROOFLOAD_VERSION ")");
+  (*app)->add_option("--name", s.name, "The Job's name (default proofload)");
+  (*app)->add_option("--namespace", s.namespace_name, "The namespace (default kubectl's)");
+  (*app)->add_option("--node-selector", f->node_selector, "KEY=VALUE a node must carry (repeat)");
+  (*app)->add_flag("--allow-same-node", s.allow_same_node,
+                   "Let two segments share a node (anti-affinity preferred, not required)");
+  (*app)->add_option("--data-file", f->data_files,
+                     "Another file the pods need, placed relative to the scenario (repeat)");
+  (*app)->add_option("-o,--out", f->out, "Write the YAML here (atomically) instead of stdout");
+}
+
+}  // namespace
+
+Subcommand add_k8s_command(CLI::App& parent) {
+  CLI::App* k8s = parent.add_subcommand(
+      "k8s", "Run an experiment in segments on Kubernetes: render the Job, collect the results");
+  k8s->require_subcommand(1);
+  auto job = std::make_shared<JobFlags>();
+  CLI::App* job_app = nullptr;
+  CLI::Option* start_at = nullptr;
+  add_job(*k8s, job, &job_app, &start_at);
+
+  auto collect = std::make_shared<CollectFlags>();
+  CLI::App* collect_app = k8s->add_subcommand(
+      "collect",
+      "Read each finished pod's results (--results log), unpack them into OUT/segments and "
+      "merge them into OUT/merged with `proofload merge`");
+  collect_app->add_option("job", collect->spec.job, "The Job's name")->required();
+  collect_app->add_option("--namespace", collect->spec.namespace_name, "Its namespace");
+  collect_app->add_option("--kubectl", collect->spec.kubectl, "kubectl's path (default: PATH's)");
+  collect_app->add_option("-o,--out", collect->spec.out, "The directory to collect into")
+      ->required();
+  return {k8s, [=] {
+            if (job_app->parsed()) return run_job(*job, start_at->count() > 0);
+            return run_collect(*collect);
+          }};
+}
+
+}  // namespace proofload::cli
