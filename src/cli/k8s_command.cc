@@ -14,6 +14,7 @@
 #include "cli/subcommand.h"
 #include "common/units.h"
 #include "common/usage_error.h"
+#include "common/wall_time.h"
 #include "k8s/collect.h"
 #include "k8s/job_manifest.h"
 #include "k8s/scenario_files.h"
@@ -38,41 +39,6 @@ struct CollectFlags {
   k8s::CollectSpec spec;
 };
 
-// Seconds since the epoch of "2026-12-03T10:00:00Z" (a fraction and a "+02:00" offset allowed);
-// -1 for anything else. What `--start-at` takes, minus its relative form.
-int64_t rfc3339_unix_s(const std::string& text) {
-  int year, month, day, hour, minute, second, consumed = 0;
-  if (std::sscanf(text.c_str(), "%4d-%2d-%2dT%2d:%2d:%2d%n", &year, &month, &day, &hour, &minute,
-                  &second, &consumed) != 6 ||
-      consumed != 19 || month < 1 || month > 12 || day < 1 || day > 31 || hour > 23 ||
-      minute > 59 || second > 60) {
-    return -1;
-  }
-  size_t at = 19;
-  if (at < text.size() && text[at] == '.') {
-    do ++at;
-    while (at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])));
-  }
-  int64_t offset_s = 0;
-  const std::string zone = text.substr(at);
-  int zone_hours = 0, zone_minutes = 0;
-  if (zone != "Z" && zone != "z") {
-    if (zone.size() != 6 || (zone[0] != '+' && zone[0] != '-') ||
-        std::sscanf(zone.c_str() + 1, "%2d:%2d", &zone_hours, &zone_minutes) != 2) {
-      return -1;
-    }
-    offset_s = (zone[0] == '+' ? 1 : -1) * (zone_hours * 3600 + zone_minutes * 60);
-  }
-  tm parts{};
-  parts.tm_year = year - 1900;
-  parts.tm_mon = month - 1;
-  parts.tm_mday = day;
-  parts.tm_hour = hour;
-  parts.tm_min = minute;
-  parts.tm_sec = second;
-  return static_cast<int64_t>(timegm(&parts)) - offset_s;
-}
-
 std::string rfc3339_utc(int64_t unix_s) {
   const time_t seconds = static_cast<time_t>(unix_s);
   tm parts{};
@@ -96,11 +62,11 @@ std::string shared_start(const JobFlags& f, bool start_at_given) {
                        "--start-delay " +
                        at.substr(1));
     }
-    const int64_t at_s = rfc3339_unix_s(at);
-    if (at_s < 0) {
+    const std::optional<int64_t> at_ns = parse_rfc3339_unix_ns(at);
+    if (!at_ns) {
       throw UsageError("--start-at '" + at + "' is not an RFC 3339 time (2026-12-03T10:00:00Z)");
     }
-    if (at_s <= now_s) throw UsageError("--start-at " + at + " is already past");
+    if (*at_ns / 1'000'000'000 <= now_s) throw UsageError("--start-at " + at + " is already past");
     return at;
   }
   const int64_t delay_ns = parse_duration_ns(f.start_delay);

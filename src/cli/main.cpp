@@ -25,6 +25,7 @@ int main(int argc, char** argv) {
       cli::add_report_command(app),  cli::add_soak_command(app),   cli::add_mark_command(app),
       cli::add_probe_command(app),   cli::add_compare_command(app),
       cli::add_sizing_command(app),  cli::add_export_command(app),
+      cli::add_merge_command(app),
       cli::add_k8s_command(app)};
   try {
     app.parse(argc, argv);

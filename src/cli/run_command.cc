@@ -14,6 +14,7 @@
 #include "cli/live_flags.h"
 #include "cli/run_flags.h"
 #include "cli/scenario_options.h"
+#include "cli/segment_flags.h"
 #include "cli/subcommand.h"
 #include "common/file_text.h"
 #include "common/text.h"
@@ -252,6 +253,7 @@ plan::RunSpec run_spec_from_flags(const RunFlags& f, const workload::Scenario* s
   if (f.h2_streams) spec.h2_streams = *f.h2_streams;
   spec.workers = f.workers;
   if (f.sources) spec.sources = parse_sources(*f.sources);
+  apply_segment_flags(f, spec);
   spec.thresholds = f.thresholds;
   spec.observe = f.observe;
   spec.observe_every_ns = parse_duration_ns(f.observe_every);
@@ -300,6 +302,7 @@ Subcommand add_run_command(CLI::App& parent) {
   app->add_flag("--plan", flags->plan,
                 "Check the flags and the scenario, print the load it would send, send nothing");
   add_request_flags(app, *flags);
+  add_segment_flags(app, *flags);
 
   return {app, [flags, targets, app] {
             std::optional<workload::Scenario> scenario =

@@ -39,6 +39,8 @@ struct RunFlags {
   std::string grace = "5s";
   int workers = 0;
   std::optional<std::string> sources;  // --sources: a list of local addresses, or a count
+  // --segment I/N and --start-at (cli/segment_flags.h): run, ladder, soak and probe only.
+  std::optional<std::string> segment, start_at;
   std::optional<std::string> out;
   bool quiet = false;
   std::vector<std::string> thresholds;  // --threshold, added to the scenario's

@@ -25,6 +25,7 @@ Subcommand add_compare_command(CLI::App& parent);
 Subcommand add_sizing_command(CLI::App& parent);
 Subcommand add_export_command(CLI::App& parent);
 Subcommand add_mark_command(CLI::App& parent);
+Subcommand add_merge_command(CLI::App& parent);
 Subcommand add_k8s_command(CLI::App& parent);
 
 }  // namespace proofload::cli

@@ -65,9 +65,12 @@ class Engine {
   // How many stop requests arrived (0: none; the run ended by its schedule).
   int stop_level() const { return control_.stop_level.load(); }
 
- private:
+  // start() sets the load's start this far ahead, so that the workers are up and an open loop's
+  // pool is connecting when the first request is due: a start at a given moment calls start()
+  // this much before it.
   static constexpr int64_t kStartLeadNs = 50'000'000;
 
+ private:
   LoadSpec spec_;
   RunControl control_;
   WindowMailbox mailbox_;

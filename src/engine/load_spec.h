@@ -67,6 +67,15 @@ struct LoadSpec {
   int64_t grace_ns = 5'000'000'000;  // after the schedule ends (or Ctrl-C): time for in-flight
                                      // requests to finish before they count as timeouts
   int workers = 1;
+  // `--segment I/N`: this process runs segment `segment` of `segments` of one load spread over
+  // several machines. Every share (connections, the pool, the queue, -n, the data cursors and
+  // the random streams) is then taken as if the whole load ran as segments * workers shards,
+  // this process holding shards segment + segments * w for its workers w = 0 .. workers-1:
+  // connection c belongs to segment c mod N and open-loop arrival k to segment k mod N, so the
+  // N segments' shares are integers that add up to the whole, and together they produce the one
+  // schedule exactly (schedule/arrivals.h).
+  int segment = 0;
+  int segments = 1;
   // Local addresses the connections are bound to: worker i connects from sources[i] (workers is
   // then sources.size()), and each window counts what a rate limit did per source
   // (WindowStats::sources). Empty: the kernel picks the address.

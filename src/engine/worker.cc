@@ -32,38 +32,47 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
       control_(control),
       mailbox_(mailbox),
       wake_fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
-      context_(*spec.workload, index, spec.workers),
+      shard_(spec.segment + spec.segments * index),
+      shards_(spec.segments * spec.workers),
+      context_(*spec.workload, shard_, shards_),
       named_(!spec.workload->is_fixed()),
       span_end_ns_(start_ns + spec.profile.duration_ns()),
       read_buffer_(kReadBufferBytes) {
   if (wake_fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
   loop_.add(wake_fd_, EPOLLIN, kWakeToken);
-  const int shards = spec.workers;
+  const int shard = shard_;
+  const int shards = shards_;
   // HTTP/2: every count of connections is of connections with h2_streams stream slots each.
   const int slots = spec.protocol == Protocol::kHttp2 ? spec.h2_streams : 1;
   if (open_loop()) {
-    int pool = schedule::share_of(spec.connections, index, shards) * slots;
-    int most = schedule::share_of(spec.max_connections, index, shards) * slots;
-    auto queue = static_cast<size_t>(schedule::share_of(spec.queue_capacity, index, shards));
+    int pool = schedule::share_of(spec.connections, shard, shards) * slots;
+    int most = schedule::share_of(spec.max_connections, shard, shards) * slots;
+    auto queue = static_cast<size_t>(schedule::share_of(spec.queue_capacity, shard, shards));
     dispatcher_.emplace(
         schedule::OpenLoopDispatcher::Limits{pool, most, queue, spec.request_timeout_ns});
-    arrivals_.emplace(spec.profile, index, shards, spec.max_requests);
+    arrivals_.emplace(spec.profile, shard, shards, spec.max_requests);
     dispatcher_->set_split(start_ns + spec.warmup_ns);
     connections_.resize(most);
     idle_.reserve(most);
   } else {
-    connections_.resize(schedule::share_of(spec.connections, index, shards) * slots);
+    connections_.resize(schedule::share_of(spec.connections, shard, shards) * slots);
     if (spec.max_requests > 0)
-      request_budget_ = schedule::share_of(spec.max_requests, index, shards);
+      request_budget_ = schedule::share_of(spec.max_requests, shard, shards);
   }
   streams_ = spec.stream != nullptr || workload_.has_streams();
   for (Connection& c : connections_) {
     c.session.bind(workload_);
     if (streams_) c.stream_body = std::make_unique<StreamBody>(spec.stream_goodput.get());
   }
-  // The slots of the workers before this one come first in the count over targets.
-  const int64_t per_worker = open_loop() ? spec.max_connections : spec.connections;
-  for (int w = 0; w < index; ++w) first_slot_ += schedule::share_of(per_worker, w, shards) * slots;
+  // The slots of the segments before this one, then of the workers before this one, come first
+  // in the count over targets.
+  const int64_t pool_size = open_loop() ? spec.max_connections : spec.connections;
+  for (int s = 0; s < spec.segment; ++s) {
+    first_slot_ += schedule::share_of(pool_size, s, spec.segments) * slots;
+  }
+  for (int w = 0; w < index; ++w) {
+    first_slot_ += schedule::share_of(pool_size, spec.segment + spec.segments * w, shards) * slots;
+  }
   if (!spec.sources.empty()) {
     source_ = &spec.sources.at(static_cast<size_t>(index));
     current_.sources.resize(spec.sources.size());
@@ -145,8 +154,8 @@ void Worker::run_loop() {
   current_.index = 0;
   if (open_loop()) {
     // The pool is opened before the start so the first arrivals find connections.
-    int pool = schedule::share_of(spec_.connections, index_, spec_.workers) *
-               (h2() ? spec_.h2_streams : 1);
+    int pool =
+        schedule::share_of(spec_.connections, shard_, shards_) * (h2() ? spec_.h2_streams : 1);
     for (int i = 0; i < pool; ++i) {
       dispatcher_->on_connection_opening();
       open_connection(connections_[i], now);
@@ -336,7 +345,7 @@ void Worker::dispatch_arrivals(int64_t now) {
 // Closed loop: connection slot j of this worker is user j; the profile says how many are active.
 void Worker::adjust_closed_loop_users(int64_t now) {
   int64_t t = std::max<int64_t>(0, since_start(now));
-  int target = schedule::connections_for_shard_at(spec_.profile, t, index_, spec_.workers) *
+  int target = schedule::connections_for_shard_at(spec_.profile, t, shard_, shards_) *
                (h2() ? spec_.h2_streams : 1);
   for (int j = 0; j < static_cast<int>(connections_.size()); ++j) {
     Connection& c = connections_[j];

@@ -243,6 +243,9 @@ class Worker {
   WindowMailbox& mailbox_;
   WorkerLoop loop_;
   int wake_fd_;
+  // This worker's shard of the whole load: shard_ of shards_ (LoadSpec::segment).
+  const int shard_;
+  const int shards_;
 
   workload::WorkerContext context_;  // random stream and data cursors of this worker
   bool named_ = false;               // a scenario: record by request name and flow

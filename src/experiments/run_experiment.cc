@@ -9,9 +9,11 @@
 #include "common/clock.h"
 #include "common/stop_signals.h"
 #include "common/usage_error.h"
+#include "common/wall_time.h"
 #include "engine/engine.h"
 #include "experiments/live_progress.h"
 #include "experiments/observation.h"
+#include "experiments/segment_file.h"
 #include "experiments/thresholds.h"
 #include "observe/factory.h"
 #include "observe/observer.h"
@@ -42,6 +44,42 @@ std::vector<std::string> observed_specs(std::vector<std::string> specs,
 void stop_engine(void* engine) { static_cast<engine::Engine*>(engine)->request_stop(); }
 
 int64_t wall_ns_of(int64_t monotonic) { return wall_clock_ns() + (monotonic - monotonic_ns()); }
+
+// Where and when this segment's load started, and how far this machine's clock can be trusted.
+result::SegmentRecord segment_record(const plan::PlannedRun& run, int64_t start_wall_ns) {
+  result::SegmentRecord s;
+  s.index = run.load.segment;
+  s.count = run.load.segments;
+  s.host = host_name();
+  s.start_at_unix_ns = run.start_at_wall_ns;
+  s.start_unix_ns = start_wall_ns;
+  if (run.start_at_wall_ns) {
+    s.start_skew_ms = static_cast<double>(start_wall_ns - *run.start_at_wall_ns) / 1e6;
+  }
+  const ClockStatus clock = read_clock_status();
+  s.clock_synchronized = clock.synchronized;
+  s.clock_offset_ms = clock.offset_ms;
+  s.clock_error_ms = clock.estimated_error_ms;
+  s.clock = clock.description;
+  return s;
+}
+
+SegmentEnd segment_end(const report::RunResult& result) {
+  SegmentEnd end;
+  end.total = result.total;
+  end.warmup_total = result.warmup_total;
+  end.span = result.span;
+  end.named = result.named_total;
+  end.request_names = result.request_names;
+  end.flow_names = result.flow_names;
+  end.warmup_duration_s = result.warmup_duration_s;
+  end.end_reason = result.end_reason;
+  end.interrupted = result.interrupted;
+  end.aborted = result.aborted;
+  end.first_tls_failure = result.first_tls_failure;
+  end.h2_server_max_streams = result.h2_server_max_streams;
+  return end;
+}
 
 // A run bounded only by -n has a schedule of a year: no planned end worth showing.
 constexpr int64_t kNoPlannedEndNs = int64_t{300} * 24 * 3600 * kNsPerS;
@@ -88,12 +126,34 @@ report::RunResult run_load_test(const RunOptions& options) {
     server_before = *before.value;
   }
 
+  // --start-at: every segment's load starts at the agreed moment (a signal meanwhile sends
+  // nothing).
+  if (run.start_at_wall_ns) {
+    StopSignals waiting;
+    if (!sleep_until_wall_ns(*run.start_at_wall_ns - engine::Engine::kStartLeadNs,
+                             waiting.requested_flag())) {
+      result.interrupted = true;
+      result.end_reason = "interrupted before the start time: nothing was sent";
+      return result;
+    }
+  }
   engine::Engine engine(run.load);
   engine.start();
   observer.start(engine.start_ns());
   StopSignals signals(stop_engine, &engine);  // after start: not the workers half made
   result.start_wall_ns = wall_ns_of(engine.start_ns());
+  if (run.load.segments > 1 || run.start_at_wall_ns) {
+    result.segment = segment_record(run, result.start_wall_ns);
+  }
   if (directory) directory->open(result);
+  // A segment also writes what `proofload merge` adds up without loss (segment_file.h).
+  std::optional<SegmentFileWriter> segment_file;
+  if (directory && run.load.segments > 1) {
+    segment_file.emplace(
+        *run.out_dir,
+        SegmentHeader{*result.segment, result.spec, result.command_line, result.proofload_version,
+                      run.load.window_ns, run.load.workers, sources});
+  }
   if (options.on_start) options.on_start(engine.start_ns(), result.start_wall_ns);
 
   if (options.live) {
@@ -131,6 +191,7 @@ report::RunResult run_load_test(const RunOptions& options) {
     if (!directory || !write_failure.empty()) return;
     try {
       directory->append_window(w, result.start_wall_ns + w.start_ns, observed);
+      if (segment_file) segment_file->append_window(w, figures);
     } catch (const std::runtime_error& e) {
       write_failure = e.what();
       engine.request_stop();
@@ -230,6 +291,13 @@ report::RunResult run_load_test(const RunOptions& options) {
   result.server = server_figures(result.observed);
   result.generator_busy_windows = observation_totals.generator_busy_windows();
   result.thresholds = evaluate_thresholds(result, run.thresholds);
+  if (segment_file && write_failure.empty()) {
+    try {
+      segment_file->finish(segment_end(result));
+    } catch (const std::runtime_error& e) {
+      write_failure = e.what();
+    }
+  }
   // The terminal summary comes from memory: it is printed even when the files could not be.
   std::exception_ptr finish_failure;
   if (directory) {

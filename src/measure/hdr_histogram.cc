@@ -141,6 +141,24 @@ int64_t HdrHistogram::min() const { return total_count_ == 0 ? 0 : lowest_equiva
 
 int64_t HdrHistogram::max() const { return total_count_ == 0 ? 0 : highest_equivalent(max_value_); }
 
+HdrHistogram::ExactTotals HdrHistogram::exact_totals() const {
+  return {static_cast<int64_t>(sum_ >> 64), static_cast<uint64_t>(sum_), clamped_count_};
+}
+
+bool HdrHistogram::restore_exact_totals(const ExactTotals& totals) {
+  if (totals.sum_high < 0) return false;
+  __extension__ typedef unsigned __int128 Unsigned128;
+  const auto sum = static_cast<Int128>(
+      (static_cast<Unsigned128>(static_cast<uint64_t>(totals.sum_high)) << 64) | totals.sum_low);
+  if (sum > static_cast<Int128>(highest_trackable_) * total_count_ ||
+      totals.clamped < 0 || totals.clamped > total_count_) {
+    return false;
+  }
+  sum_ = sum;
+  clamped_count_ = totals.clamped;
+  return true;
+}
+
 double HdrHistogram::mean() const {
   if (total_count_ == 0) return 0.0;
   return static_cast<double>(static_cast<long double>(sum_) /

@@ -94,6 +94,17 @@ class HdrHistogram {
   // word-size nibble). Throws std::runtime_error on malformed input. The exact mean is not part
   // of the encoding; a decoded histogram's mean() is computed from bucket midpoints.
   static HdrHistogram decode_compressed(const uint8_t* data, size_t size);
+  // What the encoding leaves out, for a lossless copy (a segment's file for `proofload merge`):
+  // the exact sum of the recorded values (high and low 64 bits of its 128) and the clamped count.
+  struct ExactTotals {
+    int64_t sum_high = 0;
+    uint64_t sum_low = 0;
+    int64_t clamped = 0;
+  };
+  ExactTotals exact_totals() const;
+  // Puts them back after decode_compressed. False, changing nothing, when they cannot be this
+  // histogram's: a sum outside [0, count x highest_trackable] or a clamped count past the count.
+  bool restore_exact_totals(const ExactTotals& totals);
 
  private:
   __extension__ typedef __int128 Int128;  // exact sum of values (int64 * int64 cannot overflow)

@@ -314,5 +314,23 @@ TEST(HdrHistogram, MemoryFollowsTheHighestValueRecorded) {
   EXPECT_EQ(a.value_at_percentile(100), b.value_at_percentile(100));
 }
 
+
+TEST(HdrHistogram, ACopyThroughTheEncodingKeepsTheExactMeanWithItsTotals) {
+  HdrHistogram h;
+  for (int64_t v : {1001, 1003, 250'000, 7'777'777}) h.record(v);
+  h.record(-5);  // clamped to 0
+  const std::vector<uint8_t> bytes = h.encode_compressed();
+  HdrHistogram copy = HdrHistogram::decode_compressed(bytes.data(), bytes.size());
+  EXPECT_NE(copy.mean(), h.mean());  // the encoding alone gives bucket midpoints
+  ASSERT_TRUE(copy.restore_exact_totals(h.exact_totals()));
+  EXPECT_EQ(copy.mean(), h.mean());
+  EXPECT_EQ(copy.clamped_count(), 1);
+  // Totals that cannot be this histogram's change nothing.
+  EXPECT_FALSE(copy.restore_exact_totals({-1, 0, 0}));
+  EXPECT_FALSE(copy.restore_exact_totals({1, 0, 0}));  // 2^64: past count x highest
+  EXPECT_FALSE(copy.restore_exact_totals({0, 10, 6}));  // more clamped than recorded
+  EXPECT_EQ(copy.mean(), h.mean());
+}
+
 }  // namespace
 }  // namespace proofload::measure

@@ -91,15 +91,6 @@ K8sPod read_pod(const json& item) {
   return pod;
 }
 
-int digits(std::string_view text, size_t at, size_t count) {
-  int value = 0;
-  for (size_t i = at; i < at + count; ++i) {
-    if (i >= text.size() || !std::isdigit(static_cast<unsigned char>(text[i]))) return -1;
-    value = value * 10 + (text[i] - '0');
-  }
-  return value;
-}
-
 }  // namespace
 
 bool parse_pod_list(std::string_view text, std::vector<K8sPod>& pods, std::string& error) {
@@ -124,50 +115,6 @@ bool parse_pod_list(std::string_view text, std::vector<K8sPod>& pods, std::strin
     pods.push_back(read_pod(item));
   }
   return true;
-}
-
-std::optional<int64_t> parse_rfc3339_unix_ns(std::string_view text) {
-  // YYYY-MM-DDTHH:MM:SS
-  if (text.size() < 20 || text[4] != '-' || text[7] != '-' ||
-      (text[10] != 'T' && text[10] != 't') || text[13] != ':' || text[16] != ':') {
-    return std::nullopt;
-  }
-  std::tm tm{};
-  tm.tm_year = digits(text, 0, 4) - 1900;
-  tm.tm_mon = digits(text, 5, 2) - 1;
-  tm.tm_mday = digits(text, 8, 2);
-  tm.tm_hour = digits(text, 11, 2);
-  tm.tm_min = digits(text, 14, 2);
-  tm.tm_sec = digits(text, 17, 2);
-  if (tm.tm_year < 0 || tm.tm_mon < 0 || tm.tm_mon > 11 || tm.tm_mday < 1 || tm.tm_mday > 31 ||
-      tm.tm_hour < 0 || tm.tm_hour > 23 || tm.tm_min < 0 || tm.tm_min > 59 || tm.tm_sec < 0 ||
-      tm.tm_sec > 60) {
-    return std::nullopt;
-  }
-  size_t at = 19;
-  int64_t fraction_ns = 0;
-  if (at < text.size() && text[at] == '.') {
-    int64_t scale = kNsPerS;
-    for (++at; at < text.size() && std::isdigit(static_cast<unsigned char>(text[at])); ++at) {
-      scale /= 10;
-      fraction_ns += (text[at] - '0') * scale;
-    }
-  }
-  int64_t offset_s = 0;
-  if (at < text.size() && (text[at] == 'Z' || text[at] == 'z')) {
-    ++at;
-  } else if (at + 6 == text.size() && (text[at] == '+' || text[at] == '-') && text[at + 3] == ':') {
-    int hours = digits(text, at + 1, 2);
-    int minutes = digits(text, at + 4, 2);
-    if (hours < 0 || minutes < 0) return std::nullopt;
-    offset_s = (text[at] == '+' ? 1 : -1) * (hours * 3600 + minutes * 60);
-    at += 6;
-  } else {
-    return std::nullopt;
-  }
-  if (at != text.size()) return std::nullopt;
-  const int64_t seconds = static_cast<int64_t>(timegm(&tm)) - offset_s;
-  return seconds * kNsPerS + fraction_ns;
 }
 
 std::optional<double> parse_quantity(std::string_view text) {

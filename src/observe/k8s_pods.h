@@ -13,6 +13,7 @@
 #include <string_view>
 #include <vector>
 
+#include "common/wall_time.h"
 #include "observe/sampler.h"
 
 namespace proofload::observe {
@@ -39,9 +40,6 @@ struct K8sPod {
 // Parses `kubectl get pods -o json`: an object of kind List (or PodList) whose items are Pods.
 // False, with `error` in one line, when it is not JSON or not such a list.
 bool parse_pod_list(std::string_view json, std::vector<K8sPod>& pods, std::string& error);
-
-// "2024-05-01T10:00:00Z", with an optional fraction and a "Z" or "+02:00" offset; Unix ns.
-std::optional<int64_t> parse_rfc3339_unix_ns(std::string_view text);
 
 // A Kubernetes quantity as a plain number: "250m" 0.25, "1" 1, "128Mi" 134217728, "1G" 1e9,
 // "512Ki" 524288, "1e3" 1000, "1500u" 0.0015. nullopt when it is none.

@@ -52,17 +52,6 @@ TEST(K8sQuantity, ParsesWhatKubectlTopPrints) {
   }
 }
 
-TEST(K8sTimestamp, ParsesRfc3339) {
-  EXPECT_EQ(*parse_rfc3339_unix_ns("1970-01-01T00:00:00Z"), 0);
-  EXPECT_EQ(*parse_rfc3339_unix_ns("2024-05-01T10:00:30Z"), 1714557630 * kNsPerS);
-  EXPECT_EQ(*parse_rfc3339_unix_ns("2024-05-01T12:00:30.25+02:00"),
-            1714557630 * kNsPerS + 250 * kNsPerMs);
-  for (const char* bad : {"", "2024-05-01", "2024-05-01T10:00:30", "2024-13-01T10:00:30Z",
-                          "2024-05-01T10:00:30Zjunk"}) {
-    EXPECT_FALSE(parse_rfc3339_unix_ns(bad)) << bad;
-  }
-}
-
 TEST(K8sTop, SumsThePods) {
   auto usage = parse_top_pods(recorded("top.txt"));
   ASSERT_TRUE(usage);

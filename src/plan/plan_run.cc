@@ -16,7 +16,9 @@
 #include "net/tcp.h"
 #include "net/transport.h"
 #include "plan/scenario_parts.h"
+#include "plan/segment.h"
 #include "result/json_values.h"
+#include "schedule/arrivals.h"
 #include "schedule/open_loop_dispatcher.h"
 #include "workload/secrets.h"
 
@@ -164,14 +166,15 @@ void check(const RunSpec& spec) {
                                    spec.sources.size(), spec.sources.size()));
     }
   }
+  check_segment(spec, most_connections(spec));
 }
 
 // The measured length a run is scheduled for.
 int64_t scheduled_duration_ns(const RunSpec& spec) {
   if (spec.duration_ns) return *spec.duration_ns;
+
   return spec.requests_limit ? kUnboundedNs : kDefaultDurationNs;
 }
-
 
 // The connections a run may open: the pool's ceiling.
 
@@ -298,7 +301,7 @@ Preflight preflight(const RunSpec& spec) {
     found.targets.push_back(address);
   }
   // Each source must be an address of this machine that reaches the target: one line if not.
-  for (const std::string& text : spec.sources) {
+  for (const std::string& text : segment_sources(spec)) {
     const net::Address source = net::local_address(text);
     net::check_reachable(found.address, spec.connect_timeout_ns, &source);
   }
@@ -399,8 +402,15 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
                      std::to_string(kMaxConnections));
   }
   const int cores = static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-  load.workers = std::min(spec.workers > 0 ? spec.workers : cores, load.connections);
-  for (const std::string& source : spec.sources) load.sources.push_back(net::local_address(source));
+  load.segment = spec.segment;
+  load.segments = spec.segments;
+  // A segment's workers share its connections (connection c is segment c mod N's).
+  load.workers =
+      std::min(spec.workers > 0 ? spec.workers : cores,
+               static_cast<int>(schedule::share_of(load.connections, spec.segment, spec.segments)));
+  for (const std::string& source : segment_sources(spec)) {
+    load.sources.push_back(net::local_address(source));
+  }
   if (!load.sources.empty()) load.workers = static_cast<int>(load.sources.size());
   load.watch_limit_headers = spec.watch_limit_headers;
 
@@ -441,6 +451,10 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
       {"window_s", seconds_of(load.window_ns)},
   };
   if (!spec.sources.empty()) run.recorded_spec["sources"] = spec.sources;
+  if (spec.segments > 1) {
+    run.recorded_spec["segment"] = {{"index", spec.segment}, {"count", spec.segments}};
+  }
+  if (spec.start_at_wall_ns) run.recorded_spec["start_at_unix_ns"] = *spec.start_at_wall_ns;
   if (!stream_json.is_null()) run.recorded_spec["stream"] = stream_json;
   if (!spec.more_targets.empty()) {
     nlohmann::json targets = nlohmann::json::array({spec.target});
@@ -468,6 +482,7 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
           : command_line;
   run.out_dir = spec.out_dir;
   run.quiet = spec.quiet;
+  run.start_at_wall_ns = spec.start_at_wall_ns;
   return run;
 }
 

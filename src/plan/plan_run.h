@@ -44,6 +44,7 @@ struct PlannedRun {
   std::string command_line;  // what Reproduce shows
   std::optional<std::filesystem::path> out_dir;
   bool quiet = false;
+  std::optional<int64_t> start_at_wall_ns;  // RunSpec::start_at_wall_ns: the load waits for it
 };
 
 // Checks everything `spec` says, compiles its workload (a scenario's, or the one fixed request),

@@ -80,6 +80,14 @@ struct RunSpec {
   // rate and -n are split evenly over them); each window counts per source what a rate limit
   // did (engine::LoadSpec::sources). Empty: the kernel picks the address.
   std::vector<std::string> sources;
+  // --segment I/N: this machine's share of one load run by N machines (engine::LoadSpec::segment:
+  // connections, arrivals, -n, data rows), and of --sources (source j goes to segment j mod N;
+  // segment_sources). 0 of 1: the whole load.
+  int segment = 0;
+  int segments = 1;
+  // --start-at: the wall-clock moment (Unix ns) the load starts, so that segments on several
+  // machines start together; nullopt: as soon as it is ready.
+  std::optional<int64_t> start_at_wall_ns;
   // A probe's runs: keep rate-limit headers' first and last values per source.
   bool watch_limit_headers = false;
   std::vector<std::string> thresholds;  // --threshold, checked after the scenario's

@@ -175,6 +175,8 @@ result::RunRecord header_record(const RunResult& result, const char* status) {
   r.start_time = iso8601_utc(result.start_wall_ns);
   r.window_s = seconds(result.window_ns);
   r.read_spec(result.spec);
+  r.segment = result.segment;
+  r.merged = result.merged;
   return r;
 }
 

@@ -17,6 +17,7 @@
 
 #include "report/ladder_text.h"
 #include "report/run_sections.h"
+#include "report/segment_section.h"
 #include "result/run_record.h"
 
 namespace proofload::report {
@@ -151,7 +152,8 @@ std::string header_of(const RunRecord& v) {
                             : !v.scenario_file.empty() ? v.scenario_file
                                                        : "target not recorded";
   return "# Run: " + title + "\n\n" + load_words(v) + "; " + duration_words(v) + ".\n\n" +
-         scenario_words(v) + when_words(v) + "\n\n" + status_notice(v);
+         scenario_words(v) + when_words(v) + "\n\n" + segments_paragraph(v.segment, v.merged) +
+         status_notice(v);
 }
 
 // ---- The short version ----

@@ -198,6 +198,11 @@ struct RunResult {
   std::vector<ThresholdVerdict> thresholds;
   bool thresholds_passed() const;
 
+  // --segment: where and when this segment started (result::SegmentRecord); a merge: the
+  // segments it holds and those missing.
+  std::optional<result::SegmentRecord> segment;
+  std::optional<result::MergeRecord> merged;
+
   bool interrupted = false;  // Ctrl-C / SIGTERM ended the run early
   bool aborted = false;      // an abort condition (a ladder's --abort-when) ended it early
   std::string end_reason;    // "duration reached", "request count reached", ...

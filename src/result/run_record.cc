@@ -341,6 +341,8 @@ json run_to_json(const RunRecord& r) {
               {"start_time", r.start_time},
               {"window_s", optional_json(r.window_s)},
               {"spec", r.spec}};
+  if (r.segment) out["segment"] = segment_json(*r.segment);
+  if (r.merged) out["merged"] = merge_json(*r.merged);
   if (!r.summary_recorded) return out;  // running: nothing measured yet
   out["end_reason"] = r.end_reason;
   out["summary"] = summary_json(r);
@@ -416,6 +418,12 @@ RunRecord run_from_json(const json& result) {
     v.read_spec(*spec);
   }
   read_summary(top.object("summary"), v);
+  if (const JsonReader segment = top.object("segment"); segment.present()) {
+    v.segment = segment_from_json(segment);
+  }
+  if (const JsonReader merged = top.object("merged"); merged.present()) {
+    v.merged = merge_from_json(merged);
+  }
   const JsonReader warmup = top.object("warmup");
   v.warmup_s = warmup.number("duration_s");
   v.warmup_requests = warmup.count("requests");

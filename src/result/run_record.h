@@ -20,6 +20,7 @@
 
 #include "analyze/reconcile.h"
 #include "result/json_reader.h"
+#include "result/segment_record.h"
 
 namespace proofload::result {
 
@@ -174,6 +175,11 @@ struct RunRecord {
   std::vector<SourceRecord> sources;   // the generator ("self") first, then in key order
   std::optional<ServerRecord> server;  // nullopt: no server figures recorded
   std::optional<std::vector<int64_t>> busy_windows;  // nullopt: not recorded
+
+  // `segment`: this run was segment I of N of one load (--segment); nullopt otherwise.
+  std::optional<SegmentRecord> segment;
+  // `merged`: this run is N segments' runs merged (`proofload merge`); nullopt otherwise.
+  std::optional<MergeRecord> merged;
 
   // Sets the spec and the parts of it a report reads (a missing key: not recorded).
   void read_spec(nlohmann::json recorded_spec);

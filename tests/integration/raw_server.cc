@@ -35,6 +35,11 @@ RawServer::~RawServer() {
   close(listen_fd_);
 }
 
+std::vector<std::string> RawServer::request_lines() const {
+  const std::lock_guard<std::mutex> lock(lines_mutex_);
+  return request_lines_;
+}
+
 void RawServer::serve() {
   std::map<int, std::string> pending;  // fd -> request bytes not yet answered
   while (!stop_) {
@@ -58,6 +63,10 @@ void RawServer::serve() {
       std::string& request = pending[fd];
       request.append(buffer, static_cast<size_t>(n));
       if (request.find("\r\n\r\n") == std::string::npos) continue;
+      {
+        const std::lock_guard<std::mutex> lock(lines_mutex_);
+        request_lines_.push_back(request.substr(0, request.find("\r\n")));
+      }
       request.clear();
       size_t written = 0;
       while (written < reply_.size()) {

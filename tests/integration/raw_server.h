@@ -5,7 +5,9 @@
 
 #include <atomic>
 #include <string>
+#include <mutex>
 #include <thread>
+#include <vector>
 
 namespace proofload::testing {
 
@@ -16,6 +18,8 @@ class RawServer {
   RawServer(std::string reply, bool close_after);
   ~RawServer();
   int port() const { return port_; }
+  // The request line of every request answered so far, in the order they came.
+  std::vector<std::string> request_lines() const;
   std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
 
  private:
@@ -25,6 +29,8 @@ class RawServer {
   int listen_fd_ = -1;
   int port_ = 0;
   std::atomic<bool> stop_{false};
+  mutable std::mutex lines_mutex_;
+  std::vector<std::string> request_lines_;
   std::thread thread_;
 };
 

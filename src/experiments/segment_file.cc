@@ -1,0 +1,158 @@
+// See segment_file.h.
+#include "experiments/segment_file.h"
+
+#include <cerrno>
+#include <cstring>
+#include <stdexcept>
+
+#include "experiments/segment_codec.h"
+
+namespace proofload::experiments {
+namespace {
+
+using nlohmann::json;
+
+// A window's line holds a few compressed histograms: kilobytes. A line past this is not one.
+constexpr size_t kMaxLineBytes = size_t{64} << 20;
+
+json observed_sources_json(const std::vector<ObservedSource>& sources) {
+  json out = json::array();
+  for (const ObservedSource& s : sources) out.push_back({{"label", s.label}, {"spec", s.spec}});
+  return out;
+}
+
+}  // namespace
+
+SegmentFileWriter::SegmentFileWriter(const std::filesystem::path& directory,
+                                     const SegmentHeader& header)
+    : file_(directory / kSegmentFile,
+            json{{"schema", kSegmentSchema},
+                 {"segment", result::segment_json(header.segment)},
+                 {"spec", header.spec},
+                 {"command_line", header.command_line},
+                 {"proofload_version", header.proofload_version},
+                 {"window_ns", header.window_ns},
+                 {"workers", header.workers},
+                 {"observed_sources", observed_sources_json(header.observed_sources)}}
+                .dump()) {}
+
+void SegmentFileWriter::append_window(const measure::WindowStats& w,
+                                      const std::vector<observe::SamplerFigures>& observed) {
+  file_.append(
+      json{{"window", window_stats_json(w)}, {"observed", sampler_figures_json(observed)}}.dump());
+}
+
+void SegmentFileWriter::finish(const SegmentEnd& end) {
+  json out = {{"total", window_stats_json(end.total)},
+              {"warmup_total", window_stats_json(end.warmup_total)},
+              {"span", span_json(end.span)},
+              {"named", named_totals_json(end.named)},
+              {"request_names", end.request_names},
+              {"flow_names", end.flow_names},
+              {"warmup_duration_s", end.warmup_duration_s},
+              {"end_reason", end.end_reason},
+              {"interrupted", end.interrupted},
+              {"aborted", end.aborted},
+              {"first_tls_failure", end.first_tls_failure},
+              {"h2_server_max_streams",
+               end.h2_server_max_streams ? json(*end.h2_server_max_streams) : json(nullptr)}};
+  file_.append(json{{"end", out}}.dump());
+}
+
+SegmentFileReader::SegmentFileReader(const std::filesystem::path& directory)
+    : path_(directory / kSegmentFile) {
+  file_ = std::fopen(path_.c_str(), "rb");
+  if (file_ == nullptr) {
+    throw std::runtime_error(path_.string() + ": " + std::strerror(errno) +
+                             " (a segment's directory holds the segment.jsonl that a run given "
+                             "--segment writes)");
+  }
+  std::optional<json> first = next_line();
+  try {
+    if (!first || !first->is_object() || first->value("schema", "") != kSegmentSchema) {
+      throw std::runtime_error(std::string("its first line is not a ") + kSegmentSchema +
+                               " header");
+    }
+    const json& h = *first;
+    const json* segment = &h.at("segment");
+    const result::JsonReader reader(segment, "segment", "segment.jsonl");
+    header_.segment = result::segment_from_json(reader);
+    header_.spec = h.at("spec");
+    header_.command_line = h.at("command_line").get<std::string>();
+    header_.proofload_version = h.at("proofload_version").get<std::string>();
+    header_.window_ns = h.at("window_ns").get<int64_t>();
+    header_.workers = h.at("workers").get<int>();
+    for (const json& s : h.at("observed_sources")) {
+      header_.observed_sources.push_back(
+          {s.at("label").get<std::string>(), s.at("spec").get<std::string>()});
+    }
+    if (header_.window_ns <= 0 || header_.workers < 1) {
+      throw std::runtime_error("its header has no window length or workers");
+    }
+  } catch (const std::exception& e) {
+    std::fclose(file_);
+    file_ = nullptr;
+    throw std::runtime_error(path_.string() + ": " + e.what());
+  }
+}
+
+SegmentFileReader::~SegmentFileReader() {
+  if (file_ != nullptr) std::fclose(file_);
+}
+
+std::optional<json> SegmentFileReader::next_line() {
+  std::string line;
+  int c = 0;
+  while ((c = std::fgetc(file_)) != EOF && c != '\n') {
+    if (line.size() >= kMaxLineBytes) {
+      throw std::runtime_error(path_.string() + " line " + std::to_string(line_ + 1) +
+                               " is longer than 64 MiB");
+    }
+    line.push_back(static_cast<char>(c));
+  }
+  if (c == EOF) return std::nullopt;  // the end, or a torn last line of a killed run
+  ++line_;
+  json parsed = json::parse(line, nullptr, false);
+  if (parsed.is_discarded() || !parsed.is_object()) {
+    throw std::runtime_error(path_.string() + " line " + std::to_string(line_) +
+                             " is not a JSON object");
+  }
+  return parsed;
+}
+
+std::optional<SegmentWindow> SegmentFileReader::next() {
+  if (over_) return std::nullopt;
+  std::optional<json> line = next_line();
+  try {
+    if (line && line->contains("window")) {
+      SegmentWindow w;
+      w.stats = window_stats_from_json(line->at("window"));
+      w.observed = sampler_figures_from_json(line->at("observed"));
+      return w;
+    }
+    over_ = true;
+    if (!line) return std::nullopt;
+    const json& e = line->at("end");
+    SegmentEnd end;
+    end.total = window_stats_from_json(e.at("total"));
+    end.warmup_total = window_stats_from_json(e.at("warmup_total"));
+    end.span = span_from_json(e.at("span"));
+    end.named = named_totals_from_json(e.at("named"));
+    end.request_names = e.at("request_names").get<std::vector<std::string>>();
+    end.flow_names = e.at("flow_names").get<std::vector<std::string>>();
+    end.warmup_duration_s = e.at("warmup_duration_s").get<double>();
+    end.end_reason = e.at("end_reason").get<std::string>();
+    end.interrupted = e.at("interrupted").get<bool>();
+    end.aborted = e.at("aborted").get<bool>();
+    end.first_tls_failure = e.at("first_tls_failure").get<std::string>();
+    if (const json& h2 = e.at("h2_server_max_streams"); !h2.is_null()) {
+      end.h2_server_max_streams = h2.get<int64_t>();
+    }
+    end_ = std::move(end);
+    return std::nullopt;
+  } catch (const std::exception& e) {
+    throw std::runtime_error(path_.string() + " line " + std::to_string(line_) + ": " + e.what());
+  }
+}
+
+}  // namespace proofload::experiments

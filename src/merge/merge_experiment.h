@@ -1,0 +1,23 @@
+// `proofload merge`'s one entry: which experiment the segments' directories hold (a run's, a
+// ladder's, a soak's or a probe's, each run with --segment), checked to be one kind, and merged
+// by that experiment's merge. Throws UsageError with one line for directories that are not one
+// load's segments.
+#pragma once
+
+#include <filesystem>
+#include <string>
+#include <vector>
+
+#include "result/segment_record.h"
+
+namespace proofload::merge {
+
+struct MergeSummary {
+  std::string kind;  // "run", "ladder", "soak", "probe"
+  result::MergeRecord record;
+};
+
+MergeSummary merge_segments(const std::vector<std::filesystem::path>& directories,
+                            const std::filesystem::path& out);
+
+}  // namespace proofload::merge

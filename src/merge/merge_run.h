@@ -1,0 +1,24 @@
+// `proofload merge` of runs: the segments of one load (each a run directory written with
+// --segment, holding its segment.jsonl) into one ordinary run directory, as if one generator had
+// sent the whole load (docs/distributed.md). Windows are matched by wall-clock window and merged
+// without loss (every histogram's counts added: the merged percentiles are those of one histogram
+// of all the samples); the totals, measured spans and named requests are added; each segment's
+// observers are kept under their own labels ("self_s1") and the generators' CPU and memory summed
+// as "self"; thresholds are judged again on the merge. What is missing (a segment not given, one
+// killed before its end) is recorded in `merged` and said by the report. Not thread-safe.
+#pragma once
+
+#include <filesystem>
+#include <vector>
+
+#include "result/segment_record.h"
+
+namespace proofload::merge {
+
+// Merges `directories` (in any order) into `out` (created; its files replaced) and returns what
+// it merged. Throws UsageError for segments that are not one load's (a different N, spec or
+// window, an index twice, no segment with its totals), std::runtime_error for unreadable files.
+result::MergeRecord merge_runs(const std::vector<std::filesystem::path>& directories,
+                               const std::filesystem::path& out);
+
+}  // namespace proofload::merge
