@@ -13,6 +13,7 @@
 #include "cli/ladder_flags.h"
 #include "cli/run_flags.h"
 #include "cli/scenario_options.h"
+#include "cli/segment_flags.h"
 #include "cli/subcommand.h"
 #include "common/clock.h"
 #include "common/units.h"
@@ -192,6 +193,22 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   const bool open = plan.loop == analyze::Loop::kOpen;
   // Each level's run records its own `proofload run` command, so its Reproduce runs that level.
   plan.base_run = run_spec_from_flags(base, scenario.get());
+  if (plan.base_run.segments > 1) {
+    // Every segment must run the same plan from the same clock, deciding nothing on what only
+    // the whole load shows (experiments::segment_level_start_ns).
+    if (!plan.base_run.start_at_wall_ns) {
+      throw UsageError("ladder --segment needs --start-at: every segment's levels start at "
+                       "agreed times, counted from it");
+    }
+    if (f.search) {
+      throw UsageError("ladder --segment cannot --search: its next rate depends on the whole "
+                       "load's verdict, which no segment sees; run --rates over segments and merge");
+    }
+    if (f.stop_on_fail) {
+      throw UsageError("ladder --segment cannot --stop-on-fail: a level's verdict is the whole "
+                       "load's, which no segment sees; merge the segments to judge it");
+    }
+  }
   for (const measure::Threshold& bound : plan.slo.bounds) {
     plan::check_metric_source(bound.metric, "the SLO bound \"" + bound.expression + "\"",
                               plan.base_run);
@@ -317,6 +334,7 @@ Subcommand add_ladder_command(CLI::App& parent) {
       "Where does it buckle? Run a list of levels (or search the highest rate within the "
       "SLO), judge each, and write a report");
   add_ladder_flags(app, *f);
+  add_segment_flags(app, f->run);
 
   return {app, [f, app] {
             // A scenario's settings fill the flags not given; `ladder` has no --rate, -d, ...

@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "common/usage_error.h"
+#include "common/wall_time.h"
 #include "experiments/ladder_record.h"
 #include "experiments/thresholds.h"
 #include "plan/plan_run.h"
@@ -53,6 +54,19 @@ class LadderRun {
     result_.source.protocol = h2 ? "h2" : "http/1.1";
     if (h2) result_.source.h2_streams = ladder.base_run.h2_streams.value_or(1);
     result_.settings = ladder.settings;
+    if (ladder.base_run.segments > 1) {
+      result::SegmentRecord& segment = result_.segment.emplace();
+      segment.index = ladder.base_run.segment;
+      segment.count = ladder.base_run.segments;
+      segment.host = host_name();
+      segment.start_at_unix_ns = ladder.base_run.start_at_wall_ns;
+      segment.start_unix_ns = ladder.base_run.start_at_wall_ns.value_or(0);
+      const ClockStatus clock = read_clock_status();
+      segment.clock_synchronized = clock.synchronized;
+      segment.clock_offset_ms = clock.offset_ms;
+      segment.clock_error_ms = clock.estimated_error_ms;
+      segment.clock = clock.description;
+    }
   }
 
   result::LadderResult& result() { return result_; }
@@ -95,7 +109,9 @@ class LadderRun {
     const std::string dir_name = "levels/" + prefix(at).substr(0, prefix(at).size() - 1);
     RunOptions options;
     try {
-      options.run = plan::plan_run(level_run(plan_, at.level, hold_ns, plan_.out_dir / dir_name));
+      plan::RunSpec spec = level_run(plan_, at.level, hold_ns, plan_.out_dir / dir_name);
+      if (plan_.base_run.segments > 1) spec.start_at_wall_ns = segment_level_start_ns(plan_, ordinal_);
+      options.run = plan::plan_run(spec);
       plan::aim(options.run, preflight_);
     } catch (const std::exception& e) {
       ending().set("failed",
@@ -335,6 +351,12 @@ plan::RunSpec level_run(const LadderPlan& ladder, double level, int64_t hold_ns,
   spec.duration_ns = hold_ns;
   spec.out_dir = out_dir;
   return spec;
+}
+
+int64_t segment_level_start_ns(const LadderPlan& ladder, int ordinal) {
+  const plan::RunSpec& base = ladder.base_run;
+  const int64_t slot = base.warmup_ns + ladder.hold_ns + base.grace_ns + kSegmentLevelGapNs;
+  return base.start_at_wall_ns.value_or(0) + static_cast<int64_t>(ordinal - 1) * slot;
 }
 
 LadderOutcome run_ladder(const LadderPlan& ladder) {

@@ -70,6 +70,13 @@ struct LadderPlan {
 plan::RunSpec level_run(const LadderPlan& ladder, double level, int64_t hold_ns,
                         const std::filesystem::path& out_dir);
 
+// A ladder over segments (--segment, with --start-at T): level K (in run order, from 1) of every
+// segment starts at T + (K-1) x (warm-up + hold + grace + kSegmentLevelGapNs), so that the plan is
+// the same on every machine and no segment waits on another. A level that could not start on
+// time (its hooks or drain gate took longer) starts late, and its run records by how much.
+constexpr int64_t kSegmentLevelGapNs = 3'000'000'000;
+int64_t segment_level_start_ns(const LadderPlan& ladder, int ordinal);
+
 // One level run in order: (level, repeat), sequence or interleaved.
 struct ScheduledLevel {
   double level = 0;

@@ -143,16 +143,20 @@ std::optional<analyze::LadderAnalysis> analysis_of(const result::LadderResult& r
   }
   if (rows.empty()) return std::nullopt;
   const result::LadderSettings& settings = result.settings;
-  analyze::Slo slo =
-      analyze::parse_slo(settings.slo.empty() ? std::string(analyze::kDefaultSlo) : settings.slo,
-                         settings.count_429_as_error.value_or(true));
-  slo.is_default = settings.slo_is_default;
   analyze::AnalysisOptions options;
   options.loop = settings.loop == "open" ? analyze::Loop::kOpen : analyze::Loop::kClosed;
   options.noise_floor = settings.noise_floor;
   options.operating_fraction =
       settings.operating_fraction.value_or(analyze::kDefaultOperatingFraction);
-  return analyze::analyze_ladder(rows, slo, options);
+  return analyze::analyze_ladder(rows, slo_of(settings), options);
+}
+
+analyze::Slo slo_of(const result::LadderSettings& settings) {
+  analyze::Slo slo =
+      analyze::parse_slo(settings.slo.empty() ? std::string(analyze::kDefaultSlo) : settings.slo,
+                         settings.count_429_as_error.value_or(true));
+  slo.is_default = settings.slo_is_default;
+  return slo;
 }
 
 void write_ladder_directory(const std::filesystem::path& directory, result::LadderResult& result) {

@@ -30,6 +30,10 @@ analyze::LevelRow row_from_run(const report::RunResult& run, double level, int r
 // parse (a hand-edited file).
 std::optional<analyze::LadderAnalysis> analysis_of(const result::LadderResult& result);
 
+// The SLO a ladder was judged by, as its settings record it (the default when none is).
+// Throws UsageError for one that does not parse.
+analyze::Slo slo_of(const result::LadderSettings& settings);
+
 // Sets result.analysis = analysis_of(result) and writes result.json, summary.md and levels.csv
 // into `directory` (each atomically). Throws std::runtime_error on I/O failure.
 void write_ladder_directory(const std::filesystem::path& directory, result::LadderResult& result);

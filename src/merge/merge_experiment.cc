@@ -1,13 +1,42 @@
 // See merge_experiment.h.
 #include "merge/merge_experiment.h"
 
+#include <fstream>
+#include <nlohmann/json.hpp>
+
 #include "common/usage_error.h"
 #include "experiments/segment_file.h"
+#include "merge/merge_ladder.h"
 #include "merge/merge_run.h"
+#include "result/ladder_result.h"
 
 namespace proofload::merge {
 
 namespace fs = std::filesystem;
+
+namespace {
+
+// What a segment's directory holds, from its files: a run's segment.jsonl, or the schema of an
+// experiment's result.json.
+std::string kind_of(const fs::path& directory) {
+  if (fs::exists(directory / experiments::kSegmentFile)) return "run";
+  std::ifstream in(directory / "result.json", std::ios::binary);
+  if (!in) {
+    throw UsageError("merge: " + directory.string() +
+                     " holds no segment.jsonl or result.json: not a segment's directory");
+  }
+  const nlohmann::json::parser_callback_t schema_only =
+      [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+        return !(depth == 1 && event == nlohmann::json::parse_event_t::key && parsed != "schema");
+      };
+  const nlohmann::json head = nlohmann::json::parse(in, schema_only, false);
+  const std::string schema = head.is_object() ? head.value("schema", "") : "";
+  if (schema == result::kLadderSchema) return "ladder";
+  throw UsageError("merge: " + directory.string() + " is not a segment's directory (run, ladder, " +
+                   "soak or probe with --segment I/N)");
+}
+
+}  // namespace
 
 MergeSummary merge_segments(const std::vector<fs::path>& directories, const fs::path& out) {
   if (directories.empty()) throw UsageError("merge needs the segments' directories");
@@ -16,7 +45,15 @@ MergeSummary merge_segments(const std::vector<fs::path>& directories, const fs::
     if (fs::weakly_canonical(d, ignored) == fs::weakly_canonical(out, ignored))
       throw UsageError("merge: --out " + out.string() + " is a segment");
   }
-  return {"run", merge_runs(directories, out)};
+  const std::string kind = kind_of(directories.front());
+  for (const fs::path& d : directories) {
+    if (kind_of(d) != kind) {
+      throw UsageError("merge: " + d.string() + " holds a " + kind_of(d) + ", " +
+                       directories.front().string() + " a " + kind + ": not one load's segments");
+    }
+  }
+  if (kind == "ladder") return {kind, merge_ladders(directories, out)};
+  return {"run", *merge_runs(directories, out).merged};
 }
 
 }  // namespace proofload::merge

@@ -29,12 +29,12 @@ using experiments::SegmentFileReader;
 using experiments::SegmentWindow;
 
 // The keys of a recorded spec that say what load the whole run was: every segment must agree on
-// them (a segment's own workers, address and index may differ).
+// them (a segment's own workers, address, index and start may differ: starts are compared as
+// they happened, by wall clock).
 constexpr const char* kLoadKeys[] = {
-    "target",     "targets",    "executor",   "connections",     "max_connections",
-    "rate_per_s", "stages",     "duration_s", "warmup_s",        "requests_limit",
-    "protocol",   "h2_streams", "method",     "scenario",        "window_s",
-    "sources",    "stream",     "thresholds", "start_at_unix_ns"};
+    "target", "targets",    "executor", "connections",    "max_connections", "rate_per_s",
+    "stages", "duration_s", "warmup_s", "requests_limit", "protocol",        "h2_streams",
+    "method", "scenario",   "window_s", "sources",        "stream",          "thresholds"};
 
 struct Segment {
   fs::path directory;
@@ -69,12 +69,6 @@ void check_same_load(const Segment& first, const Segment& other) {
                       y.dump(), x.dump()));
     }
   }
-}
-
-// The command that repeats the whole load: the segment's, with its index as a variable.
-std::string merged_command(const std::string& command, int count) {
-  static const std::regex segment_flag(R"(--segment[ =]\S+)");
-  return std::regex_replace(command, segment_flag, fmt::format("--segment $I/{}", count));
 }
 
 // A window's per-source counts moved to their places in the whole --sources list (segment s's
@@ -118,7 +112,12 @@ bool finished(const fs::path& directory) {
 
 }  // namespace
 
-result::MergeRecord merge_runs(const std::vector<fs::path>& directories, const fs::path& out) {
+std::string merged_command(const std::string& segment_command, int count) {
+  static const std::regex segment_flag(R"(--segment[ =]\S+)");
+  return std::regex_replace(segment_command, segment_flag, fmt::format("--segment $I/{}", count));
+}
+
+report::RunResult merge_runs(const std::vector<fs::path>& directories, const fs::path& out) {
   if (directories.empty()) throw UsageError("merge needs the segments' directories");
   std::vector<Segment> segments;
   result::MergeRecord record;
@@ -307,7 +306,7 @@ result::MergeRecord merge_runs(const std::vector<fs::path>& directories, const f
   }
   result.thresholds = experiments::evaluate_thresholds(result, thresholds);
   directory.finish(result);
-  return record;
+  return result;
 }
 
 }  // namespace proofload::merge

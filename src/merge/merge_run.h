@@ -9,16 +9,23 @@
 #pragma once
 
 #include <filesystem>
+#include <string>
 #include <vector>
 
+#include "report/run_result.h"
 #include "result/segment_record.h"
 
 namespace proofload::merge {
 
-// Merges `directories` (in any order) into `out` (created; its files replaced) and returns what
-// it merged. Throws UsageError for segments that are not one load's (a different N, spec or
-// window, an index twice, no segment with its totals), std::runtime_error for unreadable files.
-result::MergeRecord merge_runs(const std::vector<std::filesystem::path>& directories,
-                               const std::filesystem::path& out);
+// Merges `directories` (in any order) into `out` (created; its files replaced) and returns the
+// merged run as written (its `merged` says what it holds). Throws UsageError for segments that
+// are not one load's (a different N, spec or window, an index twice, none finished),
+// std::runtime_error for unreadable files.
+report::RunResult merge_runs(const std::vector<std::filesystem::path>& directories,
+                             const std::filesystem::path& out);
+
+// The command that repeats a segment's experiment for the whole load: its own, with the index
+// of `--segment I/N` as a variable ("--segment $I/3"), run once on each machine.
+std::string merged_command(const std::string& segment_command, int count);
 
 }  // namespace proofload::merge

@@ -4,6 +4,7 @@
 
 #include "report/ladder_sections.h"
 #include "report/ladder_text.h"
+#include "report/segment_section.h"
 
 namespace proofload::report::ladder {
 namespace {
@@ -108,7 +109,8 @@ std::string when_of(const LadderResult& v) {
 
 std::string header_section(const LadderResult& v) {
   std::string out =
-      "# Ladder: " + title_of(v) + "\n\n" + scope_of(v) + "\n\n" + when_of(v) + "\n\n";
+      "# Ladder: " + title_of(v) + "\n\n" + scope_of(v) + "\n\n" + when_of(v) + "\n\n" +
+      segments_paragraph(v.segment, v.merged);
   if (v.status != "complete") {
     out += "**Not complete (" + v.status +
            ")**: " + (v.end_reason.empty() ? "no reason recorded" : v.end_reason) +

@@ -243,6 +243,8 @@ json ladder_to_json(const LadderResult& r) {
       {"search", r.search ? search_json(*r.search) : json(nullptr)},
       {"analysis", r.analysis ? analysis_to_json(*r.analysis) : json(nullptr)},
   };
+  if (r.segment) out["segment"] = segment_json(*r.segment);
+  if (r.merged) out["merged"] = merge_json(*r.merged);
   if (r.ci_bar) {
     out["ci_bar"] = {{"fail_if_none", r.ci_bar->fail_if_none},
                      {"fail_below_rps", optional_json(r.ci_bar->fail_below_rps)},
@@ -273,6 +275,12 @@ LadderResult ladder_from_json(const json& result) {
     r.ci_bar = CiBar{bar.boolean("fail_if_none").value_or(false), bar.number("fail_below_rps"),
                      bar.boolean("passed"), bar.text("reason")};
   }
+  if (const JsonReader segment = top.object("segment"); segment.present()) {
+    r.segment = segment_from_json(segment);
+  }
+  if (const JsonReader merged = top.object("merged"); merged.present()) {
+    r.merged = merge_from_json(merged);
+  }
   for (const JsonReader& row : top.objects("rows")) r.rows.push_back(ladder_row_from_json(row));
   for (const JsonReader& event : top.objects("events")) r.events.push_back(event_from_json(event));
   r.search = search_from_json(top);
@@ -284,6 +292,12 @@ LadderResult ladder_rows_from_json(const json& result) {
   const JsonReader top = top_of(result);
   LadderResult r;
   top.required("rows");
+  if (const JsonReader segment = top.object("segment"); segment.present()) {
+    r.segment = segment_from_json(segment);
+  }
+  if (const JsonReader merged = top.object("merged"); merged.present()) {
+    r.merged = merge_from_json(merged);
+  }
   for (const JsonReader& row : top.objects("rows")) r.rows.push_back(ladder_row_from_json(row));
   r.search = search_from_json(top);
   analysis_from_file(top, r);

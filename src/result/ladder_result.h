@@ -23,6 +23,7 @@
 #include "analyze/level_row.h"
 #include "result/event.h"
 #include "result/json_reader.h"
+#include "result/segment_record.h"
 
 namespace proofload::result {
 
@@ -125,6 +126,10 @@ struct LadderResult {
   // null until a level has run (a pre-check or the first drain gate failed, or in progress).
   std::optional<analyze::LadderAnalysis> analysis;
   AnalysisRecorded recorded;
+  // `segment`: this ladder was segment I of N of one load (--segment; each level's run records
+  // its own start); `merged`: this ladder is N segments' ladders merged level by level.
+  std::optional<SegmentRecord> segment;
+  std::optional<MergeRecord> merged;
 
   // The analysis's level with exactly this level, or nullptr (levels are ascending: log time).
   const analyze::LevelAnalysis* level(double level) const;

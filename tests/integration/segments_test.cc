@@ -29,6 +29,12 @@ using nlohmann::json;
 
 json read_json(const std::string& path) { return json::parse(read_file(path)); }
 
+std::string fmt_row(const std::vector<std::string>& cells) {
+  std::string row;
+  for (const std::string& cell : cells) row += (row.empty() ? "" : ",") + cell;
+  return row + "\n";
+}
+
 constexpr int kSegments = 3;
 constexpr int64_t kRate = 1000;  // requests/s over 2 s: 2000 arrivals, not a multiple of 3
 constexpr int64_t kArrivals = 2 * kRate;
@@ -291,6 +297,120 @@ TEST(SegmentData, NoTwoSegmentsSendTheSameRowOfADataFile) {
   EXPECT_EQ(distinct.size(), 30u);  // every row once: the segments' shares are disjoint
   EXPECT_EQ(distinct.count("GET /item/row1 HTTP/1.1"), 1u);
   EXPECT_EQ(distinct.count("GET /item/row30 HTTP/1.1"), 1u);
+}
+
+}  // namespace
+}  // namespace proofload::testing
+
+namespace proofload::testing {
+namespace {
+
+// A table `proofload analyze` reads, made of the merged levels' own result.json: the per-level
+// tables judged by the analysis on another path than the ladder's rows.
+std::string table_of_levels(const std::string& merged) {
+  const json ladder = read_json(merged + "/result.json");
+  std::string csv =
+      "level,target_rps,achieved_rps,goodput_rps,error_rate,p50_ms,p95_ms,p99_ms,"
+      "requests,responses,rate_429\n";
+  for (const json& row : ladder["rows"]) {
+    const json run = read_json(merged + "/" + row["directory"].get<std::string>() + "/result.json");
+    const json& s = run["summary"];
+    const double responses = s["requests"].get<double>();
+    const double limited = s["status"].value("429", 0.0);
+    csv += fmt_row({run["spec"]["rate_per_s"].dump(), run["spec"]["rate_per_s"].dump(),
+                    s["throughput_rps"].dump(), s["goodput_rps"].dump(), s["error_rate"].dump(),
+                    s["latency_ms"]["p50"].dump(), s["latency_ms"]["p95"].dump(),
+                    s["latency_ms"]["p99"].dump(), s["requests"].dump(), s["requests"].dump(),
+                    std::to_string(responses > 0 ? limited / responses : 0)});
+  }
+  return csv;
+}
+
+TEST(LadderOverSegments, TheMergedVerdictsAreThoseOfTheMergedLevels) {
+  const std::string dir = make_temp_dir("segments-ladder");
+  // 200/s shared by every caller: level 150 is within it, level 400 is half refused.
+  write_file(dir + "/routes.yaml",
+             "routes:\n  - {path: /, body: \"ok\\n\", limit: {rate: 200/s, burst: 20, key: "
+             "\"shared:1\"}}\n");
+  ServeProcess server({"--routes", dir + "/routes.yaml", "--exit-after", "90s"});
+  std::vector<std::unique_ptr<Process>> running;
+  for (int i = 0; i < kSegments; ++i) {
+    running.push_back(
+        std::make_unique<Process>(std::vector<std::string>{proofload_binary(),
+                                                           "ladder",
+                                                           server.url("/"),
+                                                           "--rates",
+                                                           "150,400",
+                                                           "--hold",
+                                                           "2s",
+                                                           "--warmup",
+                                                           "0s",
+                                                           "--grace",
+                                                           "1s",
+                                                           "-c",
+                                                           "6",
+                                                           "--segment",
+                                                           std::to_string(i) + "/3",
+                                                           "--start-at",
+                                                           "+2s",
+                                                           "-q",
+                                                           "-o",
+                                                           dir + "/s" + std::to_string(i)}));
+  }
+  for (auto& p : running) {
+    const std::optional<int> code = p->wait(60s);
+    ASSERT_TRUE(code.has_value());
+    ASSERT_EQ(*code, 0) << p->err();
+  }
+  const Completed done = run_to_completion({proofload_binary(), "merge", dir + "/s1", dir + "/s0",
+                                            dir + "/s2", "--out", dir + "/merged"});
+  ASSERT_EQ(done.exit_code, 0) << done.err;
+  EXPECT_NE(done.out.find("(ladder)"), std::string::npos) << done.out;
+  const json merged = read_json(dir + "/merged/result.json");
+  ASSERT_EQ(merged["rows"].size(), 2u);
+  for (size_t level = 0; level < 2; ++level) {
+    int64_t sum = 0;
+    for (int i = 0; i < kSegments; ++i) {
+      sum += read_json(dir + "/s" + std::to_string(i) + "/result.json")["rows"][level]["requests"]
+                 .get<int64_t>();
+    }
+    EXPECT_EQ(merged["rows"][level]["requests"].get<int64_t>(), sum) << "level " << level;
+    // Every segment started the level at the agreed time: together, within a window.
+    const json run = read_json(
+        dir + "/merged/" + merged["rows"][level]["directory"].get<std::string>() + "/result.json");
+    EXPECT_LT(run["merged"]["start_spread_ms"].get<double>(), 1000.0) << "level " << level;
+  }
+  // The whole load broke at 400/s (half refused), which a segment alone cannot show.
+  EXPECT_GT(merged["rows"][1]["rate_429"].get<double>(), 0.3);
+  write_file(dir + "/levels-table.csv", table_of_levels(dir + "/merged"));
+  const Completed analyzed =
+      run_to_completion({proofload_binary(), "analyze", dir + "/levels-table.csv", "--loop", "open",
+                         "--out", dir + "/analyzed"});
+  ASSERT_EQ(analyzed.exit_code, 0) << analyzed.err;
+  const json table = read_json(dir + "/analyzed/result.json");
+  ASSERT_EQ(table["analysis"]["levels"].size(), 2u);
+  for (size_t level = 0; level < 2; ++level) {
+    EXPECT_EQ(merged["analysis"]["levels"][level]["verdict"],
+              table["analysis"]["levels"][level]["verdict"])
+        << "level " << level;
+  }
+  EXPECT_NE(read_file(dir + "/merged/summary.md").find("Merged from 3 of 3 segments"),
+            std::string::npos);
+}
+
+TEST(LadderOverSegments, WhatOnlyTheWholeLoadCouldDecideIsRefused) {
+  const std::string url = "http://127.0.0.1:" + std::to_string(unused_loopback_port()) + "/";
+  for (const auto& [flags, says] : std::vector<std::pair<std::vector<std::string>, std::string>>{
+           {{"--rates", "100,200", "--segment", "0/2"}, "needs --start-at"},
+           {{"--search", "--segment", "0/2", "--start-at", "+5s"}, "cannot --search"},
+           {{"--rates", "100,200", "--stop-on-fail", "--segment", "0/2", "--start-at", "+5s"},
+            "cannot --stop-on-fail"}}) {
+    std::vector<std::string> args = {proofload_binary(), "ladder", url, "-q"};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const Completed done = run_to_completion(args, 20s);
+    EXPECT_EQ(done.exit_code, 2) << done.err;
+    EXPECT_NE(done.err.find(says), std::string::npos) << done.err;
+  }
 }
 
 }  // namespace

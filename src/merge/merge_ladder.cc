@@ -1,0 +1,137 @@
+// See merge_ladder.h.
+#include "merge/merge_ladder.h"
+
+#include <fmt/format.h>
+
+#include <algorithm>
+#include <fstream>
+#include <map>
+
+#include "common/usage_error.h"
+#include "experiments/ladder_record.h"
+#include "experiments/segment_file.h"
+#include "merge/merge_run.h"
+
+namespace proofload::merge {
+namespace {
+
+namespace fs = std::filesystem;
+
+struct SegmentLadder {
+  fs::path directory;
+  result::LadderResult ladder;
+};
+
+result::LadderResult read_ladder(const fs::path& directory) {
+  std::ifstream in(directory / "result.json", std::ios::binary);
+  if (!in) throw UsageError("cannot read " + (directory / "result.json").string());
+  const nlohmann::json parsed = nlohmann::json::parse(in, nullptr, false);
+  if (parsed.is_discarded())
+    throw UsageError((directory / "result.json").string() + " is not JSON");
+  try {
+    return result::ladder_from_json(parsed);
+  } catch (const std::runtime_error& e) {
+    throw UsageError((directory / "result.json").string() + ": " + e.what());
+  }
+}
+
+// How far a ladder got: the worst of the segments' statuses is the merge's.
+int severity(const std::string& status) {
+  if (status == "complete") return 0;
+  if (status == "stopped") return 1;
+  if (status == "aborted") return 2;
+  if (status == "interrupted") return 3;
+  return 4;  // failed, running (killed)
+}
+
+}  // namespace
+
+result::MergeRecord merge_ladders(const std::vector<fs::path>& directories, const fs::path& out) {
+  std::vector<SegmentLadder> segments;
+  for (const fs::path& d : directories) {
+    SegmentLadder s{d, read_ladder(d)};
+    if (s.ladder.kind != "ladder" || !s.ladder.segment) {
+      throw UsageError(d.string() + " is not a segment's ladder (run with --segment I/N)");
+    }
+    segments.push_back(std::move(s));
+  }
+  std::sort(segments.begin(), segments.end(), [](const SegmentLadder& a, const SegmentLadder& b) {
+    return a.ladder.segment->index < b.ladder.segment->index;
+  });
+  const result::LadderResult& first = segments.front().ladder;
+  result::MergeRecord record;
+  record.count = first.segment->count;
+  for (size_t i = 0; i < segments.size(); ++i) {
+    const result::LadderResult& l = segments[i].ladder;
+    if (l.segment->count != record.count || l.settings.levels != first.settings.levels ||
+        l.settings.loop != first.settings.loop || l.settings.slo != first.settings.slo ||
+        l.source.target != first.source.target) {
+      throw UsageError(segments[i].directory.string() + " is a segment of another ladder than " +
+                       segments.front().directory.string() + " (its levels, SLO or target differ)");
+    }
+    if (i > 0 && l.segment->index == segments[i - 1].ladder.segment->index) {
+      throw UsageError(
+          fmt::format("segment {} of {} is given twice", l.segment->index, record.count));
+    }
+    result::SegmentRecord s = *l.segment;
+    s.directory = segments[i].directory.string();
+    record.segments.push_back(std::move(s));
+  }
+  for (int i = 0; i < record.count; ++i) {
+    if (std::none_of(record.segments.begin(), record.segments.end(),
+                     [&](const result::SegmentRecord& s) { return s.index == i; })) {
+      record.missing.push_back({i, "not given"});
+    }
+  }
+
+  // Each level's runs, by their directory in every segment (the same plan names them alike).
+  std::vector<std::string> level_directories;
+  std::map<std::string, const result::LadderRow*> level_row;
+  for (const SegmentLadder& s : segments) {
+    for (const result::LadderRow& row : s.ladder.rows) {
+      if (level_row.emplace(row.directory, &row).second) level_directories.push_back(row.directory);
+    }
+  }
+  std::sort(level_directories.begin(), level_directories.end());
+
+  result::LadderResult merged = first;
+  merged.rows.clear();
+  merged.segment.reset();
+  merged.command_line = merged_command(first.command_line, record.count);
+  const analyze::Slo slo = experiments::slo_of(first.settings);
+  const bool open = first.settings.loop == "open";
+  for (const std::string& name : level_directories) {
+    std::vector<fs::path> runs;
+    for (const SegmentLadder& s : segments) {
+      if (fs::exists(s.directory / name / experiments::kSegmentFile)) {
+        runs.push_back(s.directory / name);
+      }
+    }
+    if (runs.empty()) continue;
+    const report::RunResult run = merge_runs(runs, out / name);
+    const result::LadderRow& any = *level_row.at(name);
+    const analyze::LevelRow row =
+        experiments::row_from_run(run, any.figures.level, any.figures.repeat, open, slo);
+    merged.rows.push_back({row, name,
+                           run.aborted       ? "aborted"
+                           : run.interrupted ? "interrupted"
+                                             : "complete"});
+  }
+  // The merge ran as far as its least finished segment.
+  const SegmentLadder* worst = &segments.front();
+  for (const SegmentLadder& s : segments) {
+    if (severity(s.ladder.status) > severity(worst->ladder.status)) worst = &s;
+  }
+  merged.status = worst->ladder.status == "running" ? "interrupted" : worst->ladder.status;
+  merged.end_reason =
+      worst->ladder.status == "running"
+          ? fmt::format("segment {} stopped before its end (killed)", worst->ladder.segment->index)
+      : worst->ladder.status == "complete"
+          ? worst->ladder.end_reason
+          : fmt::format("segment {}: {}", worst->ladder.segment->index, worst->ladder.end_reason);
+  merged.merged = record;
+  experiments::write_ladder_directory(out, merged);
+  return record;
+}
+
+}  // namespace proofload::merge
