@@ -1,7 +1,9 @@
 // `proofload merge DIR... --out DIR`: one load's segments, each a directory written with
 // --segment on its own machine, into one ordinary result directory (docs/distributed.md): its
 // result.json, windows.csv, latency.hlog, summary.md and report.html as if one generator had sent
-// the whole load, with what was missing said. A ladder's, a soak's and a probe's segments merge
+// the whole load, with what was missing said. It exits 99 when the merge fails what the
+// experiment exits 99 for, judged on the whole load (a run's thresholds, a ladder's CI bar, a
+// soak's bar, a probe's verdict). A ladder's, a soak's and a probe's segments merge
 // level by level, window by window, source by source (src/merge).
 #include <cstdio>
 
@@ -31,7 +33,7 @@ Subcommand add_merge_command(CLI::App& parent) {
             }
             std::printf("report in %s/summary.md, charts in %s/report.html\n", out->c_str(),
                         out->c_str());
-            return kExitOk;
+            return merged.held ? kExitOk : kExitThresholds;
           }};
 }
 

@@ -11,13 +11,17 @@
 #include "cli/ladder_flags.h"
 #include "cli/run_flags.h"
 #include "cli/scenario_options.h"
+#include "cli/segment_flags.h"
 #include "cli/subcommand.h"
+#include "common/clock.h"
 #include "common/units.h"
 #include "common/usage_error.h"
 #include "experiments/ladder_record.h"
 #include "experiments/probe.h"
+#include "experiments/segment_file.h"
 #include "http/request.h"
 #include "plan/redaction.h"
+#include "plan/segment.h"
 #include "report/numbers.h"
 
 namespace proofload::cli {
@@ -87,8 +91,23 @@ experiments::ProbePlan build_probe_plan(ProbeFlags& f,
   base.stages.reset();
   base.sources.reset();
   plan.base_run = run_spec_from_flags(base, scenario.get());
-
   result::ProbeResult& r = plan.initial;
+  if (plan::RunSpec& run = plan.base_run; run.segments > 1) {
+    // A probe's segment is its share of the sources (source j to segment j mod N), each at the
+    // probe's per-source load: the runs are then whole loads of their own, and `proofload merge`
+    // puts the sources side by side. The variants run once, from segment 0's first source.
+    run.sources = plan.sources;
+    run.connections = static_cast<int>(plan.sources.size()) * plan.connections_per_source;
+    plan::check_segment(run, run.connections);  // the index, and a source for each segment
+    plan.sources = plan::segment_sources(run);
+    run.sources.clear();
+    r.segment = experiments::segment_record(run.segment, run.segments, run.start_at_wall_ns,
+                                            run.start_at_wall_ns.value_or(wall_clock_ns()));
+    if (run.segment != 0) plan.variants.clear();
+    run.segment = 0;
+    run.segments = 1;
+  }
+
   r.status = "running";
   r.proofload_version = PROOFLOAD_VERSION;
   r.command_line = command_line();
@@ -149,6 +168,7 @@ Subcommand add_probe_command(CLI::App& parent) {
   app->add_option("-o,--out", f->run.out, "The report directory (default probe-DATE-TIME)");
   app->add_flag("--plan", f->plan, "Print the probe's plan; send nothing");
   add_request_flags(app, f->run);
+  add_segment_flags(app, f->run);
   app->get_option("--sources")
       ->description("The local addresses to send from, e.g. 127.0.0.2,127.0.0.3, or a count N "
                     "for 127.0.0.2 onwards (default 3)");

@@ -12,11 +12,13 @@
 #include "cli/ladder_flags.h"
 #include "cli/run_flags.h"
 #include "cli/scenario_options.h"
+#include "cli/segment_flags.h"
 #include "cli/subcommand.h"
 #include "common/units.h"
 #include "common/usage_error.h"
 #include "experiments/http_probe.h"
 #include "experiments/ladder_record.h"
+#include "experiments/segment_file.h"
 #include "experiments/soak.h"
 #include "report/numbers.h"
 
@@ -122,6 +124,11 @@ experiments::SoakPlan build_soak_plan(SoakFlags& f,
   plan.base_run = run_spec_from_flags(base, scenario.get());
 
   result::SoakResult& r = plan.initial;
+  if (const plan::RunSpec& run = plan.base_run; run.segments > 1) {
+    // Its run records when it started; the soak, the plan's start.
+    r.segment = experiments::segment_record(run.segment, run.segments, run.start_at_wall_ns,
+                                            run.start_at_wall_ns.value_or(wall_clock_ns()));
+  }
   r.status = "running";
   r.proofload_version = PROOFLOAD_VERSION;
   r.command_line = command_line();
@@ -214,6 +221,7 @@ Subcommand add_soak_command(CLI::App& parent) {
   app->add_option("-o,--out", f->run.out, "The report directory (default soak-DATE-TIME)");
   app->add_flag("--plan", f->plan, "Print the soak's plan; send nothing");
   add_request_flags(app, f->run);
+  add_segment_flags(app, f->run);
   app->get_option("--max-connections")
       ->description("Open loop: the pool may grow to this many connections (default 1000)");
 

@@ -9,8 +9,8 @@
 
 #include "common/clock.h"
 #include "common/usage_error.h"
-#include "common/wall_time.h"
 #include "experiments/ladder_record.h"
+#include "experiments/segment_file.h"
 #include "experiments/thresholds.h"
 #include "plan/plan_run.h"
 #include "report/numbers.h"
@@ -54,18 +54,10 @@ class LadderRun {
     result_.source.protocol = h2 ? "h2" : "http/1.1";
     if (h2) result_.source.h2_streams = ladder.base_run.h2_streams.value_or(1);
     result_.settings = ladder.settings;
-    if (ladder.base_run.segments > 1) {
-      result::SegmentRecord& segment = result_.segment.emplace();
-      segment.index = ladder.base_run.segment;
-      segment.count = ladder.base_run.segments;
-      segment.host = host_name();
-      segment.start_at_unix_ns = ladder.base_run.start_at_wall_ns;
-      segment.start_unix_ns = ladder.base_run.start_at_wall_ns.value_or(0);
-      const ClockStatus clock = read_clock_status();
-      segment.clock_synchronized = clock.synchronized;
-      segment.clock_offset_ms = clock.offset_ms;
-      segment.clock_error_ms = clock.estimated_error_ms;
-      segment.clock = clock.description;
+    if (const plan::RunSpec& base = ladder.base_run; base.segments > 1) {
+      // Its levels' runs record when each started; the ladder, the plan's start.
+      result_.segment = segment_record(base.segment, base.segments, base.start_at_wall_ns,
+                                       base.start_at_wall_ns.value_or(0));
     }
   }
 
@@ -110,7 +102,9 @@ class LadderRun {
     RunOptions options;
     try {
       plan::RunSpec spec = level_run(plan_, at.level, hold_ns, plan_.out_dir / dir_name);
-      if (plan_.base_run.segments > 1) spec.start_at_wall_ns = segment_level_start_ns(plan_, ordinal_);
+      if (plan_.base_run.segments > 1) {
+        spec.start_at_wall_ns = segment_level_start_ns(plan_, ordinal_);
+      }
       options.run = plan::plan_run(spec);
       plan::aim(options.run, preflight_);
     } catch (const std::exception& e) {

@@ -234,16 +234,7 @@ ProbeOutcome run_probe(const ProbePlan& plan) {
   write_probe_directory(plan.out_dir, result);
 
   int exit_code = ending.exit_code;
-  const analyze::ProbeAnalysis& a = result.analysis;
-  const bool expect_missed = std::any_of(a.sources.begin(), a.sources.end(), [](const auto& s) {
-    return s.expect_met.has_value() && !*s.expect_met;
-  });
-  const bool lifted = std::any_of(result.variants.begin(), result.variants.end(),
-                                  [](const auto& v) { return v.verdict != "held"; });
-  if (exit_code == kExitOk &&
-      (a.verdict != analyze::kSeparateAllowances || expect_missed || lifted)) {
-    exit_code = kExitThresholds;
-  }
+  if (exit_code == kExitOk && !probe_held(result)) exit_code = kExitThresholds;
   return {result, exit_code};
 }
 

@@ -57,6 +57,18 @@ void complete_probe(result::ProbeResult& r) {
   }
 }
 
+bool probe_held(const result::ProbeResult& r) {
+  const analyze::ProbeAnalysis& a = r.analysis;
+  const bool expect_missed = std::any_of(a.sources.begin(), a.sources.end(), [](const auto& s) {
+    return s.expect_met.has_value() && !*s.expect_met;
+  });
+  const bool lifted = std::any_of(r.variants.begin(), r.variants.end(),
+                                  [](const auto& v) { return v.verdict != "held"; });
+  // A segment's sources are compared with the others' in the merge: the verdict is the merge's.
+  const bool compared = !r.segment;
+  return !(compared && a.verdict != analyze::kSeparateAllowances) && !expect_missed && !lifted;
+}
+
 bool is_probe_directory(const fs::path& directory) {
   return fs::exists(directory / kProbePlanJson);
 }

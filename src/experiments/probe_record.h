@@ -25,6 +25,10 @@ std::filesystem::path probe_csv_path(const std::filesystem::path& directory,
 // sustained in the main probe (with the burst from its totals).
 void complete_probe(result::ProbeResult& r);
 
+// Separate allowances (for a segment, not judged: its sources are compared in the merge), every
+// --expect met and no variant lifted the limit: what exit 0 says (99 otherwise).
+bool probe_held(const result::ProbeResult& r);
+
 // Whether `directory` holds a probe (its probe-plan.json).
 bool is_probe_directory(const std::filesystem::path& directory);
 

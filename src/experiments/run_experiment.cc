@@ -45,25 +45,6 @@ void stop_engine(void* engine) { static_cast<engine::Engine*>(engine)->request_s
 
 int64_t wall_ns_of(int64_t monotonic) { return wall_clock_ns() + (monotonic - monotonic_ns()); }
 
-// Where and when this segment's load started, and how far this machine's clock can be trusted.
-result::SegmentRecord segment_record(const plan::PlannedRun& run, int64_t start_wall_ns) {
-  result::SegmentRecord s;
-  s.index = run.load.segment;
-  s.count = run.load.segments;
-  s.host = host_name();
-  s.start_at_unix_ns = run.start_at_wall_ns;
-  s.start_unix_ns = start_wall_ns;
-  if (run.start_at_wall_ns) {
-    s.start_skew_ms = static_cast<double>(start_wall_ns - *run.start_at_wall_ns) / 1e6;
-  }
-  const ClockStatus clock = read_clock_status();
-  s.clock_synchronized = clock.synchronized;
-  s.clock_offset_ms = clock.offset_ms;
-  s.clock_error_ms = clock.estimated_error_ms;
-  s.clock = clock.description;
-  return s;
-}
-
 SegmentEnd segment_end(const report::RunResult& result) {
   SegmentEnd end;
   end.total = result.total;
@@ -143,7 +124,8 @@ report::RunResult run_load_test(const RunOptions& options) {
   StopSignals signals(stop_engine, &engine);  // after start: not the workers half made
   result.start_wall_ns = wall_ns_of(engine.start_ns());
   if (run.load.segments > 1 || run.start_at_wall_ns) {
-    result.segment = segment_record(run, result.start_wall_ns);
+    result.segment = segment_record(run.load.segment, run.load.segments, run.start_at_wall_ns,
+                                    result.start_wall_ns);
   }
   if (directory) directory->open(result);
   // A segment also writes what `proofload merge` adds up without loss (segment_file.h).

@@ -5,6 +5,7 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "common/wall_time.h"
 #include "experiments/segment_codec.h"
 
 namespace proofload::experiments {
@@ -22,6 +23,25 @@ json observed_sources_json(const std::vector<ObservedSource>& sources) {
 }
 
 }  // namespace
+
+result::SegmentRecord segment_record(int index, int count, std::optional<int64_t> start_at_unix_ns,
+                                     int64_t started_unix_ns) {
+  result::SegmentRecord s;
+  s.index = index;
+  s.count = count;
+  s.host = host_name();
+  s.start_at_unix_ns = start_at_unix_ns;
+  s.start_unix_ns = started_unix_ns;
+  if (start_at_unix_ns) {
+    s.start_skew_ms = static_cast<double>(started_unix_ns - *start_at_unix_ns) / 1e6;
+  }
+  const ClockStatus clock = read_clock_status();
+  s.clock_synchronized = clock.synchronized;
+  s.clock_offset_ms = clock.offset_ms;
+  s.clock_error_ms = clock.estimated_error_ms;
+  s.clock = clock.description;
+  return s;
+}
 
 SegmentFileWriter::SegmentFileWriter(const std::filesystem::path& directory,
                                      const SegmentHeader& header)

@@ -59,6 +59,11 @@ struct SegmentEnd {
   std::optional<int64_t> h2_server_max_streams;
 };
 
+// This machine's record as segment `index` of `count`: its host, the agreed start and when it
+// started (the skew between them), and how far its clock can be trusted (common/wall_time.h).
+result::SegmentRecord segment_record(int index, int count, std::optional<int64_t> start_at_unix_ns,
+                                     int64_t started_unix_ns);
+
 class SegmentFileWriter {
  public:
   // Starts DIRECTORY/segment.jsonl with its header line. Throws std::runtime_error.

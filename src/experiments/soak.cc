@@ -138,38 +138,9 @@ class SoakRun {
   void on_window_observed(const measure::WindowStats& w,
                           const std::vector<report::ObservedFigures>& observed) {
     if (w.drain) return;
-    int64_t gaps = 0;
-    std::string reason;
-    for (const report::ObservedFigures& o : observed) {
-      gaps += o.gaps;
-      if (o.gaps > 0 && reason.empty()) reason = o.source + ": " + o.last_error;
-    }
+    const auto [gaps, reason] = observer_gaps(observed);
     if (auto row = folder_.add(w, gaps, reason)) on_row(std::move(*row));
-    track_server_memory(observed);
-  }
-
-  // Memory of each observed process, cgroup and pod: first, last and peak over the soak.
-  void track_server_memory(const std::vector<report::ObservedFigures>& observed) {
-    for (const report::ObservedFigures& o : observed) {
-      if (o.label == "self" || o.label == "host") continue;
-      for (const auto& figure : o.figures) {
-        // (not a structured binding: clang before 16 cannot capture one in the lambda below)
-        const std::string& name = figure.first;
-        const double value = figure.second;
-        const bool memory = name.starts_with("memory_bytes") || name.starts_with("rss_bytes");
-        if (!memory || name.ends_with("_peak")) continue;
-        const double peak = o.value(name + "_peak").value_or(value);
-        auto found = std::find_if(result_.server.begin(), result_.server.end(), [&](auto& m) {
-          return m.source == o.source && m.figure == name;
-        });
-        if (found == result_.server.end()) {
-          result_.server.push_back({o.source, name, value, value, peak});
-          continue;
-        }
-        found->last_bytes = value;
-        found->peak_bytes = std::max(found->peak_bytes, peak);
-      }
-    }
+    track_server_memory(result_.server, observed);
   }
 
   // Each window as soon as it is measured: marks and the abort rule.
@@ -240,14 +211,16 @@ class SoakRun {
       if (!s.command.empty()) mark.command = s.command;
       if (!plan_.quiet)
         std::fprintf(stderr, "\nsoak: mark '%s' at %+.0f s%s\n", s.label.c_str(), mark.at_s,
-                     s.command.empty() ? "" : ", running its hook");
+                     s.command.empty() || plan_.base_run.segment != 0 ? "" : ", running its hook");
       size_t slot;
       {
         std::lock_guard lock(mutex_);
         marks_.push_back(mark);
         slot = marks_.size() - 1;
       }
-      if (!s.command.empty()) {
+      // Over segments, the mark's hook (a rollout, say) runs once, on segment 0; every segment
+      // marks the moment.
+      if (!s.command.empty() && plan_.base_run.segment == 0) {
         const fs::path log =
             plan_.out_dir / "hooks" / fmt::format("mark-{:02}.log", next_scheduled_ + 1);
         mark_hooks_.emplace_back([this, slot, command = s.command, label = s.label, log] {
@@ -384,12 +357,7 @@ SoakOutcome run_soak(const SoakPlan& plan) {
   result.events = run.experiment().events();
   write_soak_directory(plan.out_dir, result);
   int exit_code = ending.exit_code;
-  const bool mark_failed = std::any_of(result.marks.begin(), result.marks.end(),
-                                       [](const auto& m) { return m.verdict == "FAIL"; });
-  if (exit_code == kExitOk &&
-      (result.windows_missed > 0 || mark_failed || result.drift.verdict == "drift")) {
-    exit_code = kExitThresholds;
-  }
+  if (exit_code == kExitOk && !soak_held(result)) exit_code = kExitThresholds;
   return {result, exit_code};
 }
 

@@ -130,6 +130,25 @@ std::vector<analyze::Mark> marks_from_log(const std::vector<LoggedMark>& logged,
   return marks;
 }
 
+void add_recorded_canaries(const fs::path& directory, CanaryTally& tally) {
+  if (!fs::exists(directory / kCanariesCsv)) return;
+  for (const RecordedCanary& c : parse_canaries_csv(read_text(directory / kCanariesCsv))) {
+    tally.add(c);
+  }
+}
+
+std::vector<LoggedMark> read_marks_log(const fs::path& directory) {
+  if (!fs::exists(directory / kMarksLog)) return {};
+  size_t offset = 0;
+  return read_marks(read_text(directory / kMarksLog), offset);
+}
+
+bool soak_held(const result::SoakResult& r) {
+  const bool mark_failed = std::any_of(r.marks.begin(), r.marks.end(),
+                                       [](const auto& m) { return m.verdict == "FAIL"; });
+  return r.windows_missed == 0 && !mark_failed && r.drift.verdict != "drift";
+}
+
 bool is_soak_directory(const fs::path& directory) { return fs::exists(directory / kSoakPlanJson); }
 
 result::SoakResult read_or_rebuild_soak(const fs::path& directory) {
@@ -144,15 +163,8 @@ result::SoakResult read_or_rebuild_soak(const fs::path& directory) {
   if (fs::exists(directory / kSoakWindowsCsv))
     rows = parse_soak_windows_csv(read_text(directory / kSoakWindowsCsv));
   CanaryTally canaries(r.settings.window_s);
-  if (fs::exists(directory / kCanariesCsv)) {
-    for (const RecordedCanary& c : parse_canaries_csv(read_text(directory / kCanariesCsv)))
-      canaries.add(c);
-  }
-  std::vector<LoggedMark> logged;
-  if (fs::exists(directory / kMarksLog)) {
-    size_t offset = 0;
-    logged = read_marks(read_text(directory / kMarksLog), offset);
-  }
+  add_recorded_canaries(directory, canaries);
+  const std::vector<LoggedMark> logged = read_marks_log(directory);
   r.status = "interrupted";
   r.end_reason =
       "the soak ended without writing its result (killed?); rebuilt from windows.csv, "
@@ -176,5 +188,42 @@ void write_soak_directory(const fs::path& directory, const result::SoakResult& r
   report::write_file_atomically(directory / report::html::kReportHtml,
                                 report::html::render_soak_html(r, summary));
 }
+
+std::pair<int64_t, std::string> observer_gaps(
+    const std::vector<report::ObservedFigures>& observed) {
+  int64_t gaps = 0;
+  std::string reason;
+  for (const report::ObservedFigures& o : observed) {
+    gaps += o.gaps;
+    if (o.gaps > 0 && reason.empty()) reason = o.source + ": " + o.last_error;
+  }
+  return {gaps, reason};
+}
+
+void track_server_memory(std::vector<result::ServerMemory>& server,
+                       const std::vector<report::ObservedFigures>& observed) {
+  for (const report::ObservedFigures& o : observed) {
+    // The generator and the host are not the server (a merge labels them self_s0, host_s0).
+    if (o.source == "self" || o.source == "host") continue;
+    for (const auto& figure : o.figures) {
+      // (not a structured binding: clang before 16 cannot capture one in the lambda below)
+      const std::string& name = figure.first;
+      const double value = figure.second;
+      const bool memory = name.starts_with("memory_bytes") || name.starts_with("rss_bytes");
+      if (!memory || name.ends_with("_peak")) continue;
+      const double peak = o.value(name + "_peak").value_or(value);
+      auto found = std::find_if(server.begin(), server.end(), [&](auto& m) {
+        return m.source == o.source && m.figure == name;
+      });
+      if (found == server.end()) {
+        server.push_back({o.source, name, value, value, peak});
+        continue;
+      }
+      found->last_bytes = value;
+      found->peak_bytes = std::max(found->peak_bytes, peak);
+    }
+  }
+}
+
 
 }  // namespace proofload::experiments

@@ -13,6 +13,7 @@
 
 #include "analyze/soak_analysis.h"
 #include "experiments/soak_files.h"
+#include "report/run_result.h"
 #include "result/soak_result.h"
 
 namespace proofload::experiments {
@@ -44,6 +45,15 @@ void complete_soak(result::SoakResult& r, std::vector<analyze::SoakWindowRow> ro
 std::vector<analyze::Mark> marks_from_log(const std::vector<LoggedMark>& logged,
                                           const result::SoakResult& r);
 
+// The canaries' answers a soak streamed to DIRECTORY/canaries.csv, added to `tally` (none when
+// there is no file), and the marks of its marks.log.
+void add_recorded_canaries(const std::filesystem::path& directory, CanaryTally& tally);
+std::vector<LoggedMark> read_marks_log(const std::filesystem::path& directory);
+
+// Every window met the bar, no mark failed and the hold did not drift: what exit 0 says (99
+// otherwise).
+bool soak_held(const result::SoakResult& r);
+
 // Whether `directory` holds a soak (its soak-plan.json).
 bool is_soak_directory(const std::filesystem::path& directory);
 
@@ -51,6 +61,15 @@ bool is_soak_directory(const std::filesystem::path& directory);
 // windows.csv, canaries.csv and marks.log (status "interrupted", rebuilt = true). Throws
 // std::runtime_error naming the file that cannot be read.
 result::SoakResult read_or_rebuild_soak(const std::filesystem::path& directory);
+
+// The observers' failed samples in one run window, and the first failing source with why ("" when
+// none): what the soak's window states as missing on the server side.
+std::pair<int64_t, std::string> observer_gaps(const std::vector<report::ObservedFigures>& observed);
+
+// Keeps the memory of each observed process, cgroup and pod (not the generator's or the host's)
+// as its first, last and peak over the soak, one window's figures at a time.
+void track_server_memory(std::vector<result::ServerMemory>& server,
+                         const std::vector<report::ObservedFigures>& observed);
 
 // Writes result.json, windows.csv (every window, as judged) and summary.md, each atomically.
 void write_soak_directory(const std::filesystem::path& directory, const result::SoakResult& r);

@@ -5,7 +5,10 @@
 #include <nlohmann/json.hpp>
 
 #include "common/usage_error.h"
+#include "experiments/probe_record.h"
 #include "experiments/segment_file.h"
+#include "experiments/soak_record.h"
+#include "merge/merge_experiments.h"
 #include "merge/merge_ladder.h"
 #include "merge/merge_run.h"
 #include "result/ladder_result.h"
@@ -20,6 +23,9 @@ namespace {
 // experiment's result.json.
 std::string kind_of(const fs::path& directory) {
   if (fs::exists(directory / experiments::kSegmentFile)) return "run";
+  // A soak and a probe write their plan when their load starts, their result.json at the end.
+  if (experiments::is_soak_directory(directory)) return "soak";
+  if (experiments::is_probe_directory(directory)) return "probe";
   std::ifstream in(directory / "result.json", std::ios::binary);
   if (!in) {
     throw UsageError("merge: " + directory.string() +
@@ -34,6 +40,11 @@ std::string kind_of(const fs::path& directory) {
   if (schema == result::kLadderSchema) return "ladder";
   throw UsageError("merge: " + directory.string() + " is not a segment's directory (run, ladder, " +
                    "soak or probe with --segment I/N)");
+}
+
+result::LadderResult read_ladder_result(const fs::path& directory) {
+  std::ifstream in(directory / "result.json", std::ios::binary);
+  return result::ladder_from_json(nlohmann::json::parse(in));
 }
 
 }  // namespace
@@ -52,8 +63,21 @@ MergeSummary merge_segments(const std::vector<fs::path>& directories, const fs::
                        directories.front().string() + " a " + kind + ": not one load's segments");
     }
   }
-  if (kind == "ladder") return {kind, merge_ladders(directories, out)};
-  return {"run", *merge_runs(directories, out).merged};
+  if (kind == "ladder") {
+    const result::MergeRecord record = merge_ladders(directories, out);
+    const result::LadderResult merged = read_ladder_result(out);
+    return {kind, record, !merged.ci_bar || merged.ci_bar->passed.value_or(true)};
+  }
+  if (kind == "soak") {
+    const result::MergeRecord record = merge_soaks(directories, out);
+    return {kind, record, experiments::soak_held(experiments::read_or_rebuild_soak(out))};
+  }
+  if (kind == "probe") {
+    const result::MergeRecord record = merge_probes(directories, out);
+    return {kind, record, experiments::probe_held(experiments::read_or_rebuild_probe(out))};
+  }
+  const report::RunResult run = merge_runs(directories, out);
+  return {kind, *run.merged, run.thresholds_passed()};
 }
 
 }  // namespace proofload::merge

@@ -15,6 +15,9 @@ namespace proofload::merge {
 struct MergeSummary {
   std::string kind;  // "run", "ladder", "soak", "probe"
   result::MergeRecord record;
+  // The merge met what the experiment itself exits 0 for (a run's thresholds, a ladder's CI bar,
+  // a soak's bar, a probe's verdict), judged on the whole load: `merge` exits 99 when not.
+  bool held = true;
 };
 
 MergeSummary merge_segments(const std::vector<std::filesystem::path>& directories,

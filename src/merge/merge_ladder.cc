@@ -8,6 +8,7 @@
 #include <map>
 
 #include "common/usage_error.h"
+#include "experiments/ladder.h"
 #include "experiments/ladder_record.h"
 #include "experiments/segment_file.h"
 #include "merge/merge_run.h"
@@ -59,30 +60,17 @@ result::MergeRecord merge_ladders(const std::vector<fs::path>& directories, cons
     return a.ladder.segment->index < b.ladder.segment->index;
   });
   const result::LadderResult& first = segments.front().ladder;
-  result::MergeRecord record;
-  record.count = first.segment->count;
-  for (size_t i = 0; i < segments.size(); ++i) {
-    const result::LadderResult& l = segments[i].ladder;
-    if (l.segment->count != record.count || l.settings.levels != first.settings.levels ||
-        l.settings.loop != first.settings.loop || l.settings.slo != first.settings.slo ||
-        l.source.target != first.source.target) {
-      throw UsageError(segments[i].directory.string() + " is a segment of another ladder than " +
+  std::vector<std::pair<fs::path, result::SegmentRecord>> given;
+  for (const SegmentLadder& s : segments) {
+    const result::LadderResult& l = s.ladder;
+    if (l.settings.levels != first.settings.levels || l.settings.loop != first.settings.loop ||
+        l.settings.slo != first.settings.slo || l.source.target != first.source.target) {
+      throw UsageError(s.directory.string() + " is a segment of another ladder than " +
                        segments.front().directory.string() + " (its levels, SLO or target differ)");
     }
-    if (i > 0 && l.segment->index == segments[i - 1].ladder.segment->index) {
-      throw UsageError(
-          fmt::format("segment {} of {} is given twice", l.segment->index, record.count));
-    }
-    result::SegmentRecord s = *l.segment;
-    s.directory = segments[i].directory.string();
-    record.segments.push_back(std::move(s));
+    given.emplace_back(s.directory, *l.segment);
   }
-  for (int i = 0; i < record.count; ++i) {
-    if (std::none_of(record.segments.begin(), record.segments.end(),
-                     [&](const result::SegmentRecord& s) { return s.index == i; })) {
-      record.missing.push_back({i, "not given"});
-    }
-  }
+  const result::MergeRecord record = segments_record(given);
 
   // Each level's runs, by their directory in every segment (the same plan names them alike).
   std::vector<std::string> level_directories;
@@ -131,6 +119,15 @@ result::MergeRecord merge_ladders(const std::vector<fs::path>& directories, cons
           : fmt::format("segment {}: {}", worst->ladder.segment->index, worst->ladder.end_reason);
   merged.merged = record;
   experiments::write_ladder_directory(out, merged);
+  // --fail-if-none and --fail-below judged again, on the whole load's analysis.
+  if (merged.settings.fail_if_none || merged.settings.fail_below_rps) {
+    experiments::LadderPlan bar;
+    bar.fail_if_none = merged.settings.fail_if_none;
+    bar.fail_below_rps = merged.settings.fail_below_rps;
+    const std::string failure = experiments::ci_bar_failure(bar, merged);
+    merged.ci_bar = result::CiBar{bar.fail_if_none, bar.fail_below_rps, failure.empty(), failure};
+    experiments::write_ladder_directory(out, merged);
+  }
   return record;
 }
 

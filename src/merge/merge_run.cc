@@ -112,12 +112,45 @@ bool finished(const fs::path& directory) {
 
 }  // namespace
 
+result::MergeRecord segments_record(
+    const std::vector<std::pair<fs::path, result::SegmentRecord>>& given) {
+  result::MergeRecord record;
+  if (given.empty()) throw UsageError("merge needs the segments' directories");
+  record.count = given.front().second.count;
+  for (const auto& [directory, segment] : given) {
+    if (segment.count != record.count) {
+      throw UsageError(fmt::format("{} is segment {} of {}, not of {}: not one load",
+                                   directory.string(), segment.index, segment.count, record.count));
+    }
+    for (const result::SegmentRecord& s : record.segments) {
+      if (s.index == segment.index) {
+        throw UsageError(fmt::format("{} is given twice ({} and {})",
+                                     segment_name(segment.index, record.count), s.directory,
+                                     directory.string()));
+      }
+    }
+    result::SegmentRecord s = segment;
+    s.directory = directory.string();
+    record.segments.push_back(std::move(s));
+  }
+  std::sort(record.segments.begin(), record.segments.end(),
+            [](const auto& a, const auto& b) { return a.index < b.index; });
+  for (int i = 0; i < record.count; ++i) {
+    if (std::none_of(record.segments.begin(), record.segments.end(),
+                     [&](const result::SegmentRecord& s) { return s.index == i; })) {
+      record.missing.push_back({i, "not given"});
+    }
+  }
+  return record;
+}
+
 std::string merged_command(const std::string& segment_command, int count) {
   static const std::regex segment_flag(R"(--segment[ =]\S+)");
   return std::regex_replace(segment_command, segment_flag, fmt::format("--segment $I/{}", count));
 }
 
-report::RunResult merge_runs(const std::vector<fs::path>& directories, const fs::path& out) {
+report::RunResult merge_runs(const std::vector<fs::path>& directories, const fs::path& out,
+                             const MergedWindow& on_window) {
   if (directories.empty()) throw UsageError("merge needs the segments' directories");
   std::vector<Segment> segments;
   result::MergeRecord record;
@@ -145,17 +178,10 @@ report::RunResult merge_runs(const std::vector<fs::path>& directories, const fs:
   std::sort(segments.begin(), segments.end(), [](const Segment& a, const Segment& b) {
     return a.reader->header().segment.index < b.reader->header().segment.index;
   });
-  record.count = segments.front().reader->header().segment.count;
-  for (size_t i = 0; i < segments.size(); ++i) {
-    check_same_load(segments.front(), segments[i]);
-    if (i > 0 && segments[i].reader->header().segment.index ==
-                     segments[i - 1].reader->header().segment.index) {
-      throw UsageError(
-          fmt::format("{} is given twice ({} and {})",
-                      segment_name(segments[i].reader->header().segment.index, record.count),
-                      segments[i - 1].directory.string(), segments[i].directory.string()));
-    }
-  }
+  std::vector<std::pair<fs::path, result::SegmentRecord>> given;
+  for (const Segment& s : segments) given.emplace_back(s.directory, s.reader->header().segment);
+  record = segments_record(given);  // one N, no index twice; the missing ones
+  for (const Segment& s : segments) check_same_load(segments.front(), s);
 
   // Windows line up by wall clock: with --start-at they start together, and a segment that
   // started later (by whole windows) is shifted by them.
@@ -197,12 +223,7 @@ report::RunResult merge_runs(const std::vector<fs::path>& directories, const fs:
   const size_t whole_sources = first.spec.contains("sources") && first.spec["sources"].is_array()
                                    ? first.spec["sources"].size()
                                    : 0;
-  for (const Segment& s : segments) {
-    result::SegmentRecord r = s.reader->header().segment;
-    r.directory = s.directory.string();
-    record.segments.push_back(std::move(r));
-  }
-  result.merged = record;  // missing ones are added once the files have been read
+  result.merged = record;
   report::ResultDirectory directory(out);
   directory.open(result);
 
@@ -246,6 +267,7 @@ report::RunResult merge_runs(const std::vector<fs::path>& directories, const fs:
     const std::vector<report::ObservedFigures> observed = observation.add_window(
         merged.index, seconds_of(merged.duration_ns), merged.warmup, merged.responses(), figures);
     directory.append_window(merged, start_wall_ns + merged.start_ns, observed);
+    if (on_window) on_window(merged, observed);
     for (Segment& s : segments) {
       if (s.current && s.current->stats.index + s.offset == *index) s.current = s.reader->next();
     }
@@ -281,11 +303,6 @@ report::RunResult merge_runs(const std::vector<fs::path>& directories, const fs:
           std::min(result.h2_server_max_streams.value_or(INT64_MAX), *end->h2_server_max_streams);
     }
     any_end = true;
-  }
-  for (int i = 0; i < record.count; ++i) {
-    const bool given = std::any_of(record.segments.begin(), record.segments.end(),
-                                   [&](const result::SegmentRecord& s) { return s.index == i; });
-    if (!given) record.missing.push_back({i, "not given"});
   }
   for (result::MissingSegment& m : record.missing) {
     for (const result::MissingSegment& k : killed) {

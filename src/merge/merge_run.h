@@ -9,6 +9,7 @@
 #pragma once
 
 #include <filesystem>
+#include <functional>
 #include <string>
 #include <vector>
 
@@ -21,8 +22,18 @@ namespace proofload::merge {
 // merged run as written (its `merged` says what it holds). Throws UsageError for segments that
 // are not one load's (a different N, spec or window, an index twice, none finished),
 // std::runtime_error for unreadable files.
+// `on_window`, when given, sees each merged window as it is written, with its observers' figures
+// (a soak folds them into its own windows).
+using MergedWindow =
+    std::function<void(const measure::WindowStats&, const std::vector<report::ObservedFigures>&)>;
 report::RunResult merge_runs(const std::vector<std::filesystem::path>& directories,
-                             const std::filesystem::path& out);
+                             const std::filesystem::path& out, const MergedWindow& on_window = {});
+
+// What the given segments of an experiment are as a merge: their records (with where each was
+// read from) and the indexes missing. Throws UsageError when they are not of one N, or an index
+// is given twice.
+result::MergeRecord segments_record(
+    const std::vector<std::pair<std::filesystem::path, result::SegmentRecord>>& given);
 
 // The command that repeats a segment's experiment for the whole load: its own, with the index
 // of `--segment I/N` as a variable ("--segment $I/3"), run once on each machine.

@@ -8,6 +8,7 @@
 #include <exception>
 
 #include "report/ladder_text.h"
+#include "report/segment_section.h"
 
 namespace proofload::report {
 namespace {
@@ -449,6 +450,7 @@ void not_shown(std::string& out, const ProbeResult& r) {
 std::string render_probe_summary(const ProbeResult& r) {
   std::string out;
   title_and_scope(out, r);
+  out += segments_paragraph(r.segment, r.merged);
   short_version(out, r);
   sources_section(out, r);
   between_sources(out, r);

@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "report/ladder_text.h"
+#include "report/segment_section.h"
 
 namespace proofload::report {
 namespace {
@@ -323,6 +324,7 @@ std::string render_soak_summary(const result::SoakResult& r,
                                 const std::optional<result::RunRecord>& run) {
   std::string out;
   title_and_scope(out, r);
+  out += segments_paragraph(r.segment, r.merged);
   short_version(out, r);
   windows_table(out, r);
   drift_section(out, r);

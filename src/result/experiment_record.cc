@@ -13,7 +13,7 @@ using nlohmann::json;
 json experiment_record_to_json(const ExperimentRecord& r, const char* schema, const char* kind) {
   json events = json::array();
   for (const Event& e : r.events) events.push_back(event_to_json(e));
-  return {
+  json out = {
       {"schema", schema},
       {"kind", kind},
       {"status", r.status},
@@ -27,6 +27,9 @@ json experiment_record_to_json(const ExperimentRecord& r, const char* schema, co
       {"run_directory", r.run_directory},
       {"events", events},
   };
+  if (r.segment) out["segment"] = segment_json(*r.segment);
+  if (r.merged) out["merged"] = merge_json(*r.merged);
+  return out;
 }
 
 ExperimentRecord experiment_record_from_json(const json& result, const char* schema,
@@ -50,6 +53,12 @@ ExperimentRecord experiment_record_from_json(const json& result, const char* sch
   r.source = source_from_json(top.object("source"));
   if (const std::string dir = top.text("run_directory"); !dir.empty()) r.run_directory = dir;
   for (const JsonReader& e : top.objects("events")) r.events.push_back(event_from_json(e));
+  if (const JsonReader segment = top.object("segment"); segment.present()) {
+    r.segment = segment_from_json(segment);
+  }
+  if (const JsonReader merged = top.object("merged"); merged.present()) {
+    r.merged = merge_from_json(merged);
+  }
   return r;
 }
 

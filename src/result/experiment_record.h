@@ -5,11 +5,13 @@
 #pragma once
 
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "result/event.h"
 #include "result/ladder_result.h"
+#include "result/segment_record.h"
 
 namespace proofload::result {
 
@@ -25,6 +27,10 @@ struct ExperimentRecord {
   LadderSource source;
   std::vector<Event> events;
   std::string run_directory = "run";  // the load's own result directory, relative
+  // `segment`: this experiment was segment I of N of one load (--segment); `merged`: it is N
+  // segments' experiments merged (`proofload merge`).
+  std::optional<SegmentRecord> segment;
+  std::optional<MergeRecord> merged;
 };
 
 // schema, kind and the record's keys.
