@@ -175,12 +175,17 @@ json histogram_json(const measure::HdrHistogram& h) {
 }
 
 void histogram_from_json(const json& j, measure::HdrHistogram& h) {
+  // `h` arrives with its field's configuration (a default-constructed WindowStats' or totals').
   if (j.is_null()) {
     h.reset();
     return;
   }
   const std::vector<uint8_t> bytes = measure::base64_decode(text(j, "hdr"));
-  h = measure::HdrHistogram::decode_compressed(bytes.data(), bytes.size());
+  measure::HdrHistogram decoded =
+      measure::HdrHistogram::decode_compressed(bytes.data(), bytes.size());
+  // Merged with what the run recorded into the same field: it must have that field's range.
+  if (!decoded.same_configuration(h)) fail("hdr", "is not of this histogram's range and precision");
+  h = std::move(decoded);
   const json& sum = array(j, "sum");
   if (sum.size() != 2 || !sum[0].is_number_integer() || !sum[1].is_number_unsigned()) {
     fail("sum", "is not two whole numbers");

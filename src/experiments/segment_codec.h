@@ -18,7 +18,8 @@
 namespace proofload::experiments {
 
 nlohmann::json histogram_json(const measure::HdrHistogram& h);
-// Into `h` (whose configuration the encoding replaces); null leaves it empty.
+// Into `h`, which must hold its field's configuration (the encoding must have the same); null
+// leaves it empty.
 void histogram_from_json(const nlohmann::json& j, measure::HdrHistogram& h);
 
 nlohmann::json window_stats_json(const measure::WindowStats& w);

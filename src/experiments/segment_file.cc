@@ -7,6 +7,7 @@
 
 #include "common/wall_time.h"
 #include "experiments/segment_codec.h"
+#include "plan/segment.h"
 
 namespace proofload::experiments {
 namespace {
@@ -15,6 +16,10 @@ using nlohmann::json;
 
 // A window's line holds a few compressed histograms: kilobytes. A line past this is not one.
 constexpr size_t kMaxLineBytes = size_t{64} << 20;
+constexpr int64_t kMaxWindowIndex = int64_t{1} << 40;
+// Windows from a millisecond to a day: anything else is not a run's.
+constexpr int64_t kMinWindowNs = 1'000'000;
+constexpr int64_t kMaxWindowNs = int64_t{86'400} * 1'000'000'000;
 
 json observed_sources_json(const std::vector<ObservedSource>& sources) {
   json out = json::array();
@@ -106,8 +111,11 @@ SegmentFileReader::SegmentFileReader(const std::filesystem::path& directory)
       header_.observed_sources.push_back(
           {s.at("label").get<std::string>(), s.at("spec").get<std::string>()});
     }
-    if (header_.window_ns <= 0 || header_.workers < 1) {
-      throw std::runtime_error("its header has no window length or workers");
+    if (header_.window_ns < kMinWindowNs || header_.window_ns > kMaxWindowNs ||
+        header_.workers < 1 || header_.segment.count < 1 ||
+        header_.segment.count > plan::kMaxSegments || header_.segment.index < 0 ||
+        header_.segment.index >= header_.segment.count) {
+      throw std::runtime_error("its header's window length, workers or segment is out of range");
     }
   } catch (const std::exception& e) {
     std::fclose(file_);
@@ -147,6 +155,11 @@ std::optional<SegmentWindow> SegmentFileReader::next() {
     if (line && line->contains("window")) {
       SegmentWindow w;
       w.stats = window_stats_from_json(line->at("window"));
+      // A run of ten years has 3e8 one-second windows: an index past this is not a window's.
+      if (w.stats.index > kMaxWindowIndex ||
+          w.stats.start_ns / header_.window_ns > kMaxWindowIndex) {
+        throw std::runtime_error("its window index or start is past any run's");
+      }
       w.observed = sampler_figures_from_json(line->at("observed"));
       return w;
     }

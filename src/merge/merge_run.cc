@@ -17,6 +17,7 @@
 #include "experiments/observation.h"
 #include "experiments/segment_file.h"
 #include "experiments/thresholds.h"
+#include "plan/segment.h"
 #include "report/result_directory.h"
 #include "report/run_report.h"
 
@@ -117,10 +118,18 @@ result::MergeRecord segments_record(
   result::MergeRecord record;
   if (given.empty()) throw UsageError("merge needs the segments' directories");
   record.count = given.front().second.count;
+  if (record.count < 1 || record.count > plan::kMaxSegments) {
+    throw UsageError(fmt::format("{} says it is one of {} segments: from 1 to {}",
+                                 given.front().first.string(), record.count, plan::kMaxSegments));
+  }
   for (const auto& [directory, segment] : given) {
     if (segment.count != record.count) {
       throw UsageError(fmt::format("{} is segment {} of {}, not of {}: not one load",
                                    directory.string(), segment.index, segment.count, record.count));
+    }
+    if (segment.index < 0 || segment.index >= segment.count) {
+      throw UsageError(fmt::format("{} says it is segment {} of {}: not a segment's index",
+                                   directory.string(), segment.index, segment.count));
     }
     for (const result::SegmentRecord& s : record.segments) {
       if (s.index == segment.index) {
