@@ -39,14 +39,6 @@ struct CollectFlags {
   k8s::CollectSpec spec;
 };
 
-std::string rfc3339_utc(int64_t unix_s) {
-  const time_t seconds = static_cast<time_t>(unix_s);
-  tm parts{};
-  gmtime_r(&seconds, &parts);
-  char text[32];
-  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
-  return text;
-}
 
 // The shared start: --start-at as given (absolute: a relative one would be each pod's own), or
 // now + --start-delay, rounded up to a whole second.
@@ -71,7 +63,8 @@ std::string shared_start(const JobFlags& f, bool start_at_given) {
   }
   const int64_t delay_ns = parse_duration_ns(f.start_delay);
   if (delay_ns <= 0) throw UsageError("--start-delay must be more than 0");
-  return rfc3339_utc(now_s + (delay_ns + 999'999'999) / 1'000'000'000);
+  return format_rfc3339_utc((now_s + (delay_ns + 999'999'999) / 1'000'000'000) * 1'000'000'000,
+                            true);
 }
 
 bool is_url(const std::string& target) {

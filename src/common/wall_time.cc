@@ -7,6 +7,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <ctime>
 
 #include "common/clock.h"
@@ -67,6 +68,26 @@ std::optional<int64_t> parse_rfc3339_unix_ns(std::string_view text) {
   if (at != text.size()) return std::nullopt;
   const int64_t seconds = static_cast<int64_t>(timegm(&tm)) - offset_s;
   return seconds * kNsPerS + fraction_ns;
+}
+
+std::string format_rfc3339_utc(int64_t unix_ns, bool whole_seconds) {
+  int64_t seconds = unix_ns / kNsPerS;
+  int64_t rest_ns = unix_ns % kNsPerS;
+  if (rest_ns < 0) {  // before 1970: floor, so the fraction stays positive
+    --seconds;
+    rest_ns += kNsPerS;
+  }
+  const time_t t = static_cast<time_t>(seconds);
+  tm utc{};
+  gmtime_r(&t, &utc);
+  char text[40];
+  const size_t length = std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%S", &utc);
+  std::string out(text, length);
+  if (!whole_seconds) {
+    std::snprintf(text, sizeof text, ".%03lld", static_cast<long long>(rest_ns / kNsPerMs));
+    out += text;
+  }
+  return out + "Z";
 }
 
 ClockStatus read_clock_status() {

@@ -15,6 +15,10 @@ namespace proofload {
 // nullopt for anything else.
 std::optional<int64_t> parse_rfc3339_unix_ns(std::string_view text);
 
+// Unix ns as RFC 3339 UTC: "2024-05-01T12:00:00.123Z" (milliseconds, floored), or with
+// `whole_seconds` "2024-05-01T12:00:00Z".
+std::string format_rfc3339_utc(int64_t unix_ns, bool whole_seconds = false);
+
 // What the kernel says of its clock's discipline (adjtimex): whether NTP (chrony, ntpd,
 // systemd-timesyncd) keeps it synchronized, and then its estimated offset and error. Without a
 // synchronized clock there is no estimate, and `description` says so: several machines' start

@@ -19,6 +19,14 @@ TEST(WallTime, ParsesRfc3339) {
   }
 }
 
+TEST(WallTime, FormatsWhatItParses) {
+  const int64_t at = 1714557630 * kNsPerS + 250 * kNsPerMs;
+  EXPECT_EQ(format_rfc3339_utc(at), "2024-05-01T10:00:30.250Z");
+  EXPECT_EQ(format_rfc3339_utc(at, true), "2024-05-01T10:00:30Z");
+  EXPECT_EQ(*parse_rfc3339_unix_ns(format_rfc3339_utc(at)), at);
+  EXPECT_EQ(format_rfc3339_utc(-1), "1969-12-31T23:59:59.999Z");  // floored, before 1970 too
+}
+
 TEST(WallTime, ClockStatusIsStatedEitherWay) {
   const ClockStatus status = read_clock_status();
   EXPECT_FALSE(status.description.empty());

@@ -9,6 +9,7 @@
 
 #include "common/clock.h"
 #include "common/usage_error.h"
+#include "common/wall_time.h"
 #include "experiments/ladder_record.h"
 #include "experiments/segment_file.h"
 #include "experiments/thresholds.h"
@@ -326,6 +327,14 @@ std::string describe_plan(const LadderPlan& plan) {
                                                 duration_text(bound_ns))
                                   : "",
                      "");
+  if (const plan::RunSpec& base = plan.base_run; base.segments > 1) {
+    out += fmt::format(
+        "Segment {} of {}: each level starts at an agreed time, level K at {} + (K-1) x {} "
+        "(warm-up + hold + grace + {}), on every segment alike.\n",
+        base.segment, base.segments, format_rfc3339_utc(base.start_at_wall_ns.value_or(0)),
+        duration_text(segment_level_start_ns(plan, 2) - segment_level_start_ns(plan, 1)),
+        duration_text(kSegmentLevelGapNs));
+  }
   out += fmt::format("Results: {}\n", plan.out_dir.string());
   out += "Nothing was sent (--plan).\n";
   return out;

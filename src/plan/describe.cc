@@ -1,6 +1,9 @@
 // See plan_run.h: `run --plan`, what a planned run would do, from what it recorded.
 #include "plan/plan_run.h"
 
+#include "common/wall_time.h"
+#include "schedule/arrivals.h"
+
 namespace proofload::plan {
 
 std::string describe_run(const PlannedRun& run) {
@@ -35,6 +38,17 @@ std::string describe_run(const PlannedRun& run) {
            std::to_string(scenario.value("flows", nlohmann::json::object()).size()) +
            " flows, seed " + scenario["seed"].dump() + "\n";
   }
+  if (load.segments > 1) {
+    const int64_t pool = open ? load.max_connections : load.connections;
+    out += "  segment " + std::to_string(load.segment) + " of " + std::to_string(load.segments) +
+           ": its " + std::to_string(schedule::share_of(pool, load.segment, load.segments)) +
+           " of the " + std::to_string(pool) + " connections" +
+           (open ? ", and arrivals k with k mod " + std::to_string(load.segments) + " = " +
+                       std::to_string(load.segment)
+                 : std::string()) +
+           "; merge the segments with `proofload merge`\n";
+  }
+  if (run.start_at_wall_ns) out += "  starts at " + format_rfc3339_utc(*run.start_at_wall_ns) + "\n";
   for (const measure::Threshold& t : run.thresholds) out += "  threshold " + t.expression + "\n";
   if (run.reconcile) out += "  reconcile with " + *run.reconcile + " (read before and after)\n";
   out += "  workers " + std::to_string(load.workers) +

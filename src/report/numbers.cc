@@ -7,6 +7,7 @@
 #include <cmath>
 
 #include "common/clock.h"
+#include "common/wall_time.h"
 
 namespace proofload::report {
 
@@ -91,19 +92,6 @@ std::string fixed_with_thousands(double value, int decimals) {
   return out;
 }
 
-std::string iso8601_utc(int64_t wall_ns) {
-  int64_t seconds = wall_ns / kNsPerS;
-  int64_t rest_ns = wall_ns % kNsPerS;
-  if (rest_ns < 0) {  // before 1970: floor, so the fraction stays positive
-    --seconds;
-    rest_ns += kNsPerS;
-  }
-  const time_t t = static_cast<time_t>(seconds);
-  tm utc{};
-  gmtime_r(&t, &utc);
-  return fmt::format("{:04}-{:02}-{:02}T{:02}:{:02}:{:02}.{:03}Z", utc.tm_year + 1900,
-                     utc.tm_mon + 1, utc.tm_mday, utc.tm_hour, utc.tm_min, utc.tm_sec,
-                     rest_ns / kNsPerMs);
-}
+std::string iso8601_utc(int64_t wall_ns) { return format_rfc3339_utc(wall_ns); }
 
 }  // namespace proofload::report
