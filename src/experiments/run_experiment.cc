@@ -75,6 +75,9 @@ report::RunResult run_load_test(const RunOptions& options) {
   result.proofload_version = PROOFLOAD_VERSION;
   result.window_ns = run.load.window_ns;
 
+  // --start-at: a signal from here until the agreed moment ends the run with nothing sent.
+  std::optional<StopSignals> before_start;
+  if (run.start_at_wall_ns) before_start.emplace();
   std::optional<report::ResultDirectory> directory;
   if (run.out_dir) directory.emplace(*run.out_dir);  // fails before anything is sent
 
@@ -107,16 +110,16 @@ report::RunResult run_load_test(const RunOptions& options) {
     server_before = *before.value;
   }
 
-  // --start-at: every segment's load starts at the agreed moment (a signal meanwhile sends
-  // nothing).
-  if (run.start_at_wall_ns) {
-    StopSignals waiting;
+  // --start-at: every segment's load starts at the agreed moment.
+  if (before_start) {
     if (!sleep_until_wall_ns(*run.start_at_wall_ns - engine::Engine::kStartLeadNs,
-                             waiting.requested_flag())) {
+                             before_start->requested_flag())) {
       result.interrupted = true;
       result.end_reason = "interrupted before the start time: nothing was sent";
+      std::fprintf(stderr, "proofload: %s\n", result.end_reason.c_str());
       return result;
     }
+    before_start.reset();  // the engine's own take the signals from its start
   }
   engine::Engine engine(run.load);
   engine.start();

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <filesystem>
 #include <fstream>
 #include <nlohmann/json.hpp>
 #include <set>
@@ -245,6 +246,26 @@ TEST(SegmentFlags, BadSegmentsAreOneLineBeforeAnythingIsSent) {
     EXPECT_NE(done.err.find(says), std::string::npos) << done.err;
     EXPECT_EQ(std::count(done.err.begin(), done.err.end(), '\n'), 1) << done.err;
   }
+}
+
+TEST(SegmentFlags, CtrlCWhileWaitingForTheStartSendsNothing) {
+  RawServer server("HTTP/1.1 200 OK\r\nContent-Length: 3\r\n\r\nok\n", false);
+  const std::string dir = make_temp_dir("segments-wait");
+  Process run({proofload_binary(), "run", server.url(), "-d", "1s", "--segment", "0/2", "-c", "2",
+               "--start-at", "+60s", "-q", "-o", dir + "/out"});
+  // The result directory is made once everything is checked, before the wait.
+  for (int i = 0; i < 200 && !std::filesystem::exists(dir + "/out"); ++i) {
+    std::this_thread::sleep_for(50ms);
+  }
+  ASSERT_TRUE(std::filesystem::exists(dir + "/out")) << run.err();
+  run.signal(SIGINT);
+  const std::optional<int> code = run.wait(10s);
+  ASSERT_TRUE(code.has_value()) << "still waiting for its start after Ctrl-C";
+  EXPECT_EQ(*code, 130);
+  EXPECT_NE(run.err().find("interrupted before the start time: nothing was sent"),
+            std::string::npos)
+      << run.err();
+  EXPECT_TRUE(server.request_lines().empty());
 }
 
 TEST(SegmentData, NoTwoSegmentsSendTheSameRowOfADataFile) {
