@@ -92,8 +92,8 @@ SegmentFileReader::SegmentFileReader(const std::filesystem::path& directory)
                              " (a segment's directory holds the segment.jsonl that a run given "
                              "--segment writes)");
   }
-  std::optional<json> first = next_line();
   try {
+    const std::optional<json> first = next_line();
     if (!first || !first->is_object() || first->value("schema", "") != kSegmentSchema) {
       throw std::runtime_error(std::string("its first line is not a ") + kSegmentSchema +
                                " header");
@@ -130,15 +130,19 @@ SegmentFileReader::~SegmentFileReader() {
 
 std::optional<json> SegmentFileReader::next_line() {
   std::string line;
-  int c = 0;
-  while ((c = std::fgetc(file_)) != EOF && c != '\n') {
-    if (line.size() >= kMaxLineBytes) {
+  char chunk[64 * 1024];
+  bool whole = false;  // ended by its line break (a torn last line has none)
+  while (std::fgets(chunk, sizeof chunk, file_) != nullptr) {
+    const size_t length = std::strlen(chunk);
+    whole = length > 0 && chunk[length - 1] == '\n';
+    line.append(chunk, whole ? length - 1 : length);
+    if (line.size() > kMaxLineBytes) {
       throw std::runtime_error(path_.string() + " line " + std::to_string(line_ + 1) +
                                " is longer than 64 MiB");
     }
-    line.push_back(static_cast<char>(c));
+    if (whole) break;
   }
-  if (c == EOF) return std::nullopt;  // the end, or a torn last line of a killed run
+  if (!whole) return std::nullopt;  // the end, or a torn last line of a killed run
   ++line_;
   json parsed = json::parse(line, nullptr, false);
   if (parsed.is_discarded() || !parsed.is_object()) {

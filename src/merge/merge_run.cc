@@ -44,6 +44,16 @@ struct Segment {
   int64_t offset = 0;                    // its window k is the merge's window k + offset
 };
 
+// The segment's next window (none once its windows are over). A line that is not the format is
+// bad input, as a bad flag is: exit 2 with the file, line and key.
+void advance(Segment& s) {
+  try {
+    s.current = s.reader->next();
+  } catch (const std::runtime_error& e) {
+    throw UsageError(e.what());
+  }
+}
+
 std::string segment_name(int index, int count) {
   return fmt::format("segment {} of {}", index, count);
 }
@@ -205,7 +215,7 @@ report::RunResult merge_runs(const std::vector<fs::path>& directories, const fs:
         static_cast<double>(s.reader->header().segment.start_unix_ns - start_wall_ns) /
         static_cast<double>(window_ns);
     s.offset = std::llround(behind);
-    s.current = s.reader->next();
+    advance(s);
   }
 
   // The observers: the generators summed as "self", then each segment's own, labelled by it.
@@ -278,7 +288,7 @@ report::RunResult merge_runs(const std::vector<fs::path>& directories, const fs:
     directory.append_window(merged, start_wall_ns + merged.start_ns, observed);
     if (on_window) on_window(merged, observed);
     for (Segment& s : segments) {
-      if (s.current && s.current->stats.index + s.offset == *index) s.current = s.reader->next();
+      if (s.current && s.current->stats.index + s.offset == *index) advance(s);
     }
   }
 

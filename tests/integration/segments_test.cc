@@ -229,6 +229,22 @@ TEST_F(Segments, SegmentsOfDifferentLoadsOrTwiceTheSameAreRefused) {
   EXPECT_EQ(std::count(done.err.begin(), done.err.end(), '\n'), 1) << done.err;
 }
 
+TEST_F(Segments, ADamagedSegmentFileIsOneLineNamingItsLineAndKey) {
+  const std::string damaged = *dir_ + "/damaged";
+  std::filesystem::copy(segment_dir(1), damaged, std::filesystem::copy_options::recursive);
+  std::string text = read_file(damaged + "/segment.jsonl");
+  const size_t at = text.find("\"intended\":", text.find("\"window\""));
+  ASSERT_NE(at, std::string::npos);
+  text.replace(at, std::string("\"intended\":").size(), "\"intended\":-5,\"x\":");
+  write_file(damaged + "/segment.jsonl", text);
+  const Completed done = merge({segment_dir(0), damaged, segment_dir(2)}, *dir_ + "/refused");
+  EXPECT_EQ(done.exit_code, 2);
+  EXPECT_NE(done.err.find("segment.jsonl line 2: segment file: 'intended' is not a count"),
+            std::string::npos)
+      << done.err;
+  EXPECT_EQ(std::count(done.err.begin(), done.err.end(), '\n'), 1) << done.err;
+}
+
 TEST(SegmentFlags, BadSegmentsAreOneLineBeforeAnythingIsSent) {
   const int port = unused_loopback_port();  // nothing listens: a check that passed would fail later
   const std::string url = "http://127.0.0.1:" + std::to_string(port) + "/";
