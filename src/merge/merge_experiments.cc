@@ -92,15 +92,15 @@ result::MergeRecord merge_soaks(const std::vector<fs::path>& directories, const 
   experiments::SoakWindowFolder folder(
       static_cast<int64_t>(first.settings.window_s * 1e9),
       static_cast<int64_t>(first.settings.ramp_s * 1e9),
-      judged_by_goodput(segments.front().first / first.run_directory));
+      judged_by_goodput(within(segments.front().first, first.run_directory)));
   std::vector<analyze::SoakWindowRow> rows;
   std::vector<fs::path> runs;
   for (const auto& [directory, s] : segments) {
-    runs.push_back(directory / s.run_directory);
+    runs.push_back(within(directory, s.run_directory));
     merged.hold_start_unix_ns = std::min(merged.hold_start_unix_ns, s.hold_start_unix_ns);
   }
   const report::RunResult run = merge_runs(
-      runs, out / first.run_directory,
+      runs, within(out, first.run_directory),
       [&](const measure::WindowStats& w, const std::vector<report::ObservedFigures>& observed) {
         if (w.drain) return;
         const auto [gaps, reason] = experiments::observer_gaps(observed);
@@ -193,7 +193,8 @@ result::MergeRecord merge_probes(const std::vector<fs::path>& directories, const
   }
   // The variants ran on segment 0 only: its, or none when it is missing.
   if (first.segment->index != 0) merged.variants.clear();
-  merged.run_directory = fs::relative(segments.front().first / first.run_directory, out).string();
+  merged.run_directory =
+      fs::relative(within(segments.front().first, first.run_directory), out).string();
   worst_ending(segments, merged);
   merged.command_line = merged_command(first.command_line, record.count);
   merged.merged = record;

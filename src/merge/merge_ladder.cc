@@ -90,13 +90,17 @@ result::MergeRecord merge_ladders(const std::vector<fs::path>& directories, cons
   const bool open = first.settings.loop == "open";
   for (const std::string& name : level_directories) {
     std::vector<fs::path> runs;
+    bool any_finished = false;
     for (const SegmentLadder& s : segments) {
-      if (fs::exists(s.directory / name / experiments::kSegmentFile)) {
-        runs.push_back(s.directory / name);
+      const fs::path run = within(s.directory, name);
+      if (fs::exists(run / experiments::kSegmentFile)) {
+        runs.push_back(run);
+        any_finished = any_finished || run_finished(run);
       }
     }
-    if (runs.empty()) continue;
-    const report::RunResult run = merge_runs(runs, out / name);
+    // A level no segment finished (each was killed in it) has nothing whole to merge.
+    if (!any_finished) continue;
+    const report::RunResult run = merge_runs(runs, within(out, name));
     const result::LadderRow& any = *level_row.at(name);
     const analyze::LevelRow row =
         experiments::row_from_run(run, any.figures.level, any.figures.repeat, open, slo);

@@ -109,8 +109,9 @@ observe::SamplerFigures summed_generators(const std::vector<const observe::Sampl
   return sum;
 }
 
-// The run wrote its end: its result.json is no longer "running".
-bool finished(const fs::path& directory) {
+}  // namespace
+
+bool run_finished(const fs::path& directory) {
   std::ifstream in(directory / report::ResultDirectory::kResultJson, std::ios::binary);
   if (!in) return false;
   try {
@@ -121,7 +122,17 @@ bool finished(const fs::path& directory) {
   }
 }
 
-}  // namespace
+std::filesystem::path within(const std::filesystem::path& directory, const std::string& name) {
+  const fs::path relative(name);
+  const bool inside = !name.empty() && relative.is_relative() &&
+                      std::none_of(relative.begin(), relative.end(),
+                                   [](const fs::path& part) { return part == ".."; });
+  if (!inside) {
+    throw UsageError(directory.string() + " names '" + name +
+                     "' as one of its directories: not a path inside it");
+  }
+  return directory / relative;
+}
 
 result::MergeRecord segments_record(
     const std::vector<std::pair<fs::path, result::SegmentRecord>>& given) {
@@ -184,7 +195,7 @@ report::RunResult merge_runs(const std::vector<fs::path>& directories, const fs:
     }
     // A segment killed before its end has windows but no totals: it is left out whole, and
     // counted missing, so that the merge's windows and totals are of the same segments.
-    if (!finished(directory)) {
+    if (!run_finished(directory)) {
       killed.push_back({s.reader->header().segment.index,
                         "its run stopped before its end (killed): " + directory.string()});
       continue;

@@ -29,6 +29,14 @@ using MergedWindow =
 report::RunResult merge_runs(const std::vector<std::filesystem::path>& directories,
                              const std::filesystem::path& out, const MergedWindow& on_window = {});
 
+// The run in `directory` wrote its end: its result.json is no longer "running" (a segment killed
+// before its end is left out whole).
+bool run_finished(const std::filesystem::path& directory);
+
+// DIRECTORY/NAME for a NAME a result file gives (a ladder's level, a soak's run): UsageError when
+// it is not a relative path that stays inside (a hostile file must not send the merge elsewhere).
+std::filesystem::path within(const std::filesystem::path& directory, const std::string& name);
+
 // What the given segments of an experiment are as a merge: their records (with where each was
 // read from) and the indexes missing. Throws UsageError when they are not of one N, or an index
 // is given twice.

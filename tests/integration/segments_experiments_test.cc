@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include <chrono>
+#include <filesystem>
 #include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -119,6 +120,15 @@ TEST(LadderOverSegments, TheMergedVerdictsAreThoseOfTheMergedLevels) {
   }
   EXPECT_NE(read_file(dir + "/merged/summary.md").find("Merged from 3 of 3 segments"),
             std::string::npos);
+  // A ladder whose file names a level outside its directory sends the merge nowhere.
+  json hostile = read_json(dir + "/s1/result.json");
+  hostile["rows"][0]["directory"] = "../../escaped";
+  write_file(dir + "/s1/result.json", hostile.dump());
+  const Completed refused = run_to_completion({proofload_binary(), "merge", dir + "/s0",
+                                               dir + "/s1", dir + "/s2", "--out", dir + "/m2"});
+  EXPECT_EQ(refused.exit_code, 2);
+  EXPECT_NE(refused.err.find("not a path inside it"), std::string::npos) << refused.err;
+  EXPECT_FALSE(std::filesystem::exists(dir + "/../escaped"));
 }
 
 TEST(LadderOverSegments, WhatOnlyTheWholeLoadCouldDecideIsRefused) {
