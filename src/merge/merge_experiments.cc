@@ -116,12 +116,20 @@ result::MergeRecord merge_soaks(const std::vector<fs::path>& directories, const 
       std::erase_if(record.segments, [&](const auto& s) { return s.index == m.index; });
     }
   }
+  std::sort(record.missing.begin(), record.missing.end(),
+            [](const auto& a, const auto& b) { return a.index < b.index; });
+  auto left_out = [&](const result::SoakResult& s) {
+    return std::any_of(
+        record.missing.begin(), record.missing.end(),
+        [&](const result::MissingSegment& m) { return m.index == s.segment->index; });
+  };
 
   // Every segment's canaries; each mark once (a scheduled mark is logged by every segment).
   experiments::CanaryTally canaries(first.settings.window_s);
   std::vector<analyze::Mark> marks;
   std::set<std::pair<std::string, std::string>> marked;
   for (const auto& [directory, s] : segments) {
+    if (left_out(s)) continue;  // its load is not in the merge: nor are its canaries
     experiments::add_recorded_canaries(directory, canaries);
     for (analyze::Mark& mark :
          experiments::marks_from_log(experiments::read_marks_log(directory), merged)) {
