@@ -19,6 +19,10 @@
 namespace proofload::analyze {
 
 // One second of one source: the requests that ended in it, by what the limit did with them.
+// No source gets a billion answers in a second: a recorded count past this is a damaged file, and
+// refused when read, so that sums over a long probe's seconds and sources cannot overflow.
+constexpr int64_t kMaxProbeSecondCount = 1'000'000'000;
+
 struct ProbeSecond {
   int64_t second = 0;       // from the probe's start (0 is the first second)
   int64_t let_through = 0;  // 2xx answers

@@ -2,6 +2,7 @@
 // runs, read back by `proofload report` when the probe was killed before its result.json.
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <charconv>
 #include <stdexcept>
 #include <vector>
@@ -95,7 +96,10 @@ void parse_probe_csv(std::string_view text, analyze::ProbeSourceSeries& series) 
     for (size_t i = 0; i < 4 && fields.size() == 5; ++i) {
       if (const std::optional<int64_t> n = whole_number(fields[i])) numbers.push_back(*n);
     }
-    if (numbers.size() != 4 || (!fields[4].empty() && !whole_number(fields[4]))) {
+    const bool too_many =  // a damaged file: sums over it must not overflow
+        numbers.size() == 4 &&
+        std::max({numbers[1], numbers[2], numbers[3]}) > analyze::kMaxProbeSecondCount;
+    if (numbers.size() != 4 || too_many || (!fields[4].empty() && !whole_number(fields[4]))) {
       bad_line(line_number, fmt::format("{}, got {}", kRowForm, quoted(line)));
     }
     series.per_second.push_back({numbers[0], numbers[1], numbers[2], numbers[3]});

@@ -1,6 +1,7 @@
 // See probe_result.h.
 #include "result/probe_result.h"
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "result/json_values.h"
@@ -99,6 +100,11 @@ analyze::ProbeSourceSeries series_from_json(const JsonReader& r) {
     s.per_second.push_back({*at, second.count("let_through").value_or(0),
                             second.count("limited").value_or(0),
                             second.count("other").value_or(0)});
+    const analyze::ProbeSecond& added = s.per_second.back();
+    if (std::max({added.let_through, added.limited, added.other}) >
+        analyze::kMaxProbeSecondCount) {
+      second.fail("a count of one second is past a billion: not a probe's");
+    }
   }
   s.let_through_before_first_429 = r.count("burst_before_first_429");
   for (const JsonReader& h : r.objects("headers")) {
