@@ -20,21 +20,12 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// How far an experiment got: the worst of the segments' statuses is the merge's.
-int severity(const std::string& status) {
-  if (status == "complete") return 0;
-  if (status == "stopped") return 1;
-  if (status == "aborted") return 2;
-  if (status == "interrupted") return 3;
-  return 4;  // failed, running (killed)
-}
-
 // The status and reason of the least finished segment, for the merge.
 template <typename Record>
 void worst_ending(const std::vector<std::pair<fs::path, Record>>& segments, Record& merged) {
   const auto& worst =
       *std::max_element(segments.begin(), segments.end(), [](const auto& a, const auto& b) {
-        return severity(a.second.status) < severity(b.second.status);
+        return ending_severity(a.second.status) < ending_severity(b.second.status);
       });
   merged.status = worst.second.status == "running" ? "interrupted" : worst.second.status;
   if (worst.second.status != "complete") {

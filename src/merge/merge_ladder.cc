@@ -36,15 +36,6 @@ result::LadderResult read_ladder(const fs::path& directory) {
   }
 }
 
-// How far a ladder got: the worst of the segments' statuses is the merge's.
-int severity(const std::string& status) {
-  if (status == "complete") return 0;
-  if (status == "stopped") return 1;
-  if (status == "aborted") return 2;
-  if (status == "interrupted") return 3;
-  return 4;  // failed, running (killed)
-}
-
 }  // namespace
 
 result::MergeRecord merge_ladders(const std::vector<fs::path>& directories, const fs::path& out) {
@@ -112,7 +103,7 @@ result::MergeRecord merge_ladders(const std::vector<fs::path>& directories, cons
   // The merge ran as far as its least finished segment.
   const SegmentLadder* worst = &segments.front();
   for (const SegmentLadder& s : segments) {
-    if (severity(s.ladder.status) > severity(worst->ladder.status)) worst = &s;
+    if (ending_severity(s.ladder.status) > ending_severity(worst->ladder.status)) worst = &s;
   }
   merged.status = worst->ladder.status == "running" ? "interrupted" : worst->ladder.status;
   merged.end_reason =

@@ -62,10 +62,6 @@ void check_same_load(const Segment& first, const Segment& other) {
   const auto& a = first.reader->header();
   const auto& b = other.reader->header();
   const std::string who = segment_name(b.segment.index, b.segment.count);
-  if (b.segment.count != a.segment.count) {
-    throw UsageError(fmt::format("{} ({}) is of a load in {} segments, not {}: not one load", who,
-                                 other.directory.string(), b.segment.count, a.segment.count));
-  }
   if (b.window_ns != a.window_ns) {
     throw UsageError(who + " (" + other.directory.string() + ") has another window length");
   }
@@ -172,6 +168,14 @@ result::MergeRecord segments_record(
     }
   }
   return record;
+}
+
+int ending_severity(const std::string& status) {
+  if (status == "complete") return 0;
+  if (status == "stopped") return 1;
+  if (status == "aborted") return 2;
+  if (status == "interrupted") return 3;
+  return 4;
 }
 
 std::string merged_command(const std::string& segment_command, int count) {

@@ -43,6 +43,10 @@ std::filesystem::path within(const std::filesystem::path& directory, const std::
 result::MergeRecord segments_record(
     const std::vector<std::pair<std::filesystem::path, result::SegmentRecord>>& given);
 
+// How far an experiment got, for the worst of its segments' statuses to be the merge's: complete
+// 0, stopped 1, aborted 2, interrupted 3, anything else (failed, running: killed) 4.
+int ending_severity(const std::string& status);
+
 // The command that repeats a segment's experiment for the whole load: its own, with the index
 // of `--segment I/N` as a variable ("--segment $I/3"), run once on each machine.
 std::string merged_command(const std::string& segment_command, int count);

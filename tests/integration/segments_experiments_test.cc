@@ -9,7 +9,6 @@
 
 #include <chrono>
 #include <filesystem>
-#include <memory>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <vector>
@@ -57,35 +56,28 @@ TEST(LadderOverSegments, TheMergedVerdictsAreThoseOfTheMergedLevels) {
              "routes:\n  - {path: /, body: \"ok\\n\", limit: {rate: 200/s, burst: 20, key: "
              "\"shared:1\"}}\n");
   ServeProcess server({"--routes", dir + "/routes.yaml", "--exit-after", "90s"});
-  std::vector<std::unique_ptr<Process>> running;
-  for (int i = 0; i < kSegments; ++i) {
-    running.push_back(
-        std::make_unique<Process>(std::vector<std::string>{proofload_binary(),
-                                                           "ladder",
-                                                           server.url("/"),
-                                                           "--rates",
-                                                           "150,400",
-                                                           "--hold",
-                                                           "2s",
-                                                           "--warmup",
-                                                           "0s",
-                                                           "--grace",
-                                                           "1s",
-                                                           "-c",
-                                                           "6",
-                                                           "--segment",
-                                                           std::to_string(i) + "/3",
-                                                           "--start-at",
-                                                           "+2s",
-                                                           "-q",
-                                                           "-o",
-                                                           dir + "/s" + std::to_string(i)}));
-  }
-  for (auto& p : running) {
-    const std::optional<int> code = p->wait(60s);
-    ASSERT_TRUE(code.has_value());
-    ASSERT_EQ(*code, 0) << p->err();
-  }
+  run_segments([&](int i) {
+    return std::vector<std::string>{proofload_binary(),
+                                    "ladder",
+                                    server.url("/"),
+                                    "--rates",
+                                    "150,400",
+                                    "--hold",
+                                    "2s",
+                                    "--warmup",
+                                    "0s",
+                                    "--grace",
+                                    "1s",
+                                    "-c",
+                                    "6",
+                                    "--segment",
+                                    std::to_string(i) + "/3",
+                                    "--start-at",
+                                    "+2s",
+                                    "-q",
+                                    "-o",
+                                    dir + "/s" + std::to_string(i)};
+  });
   const Completed done = run_to_completion({proofload_binary(), "merge", dir + "/s1", dir + "/s0",
                                             dir + "/s2", "--out", dir + "/merged"});
   ASSERT_EQ(done.exit_code, 0) << done.err;
@@ -124,8 +116,8 @@ TEST(LadderOverSegments, TheMergedVerdictsAreThoseOfTheMergedLevels) {
   json hostile = read_json(dir + "/s1/result.json");
   hostile["rows"][0]["directory"] = "../../escaped";
   write_file(dir + "/s1/result.json", hostile.dump());
-  const Completed refused = run_to_completion({proofload_binary(), "merge", dir + "/s0",
-                                               dir + "/s1", dir + "/s2", "--out", dir + "/m2"});
+  const Completed refused = run_to_completion(
+      {proofload_binary(), "merge", dir + "/s0", dir + "/s1", dir + "/s2", "--out", dir + "/m2"});
   EXPECT_EQ(refused.exit_code, 2);
   EXPECT_NE(refused.err.find("not a path inside it"), std::string::npos) << refused.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/../escaped"));
@@ -341,18 +333,13 @@ TEST(SegmentsInNamespaces, EachSegmentOnANetworkStackOfItsOwnMergesToTheWholeLoa
   const std::optional<std::string> line = server.read_stdout_line(10s);
   ASSERT_TRUE(line.has_value()) << server.err();
   const std::string url = "http://" + line->substr(line->find(net.server_address())) + "/";
-  std::vector<std::unique_ptr<Process>> running;
-  for (int i = 0; i < kSegments; ++i) {
-    running.push_back(std::make_unique<Process>(
-        net.in_segment(i, {proofload_binary(), "run", url, "--rate", "600", "-c", "6", "-d", "2s",
-                           "--segment", std::to_string(i) + "/3", "--start-at", "+2s", "-q", "-o",
-                           dir + "/s" + std::to_string(i)})));
-  }
+  run_segments([&](int i) {
+    return net.in_segment(i, {proofload_binary(), "run", url, "--rate", "600", "-c", "6", "-d",
+                              "2s", "--segment", std::to_string(i) + "/3", "--start-at", "+2s",
+                              "-q", "-o", dir + "/s" + std::to_string(i)});
+  });
   int64_t sum = 0;
   for (int i = 0; i < kSegments; ++i) {
-    const std::optional<int> code = running[static_cast<size_t>(i)]->wait(60s);
-    ASSERT_TRUE(code.has_value());
-    ASSERT_EQ(*code, 0) << running[static_cast<size_t>(i)]->err();
     const json r = read_json(dir + "/s" + std::to_string(i) + "/result.json");
     EXPECT_EQ(r["summary"]["intended"].get<int64_t>(), 400) << "segment " << i;  // 1200 / 3
     EXPECT_EQ(r["summary"]["errors"].get<int64_t>(), 0) << "segment " << i;
