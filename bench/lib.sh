@@ -56,7 +56,7 @@ start_nginx() {
   [ "${NGINX_HTTP2:-0}" = 1 ] && listen="$listen http2"
   cat >"$bench_work/nginx.conf" <<CONF
 $run_as
-worker_processes 1;
+worker_processes ${NGINX_WORKERS:-1};
 daemon off;
 pid $bench_work/nginx.pid;
 error_log $bench_work/logs/error.log;
@@ -83,31 +83,39 @@ median() {
   printf '%s\n' "$@" | sort -n | awk '{a[NR]=$1} END {print (NR%2) ? a[(NR+1)/2] : (a[NR/2]+a[NR/2+1])/2}'
 }
 
-# compare_cost OTHER ROUNDS: runs `run_proofload` and `run_OTHER` (each defined by the caller,
-# printing "user_s sys_s maxrss_kb requests" of one run under /usr/bin/time) alternately, A B A B,
-# ROUNDS times; prints a row per run (CPU-seconds per million requests, kernel share, peak RSS)
-# and the ratio of the medians of CPU per request, proofload/OTHER.
+# compare_cost OTHER ROUNDS [OURS...]: runs each of OURS (default: proofload) and OTHER, each a
+# function `run_NAME` defined by the caller printing "user_s sys_s maxrss_kb requests" of one run
+# under /usr/bin/time, in turn (A B C A B C ...), ROUNDS times; prints a row per run (CPU-seconds
+# per million requests, kernel share, peak RSS) and for each of OURS the ratio of the medians of
+# CPU per request, OURS/OTHER.
 compare_cost() {
   local other=$1 rounds=$2 tool user sys rss requests cost kernel
-  local -a other_cost=() pl_cost=()
-  printf '%-10s %5s %12s %10s %10s %14s %9s %10s\n' tool round requests user_s sys_s \
+  shift 2
+  local -a ours=("$@")
+  [ ${#ours[@]} -gt 0 ] || ours=(proofload)
+  local -A costs=()
+  printf '%-16s %5s %12s %10s %10s %14s %9s %10s\n' tool round requests user_s sys_s \
     cpu_s_per_1M kernel% rss_MiB
   for round in $(seq "$rounds"); do
-    for tool in proofload "$other"; do
+    for tool in "${ours[@]}" "$other"; do
       read -r user sys rss requests < <("run_$tool")
       cost=$(awk -v u="$user" -v s="$sys" -v n="$requests" 'BEGIN {printf "%.2f", (u+s)/n*1e6}')
       kernel=$(awk -v u="$user" -v s="$sys" 'BEGIN {printf "%.0f", 100*s/(u+s)}')
-      printf '%-10s %5s %12s %10s %10s %14s %9s %10.1f\n' "$tool" "$round" "$requests" "$user" \
+      printf '%-16s %5s %12s %10s %10s %14s %9s %10.1f\n' "$tool" "$round" "$requests" "$user" \
         "$sys" "$cost" "$kernel" "$(awk -v k="$rss" 'BEGIN {print k/1024}')"
-      if [ "$tool" = "$other" ]; then other_cost+=("$cost"); else pl_cost+=("$cost"); fi
+      costs[$tool]+="$cost "
     done
   done
   local om pm
-  om=$(median "${other_cost[@]}")
-  pm=$(median "${pl_cost[@]}")
+  # shellcheck disable=SC2086 # the costs are one word each
+  om=$(median ${costs[$other]})
   echo
-  echo "median CPU-s per million requests: proofload $pm, $other $om"
-  awk -v p="$pm" -v o="$om" -v name="$other" 'BEGIN {printf "ratio proofload/%s: %.2f\n", name, p/o}'
+  for tool in "${ours[@]}"; do
+    # shellcheck disable=SC2086
+    pm=$(median ${costs[$tool]})
+    echo "median CPU-s per million requests: $tool $pm, $other $om"
+    awk -v p="$pm" -v o="$om" -v a="$tool" -v b="$other" 'BEGIN {printf "ratio %s/%s: %.2f\n", a, b, p/o}'
+  done
 }
 
 # proofload_requests DIR: the responses a run recorded in DIR/result.json.

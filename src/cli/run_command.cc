@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdlib>
 #include <filesystem>
 #include <sstream>
 #include <thread>
@@ -102,6 +103,10 @@ void add_request_flags(CLI::App* app, RunFlags& flags) {
   app->add_option("--grace", flags.grace,
                   "Time for in-flight requests to finish at the end or on Ctrl-C (default 5s)");
   app->add_option("--workers", flags.workers, "Worker threads (default: one per core)");
+  app->add_option("--io", flags.io,
+                  "What the workers' sockets go through: uring (io_uring) or epoll (default: "
+                  "io_uring where the kernel allows it, else epoll with a note)")
+      ->check(CLI::IsMember({"uring", "io_uring", "epoll"}));
   app->add_option("--sources", flags.sources,
                   "Bind the connections to these local addresses, one worker each "
                   "(127.0.0.2,127.0.0.3; or a count N: 127.0.0.2 onwards)");
@@ -190,6 +195,27 @@ net::TlsOptions tls_options_from_flags(const RunFlags& f) {
 
 }  // namespace
 
+namespace {
+
+// --io, else PROOFLOAD_IO (so that a test suite or a CI job runs everything over one backend),
+// else nullopt: pre-flight picks (net::choose_io_backend).
+std::optional<net::IoBackend> io_backend_from(const std::optional<std::string>& flag) {
+  std::string text;
+  if (flag) {
+    text = *flag;
+  } else if (const char* env = std::getenv("PROOFLOAD_IO"); env != nullptr && *env != '\0') {
+    text = env;
+    if (text != "uring" && text != "io_uring" && text != "epoll") {
+      throw UsageError("PROOFLOAD_IO is '" + text + "': it must be uring or epoll");
+    }
+  } else {
+    return std::nullopt;
+  }
+  return text == "epoll" ? net::IoBackend::kEpoll : net::IoBackend::kUring;
+}
+
+}  // namespace
+
 plan::RunSpec run_spec_from_flags(const RunFlags& f, const workload::Scenario* scenario) {
   plan::RunSpec spec;
   spec.target = f.url;
@@ -252,6 +278,7 @@ plan::RunSpec run_spec_from_flags(const RunFlags& f, const workload::Scenario* s
   if (f.http2) spec.protocol = engine::Protocol::kHttp2;
   if (f.h2_streams) spec.h2_streams = *f.h2_streams;
   spec.workers = f.workers;
+  spec.io = io_backend_from(f.io);
   if (f.sources) spec.sources = parse_sources(*f.sources);
   apply_segment_flags(f, spec);
   spec.thresholds = f.thresholds;

@@ -38,6 +38,7 @@ struct RunFlags {
   std::string connect_timeout = "5s";
   std::string grace = "5s";
   int workers = 0;
+  std::optional<std::string> io;  // --io uring|epoll
   std::optional<std::string> sources;  // --sources: a list of local addresses, or a count
   // --segment I/N and --start-at (cli/segment_flags.h): run, ladder, soak and probe only.
   std::optional<std::string> segment, start_at;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "net/io_backend.h"
 #include "net/tcp.h"
 #include "net/tls.h"
 #include "schedule/rate_profile.h"
@@ -67,6 +68,9 @@ struct LoadSpec {
   int64_t grace_ns = 5'000'000'000;  // after the schedule ends (or Ctrl-C): time for in-flight
                                      // requests to finish before they count as timeouts
   int workers = 1;
+  // `--io`: what the workers' sockets go through (net/load_loop.h). Chosen before the run: the
+  // CLI falls back to epoll, saying so, where io_uring is not to be had.
+  net::IoBackend io = net::IoBackend::kEpoll;
   // `--segment I/N`: this process runs segment `segment` of `segments` of one load spread over
   // several machines. Every share (connections, the pool, the queue, -n, the data cursors and
   // the random streams) is then taken as if the whole load ran as segments * workers shards,

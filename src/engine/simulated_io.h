@@ -30,6 +30,7 @@
 #include <string_view>
 #include <vector>
 
+#include "net/io_backend.h"
 #include "net/tcp.h"
 #include "net/tls.h"
 #include "net/transport.h"
@@ -147,7 +148,12 @@ inline int64_t now() { return World::current().now(); }
 // net::EventLoop's interface, over the World.
 class Loop {
  public:
-  explicit Loop(int /*max_events*/ = 256) {}
+  Loop(net::IoBackend /*backend*/, int /*streams*/) {}
+  void start_on_this_thread() {}
+  // Simulated sockets are streamed as they are (net::LoadLoop::stream's io_uring path is the
+  // real loop's).
+  template <typename AnyTransport>
+  void stream(AnyTransport& /*transport*/, uint64_t /*token*/) {}
   void add(int fd, uint32_t events, uint64_t token) { World::current().watch(fd, events, token); }
   void modify(int fd, uint32_t events, uint64_t token) {
     World::current().watch(fd, events, token);
@@ -205,6 +211,7 @@ class Transport {
     if (io.status == net::IoStatus::kFailed) failure_.error_number = EPIPE;
     return io;
   }
+  int64_t sent_ns() const { return 0; }  // a simulated write sends at once
   void close() {
     if (fd_ >= 0) World::current().close_socket(fd_);
     fd_ = -1;

@@ -5,21 +5,28 @@
 
 namespace proofload::engine {
 
-WindowMailbox::WindowMailbox(int workers) : workers_(workers) {}
+WindowMailbox::WindowMailbox(int workers) : workers_(workers), spares_(workers) {}
 
-void WindowMailbox::post(int worker, const measure::WindowStats& stats) {
+void WindowMailbox::post(int worker, measure::WindowStats& window) {
+  std::optional<measure::WindowStats> spare;
   {
     std::lock_guard lock(mutex_);
-    auto [it, inserted] = pending_.try_emplace(stats.index);
-    if (inserted) {
-      it->second = stats;
-    } else {
-      it->second.merge(stats);
-      it->second.warmup = it->second.warmup || stats.warmup;
-      it->second.drain = it->second.drain && stats.drain;  // every worker's span had ended
-      it->second.duration_ns = std::max(it->second.duration_ns, stats.duration_ns);
+    std::vector<measure::WindowStats>& mine = spares_[static_cast<size_t>(worker)];
+    if (!mine.empty()) {
+      spare.emplace(std::move(mine.back()));
+      mine.pop_back();
     }
-    workers_[worker].posted_up_to = stats.index;
+  }
+  if (!spare) {  // the first windows: a cleared copy, for its shape
+    spare.emplace(window);
+    spare->clear();
+  }
+  std::swap(window, *spare);
+  const int64_t index = spare->index;
+  {
+    std::lock_guard lock(mutex_);
+    pending_[index].emplace_back(worker, std::move(*spare));
+    workers_[worker].posted_up_to = index;
   }
   changed_.notify_all();
 }
@@ -59,9 +66,23 @@ std::optional<measure::WindowStats> WindowMailbox::next_merged() {
     if (ready_locked(next_index_)) {
       auto it = pending_.find(next_index_);
       if (it != pending_.end()) {
-        measure::WindowStats merged = std::move(it->second);
+        auto parts = std::move(it->second);
         pending_.erase(it);
         ++next_index_;
+        lock.unlock();
+        measure::WindowStats merged = parts.front().second;
+        for (size_t i = 1; i < parts.size(); ++i) {
+          const measure::WindowStats& part = parts[i].second;
+          merged.merge(part);
+          merged.warmup = merged.warmup || part.warmup;
+          merged.drain = merged.drain && part.drain;  // every worker's span had ended
+          merged.duration_ns = std::max(merged.duration_ns, part.duration_ns);
+        }
+        for (auto& [worker, part] : parts) part.clear();
+        lock.lock();
+        for (auto& [worker, part] : parts) {
+          spares_[static_cast<size_t>(worker)].push_back(std::move(part));
+        }
         return merged;
       }
       if (all_done) return std::nullopt;  // every worker ended before this index

@@ -19,18 +19,51 @@ measure::WindowStats window(int64_t index, int64_t successes) {
   return w;
 }
 
+void post(WindowMailbox& mailbox, int worker, measure::WindowStats window) {
+  mailbox.post(worker, window);
+}
+
+// A post takes the worker's window and gives back a cleared one of the same shape (after the
+// first, the storage of a window it posted earlier, once merged): the boundary costs a swap.
+TEST(WindowMailbox, APostGivesTheWorkerAClearedWindowToGoOnWith) {
+  WindowMailbox mailbox(1);
+  measure::WindowStats mine = window(0, 5);
+  mine.request_outcomes.resize(3);
+  mine.request_outcomes[1][0] = 4;
+  mailbox.post(0, mine);
+  EXPECT_EQ(mine.ended(), 0);
+  EXPECT_EQ(mine.latency_us.total_count(), 0);
+  EXPECT_EQ(mine.request_outcomes.size(), 3u);
+  EXPECT_EQ(mine.request_outcomes[1][0], 0);
+  auto merged = mailbox.next_merged();
+  ASSERT_TRUE(merged.has_value());
+  EXPECT_EQ(merged->count(measure::Outcome::kSuccess), 5);
+  EXPECT_EQ(merged->request_outcomes[1][0], 4);
+
+  // The next post hands back the merged window's storage, cleared.
+  mine.index = 1;
+  mine.latency_us.record(7);
+  mailbox.post(0, mine);
+  EXPECT_EQ(mine.latency_us.total_count(), 0);
+  EXPECT_EQ(mine.request_outcomes.size(), 3u);
+  merged = mailbox.next_merged();
+  ASSERT_TRUE(merged.has_value());
+  EXPECT_EQ(merged->index, 1);
+  EXPECT_EQ(merged->latency_us.total_count(), 1);
+}
+
 TEST(WindowMailbox, MergesEachWindowAcrossWorkersInIndexOrder) {
   WindowMailbox mailbox(2);
-  mailbox.post(1, window(0, 5));
-  mailbox.post(1, window(1, 7));  // worker 1 runs ahead
-  mailbox.post(0, window(0, 3));
+  post(mailbox, 1, window(0, 5));
+  post(mailbox, 1, window(1, 7));  // worker 1 runs ahead
+  post(mailbox, 0, window(0, 3));
   auto first = mailbox.next_merged();
   ASSERT_TRUE(first.has_value());
   EXPECT_EQ(first->index, 0);
   EXPECT_EQ(first->count(measure::Outcome::kSuccess), 8);
   EXPECT_EQ(first->latency_us.total_count(), 2);
 
-  mailbox.post(0, window(1, 1));
+  post(mailbox, 0, window(1, 1));
   mailbox.post_done(0, 1, 1'500'000'000, measure::MeasuredSpan(), window(0, 4),
                     measure::WindowStats());
   mailbox.post_done(1, 1, 1'200'000'000, measure::MeasuredSpan(), window(0, 12),
@@ -65,12 +98,12 @@ TEST(WindowMailbox, MeasuredSpansAddTheirCountsOverTheLongestSpan) {
 
 TEST(WindowMailbox, AWorkerThatEndedEarlyDoesNotHoldBackLaterWindows) {
   WindowMailbox mailbox(2);
-  mailbox.post(0, window(0, 1));
+  post(mailbox, 0, window(0, 1));
   mailbox.post_done(0, 0, 800'000'000, measure::MeasuredSpan(), measure::WindowStats(),
                     measure::WindowStats());
-  mailbox.post(1, window(0, 2));
-  mailbox.post(1, window(1, 3));
-  mailbox.post(1, window(2, 4));
+  post(mailbox, 1, window(0, 2));
+  post(mailbox, 1, window(1, 3));
+  post(mailbox, 1, window(2, 4));
   mailbox.post_done(1, 2, 2'900'000'000, measure::MeasuredSpan(), measure::WindowStats(),
                     measure::WindowStats());
   std::vector<int64_t> successes;
@@ -80,9 +113,9 @@ TEST(WindowMailbox, AWorkerThatEndedEarlyDoesNotHoldBackLaterWindows) {
 
 TEST(WindowMailbox, TheCoordinatorWaitsForTheSlowestWorker) {
   WindowMailbox mailbox(2);
-  mailbox.post(0, window(0, 1));
+  post(mailbox, 0, window(0, 1));
   std::thread late([&] {
-    mailbox.post(1, window(0, 2));
+    post(mailbox, 1, window(0, 2));
     mailbox.post_done(0, 0, 1, measure::MeasuredSpan(), measure::WindowStats(),
                       measure::WindowStats());
     mailbox.post_done(1, 0, 1, measure::MeasuredSpan(), measure::WindowStats(),

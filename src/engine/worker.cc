@@ -21,6 +21,14 @@ using measure::Outcome;
 constexpr uint64_t kWakeToken = UINT64_MAX;
 constexpr int64_t kSweepIntervalNs = 10 * kNsPerMs;  // timeouts, ramps, reconnects
 
+// About how many connections worker `index` carries at most (sizes its loop's io_uring rings).
+int connections_hint(const LoadSpec& spec, int index) {
+  const int64_t most = std::max(spec.connections, spec.max_connections);
+  const int shards = spec.segments * spec.workers;
+  const auto share = schedule::share_of(most, spec.segment + spec.segments * index, shards);
+  return static_cast<int>(std::min<int64_t>(share, 1 << 20));
+}
+
 }  // namespace
 
 Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& control,
@@ -31,6 +39,7 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
       start_ns_(start_ns),
       control_(control),
       mailbox_(mailbox),
+      loop_(spec.io, connections_hint(spec, index)),
       wake_fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
       shard_(spec.segment + spec.segments * index),
       shards_(spec.segments * spec.workers),
@@ -149,6 +158,7 @@ measure::MeasuredSpan Worker::measured_span() const {
 
 void Worker::run_loop() {
   net::use_precise_timers_on_this_thread();
+  loop_.start_on_this_thread();
   int64_t now = worker_now();
   window_end_ns_ = start_ns_ + spec_.window_ns;
   current_.index = 0;
@@ -234,8 +244,7 @@ void Worker::flush_window(int64_t end_ns) {
     mine.other = counts.other;
     mine.headers = limit_headers_;
   }
-  mailbox_.post(index_, current_);
-  current_.clear();
+  mailbox_.post(index_, current_);  // a swap: current_ is now a cleared window
   ++window_index_;
 }
 

@@ -112,6 +112,7 @@ void Worker::on_connected(Connection& c, int64_t now) {
     advance_handshake(c, now);
     return;
   }
+  loop_.stream(c.transport, token_of(c));  // with io_uring, its bytes go through the ring
   on_transport_ready(c, now);
 }
 
@@ -362,6 +363,10 @@ void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
                                                           c.stream.body, c.stream.body_truncated})
            : c.session.on_response(c.parser);
   if (h2()) c.first_byte_ns = c.stream.first_byte_ns;
+  // io_uring: the request's bytes left when the loop submitted them, at the end of the turn it
+  // was written in; service time and TTFB count from then, as they count from the send with
+  // epoll (the turn's wait is the generator's, not the server's).
+  c.write_start_ns = std::max(c.write_start_ns, c.transport.sent_ns());
   if (source_ != nullptr) {
     note_source_answer(status, h2() ? std::string_view(c.stream.headers)
                                     : c.parser.captured_headers());
@@ -374,6 +379,7 @@ void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
     stats->latency_us.record(micros(now - c.intended_ns));
     stats->service_us.record(micros(now - c.write_start_ns));
     stats->ttfb_us.record(micros(c.first_byte_ns - c.write_start_ns));
+    stats->send_lag_us.record(micros(c.write_start_ns - c.intended_ns));
   }
   if (c.stream_body) {
     measure::SpanCounts* span = span_part(now);

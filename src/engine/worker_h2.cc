@@ -120,7 +120,9 @@ void Worker::on_link_connected(Link& link, int64_t now) {
     advance_link_handshake(link, now);
     return;
   }
-  start_h2(link);  // h2c: prior knowledge, the preface at once
+  // h2c: its bytes may go through io_uring (LoadLoop::stream); the preface at once.
+  loop_.stream(link.transport, kLinkTokenBase + static_cast<uint64_t>(&link - links_.data()));
+  start_h2(link);
 }
 
 void Worker::advance_link_handshake(Link& link, int64_t now) {

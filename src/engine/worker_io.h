@@ -1,7 +1,8 @@
 // The worker's clock, event loop and transport: the seam through which its tests drive the real
 // Worker in simulated time. Chosen when the worker's sources are compiled, not at run time:
-//   - the engine (pl_engine) builds them against the real ones: CLOCK_MONOTONIC, epoll, and a
-//     TCP (or TLS) socket per connection;
+//   - the engine (pl_engine) builds them against the real ones: CLOCK_MONOTONIC, the load loop
+//     (epoll, or io_uring as LoadSpec::io says: net/load_loop.h), and a TCP (or TLS) socket per
+//     connection;
 //   - the worker's simulation test builds the same sources a second time (pl_engine_simulated,
 //     with PROOFLOAD_WORKER_SIMULATION) against engine/simulated_io.h: a simulated clock and
 //     sockets to a simulated server whose answers are exact.
@@ -15,7 +16,7 @@
 #include "engine/simulated_io.h"
 #else
 #include "common/clock.h"
-#include "net/event_loop.h"
+#include "net/load_loop.h"
 #include "net/transport.h"
 #endif
 
@@ -26,7 +27,7 @@ using WorkerLoop = simulated::Loop;
 using WorkerTransport = simulated::Transport;
 inline int64_t worker_now() { return simulated::now(); }
 #else
-using WorkerLoop = net::EventLoop;
+using WorkerLoop = net::LoadLoop;
 using WorkerTransport = net::Transport;
 inline int64_t worker_now() { return monotonic_ns(); }
 #endif

@@ -211,6 +211,7 @@ json window_stats_json(const measure::WindowStats& w) {
           {"latency_us", histogram_json(w.latency_us)},
           {"service_us", histogram_json(w.service_us)},
           {"ttfb_us", histogram_json(w.ttfb_us)},
+          {"send_lag_us", histogram_json(w.send_lag_us)},
           {"outcomes", outcomes_json(w.outcomes)},
           {"status", status},
           {"intended", w.intended},
@@ -240,6 +241,7 @@ measure::WindowStats window_stats_from_json(const json& j) {
   histogram_from_json(member(j, "latency_us"), w.latency_us);
   histogram_from_json(member(j, "service_us"), w.service_us);
   histogram_from_json(member(j, "ttfb_us"), w.ttfb_us);
+  histogram_from_json(member(j, "send_lag_us"), w.send_lag_us);
   outcomes_from_json(member(j, "outcomes"), w.outcomes);
   const json& status = member(j, "status");
   if (!status.is_object()) fail("status", "is not an object");

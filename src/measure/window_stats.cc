@@ -51,6 +51,7 @@ void WindowStats::merge(const WindowStats& other) {
   latency_us.merge(other.latency_us);
   service_us.merge(other.service_us);
   ttfb_us.merge(other.ttfb_us);
+  send_lag_us.merge(other.send_lag_us);
   for (int i = 0; i < kOutcomeCount; ++i) outcomes[i] += other.outcomes[i];
   for (int i = 0; i < kStatusSlots; ++i) status[i] += other.status[i];
   intended += other.intended;
@@ -75,6 +76,7 @@ void WindowStats::clear() {
   latency_us.reset();
   service_us.reset();
   ttfb_us.reset();
+  send_lag_us.reset();
   connection.clear();
   outcomes.fill(0);
   status.fill(0);

@@ -47,6 +47,11 @@ struct WindowStats {
   HdrHistogram service_us;
   // Time to first byte: from the first byte written to the first response byte. Microseconds.
   HdrHistogram ttfb_us;
+  // Send lag: from the intended start to the first byte written, of the requests recorded in
+  // latency_us. Microseconds. How late requests went out: waiting for a connection or in the
+  // open loop's queue, and the generator's own delay (a timer's wake-up, a turn of its loop);
+  // latency is send lag + service time.
+  HdrHistogram send_lag_us;
 
   std::array<int64_t, kOutcomeCount> outcomes{};  // requests ended in this window, by outcome
   std::array<int64_t, kStatusSlots> status{};     // responses by status code

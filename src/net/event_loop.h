@@ -24,6 +24,9 @@ class EventLoop {
   EventLoop(const EventLoop&) = delete;
   EventLoop& operator=(const EventLoop&) = delete;
 
+  // The epoll fd (LoadLoop's io_uring watches it).
+  int fd() const { return epoll_fd_; }
+
   // Level-triggered unless `events` says EPOLLET. Throw std::system_error on failure (these
   // fail only on programming errors or exhausted kernel memory).
   void add(int fd, uint32_t events, uint64_t token);

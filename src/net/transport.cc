@@ -12,6 +12,7 @@
 
 #include "common/clock.h"
 #include "common/usage_error.h"
+#include "net/uring_streams.h"
 
 namespace proofload::net {
 
@@ -93,6 +94,7 @@ std::string_view Transport::alpn() const {
 }
 
 Io Transport::read(char* buffer, size_t size) {
+  if (streams_ != nullptr) return streams_->read(fd_, buffer, size, failure_.error_number);
   if (ssl_ == nullptr) {
     for (;;) {
       const ssize_t n = recv(fd_, buffer, size, 0);
@@ -110,7 +112,10 @@ Io Transport::read(char* buffer, size_t size) {
   return tls_result(0, false);
 }
 
+int64_t Transport::sent_ns() const { return streams_ != nullptr ? streams_->sent_ns(fd_) : 0; }
+
 Io Transport::write(const char* data, size_t size) {
+  if (streams_ != nullptr) return streams_->write(fd_, data, size, failure_.error_number);
   if (ssl_ == nullptr) {
     for (;;) {
       const ssize_t n = send(fd_, data, size, MSG_NOSIGNAL);
@@ -171,6 +176,10 @@ void Transport::close() {
     if (!failure_.tls()) SSL_set_shutdown(ssl_, SSL_SENT_SHUTDOWN);
     SSL_free(ssl_);
     ssl_ = nullptr;
+  }
+  if (streams_ != nullptr) {
+    streams_->detach(fd_);
+    streams_ = nullptr;
   }
   if (fd_ >= 0) ::close(fd_);  // closing removes it from epoll
   fd_ = -1;

@@ -27,6 +27,8 @@
 
 namespace proofload::net {
 
+class UringStreams;
+
 enum class IoStatus : uint8_t {
   kOk,         // done (read/write: `bytes` moved, > 0)
   kWantRead,   // wait until the socket is readable, then call again
@@ -64,12 +66,14 @@ class Transport {
   Transport(Transport&& other) noexcept
       : fd_(std::exchange(other.fd_, -1)),
         ssl_(std::exchange(other.ssl_, nullptr)),
+        streams_(std::exchange(other.streams_, nullptr)),
         failure_(other.failure_) {}
   Transport& operator=(Transport&& other) noexcept {
     if (this != &other) {
       close();
       fd_ = std::exchange(other.fd_, -1);
       ssl_ = std::exchange(other.ssl_, nullptr);
+      streams_ = std::exchange(other.streams_, nullptr);
       failure_ = other.failure_;
     }
     return *this;
@@ -94,10 +98,17 @@ class Transport {
   int tls_version() const;
   std::string_view alpn() const;
 
+  // A plain connected socket's bytes go through `streams` (LoadLoop's io_uring) from now until
+  // close(), which detaches it.
+  void stream_through(UringStreams* streams) { streams_ = streams; }
+
   Io read(char* buffer, size_t size);
   // TLS: decrypted bytes are waiting inside OpenSSL (epoll cannot see them).
   bool buffered() const { return ssl_ != nullptr && SSL_has_pending(ssl_) == 1; }
   Io write(const char* data, size_t size);
+  // Streamed through io_uring: when the written bytes were last handed to the kernel (they wait
+  // for the end of the loop's turn); 0 otherwise (a write sends at once).
+  int64_t sent_ns() const;
   // Closes the socket (and frees the TLS state) at once; no close_notify is sent (the load does
   // not wait for one, and the server gets the FIN).
   void close();
@@ -109,6 +120,7 @@ class Transport {
 
   int fd_ = -1;
   SSL* ssl_ = nullptr;
+  UringStreams* streams_ = nullptr;  // stream_through
   TransportFailure failure_;
 };
 

@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <thread>
 
 #include "common/file_text.h"
@@ -13,6 +14,7 @@
 #include "http/h2_check.h"
 #include "http/request.h"
 #include "http/url.h"
+#include "net/load_loop.h"
 #include "net/tcp.h"
 #include "net/transport.h"
 #include "plan/scenario_parts.h"
@@ -268,6 +270,9 @@ Preflight preflight(const RunSpec& spec) {
   check(spec);
   const http::Url url = http::parse_url(spec.target);
   Preflight found;
+  std::string io_note;
+  found.io = net::choose_io_backend(spec.io, io_note);
+  if (!io_note.empty()) std::fprintf(stderr, "proofload: %s\n", io_note.c_str());
   found.address = net::resolve(url.host, url.port);
   net::ensure_fd_limit(most_connections(spec) + kSpareDescriptors);
   const bool h2 = spec.protocol == engine::Protocol::kHttp2;
@@ -313,6 +318,8 @@ Preflight preflight(const RunSpec& spec) {
 }
 
 void aim(PlannedRun& run, const Preflight& preflight) {
+  run.load.io = preflight.io;
+  run.recorded_spec["io"] = net::io_backend_name(preflight.io);
   run.load.address = preflight.address;
   run.recorded_spec["address"] = preflight.address.text;
   run.load.targets = preflight.targets;
@@ -405,6 +412,7 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
   load.segment = spec.segment;
   load.segments = spec.segments;
   // A segment's workers share its connections (connection c is segment c mod N's).
+  load.io = spec.io.value_or(net::IoBackend::kUring);  // pre-flight decides (aim)
   load.workers =
       std::min(spec.workers > 0 ? spec.workers : cores,
                static_cast<int>(schedule::share_of(load.connections, spec.segment, spec.segments)));

@@ -26,10 +26,12 @@ struct Preflight {
   std::vector<net::Address> targets;  // with more_targets: every target's address, in order
   std::optional<net::TlsFacts> tls;
   std::optional<http::H2Facts> h2;  // --http2: what the server's SETTINGS said
+  net::IoBackend io = net::IoBackend::kEpoll;  // --io, or the default here (choose_io_backend)
 };
 
-// Checks `spec` (plan_run's checks), resolves its target, raises the file-descriptor limit for
-// the most connections it may open, and connects once (UsageError "cannot connect to ..."); for
+// Checks `spec` (plan_run's checks), chooses the I/O backend (io_uring wanted and not to be had
+// falls back to epoll with a one-line note on stderr), resolves its target, raises the
+// file-descriptor limit for the most connections it may open, and connects once (UsageError "cannot connect to ..."); for
 // https it also handshakes once, so a refused certificate stops the run before any load.
 Preflight preflight(const RunSpec& spec);
 

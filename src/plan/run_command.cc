@@ -73,6 +73,7 @@ std::string run_command_text(const RunSpec& spec, std::optional<uint64_t> seed) 
   if (spec.protocol == engine::Protocol::kHttp2) out += " --http2";
   if (spec.h2_streams) option("--h2-streams", std::to_string(*spec.h2_streams));
   if (spec.workers != defaults.workers) option("--workers", std::to_string(spec.workers));
+  if (spec.io) option("--io", *spec.io == net::IoBackend::kUring ? "uring" : "epoll");
   if (!spec.sources.empty()) option("--sources", fmt::format("{}", fmt::join(spec.sources, ",")));
   if (spec.segments > 1) option("--segment", fmt::format("{}/{}", spec.segment, spec.segments));
   for (const std::string& t : spec.thresholds) option("--threshold", t);

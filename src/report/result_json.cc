@@ -89,6 +89,7 @@ void record_summary(const RunResult& result, result::RunRecord& r) {
   r.spectrum_ms = spectrum.ms;
   r.service_time = latency_record(t.service_us);
   r.ttfb = latency_record(t.ttfb_us);
+  r.send_lag = latency_record(t.send_lag_us);
   r.outcomes = outcome_counts(t.outcomes);
   r.status_codes = status_counts(t);
   r.bytes_in = t.bytes_in;

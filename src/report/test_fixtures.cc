@@ -33,6 +33,7 @@ std::vector<WindowStats> make_synthetic_windows() {
   w0.intended = 100;
   w0.latency_us.record_n(2000, 100);
   w0.service_us.record_n(1900, 100);
+  w0.send_lag_us.record_n(100, 100);  // latency = send lag + service time
   w0.ttfb_us.record_n(1500, 100);
   add(w0, Outcome::kSuccess, 100);
   for (int i = 0; i < 100; ++i) w0.add_status(200);
@@ -56,6 +57,7 @@ std::vector<WindowStats> make_synthetic_windows() {
   w1.service_us.record_n(900, 900);
   w1.service_us.record_n(2900, 90);
   w1.service_us.record_n(19900, 5);
+  w1.send_lag_us.record_n(100, 995);
   w1.ttfb_us.record_n(500, 995);
   add(w1, Outcome::kSuccess, 990);
   add(w1, Outcome::kStatus503, 5);
@@ -80,6 +82,8 @@ std::vector<WindowStats> make_synthetic_windows() {
   w2.latency_us.record(50000);
   w2.service_us.record_n(1100, 999);
   w2.service_us.record(49000);
+  w2.send_lag_us.record_n(100, 999);
+  w2.send_lag_us.record(1000);
   w2.ttfb_us.record_n(600, 1000);
   add(w2, Outcome::kSuccess, 1000);
   for (int i = 0; i < 1000; ++i) w2.add_status(200);

@@ -75,6 +75,7 @@ json summary_fields_json(const RunRecord& r) {
           {"latency_ms", latency_json(r.latency)},
           {"service_time_ms", latency_json(r.service_time)},
           {"ttfb_ms", latency_json(r.ttfb)},
+          {"send_lag_ms", latency_json(r.send_lag)},
           {"outcomes", counts_json(r.outcomes)},
           {"status", counts_json(r.status_codes)},
           {"bytes_in", optional_json(r.bytes_in)},
@@ -186,6 +187,7 @@ void read_summary(const JsonReader& s, RunRecord& v) {
   }
   v.service_time = latency_from(s.object("service_time_ms"));
   v.ttfb = latency_from(s.object("ttfb_ms"));
+  v.send_lag = latency_from(s.object("send_lag_ms"));
   v.connect_time = latency_from(s.object("connect_ms"));
   const JsonReader tls = s.object("tls");
   v.tls_handshakes = tls.count("handshakes");

@@ -143,7 +143,8 @@ struct RunRecord {
   std::optional<int64_t> span_responses, span_successes, span_iterations, span_iterations_succeeded,
       span_flows, span_flows_succeeded;
   bool span_extended = false;  // the span ran to the last response (every request began at once)
-  Latency latency, service_time, ttfb;
+  // send_lag: summary.send_lag_ms, from the intended start to the first byte written.
+  Latency latency, service_time, ttfb, send_lag;
   // summary.latency_spectrum: the latency at each percentile HdrHistogram's plots draw
   // (report::percentile_spectrum), for report.html; empty when not recorded.
   std::vector<double> spectrum_percentiles, spectrum_ms;

@@ -5,7 +5,8 @@
 // A generator that times from the send (coordinated omission) reports a p90 of about 1 ms.
 // The same truth holds over TLS (the server's --tls-self-signed, the load verifying it): the
 // handshakes are done before the schedule starts and each request adds only its record crypto.
-// And over HTTP/2 (h2c, streams on 10 connections) against h2_stall_server's same schedule.
+// And over HTTP/2 (h2c, streams on 10 connections) against h2_stall_server's same schedule. Plain
+// HTTP/1.1 runs over each I/O backend (--io uring, --io epoll).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -27,8 +28,9 @@ std::vector<std::string> pinned(int cpu, std::vector<std::string> args) {
   return command;
 }
 
-// How the load reaches the server: plain HTTP/1.1, over TLS, or HTTP/2 (h2c).
-enum class Path { kTcp, kTls, kH2c };
+// How the load reaches the server: plain HTTP/1.1 (over io_uring, and over epoll), over TLS, or
+// HTTP/2 (h2c).
+enum class Path { kTcp, kTcpEpoll, kTls, kH2c };
 
 class Accuracy : public ::testing::TestWithParam<Path> {};
 
@@ -62,6 +64,8 @@ TEST_P(Accuracy, OpenLoopLatencyOnAKnownStallMatchesTheTruth) {
       "--out",
       out + "/run"};
   if (tls) load.insert(load.end(), {"--cacert", out + "/serve.pem"});
+  if (path == Path::kTcp) load.insert(load.end(), {"--io", "uring"});
+  if (path == Path::kTcpEpoll) load.insert(load.end(), {"--io", "epoll"});
   // The same 100 requests in flight at most: 10 connections of 10 streams.
   if (path == Path::kH2c) {
     *(std::find(load.begin(), load.end(), "-c") + 1) = "10";
@@ -100,11 +104,12 @@ TEST_P(Accuracy, OpenLoopLatencyOnAKnownStallMatchesTheTruth) {
 }
 
 INSTANTIATE_TEST_SUITE_P(PlainTlsAndH2, Accuracy,
-                         ::testing::Values(Path::kTcp, Path::kTls, Path::kH2c),
+                         ::testing::Values(Path::kTcp, Path::kTcpEpoll, Path::kTls, Path::kH2c),
                          [](const ::testing::TestParamInfo<Path>& info) {
-                           return info.param == Path::kTcp   ? "OverTcp"
-                                  : info.param == Path::kTls ? "OverTls"
-                                                             : "OverH2c";
+                           return info.param == Path::kTcp        ? "OverTcp"
+                                  : info.param == Path::kTcpEpoll ? "OverTcpWithEpoll"
+                                  : info.param == Path::kTls      ? "OverTls"
+                                                                  : "OverH2c";
                          });
 
 }  // namespace
