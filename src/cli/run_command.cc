@@ -105,7 +105,8 @@ void add_request_flags(CLI::App* app, RunFlags& flags) {
   app->add_option("--workers", flags.workers, "Worker threads (default: one per core)");
   app->add_option("--io", flags.io,
                   "What the workers' sockets go through: uring (io_uring) or epoll (default: "
-                  "io_uring where the kernel allows it, else epoll with a note)")
+                  "io_uring where the kernel allows it, else epoll with a note; epoll over TLS; "
+                  "or PROOFLOAD_IO)")
       ->check(CLI::IsMember({"uring", "io_uring", "epoll"}));
   app->add_option("--sources", flags.sources,
                   "Bind the connections to these local addresses, one worker each "

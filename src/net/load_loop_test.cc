@@ -289,13 +289,23 @@ INSTANTIATE_TEST_SUITE_P(Backends, LoadLoopTest,
 
 TEST(ChooseIoBackend, EpollAskedIsEpollWithoutANote) {
   std::string note;
-  EXPECT_EQ(choose_io_backend(IoBackend::kEpoll, note), IoBackend::kEpoll);
+  EXPECT_EQ(choose_io_backend(IoBackend::kEpoll, false, note), IoBackend::kEpoll);
   EXPECT_EQ(note, "");
+}
+
+// Over TLS the ring carries no bytes: epoll alone is the cheaper, unless io_uring is asked for.
+TEST(ChooseIoBackend, TlsDefaultsToEpoll) {
+  std::string note;
+  EXPECT_EQ(choose_io_backend(std::nullopt, true, note), IoBackend::kEpoll);
+  EXPECT_EQ(note, "");
+  if (uring_unavailable_reason().empty()) {
+    EXPECT_EQ(choose_io_backend(IoBackend::kUring, true, note), IoBackend::kUring);
+  }
 }
 
 TEST(ChooseIoBackend, IoUringWhereItWorksElseEpollWithTheReason) {
   std::string note;
-  const IoBackend chosen = choose_io_backend(std::nullopt, note);
+  const IoBackend chosen = choose_io_backend(std::nullopt, false, note);
   if (uring_unavailable_reason().empty()) {
     EXPECT_EQ(chosen, IoBackend::kUring);
     EXPECT_EQ(note, "");

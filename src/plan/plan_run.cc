@@ -271,7 +271,7 @@ Preflight preflight(const RunSpec& spec) {
   const http::Url url = http::parse_url(spec.target);
   Preflight found;
   std::string io_note;
-  found.io = net::choose_io_backend(spec.io, io_note);
+  found.io = net::choose_io_backend(spec.io, url.tls(), io_note);
   if (!io_note.empty()) std::fprintf(stderr, "proofload: %s\n", io_note.c_str());
   found.address = net::resolve(url.host, url.port);
   net::ensure_fd_limit(most_connections(spec) + kSpareDescriptors);
@@ -412,7 +412,7 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
   load.segment = spec.segment;
   load.segments = spec.segments;
   // A segment's workers share its connections (connection c is segment c mod N's).
-  load.io = spec.io.value_or(net::IoBackend::kUring);  // pre-flight decides (aim)
+  load.io = spec.io.value_or(net::IoBackend::kEpoll);  // pre-flight decides (aim)
   load.workers =
       std::min(spec.workers > 0 ? spec.workers : cores,
                static_cast<int>(schedule::share_of(load.connections, spec.segment, spec.segments)));
