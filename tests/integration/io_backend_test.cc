@@ -59,6 +59,28 @@ TEST(IoBackend, TheRunRecordsTheBackendItUsedAndEachAnswersEveryRequest) {
   }
 }
 
+// Over TLS the default is epoll (the ring would carry no bytes); io_uring asked for takes it, the
+// TLS sockets waiting in the epoll set the ring watches, reconnecting and resuming too.
+TEST(IoBackend, TlsRunsOverEitherBackend) {
+  const std::string dir = make_temp_dir("io-tls");
+  const std::string ca = dir + "/serve.pem";
+  ServeProcess server({"--tls-self-signed", ca});
+  const std::string url = "https://127.0.0.1:" + std::to_string(server.port()) + "/";
+  for (const char* io : {"default", "uring"}) {
+    const std::string out = dir + "/" + io;
+    std::vector<std::string> args = {"/usr/bin/env", "-u", "PROOFLOAD_IO", proofload_binary(),
+                                     "run", url, "-H", "Connection: close", "-c", "2", "-n",
+                                     "100", "--cacert", ca, "-q", "-o", out};
+    if (std::string(io) == "uring") args.insert(args.end(), {"--io", "uring"});
+    const Completed run = run_to_completion(args);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const json result = read_result(out);
+    EXPECT_EQ(result["spec"]["io"], std::string(io) == "uring" ? "io_uring" : "epoll");
+    EXPECT_EQ(result["summary"]["outcomes"]["success"], 100);
+    EXPECT_GE(result["summary"]["tls"]["resumed"].get<int64_t>(), 90);
+  }
+}
+
 TEST(IoBackend, IoUringDeniedFallsBackToEpollWithOneLine) {
   ServeProcess server;
   for (bool asked : {false, true}) {
