@@ -35,14 +35,15 @@ test-sanitize: bootstrap
 	cd $(SAN_BUILD) && PROOFLOAD_IO=epoll ctest --output-on-failure -j $(JOBS) -LE "accuracy|timing|heavy|browser|package"
 
 # The suites with threads (CMakeLists.txt's threaded_tests) under ThreadSanitizer (gcc), without
-# the timing-sensitive tests (CI runs it too). The suites not built are left out by name, and so
+# the timing-sensitive tests (CI runs it too), everything over io_uring (PROOFLOAD_IO=uring: TLS
+# too, whose default is epoll). The suites not built are left out by name, and so
 # are the fuzz replays (single-threaded: ASan+UBSan runs them). -O1: ThreadSanitizer's
 # instrumentation is the same, and it compiles in about half the time of -O2.
 test-tsan: bootstrap
 	cmake -S . -B $(TSAN_BUILD) -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DPROOFLOAD_TSAN=ON -DPROOFLOAD_BENCH=OFF \
 	  -DCMAKE_CXX_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG" -DCMAKE_C_FLAGS_RELWITHDEBINFO="-O1 -g1 -DNDEBUG"
 	cmake --build $(TSAN_BUILD) --target threaded_tests -j $(JOBS)
-	cd $(TSAN_BUILD) && TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
+	cd $(TSAN_BUILD) && PROOFLOAD_IO=uring TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" \
 	  ctest --output-on-failure -j $(JOBS) -LE "accuracy|timing|heavy|browser|package" -E "_NOT_BUILT$$|^fuzz_replay_"
 
 # Each libFuzzer harness of fuzz/ for FUZZ_SECONDS (clang, ASan+UBSan; CI runs it too), one a

@@ -17,6 +17,7 @@
 #include "common/units.h"
 #include "common/usage_error.h"
 #include "net/self_signed.h"
+#include "net/tcp.h"
 #include "report/atomic_file.h"
 #include "serve/routes/routes_yaml.h"
 #include "serve/server.h"
@@ -140,6 +141,9 @@ void print_time_zero(const serve::Server& server) {
 void stop_server(void* server) { static_cast<serve::Server*>(server)->stop(); }
 
 int serve(const ServeFlags& flags) {
+  // A server takes as many connections as the hard limit allows (a load of 10,000 connections
+  // must not find it refusing past the usual soft limit of 1,024).
+  net::raise_fd_limit(int64_t{1} << 20);  // the kernel's usual fs.nr_open
   serve::ServerOptions options = to_options(flags);
   bool scheduled = has_schedule(options);
   serve::Server server(std::move(options));

@@ -115,6 +115,7 @@ void Worker::wake() const {
 void Worker::run() {
   try {
     run_loop();
+    close_all();
   } catch (const std::exception& e) {
     // A system call that should never fail did (out of kernel memory, ...). The worker stops,
     // what it recorded is handed over, and the coordinator ends the run and says why.
@@ -124,9 +125,16 @@ void Worker::run() {
     roll_windows(now);
     if (!draining_) begin_drain(now, true);
     end_drain(now);  // what was in flight or queued still gets its one outcome
-    for (Connection& c : connections_) close_connection(c);
+    close_all();
     finish_windows();
   }
+}
+
+// The connections close on the worker's own thread, as its loop's io_uring requires (it admits
+// only the thread that made it), not when the worker is destroyed on the coordinator's.
+void Worker::close_all() {
+  for (Connection& c : connections_) close_connection(c);
+  for (Link& link : links_) close_link(link);
 }
 
 // Hands over the last window (ending when the last request ended) and the totals.

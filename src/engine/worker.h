@@ -106,6 +106,7 @@ class Worker {
   };
 
   void run_loop();
+  void close_all();
   void finish_windows();
   bool open_loop() const { return spec_.executor == Executor::kOpenLoop; }
   int64_t since_start(int64_t now) const { return now - start_ns_; }

@@ -46,10 +46,10 @@ uint64_t UringStreams::user_data(int kind, int fd, uint32_t generation) const {
 
 UringStreams::UringStreams(int epoll_fd, int streams) : epoll_fd_(epoll_fd) {
   const auto wanted = static_cast<unsigned>(std::clamp(streams, 1, 1 << 20));
-  // The submission queue holds a turn's sends (more are submitted as it fills); completions
-  // are a send's and a receive's per request, so the completion queue is four times as deep
-  // (and the kernel keeps what overflows: IORING_FEAT_NODROP).
-  const unsigned entries = std::bit_ceil(std::clamp(wanted + 16, 64u, 4096u));
+  // The submission queue holds a turn's sends and receives (two a socket; more are submitted as
+  // it fills); completions are a send's and a receive's per request, so the completion queue is
+  // four times as deep (the kernel keeps what overflows: IORING_FEAT_NODROP).
+  const unsigned entries = std::bit_ceil(std::clamp(2 * wanted + 16, 64u, 16384u));
   io_uring_params params{};
   params.flags = IORING_SETUP_SINGLE_ISSUER | IORING_SETUP_DEFER_TASKRUN | IORING_SETUP_CQSIZE |
                  IORING_SETUP_SUBMIT_ALL;
@@ -103,12 +103,31 @@ UringStreams::~UringStreams() {
 }
 
 io_uring_sqe* UringStreams::next_sqe() {
-  io_uring_sqe* sqe = io_uring_get_sqe(&ring_);
-  if (sqe != nullptr) return sqe;
-  io_uring_submit(&ring_);  // the queue is full: hand it to the kernel, then there is room
-  sqe = io_uring_get_sqe(&ring_);
-  if (sqe == nullptr) throw std::system_error(EBUSY, std::generic_category(), "io_uring_get_sqe");
-  return sqe;
+  for (int attempt = 0; attempt < 4; ++attempt) {
+    if (io_uring_sqe* sqe = io_uring_get_sqe(&ring_)) return sqe;
+    // The queue is full: hand it to the kernel. While completions it had no room for wait
+    // (the queue overflowed), it takes no more: they are reaped and set aside first.
+    const int ret = io_uring_submit(&ring_);
+    if (ret == -EBUSY || ret == -EAGAIN) {
+      set_aside_completions();
+    } else if (ret < 0 && ret != -EINTR) {
+      throw std::system_error(-ret, std::generic_category(), "io_uring_enter");
+    }
+  }
+  throw std::system_error(EBUSY, std::generic_category(),
+                          "io_uring: the submission queue stays full");
+}
+
+void UringStreams::set_aside_completions() {
+  io_uring_get_events(&ring_);  // moves what overflowed into the queue
+  unsigned head = 0;
+  unsigned seen = 0;
+  io_uring_cqe* cqe = nullptr;
+  io_uring_for_each_cqe(&ring_, head, cqe) {
+    set_aside_.push_back({cqe->user_data, cqe->res, cqe->flags});
+    ++seen;
+  }
+  io_uring_cq_advance(&ring_, seen);
 }
 
 void UringStreams::arm_epoll_poll() {
@@ -153,13 +172,17 @@ void UringStreams::attach(int fd, uint64_t token) {
 void UringStreams::detach(int fd) {
   Stream& s = streams_[static_cast<size_t>(fd)];
   if (s.receiving || s.sending) {
-    io_uring_sqe* sqe = next_sqe();
-    io_uring_prep_cancel_fd(sqe, fd, IORING_ASYNC_CANCEL_ALL);
-    io_uring_sqe_set_data64(sqe, user_data(kCancel, fd, s.generation));
     // Now, before the caller closes the fd, and with the completions' work run (the ring defers
     // it to a wait): a request in flight holds the socket open, and the server must see the
-    // close when it happens.
-    io_uring_submit_and_get_events(&ring_);
+    // close when it happens. A ring that takes nothing more (it failed) leaves the socket open
+    // until the loop ends: a close runs in destructors and must not throw.
+    try {
+      io_uring_sqe* sqe = next_sqe();
+      io_uring_prep_cancel_fd(sqe, fd, IORING_ASYNC_CANCEL_ALL);
+      io_uring_sqe_set_data64(sqe, user_data(kCancel, fd, s.generation));
+      io_uring_submit_and_get_events(&ring_);
+    } catch (const std::system_error&) {
+    }
   }
   if (s.sending) {
     retired_sends_.emplace_back(user_data(kSend, fd, s.generation), std::move(s.in_flight));
@@ -268,8 +291,8 @@ uint32_t UringStreams::ready_events(const Stream& s) const {
   return events;
 }
 
-void UringStreams::on_completion(const io_uring_cqe& cqe, bool& epoll_ready) {
-  const uint64_t data = io_uring_cqe_get_data64(&cqe);
+void UringStreams::on_completion(const Completion& cqe, bool& epoll_ready) {
+  const uint64_t data = cqe.data;
   const Kind kind = kind_of(data);
   if (kind == kEpollPoll) {
     epoll_ready = true;
@@ -295,7 +318,7 @@ void UringStreams::on_completion(const io_uring_cqe& cqe, bool& epoll_ready) {
   }
 }
 
-void UringStreams::on_receive(Stream* s, int fd, const io_uring_cqe& cqe) {
+void UringStreams::on_receive(Stream* s, int fd, const Completion& cqe) {
   const bool has_buffer = (cqe.flags & IORING_CQE_F_BUFFER) != 0;
   const auto buffer = static_cast<int32_t>(cqe.flags >> IORING_CQE_BUFFER_SHIFT);
   if (s == nullptr || cqe.res <= 0) {
@@ -327,9 +350,9 @@ void UringStreams::on_receive(Stream* s, int fd, const io_uring_cqe& cqe) {
   list(fd);
 }
 
-void UringStreams::on_send(Stream* s, const io_uring_cqe& cqe) {
+void UringStreams::on_send(Stream* s, const Completion& cqe) {
   if (s == nullptr) return;
-  const int fd = fd_of(io_uring_cqe_get_data64(&cqe));
+  const int fd = fd_of(cqe.data);
   s->sending = false;
   if (cqe.res < 0) {
     s->error = -cqe.res;
@@ -399,11 +422,18 @@ bool UringStreams::wait(int64_t deadline_ns, bool poll, std::vector<epoll_event>
     throw std::system_error(-ret, std::generic_category(), "io_uring_enter");
   }
   bool epoll_ready = false;
+  // What was set aside came first. (Handling a completion may prepare submissions, which may set
+  // more aside: those wait for the next turn.)
+  std::vector<Completion> earlier;
+  earlier.swap(set_aside_);
+  for (const Completion& c : earlier) on_completion(c, epoll_ready);
+  earlier.clear();
+  if (set_aside_.empty()) set_aside_.swap(earlier);  // keeps the capacity
   unsigned head = 0;
   unsigned seen = 0;
   io_uring_cqe* cqe = nullptr;
   io_uring_for_each_cqe(&ring_, head, cqe) {
-    on_completion(*cqe, epoll_ready);
+    on_completion({cqe->user_data, cqe->res, cqe->flags}, epoll_ready);
     ++seen;
   }
   io_uring_cq_advance(&ring_, seen);

@@ -101,9 +101,17 @@ class UringStreams {
   void arm_epoll_poll();
   void submit_sends();
   void send_from(int fd, Stream& s);
-  void on_completion(const io_uring_cqe& cqe, bool& epoll_ready);
-  void on_receive(Stream* s, int fd, const io_uring_cqe& cqe);
-  void on_send(Stream* s, const io_uring_cqe& cqe);
+  // A completion as the kernel posted it (io_uring_cqe without its flexible tail, so that some
+  // can be set aside in a vector).
+  struct Completion {
+    uint64_t data;
+    int32_t res;
+    uint32_t flags;
+  };
+  void set_aside_completions();
+  void on_completion(const Completion& cqe, bool& epoll_ready);
+  void on_receive(Stream* s, int fd, const Completion& cqe);
+  void on_send(Stream* s, const Completion& cqe);
   void give_back(int32_t buffer);
   void list(int fd);
   uint32_t ready_events(const Stream& s) const;
@@ -131,6 +139,9 @@ class UringStreams {
   std::vector<int> to_send_;     // streamed sockets with queued bytes
   std::vector<int> starved_;
   std::vector<int> unstamped_;  // sockets whose send is prepared and not yet submitted
+  // Completions reaped early, to make room when the kernel took no more submissions (its
+  // completion queue had overflowed); handled first on the next wait.
+  std::vector<Completion> set_aside_;
   // A detached socket's send still in flight keeps its bytes here until its completion comes.
   std::vector<std::pair<uint64_t, std::string>> retired_sends_;
 };

@@ -123,6 +123,25 @@ TEST(IoBackend, TheDefaultIsIoUringWhereItWorksAndProofloadIoSetsIt) {
   EXPECT_EQ(read_result(epoll_out)["spec"]["io"], "epoll");
 }
 
+// Ten thousand connections on one worker, from a soft file-descriptor limit of 1,024 that
+// proofload raises itself, over each backend: every connection opens and every request is
+// answered; the connections close on the worker's thread (an io_uring loop admits no other), and
+// more of them than the ring's queue holds close in one go.
+TEST(IoBackend, TenThousandConnectionsOnOneWorker) {
+  ServeProcess server;
+  for (const char* io : {"uring", "epoll"}) {
+    const std::string out = make_temp_dir(std::string("io-10k-") + io);
+    const Completed run = run_to_completion(
+        {"/usr/bin/prlimit", "--nofile=1024:", proofload_binary(), "run", server.url(), "-c",
+         "10000", "--workers", "1", "-n", "20000", "--io", io, "-q", "--out", out},
+        std::chrono::seconds(100));
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const json summary = read_result(out)["summary"];
+    EXPECT_EQ(summary["connects"], 10000) << io;
+    EXPECT_EQ(summary["outcomes"]["success"], 20000) << io;
+  }
+}
+
 TEST(IoBackend, ABadBackendIsOneLineAndExit2) {
   const Completed flag = run_to_completion(
       {proofload_binary(), "run", "http://127.0.0.1:1/", "--io", "kqueue", "-n", "1"});
