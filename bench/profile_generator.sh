@@ -51,7 +51,7 @@ for line in sys.stdin:
 print(f"{io}: {requests} requests")
 for name, _ in groups:
     print(f"  {name:30s} {sums[name]:5.1f}%")
-print(f"  {\"proofload (user space)\":30s} {user:5.1f}%")
-print(f"  {\"other kernel\":30s} {other:5.1f}%")
+for name, share in (("proofload (user space)", user), ("other kernel", other)):
+    print(f"  {name:30s} {share:5.1f}%")
 ' "$io" "$requests"
 done

@@ -118,6 +118,18 @@ io_uring_sqe* UringStreams::next_sqe() {
                           "io_uring: the submission queue stays full");
 }
 
+// One completion, taken off the queue before it is handled (handling may reap the queue itself).
+bool UringStreams::take_completion(Completion& out) {
+  unsigned head = 0;
+  io_uring_cqe* cqe = nullptr;
+  io_uring_for_each_cqe(&ring_, head, cqe) {
+    out = {cqe->user_data, cqe->res, cqe->flags};
+    io_uring_cq_advance(&ring_, 1);
+    return true;
+  }
+  return false;
+}
+
 void UringStreams::set_aside_completions() {
   io_uring_get_events(&ring_);  // moves what overflowed into the queue
   unsigned head = 0;
@@ -421,22 +433,20 @@ bool UringStreams::wait(int64_t deadline_ns, bool poll, std::vector<epoll_event>
   if (ret < 0 && ret != -ETIME && ret != -EINTR && ret != -EBUSY && ret != -EAGAIN) {
     throw std::system_error(-ret, std::generic_category(), "io_uring_enter");
   }
+  // In the order the kernel posted them. Handling one may submit, and a submit the kernel refuses
+  // sets the queue's completions aside (set_aside_completions): those are older than any still
+  // in the queue, so they are handled first.
   bool epoll_ready = false;
-  // What was set aside came first. (Handling a completion may prepare submissions, which may set
-  // more aside: those wait for the next turn.)
   std::vector<Completion> earlier;
-  earlier.swap(set_aside_);
-  for (const Completion& c : earlier) on_completion(c, epoll_ready);
-  earlier.clear();
-  if (set_aside_.empty()) set_aside_.swap(earlier);  // keeps the capacity
-  unsigned head = 0;
-  unsigned seen = 0;
-  io_uring_cqe* cqe = nullptr;
-  io_uring_for_each_cqe(&ring_, head, cqe) {
-    on_completion({cqe->user_data, cqe->res, cqe->flags}, epoll_ready);
-    ++seen;
+  for (Completion c{}; !set_aside_.empty() || take_completion(c);) {
+    if (set_aside_.empty()) {
+      on_completion(c, epoll_ready);
+      continue;
+    }
+    earlier.swap(set_aside_);
+    for (const Completion& aside : earlier) on_completion(aside, epoll_ready);
+    earlier.clear();
   }
-  io_uring_cq_advance(&ring_, seen);
 
   for (int fd : ready_) {
     Stream& s = streams_[static_cast<size_t>(fd)];

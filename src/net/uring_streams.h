@@ -109,6 +109,7 @@ class UringStreams {
     uint32_t flags;
   };
   void set_aside_completions();
+  bool take_completion(Completion& out);
   void on_completion(const Completion& cqe, bool& epoll_ready);
   void on_receive(Stream* s, int fd, const Completion& cqe);
   void on_send(Stream* s, const Completion& cqe);
