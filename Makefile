@@ -24,7 +24,7 @@ test: build
 # name files and lines, and a fifth to two fifths less compile time than full debug information
 # (CI builds all four trees on two cores).
 # The whole suite under AddressSanitizer and UndefinedBehaviorSanitizer (CI runs it too), over the
-# epoll backend (PROOFLOAD_IO=epoll: `make test` runs it over the default, io_uring). clang:
+# io_uring backend (PROOFLOAD_IO=uring: `make test` runs it over the default, epoll). clang:
 # at -O0 with the sanitizers it compiles this tree in about 6 minutes where gcc takes 10, and its
 # UBSan checks alignment of references too.
 test-sanitize: bootstrap
@@ -32,11 +32,11 @@ test-sanitize: bootstrap
 	  -DCMAKE_BUILD_TYPE=Debug -DPROOFLOAD_SANITIZE=ON -DPROOFLOAD_BENCH=OFF \
 	  -DCMAKE_CXX_FLAGS_DEBUG="-gline-tables-only" -DCMAKE_C_FLAGS_DEBUG="-gline-tables-only"
 	cmake --build $(SAN_BUILD) -j $(JOBS)
-	cd $(SAN_BUILD) && PROOFLOAD_IO=epoll ctest --output-on-failure -j $(JOBS) -LE "accuracy|timing|heavy|browser|package"
+	cd $(SAN_BUILD) && PROOFLOAD_IO=uring ctest --output-on-failure -j $(JOBS) -LE "accuracy|timing|heavy|browser|package"
 
 # The suites with threads (CMakeLists.txt's threaded_tests) under ThreadSanitizer (gcc), without
-# the timing-sensitive tests (CI runs it too), everything over io_uring (PROOFLOAD_IO=uring: TLS
-# too, whose default is epoll). The suites not built are left out by name, and so
+# the timing-sensitive tests (CI runs it too), over io_uring (PROOFLOAD_IO=uring) as the
+# sanitizer run. The suites not built are left out by name, and so
 # are the fuzz replays (single-threaded: ASan+UBSan runs them). -O1: ThreadSanitizer's
 # instrumentation is the same, and it compiles in about half the time of -O2.
 test-tsan: bootstrap

@@ -104,9 +104,8 @@ void add_request_flags(CLI::App* app, RunFlags& flags) {
                   "Time for in-flight requests to finish at the end or on Ctrl-C (default 5s)");
   app->add_option("--workers", flags.workers, "Worker threads (default: one per core)");
   app->add_option("--io", flags.io,
-                  "What the workers' sockets go through: uring (io_uring) or epoll (default: "
-                  "io_uring where the kernel allows it, else epoll with a note; epoll over TLS; "
-                  "or PROOFLOAD_IO)")
+                  "What the workers' sockets go through: epoll (the default, or PROOFLOAD_IO's) "
+                  "or uring (io_uring; where the kernel refuses it, epoll with a note)")
       ->check(CLI::IsMember({"uring", "io_uring", "epoll"}));
   app->add_option("--sources", flags.sources,
                   "Bind the connections to these local addresses, one worker each "

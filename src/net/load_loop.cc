@@ -3,9 +3,8 @@
 
 namespace proofload::net {
 
-IoBackend choose_io_backend(std::optional<IoBackend> asked, bool tls, std::string& note) {
-  const IoBackend wanted = asked.value_or(tls ? IoBackend::kEpoll : IoBackend::kUring);
-  if (wanted == IoBackend::kEpoll) return IoBackend::kEpoll;
+IoBackend choose_io_backend(std::optional<IoBackend> asked, std::string& note) {
+  if (asked.value_or(IoBackend::kEpoll) == IoBackend::kEpoll) return IoBackend::kEpoll;
   static const std::string unavailable = uring_unavailable_reason();
   if (unavailable.empty()) return IoBackend::kUring;
   note = "io_uring cannot be used here (" + unavailable + "): using epoll";

@@ -29,13 +29,14 @@
 
 namespace proofload::net {
 
-// The backend a run uses: `asked`, or without it the faster one (bench/compare_wrk.sh measures
-// both): io_uring where this process may use it, except over TLS (`tls`), whose bytes the ring
-// does not carry: the ring and the epoll set would both be paid for (measured 6% more CPU per
-// request than epoll alone). io_uring wanted and not to be had (disabled by sysctl, denied by a
-// seccomp profile, an old kernel) gives epoll, and `note` says so in one line; else `note` is
-// left empty. The check runs once a process.
-IoBackend choose_io_backend(std::optional<IoBackend> asked, bool tls, std::string& note);
+// The backend a run uses: `asked`, or without it epoll. Measured side by side (README, Numbers),
+// io_uring costs no less CPU per request against nginx (the kernel's TCP path is four fifths of
+// either), over TLS it costs more (its ring carries no TLS bytes, so the ring and the epoll set
+// are both paid for), it holds more memory, and it sends on schedule no better: epoll is the
+// default until io_uring measures faster. io_uring asked for and not to be had
+// (disabled by sysctl, denied by a seccomp profile, an old kernel) gives epoll, and `note` says
+// so in one line; else `note` is left empty. The check runs once a process.
+IoBackend choose_io_backend(std::optional<IoBackend> asked, std::string& note);
 
 class LoadLoop {
  public:

@@ -330,25 +330,16 @@ INSTANTIATE_TEST_SUITE_P(Backends, LoadLoopTest,
                            return info.param == IoBackend::kUring ? "io_uring" : "epoll";
                          });
 
-TEST(ChooseIoBackend, EpollAskedIsEpollWithoutANote) {
+TEST(ChooseIoBackend, EpollByDefaultOrAskedIsEpollWithoutANote) {
   std::string note;
-  EXPECT_EQ(choose_io_backend(IoBackend::kEpoll, false, note), IoBackend::kEpoll);
+  EXPECT_EQ(choose_io_backend(std::nullopt, note), IoBackend::kEpoll);
+  EXPECT_EQ(choose_io_backend(IoBackend::kEpoll, note), IoBackend::kEpoll);
   EXPECT_EQ(note, "");
 }
 
-// Over TLS the ring carries no bytes: epoll alone is the cheaper, unless io_uring is asked for.
-TEST(ChooseIoBackend, TlsDefaultsToEpoll) {
+TEST(ChooseIoBackend, IoUringAskedForWhereItWorksElseEpollWithTheReason) {
   std::string note;
-  EXPECT_EQ(choose_io_backend(std::nullopt, true, note), IoBackend::kEpoll);
-  EXPECT_EQ(note, "");
-  if (uring_unavailable_reason().empty()) {
-    EXPECT_EQ(choose_io_backend(IoBackend::kUring, true, note), IoBackend::kUring);
-  }
-}
-
-TEST(ChooseIoBackend, IoUringWhereItWorksElseEpollWithTheReason) {
-  std::string note;
-  const IoBackend chosen = choose_io_backend(std::nullopt, false, note);
+  const IoBackend chosen = choose_io_backend(IoBackend::kUring, note);
   if (uring_unavailable_reason().empty()) {
     EXPECT_EQ(chosen, IoBackend::kUring);
     EXPECT_EQ(note, "");

@@ -271,7 +271,7 @@ Preflight preflight(const RunSpec& spec) {
   const http::Url url = http::parse_url(spec.target);
   Preflight found;
   std::string io_note;
-  found.io = net::choose_io_backend(spec.io, url.tls(), io_note);
+  found.io = net::choose_io_backend(spec.io, io_note);
   if (!io_note.empty()) std::fprintf(stderr, "proofload: %s\n", io_note.c_str());
   found.address = net::resolve(url.host, url.port);
   net::ensure_fd_limit(most_connections(spec) + kSpareDescriptors);

@@ -76,8 +76,8 @@ struct RunSpec {
   int64_t connect_timeout_ns = 5 * kNsPerS;
   int64_t grace_ns = 5 * kNsPerS;
   int workers = 0;                      // 0: one per core (never more than connections)
-  // --io: what the workers' sockets go through; nullopt: the faster one here (io_uring where it
-  // works, epoll over TLS: net::choose_io_backend), decided at pre-flight.
+  // --io: what the workers' sockets go through; nullopt: epoll (net::choose_io_backend says
+  // why), decided at pre-flight, where io_uring not to be had falls back to epoll.
   std::optional<net::IoBackend> io;
   // --sources: local addresses the connections are bound to, one worker each (the connections,
   // rate and -n are split evenly over them); each window counts per source what a rate limit
