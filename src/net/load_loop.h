@@ -46,7 +46,6 @@ class LoadLoop {
   LoadLoop(const LoadLoop&) = delete;
   LoadLoop& operator=(const LoadLoop&) = delete;
 
-  IoBackend backend() const { return backend_; }
   // io_uring: makes the ring, which admits only the thread that made it. Before stream() and
   // wait(), on the thread that calls them. Throws std::system_error when it cannot.
   void start_on_this_thread();
