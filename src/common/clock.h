@@ -12,6 +12,9 @@ constexpr int64_t kNsPerUs = 1'000;
 constexpr int64_t kNsPerMs = 1'000'000;
 constexpr int64_t kNsPerS = 1'000'000'000;
 
+// A duration in ns as whole microseconds (truncated), the unit the histograms record.
+constexpr int64_t micros_of(int64_t ns) { return ns / kNsPerUs; }
+
 // A duration in ns as seconds, for results and messages.
 constexpr double seconds_of(int64_t ns) { return static_cast<double>(ns) / kNsPerS; }
 

@@ -15,8 +15,6 @@ namespace {
 
 using measure::Outcome;
 
-int64_t micros(int64_t ns) { return ns / kNsPerUs; }
-
 }  // namespace
 
 // A slot past the server's stream limit waits (it is a user, or pool capacity, the server does
@@ -112,7 +110,7 @@ void Worker::on_link_event(Link& link, uint32_t events) {
 
 void Worker::on_link_connected(Link& link, int64_t now) {
   ++current_.connects;
-  current_.connection.connect_us.record(micros(now - link.connect_start_ns));
+  current_.connection.connect_us.record(micros_of(now - link.connect_start_ns));
   if (spec_.tls) {
     link.state = LinkState::kHandshaking;
     link.handshake_start_ns = now;
@@ -129,7 +127,7 @@ void Worker::advance_link_handshake(Link& link, int64_t now) {
   const net::Io io = link.transport.handshake();
   switch (io.status) {
     case net::IoStatus::kOk:
-      current_.connection.handshake_us.record(micros(now - link.handshake_start_ns));
+      current_.connection.handshake_us.record(micros_of(now - link.handshake_start_ns));
       ++current_.connection.handshakes;
       if (link.transport.resumed()) ++current_.connection.resumed;
       if (link.transport.alpn() != "h2") {
