@@ -86,13 +86,15 @@ TEST_P(Accuracy, OpenLoopLatencyOnAKnownStallMatchesTheTruth) {
   // Besides the relative tolerances, a fixed allowance for what a shared 2-core machine adds.
   // After each stall the server works through the 1,000 requests that waited it out, 100
   // connections at a time: on a quiet machine that puts p90 at 508-512 ms, not 501, and a noisy
-  // neighbour stretches it (CI once measured 532 ms, the old binary 529). The requests that never
-  // waited get up to 2 ms of scheduling on top of the server's 1 ms. A generator that timed from
-  // the send (coordinated omission) still fails every bound above p50 by hundreds of
-  // milliseconds, and one that added a constant delay fails p50.
+  // neighbour stretches it (CI once measured 534 ms, the old binary 529). The requests that never
+  // waited get up to 4 ms of scheduling on top of the server's 1 ms: p50 is 1.15-1.2 ms on a
+  // quiet machine, but CI once measured 3.14 ms over TLS, in that run with p90 at 534 ms. A
+  // generator that timed from the send (coordinated omission) still fails every bound above p50
+  // by hundreds of milliseconds, and one that added a constant delay of 4 ms or more fails p50.
   constexpr double kBurstMs = 40;
+  constexpr double kSchedulingMs = 4;
   EXPECT_GE(latency["p50"].get<double>(), 1.0);
-  EXPECT_LE(latency["p50"].get<double>(), 3.0);
+  EXPECT_LE(latency["p50"].get<double>(), 1.0 + kSchedulingMs);
   EXPECT_NEAR(latency["p90"].get<double>(), 501, 501 * 0.03 + kBurstMs);
   EXPECT_NEAR(latency["p99"].get<double>(), 951, 951 * 0.03 + kBurstMs);
   EXPECT_NEAR(latency["p99_9"].get<double>(), 996, 996 * 0.03 + kBurstMs);
