@@ -20,7 +20,7 @@ measure::MetricLookup reading(std::optional<double> value) {
   return [value](const measure::MetricRef&) { return value; };
 }
 
-std::string error_of(std::string_view text) {
+std::string abort_rule_error_of(std::string_view text) {
   try {
     parse_abort_rule(text);
   } catch (const UsageError& e) {
@@ -30,7 +30,7 @@ std::string error_of(std::string_view text) {
 }
 
 void expect_error(std::string_view text, std::string_view mentions) {
-  const std::string message = error_of(text);
+  const std::string message = abort_rule_error_of(text);
   ASSERT_FALSE(message.empty()) << text << " parsed";
   EXPECT_NE(message.find(mentions), std::string::npos) << message;
   EXPECT_EQ(message.find('\n'), std::string::npos) << message;
@@ -67,7 +67,7 @@ TEST(ParseAbortRule, Errors) {
   expect_error("latency > 1s for 10s", "unknown metric");
   expect_error("p95(lookup) > 1s for 10s", "use p95, not p95(lookup)");
   // Every message quotes the rule as written.
-  EXPECT_NE(error_of("errors > 50%").find("\"errors > 50%\""), std::string::npos);
+  EXPECT_NE(abort_rule_error_of("errors > 50%").find("\"errors > 50%\""), std::string::npos);
 }
 
 TEST(AbortWatch, TriggersExactlyWhenTheStreakReachesTheDuration) {

@@ -37,7 +37,7 @@ std::optional<double> spread_of(const std::vector<double>& values) {
 }
 
 // Only finite values count: a repeat that measured nothing is not a zero.
-std::vector<double> finite(const std::vector<double>& values) {
+std::vector<double> finite_values(const std::vector<double>& values) {
   std::vector<double> out;
   for (double v : values) {
     if (std::isfinite(v)) out.push_back(v);
@@ -74,7 +74,7 @@ CompareVerdict judge_check(const CompareCell& cell, const CompareOptions& option
   v.b_requests = cell.b_requests;
   v.a_errors = cell.a_errors;
   v.b_errors = cell.b_errors;
-  const std::vector<double> a = finite(cell.a), b = finite(cell.b);
+  const std::vector<double> a = finite_values(cell.a), b = finite_values(cell.b);
   v.a = median_of(a);
   v.b = median_of(b);
   v.spread_a = spread_of(a);

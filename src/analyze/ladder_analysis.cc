@@ -69,11 +69,6 @@ struct LevelGroup {
   std::vector<const LevelRow*> rows;  // in the order recorded
 };
 
-std::optional<double> finite(std::optional<double> value) {
-  if (value && !std::isfinite(*value)) return std::nullopt;
-  return value;
-}
-
 using OptionalField = std::optional<double> LevelRow::*;
 
 // The mean over the repeats that recorded the field; none when no repeat did.
@@ -81,7 +76,7 @@ std::optional<double> mean_of(const LevelGroup& group, OptionalField field) {
   double sum = 0;
   int count = 0;
   for (const LevelRow* row : group.rows) {
-    if (auto value = finite(row->*field)) {
+    if (auto value = finite_or_none(row->*field)) {
       sum += *value;
       ++count;
     }
@@ -93,7 +88,9 @@ std::optional<double> mean_of(const LevelGroup& group, OptionalField field) {
 std::optional<double> max_of(const LevelGroup& group, OptionalField field) {
   std::optional<double> highest;
   for (const LevelRow* row : group.rows) {
-    if (auto value = finite(row->*field); value && (!highest || *value > *highest)) highest = value;
+    if (auto value = finite_or_none(row->*field); value && (!highest || *value > *highest)) {
+      highest = value;
+    }
   }
   return highest;
 }
@@ -193,7 +190,7 @@ LevelAnalysis aggregate(const LevelGroup& group, const Slo& slo, int& failed_rep
     goodputs.push_back(row->goodput());
     level.achieved_rps += row->achieved_rps;
     level.achieved_in_target_unit += row->achieved_in_target_unit();
-    if (auto p95 = finite(row->p95_ms)) p95s.push_back(*p95);
+    if (auto p95 = finite_or_none(row->p95_ms)) p95s.push_back(*p95);
     if (row->requests) {
       requests += *row->requests;
     } else {

@@ -3,6 +3,7 @@
 // table from another tool (k6, wrk) supplied them, so it is tested on recorded data. Plain data.
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -85,6 +86,13 @@ struct LevelRow {
   // achieved_rps. What "short of the target" is judged on: whether the schedule was kept.
   double achieved_in_target_unit() const;
 };
+
+// A row's figure as the analyses use it: none when it is missing or not finite (a NaN in a table
+// is a figure nobody measured, not a value).
+inline std::optional<double> finite_or_none(std::optional<double> value) {
+  if (value && !std::isfinite(*value)) return std::nullopt;
+  return value;
+}
 
 // Its file form (a ladder's `rows`) is in result/level_row_json.h.
 

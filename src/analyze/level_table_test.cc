@@ -14,7 +14,7 @@
 namespace proofload::analyze {
 namespace {
 
-std::string error_of(std::string_view csv) {
+std::string table_error_of(std::string_view csv) {
   try {
     parse_level_table(csv, "levels.csv");
   } catch (const UsageError& e) {
@@ -25,7 +25,7 @@ std::string error_of(std::string_view csv) {
 
 // The message starts with "levels.csv:LINE: ", mentions `mentions` and is one line.
 void expect_error(std::string_view csv, int line, std::string_view mentions) {
-  const std::string message = error_of(csv);
+  const std::string message = table_error_of(csv);
   ASSERT_FALSE(message.empty()) << "parsed:\n" << csv;
   EXPECT_EQ(message.rfind("levels.csv:" + std::to_string(line) + ": ", 0), 0u) << message;
   EXPECT_NE(message.find(mentions), std::string::npos) << message;

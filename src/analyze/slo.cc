@@ -35,15 +35,10 @@ std::vector<std::string_view> split_outside_parentheses(std::string_view text) {
   return parts;
 }
 
-std::optional<double> finite(std::optional<double> value) {
-  if (value && !std::isfinite(*value)) return std::nullopt;
-  return value;
-}
-
 std::optional<double> extra(const LevelRow& row, const measure::MetricRef& metric) {
   const std::string name = metric.text();
   for (const auto& [key, value] : row.extra_metrics) {
-    if (key == name) return finite(value);
+    if (key == name) return finite_or_none(value);
   }
   return std::nullopt;
 }
@@ -137,10 +132,10 @@ std::optional<double> row_metric(const LevelRow& row, const measure::MetricRef& 
       if (metric.percentile == 99) value = row.p99_ms;
       break;
     case Kind::kErrorRate:
-      value = finite(row.error_rate);
+      value = finite_or_none(row.error_rate);
       // Without a 429 share to take out, the error rate is left whole: overstating errors errs on
       // the side of failing the SLO rather than passing it unproven.
-      if (value && !count_429_as_error && finite(row.rate_429)) {
+      if (value && !count_429_as_error && finite_or_none(row.rate_429)) {
         value = std::max(0.0, *value - *row.rate_429);
       }
       break;
@@ -168,7 +163,7 @@ std::optional<double> row_metric(const LevelRow& row, const measure::MetricRef& 
     case Kind::kStreamGoodput:
       break;
   }
-  value = finite(value);
+  value = finite_or_none(value);
   return value ? value : extra(row, metric);
 }
 

@@ -12,7 +12,7 @@ namespace {
 using Kind = measure::MetricRef::Kind;
 
 // The message parse_slo throws for `text`, or "" if it parsed.
-std::string error_of(std::string_view text) {
+std::string slo_error_of(std::string_view text) {
   try {
     parse_slo(text);
   } catch (const UsageError& e) {
@@ -50,18 +50,18 @@ TEST(ParseSlo, TheDefaultParses) {
 
 TEST(ParseSlo, EmptyTextOrAnEmptyPartIsOneLineUsageError) {
   for (std::string_view text : {"", "   ", "p95<1s,,errors<1%", "p95<1s,", ",p95<1s", "p95<1s, "}) {
-    const std::string message = error_of(text);
+    const std::string message = slo_error_of(text);
     ASSERT_FALSE(message.empty()) << "\"" << text << "\" parsed";
     EXPECT_NE(message.find("empty"), std::string::npos) << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;
   }
-  EXPECT_NE(error_of("p95<1s,,errors<1%").find("bound 2 of 3"), std::string::npos);
+  EXPECT_NE(slo_error_of("p95<1s,,errors<1%").find("bound 2 of 3"), std::string::npos);
 }
 
 TEST(ParseSlo, ABadBoundIsOneLineNamingTheSloAndTheBound) {
   for (std::string_view text : {"p95<1%,errors<1%", "p95<1s,errors<200ms", "p95<1s,latency<2s",
                                 "p95<1s,errors<-1%", "p95<1s,errors<"}) {
-    const std::string message = error_of(text);
+    const std::string message = slo_error_of(text);
     ASSERT_FALSE(message.empty()) << "\"" << text << "\" parsed";
     EXPECT_NE(message.find("SLO \"" + std::string(text) + "\""), std::string::npos) << message;
     EXPECT_EQ(message.find('\n'), std::string::npos) << message;

@@ -67,12 +67,6 @@ std::vector<double> parse_levels(const std::string& flag, const std::string& tex
   return levels;
 }
 
-int64_t positive(const std::string& flag, const std::string& text) {
-  int64_t ns = parse_duration_ns(text);
-  if (ns <= 0) throw UsageError(flag + " must be longer than 0, got '" + text + "'");
-  return ns;
-}
-
 }  // namespace
 
 std::string default_out_dir(const char* kind) {
@@ -103,7 +97,7 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   plan.loop = f.concurrency ? analyze::Loop::kClosed : analyze::Loop::kOpen;
   if (f.concurrency) plan.levels = parse_levels("--concurrency", *f.concurrency, true);
   if (f.rates) plan.levels = parse_levels("--rates", *f.rates, false);
-  plan.hold_ns = positive("--hold", f.hold);
+  plan.hold_ns = parse_positive_duration_ns("--hold", f.hold);
   plan.warmup_ns = parse_duration_ns(f.warmup);
   if (plan.warmup_ns < 0) throw UsageError("--warmup must not be negative");
   plan.warmup_ns = (plan.warmup_ns + 999'999'999) / 1'000'000'000 * 1'000'000'000;
@@ -155,7 +149,7 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
     search.max_rps = max_rate;
     analyze::RateSearch validated(search);  // throws UsageError for bad options
     plan.search = search;
-    plan.step_hold_ns = positive("--step-hold", f.step_hold);
+    plan.step_hold_ns = parse_positive_duration_ns("--step-hold", f.step_hold);
   }
   if (f.precheck && !experiments::is_url(*f.precheck)) {
     throw UsageError("--precheck must be an http:// URL, got '" + *f.precheck + "'");
@@ -166,9 +160,9 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
     experiments::parse_drain_url(*f.drain_until);  // a bad condition is refused before anything
   }
   plan.drain_until = f.drain_until;
-  plan.drain_timeout_ns = positive("--drain-timeout", f.drain_timeout);
+  plan.drain_timeout_ns = parse_positive_duration_ns("--drain-timeout", f.drain_timeout);
   plan.hooks = {f.before_level, f.after_level, f.reset, f.restore,
-                positive("--hook-timeout", f.hook_timeout)};
+                parse_positive_duration_ns("--hook-timeout", f.hook_timeout)};
   plan.out_dir = f.run.out ? *f.run.out : default_out_dir(f.search ? "search" : "ladder");
   plan.command_line = command_line();
   plan.quiet = f.run.quiet;

@@ -40,12 +40,6 @@ struct ProbeFlags {
   bool plan = false;
 };
 
-int64_t positive(const std::string& flag, const std::string& text) {
-  const int64_t ns = parse_duration_ns(text);
-  if (ns <= 0) throw UsageError(flag + " must be longer than 0, got '" + text + "'");
-  return ns;
-}
-
 // "Origin: https://example.test": a header name, a colon, a value.
 std::pair<std::string, std::string> parse_variant(const std::string& text) {
   const size_t colon = text.find(':');
@@ -67,7 +61,7 @@ experiments::ProbePlan build_probe_plan(ProbeFlags& f,
     plan.rate_per_source = parse_rate_per_s(*f.rate_per_source);
     if (*plan.rate_per_source <= 0) throw UsageError("--rate-per-source must be above 0");
   }
-  plan.duration_ns = positive("-d", f.duration);
+  plan.duration_ns = parse_positive_duration_ns("-d", f.duration);
   plan.settle_ns = parse_duration_ns(f.settle);
   if (plan.settle_ns < 0) throw UsageError("--settle must not be negative");
   if (plan.settle_ns + kNsPerS > plan.duration_ns) {
@@ -78,7 +72,7 @@ experiments::ProbePlan build_probe_plan(ProbeFlags& f,
   const double tolerance = parse_fraction("--tolerance", f.tolerance);
   if (f.expect) plan.expect = analyze::parse_probe_expectation(*f.expect, tolerance);
   for (const std::string& text : f.variants) plan.variants.push_back(parse_variant(text));
-  plan.variant_duration_ns = positive("--variant-duration", f.variant_duration);
+  plan.variant_duration_ns = parse_positive_duration_ns("--variant-duration", f.variant_duration);
   plan.out_dir = f.run.out ? *f.run.out : default_out_dir("probe");
   plan.quiet = f.run.quiet;
 

@@ -29,12 +29,6 @@ struct SizingFlags {
   std::string ready_timeout = "120s";
 };
 
-int64_t positive(const std::string& flag, const std::string& text) {
-  const int64_t ns = parse_duration_ns(text);
-  if (ns <= 0) throw UsageError(flag + " must be longer than 0, got '" + text + "'");
-  return ns;
-}
-
 experiments::SizingPlan build_sizing_plan(SizingFlags& f,
                                           std::shared_ptr<const workload::Scenario> scenario) {
   experiments::SizingPlan plan;
@@ -54,7 +48,7 @@ experiments::SizingPlan build_sizing_plan(SizingFlags& f,
     experiments::parse_drain_url(*f.ready_until);  // a bad condition is refused before anything
   }
   plan.ready_until = f.ready_until;
-  plan.ready_timeout_ns = positive("--ready-timeout", f.ready_timeout);
+  plan.ready_timeout_ns = parse_positive_duration_ns("--ready-timeout", f.ready_timeout);
   plan.hook_timeout_ns = plan.ladder.hooks.timeout_ns;
   plan.fail_if_none = f.ladder.fail_if_none;
   plan.out_dir = plan.ladder.out_dir;

@@ -45,12 +45,6 @@ struct SoakFlags {
   bool plan = false;
 };
 
-int64_t positive(const std::string& flag, const std::string& text) {
-  const int64_t ns = parse_duration_ns(text);
-  if (ns <= 0) throw UsageError(flag + " must be longer than 0, got '" + text + "'");
-  return ns;
-}
-
 // "15m:rollback:kubectl rollout undo deploy/x": AT:LABEL, then optionally :COMMAND (which may
 // hold colons). AT is from the start of the hold.
 result::ScheduledMark parse_mark_at(const std::string& text) {
@@ -74,13 +68,13 @@ experiments::SoakPlan build_soak_plan(SoakFlags& f,
                                       std::shared_ptr<const workload::Scenario> scenario) {
   experiments::SoakPlan plan;
   if (!f.hold) throw UsageError("soak needs --hold, how long to hold the load (e.g. 24h)");
-  plan.hold_ns = positive("--hold", *f.hold);
+  plan.hold_ns = parse_positive_duration_ns("--hold", *f.hold);
   plan.ramp_ns = parse_duration_ns(f.ramp);
   if (plan.ramp_ns < 0) throw UsageError("--ramp must not be negative");
   if (f.ramp_steps < 1 || f.ramp_steps > 100)
     throw UsageError("--ramp-steps must be 1 to 100, got " + std::to_string(f.ramp_steps));
   plan.ramp_steps = f.ramp_steps;
-  plan.window_ns = positive("--window", f.window);
+  plan.window_ns = parse_positive_duration_ns("--window", f.window);
   if (plan.window_ns % kNsPerS != 0)
     throw UsageError("--window must be whole seconds (it is made of 1 s records), got '" +
                      f.window + "'");
@@ -99,8 +93,8 @@ experiments::SoakPlan build_soak_plan(SoakFlags& f,
   f.run.stages.reset();
   f.run.duration.reset();
   f.run.requests.reset();
-  plan.canary_every_ns = positive("--canary-every", f.canary_every);
-  plan.canary_timeout_ns = positive("--canary-timeout", f.canary_timeout);
+  plan.canary_every_ns = parse_positive_duration_ns("--canary-every", f.canary_every);
+  plan.canary_timeout_ns = parse_positive_duration_ns("--canary-timeout", f.canary_timeout);
   const analyze::SoakBar bar = analyze::parse_soak_bar(f.bar);  // refused here if bad
   if (f.abort_when) plan.abort_when = analyze::parse_abort_rule(*f.abort_when);
   if (f.precheck && !experiments::is_url(*f.precheck)) {
@@ -108,7 +102,7 @@ experiments::SoakPlan build_soak_plan(SoakFlags& f,
   }
   plan.precheck_url = f.precheck;
   plan.hooks.restore = f.restore;
-  plan.hooks.timeout_ns = positive("--hook-timeout", f.hook_timeout);
+  plan.hooks.timeout_ns = parse_positive_duration_ns("--hook-timeout", f.hook_timeout);
   plan.out_dir = f.run.out ? *f.run.out : default_out_dir("soak");
   plan.quiet = f.run.quiet;
   plan.scenario = scenario;
@@ -154,12 +148,14 @@ experiments::SoakPlan build_soak_plan(SoakFlags& f,
     s.canary_every_s = seconds_of(plan.canary_every_ns);
     for (const workload::RequestSpec& c : scenario->canaries) s.canaries.push_back(c.name);
   }
-  if (f.drift_blocks) s.drift_block_s = seconds_of(positive("--drift-blocks", *f.drift_blocks));
+  if (f.drift_blocks) {
+    s.drift_block_s = seconds_of(parse_positive_duration_ns("--drift-blocks", *f.drift_blocks));
+  }
   if (f.drift_noise) {
     s.drift_noise_ms = static_cast<double>(parse_duration_ns(*f.drift_noise)) / 1e6;
   }
   s.noise_floor = parse_fraction("--noise-floor", f.noise_floor);
-  s.mark_window_s = seconds_of(positive("--mark-window", f.mark_window));
+  s.mark_window_s = seconds_of(parse_positive_duration_ns("--mark-window", f.mark_window));
   for (const std::string& text : f.mark_at) s.marks.push_back(parse_mark_at(text));
   std::stable_sort(s.marks.begin(), s.marks.end(),
                    [](const auto& a, const auto& b) { return a.at_s < b.at_s; });

@@ -9,6 +9,7 @@
 #include <limits>
 
 #include "common/clock.h"
+#include "common/text.h"
 #include "common/usage_error.h"
 
 namespace proofload {
@@ -35,12 +36,6 @@ constexpr std::array<Unit, 7> kUnits = {{{"h", kNsPerHour},
                                          {"us", kNsPerUs},
                                          {"\xC2\xB5s", kNsPerUs},  // µs
                                          {"ns", 1}}};
-
-std::string_view trim(std::string_view text) {
-  while (!text.empty() && (text.front() == ' ' || text.front() == '\t')) text.remove_prefix(1);
-  while (!text.empty() && (text.back() == ' ' || text.back() == '\t')) text.remove_suffix(1);
-  return text;
-}
 
 [[noreturn]] void bad_duration(std::string_view text, std::string_view why) {
   throw UsageError("invalid duration \"" + std::string(text) + "\": " + std::string(why) +
@@ -152,6 +147,14 @@ int64_t parse_duration_ns(std::string_view text) {
     first = false;
   }
   return static_cast<int64_t>(total_ns);
+}
+
+int64_t parse_positive_duration_ns(std::string_view flag, std::string_view text) {
+  const int64_t ns = parse_duration_ns(text);
+  if (ns <= 0) {
+    throw UsageError(std::string(flag) + " must be longer than 0, got '" + std::string(text) + "'");
+  }
+  return ns;
 }
 
 double parse_rate_per_s(std::string_view text) {

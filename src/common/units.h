@@ -17,6 +17,10 @@ namespace proofload {
 // garbage or larger than int64 nanoseconds (~292 years) throws UsageError.
 int64_t parse_duration_ns(std::string_view text);
 
+// A flag's duration that must be longer than 0 ("--hold", "30s"): 0 throws UsageError naming the
+// flag.
+int64_t parse_positive_duration_ns(std::string_view flag, std::string_view text);
+
 // Requests per second: "1000", "1k", "2.5k", "1M", optionally followed by "/s" ("500/s"), or
 // per minute with "/m" or "/min" ("6000/m" is 100).
 // Zero is accepted (a stage may ramp to 0; the caller rejects 0 where it makes no sense).

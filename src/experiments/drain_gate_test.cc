@@ -6,6 +6,7 @@
 #include <regex>
 #include <thread>
 
+#include "common/clock.h"
 #include "common/usage_error.h"
 #include "experiments/hooks_test_support.h"
 
@@ -18,8 +19,6 @@ using testing::read_text;
 using testing::response_with_status;
 using testing::ScratchDir;
 using testing::ScriptedServer;
-
-constexpr int64_t kMs = 1'000'000;
 
 bool matches(const std::string& text, const std::string& pattern) {
   return std::regex_match(text, std::regex(pattern));
@@ -36,7 +35,7 @@ TEST(DrainGate, ACommandThatSucceedsOnItsThirdTryDrains) {
   ScratchDir dir;
   const auto log = dir / "hooks" / "02-200-drain.log";
   const DrainResult result =
-      wait_until_drained(succeeds_on_try(3, dir / "counter"), 5000 * kMs, 20 * kMs, log);
+      wait_until_drained(succeeds_on_try(3, dir / "counter"), 5000 * kNsPerMs, 20 * kNsPerMs, log);
   EXPECT_TRUE(result.drained);
   EXPECT_FALSE(result.cancelled);
   EXPECT_EQ(result.attempts, 3);
@@ -52,7 +51,8 @@ TEST(DrainGate, ACommandThatSucceedsOnItsThirdTryDrains) {
 
 TEST(DrainGate, ACommandThatNeverSucceedsTimesOutAndSaysWhatItLastAnswered) {
   ScratchDir dir;
-  const DrainResult result = wait_until_drained("exit 1", 300 * kMs, 100 * kMs, dir / "d.log");
+  const DrainResult result =
+      wait_until_drained("exit 1", 300 * kNsPerMs, 100 * kNsPerMs, dir / "d.log");
   EXPECT_FALSE(result.drained);
   EXPECT_FALSE(result.cancelled);
   // Tries at 0, 0.1, 0.2 s and one last at the deadline (fewer only if a try overran).
@@ -68,7 +68,8 @@ TEST(DrainGate, ACommandThatNeverSucceedsTimesOutAndSaysWhatItLastAnswered) {
 
 TEST(DrainGate, ACommandThatHangsIsStoppedWithinItsShareOfTime) {
   ScratchDir dir;
-  const DrainResult result = wait_until_drained("sleep 30", 200 * kMs, 50 * kMs, dir / "h.log");
+  const DrainResult result =
+      wait_until_drained("sleep 30", 200 * kNsPerMs, 50 * kNsPerMs, dir / "h.log");
   EXPECT_FALSE(result.drained);
   EXPECT_EQ(result.attempts, 1);
   EXPECT_EQ(result.last_answer, "timed out after 1 s (killed)");  // the least a try is given
@@ -80,7 +81,8 @@ TEST(DrainGate, AUrlDrainsWhenItAnswers2xx) {
   ScriptedServer server(
       {response_with_status(503), response_with_status(503), response_with_status(200)});
   const auto log = dir / "drain.log";
-  const DrainResult result = wait_until_drained(server.url("/health"), 5000 * kMs, 20 * kMs, log);
+  const DrainResult result =
+      wait_until_drained(server.url("/health"), 5000 * kNsPerMs, 20 * kNsPerMs, log);
   EXPECT_TRUE(result.drained);
   EXPECT_EQ(result.attempts, 3);
   EXPECT_EQ(server.connections(), 3);
@@ -104,8 +106,8 @@ TEST(DrainGate, AUrlWithAJsonConditionWaitsUntilItsValueHolds) {
                          json_answer(R"({"backlog":12,"in_progress":1})"),
                          json_answer(R"({"backlog":0,"in_progress":0})")});
   const auto log = dir / "drain.log";
-  const DrainResult result =
-      wait_until_drained(server.url("/admin/backlog#/backlog==0"), 5000 * kMs, 20 * kMs, log);
+  const DrainResult result = wait_until_drained(server.url("/admin/backlog#/backlog==0"),
+                                                5000 * kNsPerMs, 20 * kNsPerMs, log);
   EXPECT_TRUE(result.drained);
   EXPECT_EQ(result.attempts, 3);
   EXPECT_EQ(result.last_answer, "HTTP 200, /backlog = 0");
@@ -144,7 +146,7 @@ TEST(DrainGate, ARefusedUrlIsNotDrained) {
   ScratchDir dir;
   LoopbackSocket closed_port(false);
   const DrainResult result =
-      wait_until_drained(closed_port.url("/health"), 200 * kMs, 50 * kMs, dir / "r.log");
+      wait_until_drained(closed_port.url("/health"), 200 * kNsPerMs, 50 * kNsPerMs, dir / "r.log");
   EXPECT_FALSE(result.drained);
   EXPECT_GE(result.attempts, 2);
   EXPECT_EQ(result.last_answer, "connection refused");
@@ -162,7 +164,8 @@ TEST(DrainGate, CancelStopsTheWaitBetweenTries) {
     eventually([&] { return read_text(log).find("try 2 ") != std::string::npos; });
     cancel = true;
   });
-  const DrainResult result = wait_until_drained("exit 1", 20'000 * kMs, 50 * kMs, log, &cancel);
+  const DrainResult result =
+      wait_until_drained("exit 1", 20'000 * kNsPerMs, 50 * kNsPerMs, log, &cancel);
   canceller.join();
   EXPECT_TRUE(result.cancelled);
   EXPECT_FALSE(result.drained);
@@ -176,8 +179,9 @@ TEST(DrainGate, CancelStopsTheWaitBetweenTries) {
 TEST(DrainGate, CancelledBeforeTheFirstTryRunsNothing) {
   ScratchDir dir;
   std::atomic<bool> cancel{true};
-  const DrainResult result = wait_until_drained("touch '" + (dir / "ran").string() + "'",
-                                                5000 * kMs, 50 * kMs, dir / "n.log", &cancel);
+  const DrainResult result =
+      wait_until_drained("touch '" + (dir / "ran").string() + "'", 5000 * kNsPerMs, 50 * kNsPerMs,
+                         dir / "n.log", &cancel);
   EXPECT_TRUE(result.cancelled);
   EXPECT_EQ(result.attempts, 0);
   EXPECT_FALSE(std::filesystem::exists(dir / "ran"));

@@ -9,6 +9,7 @@
 #include <regex>
 #include <thread>
 
+#include "common/clock.h"
 #include "experiments/hooks_test_support.h"
 
 namespace proofload::experiments {
@@ -18,8 +19,7 @@ using testing::eventually;
 using testing::read_text;
 using testing::ScratchDir;
 
-constexpr int64_t kMs = 1'000'000;
-constexpr int64_t kLongTimeoutNs = 20'000 * kMs;
+constexpr int64_t kLongTimeoutNs = 20'000 * kNsPerMs;
 
 // True when the process no longer runs (gone, or a zombie waiting for whoever reaps it).
 bool process_gone(pid_t pid) {
@@ -85,7 +85,7 @@ TEST(RunHook, TimeoutStopsTheWholeProcessGroupIncludingGrandchildren) {
   const auto pid_file = dir / "grandchild.pid";
   const HookResult result =
       run_hook("after-level", "sleep 30 & echo $! > '" + pid_file.string() + "'; sleep 30",
-               300 * kMs, dir / "slow.log");
+               300 * kNsPerMs, dir / "slow.log");
   EXPECT_TRUE(result.timed_out);
   EXPECT_FALSE(result.ok());
   EXPECT_FALSE(result.exit_code);
@@ -100,7 +100,8 @@ TEST(RunHook, TimeoutStopsTheWholeProcessGroupIncludingGrandchildren) {
 
 TEST(RunHook, AHookThatIgnoresSigtermGetsSigkillAfterTheGrace) {
   ScratchDir dir;
-  const HookResult result = run_hook("reset", "trap '' TERM; sleep 30", 100 * kMs, dir / "t.log");
+  const HookResult result =
+      run_hook("reset", "trap '' TERM; sleep 30", 100 * kNsPerMs, dir / "t.log");
   EXPECT_TRUE(result.timed_out);
   EXPECT_EQ(result.signal, SIGKILL);
   EXPECT_EQ(result.describe(), "timed out after 0.1 s (killed)");

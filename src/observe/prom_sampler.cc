@@ -23,11 +23,6 @@ namespace {
 constexpr std::string_view kPrefix = "prom:";
 constexpr size_t kMaxBodyBytes = size_t{16} << 20;  // as the parser's bound
 
-bool is_name_start(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
-}
-bool is_name_char(char c) { return is_name_start(c) || (c >= '0' && c <= '9'); }
-
 // Splits the URL's query into proofload's `match` prefixes and the rest, which is sent.
 struct SplitSpec {
   std::string url;  // without `match`
@@ -59,7 +54,7 @@ SplitSpec split_match(std::string_view spec, std::string_view url) {
                          "': empty prefix in ?match= (expected match=prefix[,prefix...])");
       }
       for (size_t i = 0; i < prefix.size(); ++i) {
-        if (i == 0 ? !is_name_start(prefix[i]) : !is_name_char(prefix[i])) {
+        if (i == 0 ? !is_metric_name_start(prefix[i]) : !is_metric_name_char(prefix[i])) {
           throw UsageError(
               "observer '" + std::string(spec) + "': '" + std::string(prefix) +
               "' in ?match= is not the start of a metric name ([a-zA-Z_:][a-zA-Z0-9_:]*)");

@@ -33,7 +33,7 @@
 namespace proofload::observe {
 namespace {
 
-std::string fixture(const std::string& name) {
+std::string exposition_fixture(const std::string& name) {
   std::ifstream in(std::string(PROOFLOAD_PROM_TESTDATA) + "/" + name, std::ios::binary);
   std::stringstream text;
   text << in.rdbuf();
@@ -196,7 +196,7 @@ TEST(PromSamplerSpec, TimeoutIsTwoSecondsAndAtMost80PercentOfThePeriod) {
 }
 
 TEST(PromSampler, ReadingsAreTheSeriesWithTheirKinds) {
-  const std::string body = fixture("node_exporter.prom");
+  const std::string body = exposition_fixture("node_exporter.prom");
   TestEndpoint endpoint(TestEndpoint::Mode::kReply, ok_response(body));
   auto sampler = make_prom_sampler(endpoint.spec(), 0);
   Sample sample = sampler->sample(12345);
@@ -219,7 +219,8 @@ TEST(PromSampler, ReadingsAreTheSeriesWithTheirKinds) {
 }
 
 TEST(PromSampler, SendsOneGetWithConnectionCloseAndKeepsMatchToItself) {
-  TestEndpoint endpoint(TestEndpoint::Mode::kReply, ok_response(fixture("node_exporter.prom")));
+  TestEndpoint endpoint(TestEndpoint::Mode::kReply,
+                        ok_response(exposition_fixture("node_exporter.prom")));
   auto sampler = make_prom_sampler(endpoint.spec("/metrics?x=1&match=node_cpu,go_&y=2#top"), 0);
   Sample sample = sampler->sample(0);
   ASSERT_TRUE(sample.ok) << sample.error;
@@ -238,14 +239,15 @@ TEST(PromSampler, SendsOneGetWithConnectionCloseAndKeepsMatchToItself) {
 }
 
 TEST(PromSampler, AMatchThatKeepsNothingIsAnEmptySampleNotAGap) {
-  TestEndpoint endpoint(TestEndpoint::Mode::kReply, ok_response(fixture("node_exporter.prom")));
+  TestEndpoint endpoint(TestEndpoint::Mode::kReply,
+                        ok_response(exposition_fixture("node_exporter.prom")));
   Sample sample = make_prom_sampler(endpoint.spec("/metrics?match=not_yet_seen"), 0)->sample(0);
   EXPECT_TRUE(sample.ok) << sample.error;
   EXPECT_TRUE(sample.readings.empty());
 }
 
 TEST(PromSampler, ChunkedAndCloseDelimitedBodiesAreReadWhole) {
-  const std::string body = fixture("node_exporter.prom");
+  const std::string body = exposition_fixture("node_exporter.prom");
   std::string chunked = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n";
   for (size_t at = 0; at < body.size(); at += 100) {
     std::string part = body.substr(at, 100);
@@ -264,7 +266,8 @@ TEST(PromSampler, ChunkedAndCloseDelimitedBodiesAreReadWhole) {
 }
 
 TEST(PromSampler, MalformedLinesGiveTheGoodSeriesAndACountOfTheBad) {
-  TestEndpoint endpoint(TestEndpoint::Mode::kReply, ok_response(fixture("malformed.prom")));
+  TestEndpoint endpoint(TestEndpoint::Mode::kReply,
+                        ok_response(exposition_fixture("malformed.prom")));
   Sample sample = make_prom_sampler(endpoint.spec(), 0)->sample(0);
   ASSERT_TRUE(sample.ok) << sample.error;
   auto readings = by_name(sample);

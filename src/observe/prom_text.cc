@@ -28,8 +28,6 @@ struct Family {
 bool is_blank(char c) { return c == ' ' || c == '\t'; }
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 bool is_digit(char c) { return c >= '0' && c <= '9'; }
-bool is_name_start(char c) { return is_alpha(c) || c == '_' || c == ':'; }
-bool is_name_char(char c) { return is_name_start(c) || is_digit(c); }
 bool is_label_start(char c) { return is_alpha(c) || c == '_'; }
 bool is_label_char(char c) { return is_label_start(c) || is_digit(c); }
 
@@ -136,8 +134,8 @@ class Parser {
   // A metric name that ends at a blank or the end of the line (HELP and TYPE lines).
   std::string_view family_name() {
     size_t start = pos_;
-    if (at_end() || !is_name_start(line_[pos_])) return {};
-    while (!at_end() && is_name_char(line_[pos_])) ++pos_;
+    if (at_end() || !is_metric_name_start(line_[pos_])) return {};
+    while (!at_end() && is_metric_name_char(line_[pos_])) ++pos_;
     if (!at_end() && !is_blank(line_[pos_])) return {};
     return line_.substr(start, pos_ - start);
   }
@@ -326,11 +324,11 @@ class Parser {
 
   bool sample() {
     size_t start = pos_;
-    if (!is_name_start(line_[pos_])) {
+    if (!is_metric_name_start(line_[pos_])) {
       bad("invalid metric name");
       return true;
     }
-    while (!at_end() && is_name_char(line_[pos_])) ++pos_;
+    while (!at_end() && is_metric_name_char(line_[pos_])) ++pos_;
     std::string_view name = line_.substr(start, pos_ - start);
     if (!at_end() && !is_blank(line_[pos_]) && line_[pos_] != '{') {
       bad("invalid character in a metric name");

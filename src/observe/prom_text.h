@@ -15,6 +15,14 @@
 
 namespace proofload::observe {
 
+// A metric name is [a-zA-Z_:][a-zA-Z0-9_:]*: its first character, and the rest.
+constexpr bool is_metric_name_start(char c) {
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == ':';
+}
+constexpr bool is_metric_name_char(char c) {
+  return is_metric_name_start(c) || (c >= '0' && c <= '9');
+}
+
 // One sample line of the exposition.
 struct PromSeries {
   // The metric family: `http_request_duration_seconds` for its `_bucket`, `_sum` and `_count`

@@ -18,7 +18,6 @@ namespace {
 
 using nlohmann::json;
 using testing_support::load_ladder;
-json load(const std::string& name) { return load_ladder(name); }
 
 std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
   std::vector<std::vector<std::string>> lines;
@@ -36,7 +35,7 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
 }
 
 TEST(LevelsCsv, HeaderIsTheColumnsAnalyzeReads) {
-  const std::string csv = render_levels_csv(load("closed_knee"));
+  const std::string csv = render_levels_csv(load_ladder("closed_knee"));
   EXPECT_EQ(csv.substr(0, csv.find('\n')),
             "level,repeat,target_rps,achieved_rps,goodput_rps,arrivals_rps,flows_per_s,"
             "flow_success_rate,p50_ms,p95_ms,p99_ms,requests,responses,error_rate,rate_429,"
@@ -53,7 +52,7 @@ TEST(LevelsCsv, HeaderIsTheColumnsAnalyzeReads) {
 TEST(LevelsCsv, EveryRowRoundTripsItsValues) {
   for (const char* name : {"closed_knee", "open_repeats", "table_none", "search"}) {
     SCOPED_TRACE(name);
-    const json result = load(name);
+    const json result = load_ladder(name);
     const auto lines = parse_csv(render_levels_csv(result));
     ASSERT_EQ(lines.size(), result["rows"].size() + 1);
     const std::vector<std::string>& header = lines[0];
@@ -82,20 +81,20 @@ TEST(LevelsCsv, EveryRowRoundTripsItsValues) {
 }
 
 TEST(LevelsCsv, VerdictIsTheLevelsAndNotTheConfirmingRuns) {
-  const auto closed = parse_csv(render_levels_csv(load("closed_knee")));
+  const auto closed = parse_csv(render_levels_csv(load_ladder("closed_knee")));
   const auto verdict = static_cast<size_t>(
       std::find(closed[0].begin(), closed[0].end(), "verdict") - closed[0].begin());
   ASSERT_LT(verdict, closed[0].size());
   EXPECT_EQ(closed[3][verdict], "knee");
   EXPECT_EQ(closed[5][verdict], "saturated");
-  const auto search = parse_csv(render_levels_csv(load("search")));
+  const auto search = parse_csv(render_levels_csv(load_ladder("search")));
   EXPECT_EQ(search[6][verdict], "highest within SLO");  // the bisect step at 325/s
   EXPECT_EQ(search[8][verdict], "");                    // the confirming run at 325/s
 }
 
 TEST(LevelsCsv, MatchesGolden) {
   testing_support::expect_matches_golden("ladder/open_repeats.levels.csv",
-                                         render_levels_csv(load("open_repeats")));
+                                         render_levels_csv(load_ladder("open_repeats")));
 }
 
 }  // namespace

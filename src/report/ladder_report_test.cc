@@ -25,7 +25,6 @@ using nlohmann::json;
 const std::string kDash = "–";
 
 using testing_support::load_ladder;
-json load(const std::string& name) { return load_ladder(name); }
 
 using testing_support::first_table;
 using testing_support::section;
@@ -134,20 +133,22 @@ void expect_levels_table_matches_json(const json& result) {
 TEST(LadderSummary, LevelsTableNumbersAreThoseInResultJson) {
   for (const char* name : {"closed_knee", "open_repeats", "table_none", "search"}) {
     SCOPED_TRACE(name);
-    expect_levels_table_matches_json(load(name));
+    expect_levels_table_matches_json(load_ladder(name));
   }
 }
 
 TEST(LadderSummary, RepeatsAddRunsAndVariationColumns) {
-  const auto repeated = first_table(section(render_ladder_summary(load("open_repeats")), "Levels"));
+  const auto repeated =
+      first_table(section(render_ladder_summary(load_ladder("open_repeats")), "Levels"));
   EXPECT_EQ(repeated[0][1], "runs");
   EXPECT_NE(std::find(repeated[0].begin(), repeated[0].end(), "achieved CV"), repeated[0].end());
-  const auto single = first_table(section(render_ladder_summary(load("closed_knee")), "Levels"));
+  const auto single =
+      first_table(section(render_ladder_summary(load_ladder("closed_knee")), "Levels"));
   EXPECT_EQ(std::find(single[0].begin(), single[0].end(), "runs"), single[0].end());
 }
 
 TEST(LadderSummary, ShortVersionNamesKneeBestSustainedAndOperatingTarget) {
-  const std::string summary = render_ladder_summary(load("closed_knee"));
+  const std::string summary = render_ladder_summary(load_ladder("closed_knee"));
   const auto buckle = short_row(summary, "Where does it buckle?");
   EXPECT_TRUE(buckle[1].starts_with("About 2,041/s at level 32 — saturation point:")) << buckle[1];
   EXPECT_NE(buckle[1].find("the server used 1.04 cores there"), std::string::npos) << buckle[1];
@@ -170,7 +171,7 @@ TEST(LadderSummary, ShortVersionNamesKneeBestSustainedAndOperatingTarget) {
 }
 
 TEST(LadderSummary, NoKneeSaysNotReachedWithTheHighestLevel) {
-  json result = load("closed_knee");
+  json result = load_ladder("closed_knee");
   result["analysis"]["knee"] = nullptr;
   result["analysis"]["levels"][4]["gain"] = 0.2;
   const std::string summary = render_ladder_summary(result);
@@ -181,7 +182,7 @@ TEST(LadderSummary, NoKneeSaysNotReachedWithTheHighestLevel) {
 }
 
 TEST(LadderSummary, NoLevelWithinTheSloGivesTheNoneTexts) {
-  const std::string summary = render_ladder_summary(load("table_none"));
+  const std::string summary = render_ladder_summary(load_ladder("table_none"));
   EXPECT_EQ(short_row(summary, "Best sustained")[1], "None: the lowest level was already past it");
   EXPECT_EQ(short_row(summary, "Best sustained")[2], "level 100: p95 = 420.0 ms");
   EXPECT_EQ(short_row(summary, "Recommended operating target")[1],
@@ -196,20 +197,20 @@ TEST(LadderSummary, NoLevelWithinTheSloGivesTheNoneTexts) {
 
 TEST(LadderSummary, OperatingTargetAboveBestSustainedIsFlagged) {
   // An analysis recorded before the target was capped at best sustained.
-  json recorded = load("open_repeats");
+  json recorded = load_ladder("open_repeats");
   recorded["analysis"]["operating_target_rps"] = 313.4;
   const std::string flagged = render_ladder_summary(recorded);
   EXPECT_NE(short_row(flagged, "Recommended operating target")[1].find(
                 "It is above the best sustained within the SLO (196/s at level 200)"),
             std::string::npos);
-  EXPECT_EQ(render_ladder_summary(load("open_repeats")).find("above the best sustained"),
+  EXPECT_EQ(render_ladder_summary(load_ladder("open_repeats")).find("above the best sustained"),
             std::string::npos);
-  EXPECT_EQ(render_ladder_summary(load("closed_knee")).find("above the best sustained"),
+  EXPECT_EQ(render_ladder_summary(load_ladder("closed_knee")).find("above the best sustained"),
             std::string::npos);
 }
 
 TEST(LadderSummary, SearchHasItsRowAndSteps) {
-  const std::string summary = render_ladder_summary(load("search"));
+  const std::string summary = render_ladder_summary(load_ladder("search"));
   EXPECT_EQ(short_row(summary, "Highest rate within the SLO (search)")[1],
             "325/s, confirmed: the 30 s confirming run at that rate held the SLO");
   const auto steps = first_table(section(summary, "Search steps"));
@@ -226,27 +227,28 @@ TEST(LadderSummary, SearchHasItsRowAndSteps) {
                 .find("The search ended: converged within 5%: between 325/s and 337.5/s."),
             std::string::npos);
 
-  json unconfirmed = load("search");
+  json unconfirmed = load_ladder("search");
   unconfirmed["search"]["confirmed"] = false;
   EXPECT_TRUE(short_row(render_ladder_summary(unconfirmed), "Highest rate")[1].starts_with(
       "325/s, NOT confirmed"));
-  EXPECT_EQ(section(render_ladder_summary(load("closed_knee")), "Search steps"), "");
+  EXPECT_EQ(section(render_ladder_summary(load_ladder("closed_knee")), "Search steps"), "");
 }
 
 TEST(LadderSummary, CpuQuotaIsTheCeilingOnlyWhenThrottlingShowsIt) {
-  const std::string throttled = section(render_ladder_summary(load("search")), "Findings");
+  const std::string throttled = section(render_ladder_summary(load_ladder("search")), "Findings");
   EXPECT_NE(throttled.find("The ceiling is the server's CPU quota (measured): here the server used "
                            "0.72 cores and was throttled in 3.10% of its CPU periods."),
             std::string::npos)
       << throttled;
-  const std::string unthrottled = section(render_ladder_summary(load("closed_knee")), "Findings");
+  const std::string unthrottled =
+      section(render_ladder_summary(load_ladder("closed_knee")), "Findings");
   EXPECT_EQ(unthrottled.find("The ceiling is"), std::string::npos);
   EXPECT_NE(unthrottled.find("why it stopped scaling was not measured"), std::string::npos);
 }
 
 TEST(LadderSummary, AServerAtTheCoresItCanUseIsCalledCpuBoundWithTheFigure) {
   // The demo's server: one thread pinned to one CPU, using all of it at the knee.
-  json result = load("closed_knee");
+  json result = load_ladder("closed_knee");
   json& knee = result["analysis"]["levels"][2];
   knee["server_cores"] = 0.98;
   knee["server_cpu_limit_cores"] = 1;
@@ -281,26 +283,26 @@ bool says(const std::string& text, const std::string& phrase) {
 TEST(LadderLimits, ClosedLoopOnlyForClosedLoop) {
   const std::string phrase =
       "measures what the system accepts, not what happens when demand does not wait";
-  json result = load("closed_knee");
+  json result = load_ladder("closed_knee");
   EXPECT_TRUE(says(limits(result), phrase));
   result["settings"]["loop"] = "open";
   EXPECT_FALSE(says(limits(result), phrase));
-  EXPECT_FALSE(says(limits(load("open_repeats")), phrase));
+  EXPECT_FALSE(says(limits(load_ladder("open_repeats")), phrase));
 }
 
 TEST(LadderLimits, OneRunPerLevelOnlyWithoutRepeats) {
   const std::string phrase =
       "One run per level gives no variance: differences under the 5.0% noise floor are not "
       "findings";
-  json result = load("closed_knee");
+  json result = load_ladder("closed_knee");
   EXPECT_TRUE(says(limits(result), phrase));
   result["settings"]["repeat"] = 3;
   EXPECT_FALSE(says(limits(result), "One run per level"));
-  EXPECT_FALSE(says(limits(load("open_repeats")), "One run per level"));
+  EXPECT_FALSE(says(limits(load_ladder("open_repeats")), "One run per level"));
 }
 
 TEST(LadderLimits, GeneratorBusyNamesItsLevels) {
-  json result = load("closed_knee");
+  json result = load_ladder("closed_knee");
   EXPECT_FALSE(says(limits(result), "generator was flagged busy"));
   result["analysis"]["levels"][3]["generator_busy"] = true;
   result["analysis"]["levels"][4]["generator_busy"] = true;
@@ -312,29 +314,30 @@ TEST(LadderLimits, GeneratorBusyNamesItsLevels) {
 TEST(LadderLimits, NoServerObserver) {
   const std::string phrase =
       "No server observer was attached, so nothing here says why it stopped scaling";
-  json result = load("closed_knee");
+  json result = load_ladder("closed_knee");
   EXPECT_FALSE(says(limits(result), phrase));
   result["settings"]["server_observed"] = false;
   for (json& level : result["analysis"]["levels"]) level["server_cores"] = nullptr;
   EXPECT_TRUE(says(limits(result), phrase));
-  EXPECT_TRUE(says(limits(load("open_repeats")), phrase));
+  EXPECT_TRUE(says(limits(load_ladder("open_repeats")), phrase));
 }
 
 TEST(LadderLimits, UntrustedPercentilesNameTheirLevels) {
-  EXPECT_FALSE(says(limits(load("closed_knee")), "trustworthy"));
-  const std::string text = limits(load("open_repeats"));
+  EXPECT_FALSE(says(limits(load_ladder("closed_knee")), "trustworthy"));
+  const std::string text = limits(load_ladder("open_repeats"));
   EXPECT_TRUE(
       says(text, "At 10 s each, levels 10 and 50 hold too few requests for a trustworthy p99"))
       << text;
   EXPECT_TRUE(says(text, "At 10 s each, level 10 holds too few requests for a trustworthy p95"));
-  const std::string notes = section(render_ladder_summary(load("open_repeats")), "Levels");
+  const std::string notes = section(render_ladder_summary(load_ladder("open_repeats")), "Levels");
   EXPECT_TRUE(
       says(notes, "\\* fewer than 10 requests at or beyond this percentile: shown, not trusted"));
-  EXPECT_FALSE(says(section(render_ladder_summary(load("closed_knee")), "Levels"), "not trusted"));
+  EXPECT_FALSE(
+      says(section(render_ladder_summary(load_ladder("closed_knee")), "Levels"), "not trusted"));
 }
 
 TEST(LadderLimits, HostLoadOnlyWhenItChangedALot) {
-  json result = load("closed_knee");
+  json result = load_ladder("closed_knee");
   EXPECT_TRUE(
       says(limits(result), "The host's load average rose from 0.4 (level 8) to 3.1 (level 128)"));
   result["analysis"]["levels"][4]["host_load1"] = 1.3;  // 3.25 times, but 0.9 apart
@@ -348,7 +351,7 @@ TEST(LadderLimits, HostLoadOnlyWhenItChangedALot) {
 }
 
 TEST(LadderLimits, StoppedRunSaysWhatWasNotRun) {
-  const std::string summary = render_ladder_summary(load("open_repeats"));
+  const std::string summary = render_ladder_summary(load_ladder("open_repeats"));
   const std::string text = section(summary, "What this does not show");
   EXPECT_TRUE(says(text,
                    "The run did not complete (stopped): stopped at level 800, the first that "
@@ -356,10 +359,10 @@ TEST(LadderLimits, StoppedRunSaysWhatWasNotRun) {
       << text;
   EXPECT_TRUE(says(text, "Level 800 ran 1 of 3 runs."));
   EXPECT_TRUE(says(summary, "**Not complete (stopped)**"));
-  EXPECT_FALSE(says(limits(load("closed_knee")), "did not complete"));
-  EXPECT_FALSE(says(render_ladder_summary(load("closed_knee")), "Not complete"));
+  EXPECT_FALSE(says(limits(load_ladder("closed_knee")), "did not complete"));
+  EXPECT_FALSE(says(render_ladder_summary(load_ladder("closed_knee")), "Not complete"));
 
-  json cut = load("closed_knee");
+  json cut = load_ladder("closed_knee");
   cut["status"] = "interrupted";
   cut["end_reason"] = "interrupted by a signal during level 128";
   cut["rows"][4]["status"] = "interrupted";
@@ -369,19 +372,20 @@ TEST(LadderLimits, StoppedRunSaysWhatWasNotRun) {
 }
 
 TEST(LadderLimits, TableAndSearchSayWhatTheyDidNotMeasure) {
-  EXPECT_TRUE(says(limits(load("table_none")), "taken from a table as given and not re-measured"));
-  EXPECT_TRUE(says(limits(load("table_none")), "The table holds no server CPU"));
-  EXPECT_FALSE(says(limits(load("closed_knee")), "table"));
-  const std::string search = limits(load("search"));
+  EXPECT_TRUE(
+      says(limits(load_ladder("table_none")), "taken from a table as given and not re-measured"));
+  EXPECT_TRUE(says(limits(load_ladder("table_none")), "The table holds no server CPU"));
+  EXPECT_FALSE(says(limits(load_ladder("closed_knee")), "table"));
+  const std::string search = limits(load_ladder("search"));
   EXPECT_TRUE(says(search, "The rates between the search's steps were not measured"));
   EXPECT_TRUE(says(search, "The steps held 10 s, shorter than the confirming run (30 s)"));
-  EXPECT_FALSE(says(limits(load("closed_knee")), "search"));
+  EXPECT_FALSE(says(limits(load_ladder("closed_knee")), "search"));
 }
 
 // ---- Between levels ----
 
 TEST(LadderSummary, EventsTableReadsDrainWaitsPlainly) {
-  const std::string summary = render_ladder_summary(load("closed_knee"));
+  const std::string summary = render_ladder_summary(load_ladder("closed_knee"));
   const auto events = first_table(section(summary, "Between levels"));
   ASSERT_EQ(events.size(), 6u);
   EXPECT_EQ(events[0], (std::vector<std::string>{"level", "what", "command", "took", "result",
@@ -397,7 +401,7 @@ TEST(LadderSummary, EventsTableReadsDrainWaitsPlainly) {
                    "The drain gate was waited on 2 times, 1.75 s in all; the longest wait "
                    "was 1.5 s before level 16."));
 
-  json failed = load("closed_knee");
+  json failed = load_ladder("closed_knee");
   failed["events"][1]["ok"] = false;
   failed["events"][1]["exit_code"] = 3;
   failed["events"][1]["detail"] = "exit 3";
@@ -406,7 +410,7 @@ TEST(LadderSummary, EventsTableReadsDrainWaitsPlainly) {
   EXPECT_EQ(failed_events[2][2], "`./reset.sh | tee log`");  // the pipe is escaped, not a column
   EXPECT_EQ(failed_events[2][4], "FAILED: exit 3");
 
-  EXPECT_EQ(section(render_ladder_summary(load("open_repeats")), "Between levels"), "");
+  EXPECT_EQ(section(render_ladder_summary(load_ladder("open_repeats")), "Between levels"), "");
 }
 
 // ---- SLO values and nulls ----
@@ -420,7 +424,7 @@ size_t column_of(const std::vector<std::vector<std::string>>& table, const std::
 }
 
 TEST(LadderSummary, TableNeverRoundsAFailureIntoAPass) {
-  json result = load("closed_knee");
+  json result = load_ladder("closed_knee");
   json& level = result["analysis"]["levels"][3];
   level["p95_ms"] = 1000.04;
   level["slo"][0] = {{"expression", "p95<=1s"},
@@ -440,7 +444,7 @@ TEST(LadderSummary, TableNeverRoundsAFailureIntoAPass) {
 }
 
 TEST(LadderSummary, NullsAreDashesNeverZeroOrNull) {
-  const std::string summary = render_ladder_summary(load("table_none"));
+  const std::string summary = render_ladder_summary(load_ladder("table_none"));
   EXPECT_FALSE(says(summary, "null"));
   const auto table = first_table(section(summary, "Levels"));
   for (size_t r = 1; r < table.size(); ++r) {
@@ -469,7 +473,7 @@ TEST(LadderSummary, MissingOptionalKeysReadAsNotRecorded) {
   EXPECT_TRUE(says(summary, "Noise floor: not recorded.")) << summary;
 
   // Every optional key of a full result, removed one at a time.
-  const json full = load("search");
+  const json full = load_ladder("search");
   for (const auto& [key, value] : full.items()) {
     if (key == "schema" || key == "kind" || key == "status" || key == "analysis") continue;
     json without = full;
@@ -498,7 +502,7 @@ void expect_throws_naming(const json& result, const std::string& key, bool csv =
 
 TEST(LadderSummary, NoLevelYetSaysSoAndWhy) {
   // A ladder whose pre-check or first drain gate failed has rows: [] and analysis: null.
-  json result = load("closed_knee");
+  json result = load_ladder("closed_knee");
   result["rows"] = json::array();
   result["analysis"] = nullptr;
   result["status"] = "failed";
@@ -514,23 +518,23 @@ TEST(LadderSummary, NoLevelYetSaysSoAndWhy) {
 
 TEST(LadderSummary, MissingRequiredKeyThrowsNamingIt) {
   for (const char* key : {"schema", "kind", "status"}) {
-    json result = load("closed_knee");
+    json result = load_ladder("closed_knee");
     result.erase(key);
     expect_throws_naming(result, std::string("'") + key + "'");
   }
-  json result = load("closed_knee");
+  json result = load_ladder("closed_knee");
   result["analysis"]["levels"][1].erase("achieved_rps");
   expect_throws_naming(result, "'analysis.levels[1].achieved_rps'");
-  result = load("closed_knee");
+  result = load_ladder("closed_knee");
   result["rows"][2].erase("level");
   expect_throws_naming(result, "'rows[2].level'");
-  result = load("closed_knee");
+  result = load_ladder("closed_knee");
   result["analysis"]["levels"][0]["p95_ms"] = "fast";
   expect_throws_naming(result, "'analysis.levels[0].p95_ms' is not a number");
-  result = load("closed_knee");
+  result = load_ladder("closed_knee");
   result["schema"] = "proofload.result/v1";
   expect_throws_naming(result, "proofload.result/v1");
-  result = load("closed_knee");
+  result = load_ladder("closed_knee");
   result.erase("rows");
   expect_throws_naming(result, "'rows'", /*csv=*/true);
 }
@@ -539,7 +543,7 @@ TEST(LadderSummary, MissingRequiredKeyThrowsNamingIt) {
 
 TEST(LadderSummary, RendersTheSameBytesAgainFromTheWrittenJson) {
   for (const char* name : {"closed_knee", "open_repeats", "table_none", "search"}) {
-    const json result = load(name);
+    const json result = load_ladder(name);
     const json reread = json::parse(result.dump(2));  // as `proofload report DIR` reads it back
     EXPECT_EQ(render_ladder_summary(result), render_ladder_summary(reread)) << name;
     EXPECT_EQ(render_levels_csv(result), render_levels_csv(reread)) << name;
@@ -548,9 +552,9 @@ TEST(LadderSummary, RendersTheSameBytesAgainFromTheWrittenJson) {
 
 TEST(LadderSummary, MatchesGolden) {
   testing_support::expect_matches_golden("ladder/closed_knee.summary.md",
-                                         render_ladder_summary(load("closed_knee")));
+                                         render_ladder_summary(load_ladder("closed_knee")));
   testing_support::expect_matches_golden("ladder/search.summary.md",
-                                         render_ladder_summary(load("search")));
+                                         render_ladder_summary(load_ladder("search")));
 }
 
 }  // namespace

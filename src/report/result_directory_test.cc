@@ -25,17 +25,10 @@ namespace proofload::report {
 namespace {
 
 using nlohmann::json;
+using testing_support::lines_of;
 using testing_support::make_synthetic_result;
 using testing_support::read_file;
 using testing_support::ScratchDirectory;
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::string line;
-  std::istringstream in(text);
-  while (std::getline(in, line)) lines.push_back(line);
-  return lines;
-}
 
 // Interval lines of an HdrHistogram log: not comments, not the quoted legend.
 int hlog_intervals(const std::filesystem::path& path) {

@@ -137,6 +137,14 @@ std::string read_file(const std::filesystem::path& path) {
   return content.str();
 }
 
+std::vector<std::string> lines_of(const std::string& text) {
+  std::vector<std::string> lines;
+  std::string line;
+  std::istringstream in(text);
+  while (std::getline(in, line)) lines.push_back(line);
+  return lines;
+}
+
 void expect_matches_golden(std::string_view name, const std::string& actual) {
   const std::filesystem::path path = std::filesystem::path(PL_REPORT_TESTDATA_DIR) / name;
   const char* update = std::getenv("PROOFLOAD_UPDATE_GOLDEN");

@@ -24,6 +24,8 @@ RunResult make_synthetic_result();
 void expect_matches_golden(std::string_view name, const std::string& actual);
 
 std::string read_file(const std::filesystem::path& path);
+// The text's lines, without their line ends.
+std::vector<std::string> lines_of(const std::string& text);
 
 // A fresh, empty directory under the test's temp dir, removed when this goes out of scope.
 class ScratchDirectory {

@@ -11,6 +11,7 @@
 namespace proofload::report {
 namespace {
 
+using testing_support::lines_of;
 using testing_support::make_synthetic_result;
 
 std::vector<std::string> split(const std::string& line, char separator) {
@@ -20,14 +21,6 @@ std::vector<std::string> split(const std::string& line, char separator) {
   while (std::getline(in, cell, separator)) cells.push_back(cell);
   if (!line.empty() && line.back() == separator) cells.emplace_back();
   return cells;
-}
-
-std::vector<std::string> lines_of(const std::string& text) {
-  std::vector<std::string> lines;
-  std::string line;
-  std::istringstream in(text);
-  while (std::getline(in, line)) lines.push_back(line);
-  return lines;
 }
 
 TEST(WindowsCsv, MatchesGolden) {

@@ -13,7 +13,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kDocument = "compare result.json";
+constexpr const char* kCompareDocument = "compare result.json";
 
 json settings_json(const CompareSettings& s) {
   return {{"matrix_file", text_or_null(s.matrix_file)},
@@ -33,7 +33,7 @@ json settings_json(const CompareSettings& s) {
           {"warmup_s", s.warmup_s}};
 }
 
-CompareSettings settings_from_json(const JsonReader& r) {
+CompareSettings compare_settings_from_json(const JsonReader& r) {
   CompareSettings s;
   s.matrix_file = r.text("matrix_file");
   if (const std::string metric = r.text("metric"); !metric.empty()) s.metric = metric;
@@ -131,7 +131,7 @@ void judge_compare(CompareResult& result) {
   try {
     options.metric = analyze::parse_compare_metric(result.settings.metric);
   } catch (const UsageError&) {
-    throw std::runtime_error(std::string(kDocument) + ": settings.metric \"" +
+    throw std::runtime_error(std::string(kCompareDocument) + ": settings.metric \"" +
                              result.settings.metric + "\" is not a metric proofload knows");
   }
   options.min_effect = result.settings.min_effect;
@@ -166,9 +166,9 @@ json compare_to_json(const CompareResult& r) {
 CompareResult compare_from_json(const json& document) {
   CompareResult r;
   static_cast<ExperimentRecord&>(r) =
-      experiment_record_from_json(document, kCompareSchema, "compare", kDocument);
-  const JsonReader top(&document, "", kDocument);
-  r.settings = settings_from_json(top.object("settings"));
+      experiment_record_from_json(document, kCompareSchema, "compare", kCompareDocument);
+  const JsonReader top(&document, "", kCompareDocument);
+  r.settings = compare_settings_from_json(top.object("settings"));
   const JsonReader compare = top.object("compare");
   for (const JsonReader& run : compare.objects("runs")) r.runs.push_back(run_from_json(run));
   judge_compare(r);

@@ -22,7 +22,7 @@ CompareRun run(const std::string& side, const std::string& check, const std::str
   return r;
 }
 
-CompareResult sample() {
+CompareResult compare_sample() {
   CompareResult r;
   r.status = "complete";
   r.proofload_version = "1.0";
@@ -43,7 +43,7 @@ CompareResult sample() {
 }
 
 TEST(CompareResult, CellsGatherEachChecksRepeatsPerSide) {
-  const std::vector<analyze::CompareCell> cells = compare_cells(sample().runs);
+  const std::vector<analyze::CompareCell> cells = compare_cells(compare_sample().runs);
   ASSERT_EQ(cells.size(), 3u);
   EXPECT_EQ(cells[0].name, "lookup");
   EXPECT_EQ(cells[0].a, (std::vector<double>{10.1, 10.2, 10.3}));
@@ -55,7 +55,7 @@ TEST(CompareResult, CellsGatherEachChecksRepeatsPerSide) {
 }
 
 TEST(CompareResult, WrittenKeysAreTheOnesScriptsRead) {
-  const nlohmann::json j = compare_to_json(sample());
+  const nlohmann::json j = compare_to_json(compare_sample());
   EXPECT_EQ(j["schema"], kCompareSchema);
   EXPECT_EQ(j["kind"], "compare");
   const nlohmann::json& headline = j["compare"]["headline"];
@@ -76,7 +76,7 @@ TEST(CompareResult, WrittenKeysAreTheOnesScriptsRead) {
 }
 
 TEST(CompareResult, ReadsBackAndJudgesAgainFromTheRuns) {
-  const CompareResult written = sample();
+  const CompareResult written = compare_sample();
   nlohmann::json j = compare_to_json(written);
   CompareResult read = compare_from_json(j);
   EXPECT_EQ(compare_to_json(read), j);
@@ -91,10 +91,10 @@ TEST(CompareResult, ReadsBackAndJudgesAgainFromTheRuns) {
 }
 
 TEST(CompareResult, AWrongValueNamesItsKey) {
-  nlohmann::json j = compare_to_json(sample());
+  nlohmann::json j = compare_to_json(compare_sample());
   j["compare"]["runs"][0]["side"] = "c";
   EXPECT_THROW(compare_from_json(j), std::runtime_error);
-  j = compare_to_json(sample());
+  j = compare_to_json(compare_sample());
   j["settings"]["metric"] = "p42";
   try {
     compare_from_json(j);

@@ -89,6 +89,11 @@ std::string JsonReader::text(std::string_view key) const {
   return value->get<std::string>();
 }
 
+std::optional<std::string> JsonReader::optional_text(std::string_view key) const {
+  if (find(key) == nullptr) return std::nullopt;
+  return text(key);
+}
+
 std::string JsonReader::required_text(std::string_view key) const {
   required(key);
   return text(key);

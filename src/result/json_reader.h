@@ -37,6 +37,7 @@ class JsonReader {
   // (1200.0); anything else throws.
   std::optional<int64_t> count(std::string_view key) const;
   std::string text(std::string_view key) const;  // "" when missing
+  std::optional<std::string> optional_text(std::string_view key) const;  // none when missing
   std::string required_text(std::string_view key) const;
   std::optional<bool> boolean(std::string_view key) const;
   JsonReader object(std::string_view key) const;

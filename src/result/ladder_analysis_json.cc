@@ -100,7 +100,7 @@ nlohmann::json level_ref_json(const LevelAnalysis& level) {
 
 // ---- reading back ----
 
-constexpr std::string_view kDocument = "ladder result.json";
+constexpr std::string_view kLadderAnalysisDocument = "ladder result.json";
 
 template <typename Enum, size_t N>
 Enum enum_of(const JsonReader& r, std::string_view key, const std::array<Enum, N>& values,
@@ -239,9 +239,10 @@ nlohmann::json analysis_to_json(const LadderAnalysis& analysis) {
 
 LadderAnalysis analysis_from_json(const nlohmann::json& analysis) {
   if (!analysis.is_object()) {
-    throw std::runtime_error(std::string(kDocument) + ": 'analysis' is not an object");
+    throw std::runtime_error(std::string(kLadderAnalysisDocument) +
+                             ": 'analysis' is not an object");
   }
-  const JsonReader a(&analysis, "analysis", kDocument);
+  const JsonReader a(&analysis, "analysis", kLadderAnalysisDocument);
   LadderAnalysis out;
   out.loop = enum_of(a, "loop", std::array{Loop::kClosed, Loop::kOpen}, loop_text, Loop::kClosed);
   const JsonReader slo = a.object("slo");

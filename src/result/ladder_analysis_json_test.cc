@@ -16,7 +16,7 @@ namespace {
 using nlohmann::json;
 using testing::recorded;
 
-std::string error_of(const json& analysis) {
+std::string analysis_error_of(const json& analysis) {
   try {
     analysis_from_json(analysis);
   } catch (const std::runtime_error& e) {
@@ -56,18 +56,20 @@ TEST(LadderAnalysisJson, AFileFromBeforeGoodputReadsItsAchievedFigures) {
 TEST(LadderAnalysisJson, AFileThatContradictsItselfIsRefusedNamingTheKey) {
   json knee_elsewhere = recorded("closed_knee.json")["analysis"];
   knee_elsewhere["knee"]["level"] = 12345;
-  EXPECT_NE(error_of(knee_elsewhere).find("analysis.knee"), std::string::npos)
-      << error_of(knee_elsewhere);
+  EXPECT_NE(analysis_error_of(knee_elsewhere).find("analysis.knee"), std::string::npos)
+      << analysis_error_of(knee_elsewhere);
   json unknown_verdict = recorded("closed_knee.json")["analysis"];
   unknown_verdict["levels"][0]["verdict"] = "splendid";
-  EXPECT_NE(error_of(unknown_verdict).find("verdict"), std::string::npos)
-      << error_of(unknown_verdict);
+  EXPECT_NE(analysis_error_of(unknown_verdict).find("verdict"), std::string::npos)
+      << analysis_error_of(unknown_verdict);
   json no_levels = recorded("closed_knee.json")["analysis"];
   no_levels.erase("levels");
-  EXPECT_NE(error_of(no_levels).find("levels"), std::string::npos) << error_of(no_levels);
+  EXPECT_NE(analysis_error_of(no_levels).find("levels"), std::string::npos)
+      << analysis_error_of(no_levels);
   json no_achieved = recorded("closed_knee.json")["analysis"];
   no_achieved["levels"][1].erase("achieved_rps");
-  EXPECT_NE(error_of(no_achieved).find("achieved_rps"), std::string::npos) << error_of(no_achieved);
+  EXPECT_NE(analysis_error_of(no_achieved).find("achieved_rps"), std::string::npos)
+      << analysis_error_of(no_achieved);
 }
 
 }  // namespace

@@ -16,7 +16,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kDocument = "ladder result.json";
+constexpr std::string_view kLadderDocument = "ladder result.json";
 
 // ---- writing ----
 
@@ -81,23 +81,18 @@ json settings_json(const LadderSettings& s, bool table) {
 
 // ---- reading ----
 
-[[noreturn]] void fail(const std::string& message) {
-  throw std::runtime_error(std::string(kDocument) + ": " + message);
+[[noreturn]] void fail_ladder(const std::string& message) {
+  throw std::runtime_error(std::string(kLadderDocument) + ": " + message);
 }
 
 JsonReader top_of(const json& result) {
-  if (!result.is_object()) fail("the result is not a JSON object");
-  JsonReader top(&result, "", kDocument);
+  if (!result.is_object()) fail_ladder("the result is not a JSON object");
+  JsonReader top(&result, "", kLadderDocument);
   const std::string schema = top.required_text("schema");
   if (schema != kLadderSchema) {
-    fail("schema is \"" + schema + "\", not \"" + std::string(kLadderSchema) + "\"");
+    fail_ladder("schema is \"" + schema + "\", not \"" + std::string(kLadderSchema) + "\"");
   }
   return top;
-}
-
-std::optional<std::string> optional_text(const JsonReader& r, std::string_view key) {
-  if (r.find(key) == nullptr) return std::nullopt;
-  return r.text(key);
 }
 
 LadderRow ladder_row_from_json(const JsonReader& r) {
@@ -127,7 +122,7 @@ std::optional<SearchRecord> search_from_json(const JsonReader& top) {
   return s;
 }
 
-LadderSettings settings_from_json(const JsonReader& r) {
+LadderSettings ladder_settings_from_json(const JsonReader& r) {
   LadderSettings s;
   s.loop = r.text("loop");
   s.levels = r.numbers("levels").value_or(std::vector<double>{});
@@ -142,13 +137,13 @@ LadderSettings settings_from_json(const JsonReader& r) {
     s.max_concurrency = static_cast<int>(*n);
   }
   s.max_rate = r.number("max_rate");
-  s.precheck = optional_text(r, "precheck");
-  s.abort_when = optional_text(r, "abort_when");
-  s.drain_until = optional_text(r, "drain_until");
+  s.precheck = r.optional_text("precheck");
+  s.abort_when = r.optional_text("abort_when");
+  s.drain_until = r.optional_text("drain_until");
   s.drain_timeout_s = r.number("drain_timeout_s");
   const JsonReader hooks = r.object("hooks");
-  s.hooks = {optional_text(hooks, "before_level"), optional_text(hooks, "after_level"),
-             optional_text(hooks, "reset"), optional_text(hooks, "restore")};
+  s.hooks = {hooks.optional_text("before_level"), hooks.optional_text("after_level"),
+             hooks.optional_text("reset"), hooks.optional_text("restore")};
   s.hook_timeout_s = r.number("hook_timeout_s");
   s.observe = r.texts("observe");
   s.server_observed = r.boolean("server_observed");
@@ -259,7 +254,7 @@ LadderResult ladder_from_json(const json& result) {
   LadderResult r;
   r.kind = top.required_text("kind");
   if (r.kind != "ladder" && r.kind != "search" && r.kind != "analyze") {
-    fail("kind \"" + r.kind + "\" is none of ladder, search, analyze");
+    fail_ladder("kind \"" + r.kind + "\" is none of ladder, search, analyze");
   }
   r.status = top.required_text("status");
   r.end_reason = top.text("end_reason");
@@ -269,7 +264,7 @@ LadderResult ladder_from_json(const json& result) {
   r.finished_at = top.text("finished_at");
 
   r.source = source_from_json(top.object("source"));
-  r.settings = settings_from_json(top.object("settings"));
+  r.settings = ladder_settings_from_json(top.object("settings"));
 
   if (const JsonReader bar = top.object("ci_bar"); bar.present()) {
     r.ci_bar = CiBar{bar.boolean("fail_if_none").value_or(false), bar.number("fail_below_rps"),

@@ -17,7 +17,7 @@ namespace {
 using nlohmann::json;
 using testing::recorded;
 
-std::string error_of(const json& result) {
+std::string ladder_error_of(const json& result) {
   try {
     ladder_from_json(result);
   } catch (const std::runtime_error& e) {
@@ -93,17 +93,19 @@ TEST(LadderResultJson, WhatAFileLeftOutReadsAsNotRecorded) {
 TEST(LadderResultJson, AMissingRequiredKeyIsRefusedWithItsPath) {
   json no_level = recorded("closed_knee.json");
   no_level["rows"][2].erase("level");
-  EXPECT_NE(error_of(no_level).find("'rows[2].level'"), std::string::npos) << error_of(no_level);
+  EXPECT_NE(ladder_error_of(no_level).find("'rows[2].level'"), std::string::npos)
+      << ladder_error_of(no_level);
   json bad_kind = recorded("closed_knee.json");
   bad_kind["kind"] = "soak";
-  EXPECT_NE(error_of(bad_kind).find("soak"), std::string::npos) << error_of(bad_kind);
+  EXPECT_NE(ladder_error_of(bad_kind).find("soak"), std::string::npos) << ladder_error_of(bad_kind);
   json bad_step = recorded("search.json");
   bad_step["search"]["steps"][0].erase("rate_rps");
-  EXPECT_NE(error_of(bad_step).find("search.steps[0].rate_rps"), std::string::npos)
-      << error_of(bad_step);
+  EXPECT_NE(ladder_error_of(bad_step).find("search.steps[0].rate_rps"), std::string::npos)
+      << ladder_error_of(bad_step);
   json fraction = recorded("closed_knee.json");
   fraction["rows"][0]["requests"] = 12.5;
-  EXPECT_NE(error_of(fraction).find("'rows[0].requests'"), std::string::npos) << error_of(fraction);
+  EXPECT_NE(ladder_error_of(fraction).find("'rows[0].requests'"), std::string::npos)
+      << ladder_error_of(fraction);
 }
 
 }  // namespace

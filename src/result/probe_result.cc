@@ -11,7 +11,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kDocument = "probe result.json";
+constexpr const char* kProbeDocument = "probe result.json";
 
 json settings_json(const ProbeSettings& s) {
   return {{"sources", s.sources},
@@ -27,24 +27,19 @@ json settings_json(const ProbeSettings& s) {
           {"scenario_request", optional_json(s.scenario_request)}};
 }
 
-std::optional<std::string> optional_text(const JsonReader& r, std::string_view key) {
-  if (r.find(key) == nullptr) return std::nullopt;
-  return r.text(key);
-}
-
-ProbeSettings settings_from_json(const JsonReader& r) {
+ProbeSettings probe_settings_from_json(const JsonReader& r) {
   ProbeSettings s;
   s.sources = r.texts("sources");
   s.connections_per_source = r.count("connections_per_source").value_or(1);
   s.rate_per_source = r.number("rate_per_source");
   s.duration_s = r.number("duration_s").value_or(0);
   s.settle_s = r.number("settle_s").value_or(10);
-  s.expect = optional_text(r, "expect");
+  s.expect = r.optional_text("expect");
   s.tolerance = r.number("tolerance").value_or(0.10);
   s.variants = r.texts("variants");
   s.variant_duration_s = r.number("variant_duration_s").value_or(0);
   if (const std::string method = r.text("method"); !method.empty()) s.method = method;
-  s.scenario_request = optional_text(r, "scenario_request");
+  s.scenario_request = r.optional_text("scenario_request");
   return s;
 }
 
@@ -231,9 +226,9 @@ json probe_to_json(const ProbeResult& r) {
 ProbeResult probe_from_json(const json& result) {
   ProbeResult r;
   static_cast<ExperimentRecord&>(r) =
-      experiment_record_from_json(result, kProbeSchema, "probe", kDocument);
-  const JsonReader top(&result, "", kDocument);
-  r.settings = settings_from_json(top.object("settings"));
+      experiment_record_from_json(result, kProbeSchema, "probe", kProbeDocument);
+  const JsonReader top(&result, "", kProbeDocument);
+  r.settings = probe_settings_from_json(top.object("settings"));
   r.measured_s = top.number("measured_s").value_or(0);
   probe_from_file(top.object("probe"), r);
   return r;

@@ -20,7 +20,7 @@ ProbeResult round_trip(const ProbeResult& r) {
   return probe_from_json(json::parse(probe_to_json(r).dump()));
 }
 
-std::string error_of(const json& file) {
+std::string probe_error_of(const json& file) {
   try {
     probe_from_json(file);
   } catch (const std::runtime_error& e) {
@@ -112,28 +112,29 @@ TEST(ProbeResultJson, ADamagedFileIsRefusedNamingTheKey) {
   const json good = probe_to_json(shared_probe());
   json file = good;
   file["probe"]["sources"][1].erase("address");
-  EXPECT_EQ(error_of(file), "probe result.json: missing required key 'probe.sources[1].address'");
+  EXPECT_EQ(probe_error_of(file),
+            "probe result.json: missing required key 'probe.sources[1].address'");
   file = good;
   file["probe"]["sources"][0]["per_second"][2]["second"] = "two";
-  EXPECT_NE(error_of(file).find("probe.sources[0].per_second[2].second"), std::string::npos)
-      << error_of(file);
+  EXPECT_NE(probe_error_of(file).find("probe.sources[0].per_second[2].second"), std::string::npos)
+      << probe_error_of(file);
   file = good;
   file["probe"]["sources"][0]["per_second"][2].erase("second");
-  EXPECT_NE(error_of(file).find("probe.sources[0].per_second[2].second"), std::string::npos)
-      << error_of(file);
+  EXPECT_NE(probe_error_of(file).find("probe.sources[0].per_second[2].second"), std::string::npos)
+      << probe_error_of(file);
   file = good;
   file["probe"]["sources"][0]["sustained_per_s"].erase("mean");
-  EXPECT_NE(error_of(file).find("probe.sources[0].sustained_per_s.mean"), std::string::npos);
+  EXPECT_NE(probe_error_of(file).find("probe.sources[0].sustained_per_s.mean"), std::string::npos);
   file = good;
   file["probe"]["correlations"][0]["r"] = "strong";
-  EXPECT_NE(error_of(file).find("probe.correlations[0].r"), std::string::npos);
+  EXPECT_NE(probe_error_of(file).find("probe.correlations[0].r"), std::string::npos);
   file = good;
   file["probe"]["variants"] = 3;
-  EXPECT_NE(error_of(file).find("probe.variants"), std::string::npos);
+  EXPECT_NE(probe_error_of(file).find("probe.variants"), std::string::npos);
   file = good;
   file["schema"] = "proofload.soak/v1";
-  EXPECT_NE(error_of(file).find("schema"), std::string::npos);
-  EXPECT_NE(error_of(json::array()).find("not a JSON object"), std::string::npos);
+  EXPECT_NE(probe_error_of(file).find("schema"), std::string::npos);
+  EXPECT_NE(probe_error_of(json::array()).find("not a JSON object"), std::string::npos);
 }
 
 }  // namespace

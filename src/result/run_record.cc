@@ -15,7 +15,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr std::string_view kDocument = "run result.json";
+constexpr std::string_view kRunDocument = "run result.json";
 
 // ---- writing ----
 
@@ -135,8 +135,8 @@ json server_json(const ServerRecord& s) {
 
 // ---- reading ----
 
-[[noreturn]] void fail(const std::string& message) {
-  throw std::runtime_error(std::string(kDocument) + ": " + message);
+[[noreturn]] void fail_run(const std::string& message) {
+  throw std::runtime_error(std::string(kRunDocument) + ": " + message);
 }
 
 Latency latency_from(const JsonReader& r) {
@@ -272,7 +272,7 @@ bool SourceRecord::is_host() const {
 
 void RunRecord::read_spec(nlohmann::json recorded_spec) {
   spec = std::move(recorded_spec);
-  const JsonReader s(spec.is_object() ? &spec : nullptr, "spec", kDocument);
+  const JsonReader s(spec.is_object() ? &spec : nullptr, "spec", kRunDocument);
   observe_only = s.text("command") == "observe";
   target = s.text("target");
   executor = s.text("executor");
@@ -399,16 +399,16 @@ json run_to_json(const RunRecord& r) {
 }
 
 RunRecord run_from_json(const json& result) {
-  if (!result.is_object()) fail("not a JSON object");
-  const JsonReader top(&result, "", kDocument);
+  if (!result.is_object()) fail_run("not a JSON object");
+  const JsonReader top(&result, "", kRunDocument);
   top.required("schema");
   const std::string schema = top.text("schema");
-  if (schema != kRunSchema) fail("schema is '" + schema + "', not " + std::string(kRunSchema));
+  if (schema != kRunSchema) fail_run("schema is '" + schema + "', not " + std::string(kRunSchema));
   RunRecord v;
   top.required("status");
   v.status = top.text("status");
   const json& summary = top.required("summary");
-  if (!summary.is_object()) fail("'summary' is not an object");
+  if (!summary.is_object()) fail_run("'summary' is not an object");
   v.summary_recorded = true;
   v.end_reason = top.text("end_reason");
   v.proofload_version = top.text("proofload_version");

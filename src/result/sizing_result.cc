@@ -9,12 +9,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kDocument = "sizing result.json";
-
-std::optional<std::string> optional_text(const JsonReader& r, std::string_view key) {
-  if (r.find(key) == nullptr) return std::nullopt;
-  return r.text(key);
-}
+constexpr const char* kSizingDocument = "sizing result.json";
 
 json config_json(const SizingConfigRecord& c) {
   return {{"name", c.name},
@@ -81,11 +76,11 @@ json settings_json(const SizingSettings& s) {
           {"observe", s.observe}};
 }
 
-SizingSettings settings_from_json(const JsonReader& r) {
+SizingSettings sizing_settings_from_json(const JsonReader& r) {
   SizingSettings s;
-  s.apply = optional_text(r, "apply");
-  s.restore = optional_text(r, "restore");
-  s.ready_until = optional_text(r, "ready_until");
+  s.apply = r.optional_text("apply");
+  s.restore = r.optional_text("restore");
+  s.ready_until = r.optional_text("ready_until");
   s.ready_timeout_s = r.number("ready_timeout_s").value_or(60);
   s.hook_timeout_s = r.number("hook_timeout_s").value_or(60);
   s.loop = r.text("loop");
@@ -112,9 +107,9 @@ json sizing_to_json(const SizingResult& r) {
 SizingResult sizing_from_json(const json& document) {
   SizingResult r;
   static_cast<ExperimentRecord&>(r) =
-      experiment_record_from_json(document, kSizingSchema, "sizing", kDocument);
-  const JsonReader top(&document, "", kDocument);
-  r.settings = settings_from_json(top.object("settings"));
+      experiment_record_from_json(document, kSizingSchema, "sizing", kSizingDocument);
+  const JsonReader top(&document, "", kSizingDocument);
+  r.settings = sizing_settings_from_json(top.object("settings"));
   for (const JsonReader& c : top.object("sizing").objects("configs")) {
     r.configs.push_back(config_from_json(c));
   }

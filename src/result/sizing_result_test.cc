@@ -6,7 +6,7 @@
 namespace proofload::result {
 namespace {
 
-SizingResult sample() {
+SizingResult sizing_sample() {
   SizingResult r;
   r.status = "interrupted";
   r.end_reason = "interrupted by a signal in configuration 2x500m/1Gi";
@@ -51,7 +51,7 @@ SizingResult sample() {
 }
 
 TEST(SizingResult, RoundTripsEveryField) {
-  const SizingResult r = sample();
+  const SizingResult r = sizing_sample();
   const nlohmann::json json = sizing_to_json(r);
   EXPECT_EQ(json["schema"], kSizingSchema);
   EXPECT_EQ(json["kind"], "sizing");
@@ -71,13 +71,13 @@ TEST(SizingResult, RoundTripsEveryField) {
 }
 
 TEST(SizingResult, RequiresTheSchemaAndEachConfigsName) {
-  nlohmann::json json = sizing_to_json(sample());
+  nlohmann::json json = sizing_to_json(sizing_sample());
   json["sizing"]["configs"][0].erase("name");
   EXPECT_THROW(sizing_from_json(json), std::runtime_error);
-  json = sizing_to_json(sample());
+  json = sizing_to_json(sizing_sample());
   json["schema"] = "proofload.ladder/v1";
   EXPECT_THROW(sizing_from_json(json), std::runtime_error);
-  json = sizing_to_json(sample());
+  json = sizing_to_json(sizing_sample());
   json["sizing"]["configs"][0]["throttled_share"] = "a lot";
   EXPECT_THROW(sizing_from_json(json), std::runtime_error);
 }

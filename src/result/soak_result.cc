@@ -11,7 +11,7 @@ namespace {
 
 using nlohmann::json;
 
-constexpr const char* kDocument = "soak result.json";
+constexpr const char* kSoakDocument = "soak result.json";
 
 json drift_json(const analyze::Drift& d) {
   json blocks = json::array();
@@ -116,7 +116,7 @@ json settings_json(const SoakSettings& s) {
           {"server_observed", s.server_observed}};
 }
 
-SoakSettings settings_from_json(const JsonReader& r) {
+SoakSettings soak_settings_from_json(const JsonReader& r) {
   SoakSettings s;
   s.loop = r.text("loop");
   s.rate_rps = r.number("rate_rps");
@@ -291,11 +291,11 @@ json soak_to_json(const SoakResult& r) {
 SoakResult soak_from_json(const json& result) {
   SoakResult r;
   static_cast<ExperimentRecord&>(r) =
-      experiment_record_from_json(result, kSoakSchema, "soak", kDocument);
-  const JsonReader top(&result, "", kDocument);
+      experiment_record_from_json(result, kSoakSchema, "soak", kSoakDocument);
+  const JsonReader top(&result, "", kSoakDocument);
   r.hold_start_unix_ns =
       static_cast<int64_t>(top.unsigned_integer("hold_start_unix_ns").value_or(0));
-  r.settings = settings_from_json(top.object("settings"));
+  r.settings = soak_settings_from_json(top.object("settings"));
   const JsonReader soak = top.object("soak");
   r.summary = summary_from_json(soak.object("summary"));
   for (const JsonReader& w : soak.objects("ramp")) r.ramp.push_back(soak_window_from_json(w));

@@ -20,12 +20,12 @@ long allocations_so_far();  // template_test.cc
 namespace proofload::workload {
 namespace {
 
-using Kind = DataSpec::Kind;
+using SourceKind = DataSpec::Kind;
 
 DataSpec list_spec(std::vector<std::string> values, bool sequential = false) {
   DataSpec spec;
   spec.name = "item";
-  spec.kind = Kind::kList;
+  spec.kind = SourceKind::kList;
   spec.values = std::move(values);
   spec.sequential = sequential;
   return spec;
@@ -34,7 +34,7 @@ DataSpec list_spec(std::vector<std::string> values, bool sequential = false) {
 DataSpec sequence_spec(int64_t start, int64_t step) {
   DataSpec spec;
   spec.name = "n";
-  spec.kind = Kind::kSequence;
+  spec.kind = SourceKind::kSequence;
   spec.start = start;
   spec.step = step;
   return spec;
@@ -43,7 +43,7 @@ DataSpec sequence_spec(int64_t start, int64_t step) {
 DataSpec int_spec(int64_t min, int64_t max) {
   DataSpec spec;
   spec.name = "i";
-  spec.kind = Kind::kIntRange;
+  spec.kind = SourceKind::kIntRange;
   spec.min = min;
   spec.max = max;
   return spec;
@@ -52,21 +52,21 @@ DataSpec int_spec(int64_t min, int64_t max) {
 DataSpec word_spec() {
   DataSpec spec;
   spec.name = "word";
-  spec.kind = Kind::kWord;
+  spec.kind = SourceKind::kWord;
   return spec;
 }
 
 DataSpec uuid_spec() {
   DataSpec spec;
   spec.name = "id";
-  spec.kind = Kind::kUuid;
+  spec.kind = SourceKind::kUuid;
   return spec;
 }
 
 DataSpec pool_spec(const std::string& name, int64_t size, DataSpec of) {
   DataSpec spec;
   spec.name = name;
-  spec.kind = Kind::kPool;
+  spec.kind = SourceKind::kPool;
   spec.pool_size = size;
   spec.pool_of = {std::move(of)};
   return spec;
@@ -82,7 +82,7 @@ std::vector<std::string> draws(const DataSource& source, int count, int worker =
   return out;
 }
 
-std::string usage_error_of(const std::function<void()>& action) {
+std::string compile_error_of(const std::function<void()>& action) {
   try {
     action();
   } catch (const UsageError& error) {
@@ -92,7 +92,7 @@ std::string usage_error_of(const std::function<void()>& action) {
   return "";
 }
 
-std::string write_file(const std::string& name, const std::string& content) {
+std::string write_data_file(const std::string& name, const std::string& content) {
   const std::string path = testing::TempDir() + "data_source_test_" + name;
   std::ofstream(path, std::ios::binary) << content;
   return path;
@@ -271,29 +271,30 @@ TEST(DataSource, PoolRepeatsOnlyItsNValues) {
 }
 
 TEST(DataSource, ImpossibleSpecsAreUsageErrors) {
-  EXPECT_EQ(usage_error_of([] { DataSource::compile(list_spec({}), 1); }),
+  EXPECT_EQ(compile_error_of([] { DataSource::compile(list_spec({}), 1); }),
             "data 'item': the list of values is empty");
-  EXPECT_EQ(usage_error_of([] { DataSource::compile(int_spec(5, 3), 1); }),
+  EXPECT_EQ(compile_error_of([] { DataSource::compile(int_spec(5, 3), 1); }),
             "data 'i': int min (5) is greater than max (3)");
-  EXPECT_NE(usage_error_of([] { DataSource::compile(sequence_spec(1, 0), 1); }).find("step"),
+  EXPECT_NE(compile_error_of([] { DataSource::compile(sequence_spec(1, 0), 1); }).find("step"),
             std::string::npos);
-  EXPECT_NE(usage_error_of([] {
+  EXPECT_NE(compile_error_of([] {
               DataSource::compile(pool_spec("p", 0, uuid_spec()), 1);
             }).find("pool size"),
             std::string::npos);
   DataSpec no_generator = pool_spec("p", 3, uuid_spec());
   no_generator.pool_of.clear();
-  EXPECT_NE(usage_error_of([&] { DataSource::compile(no_generator, 1); }).find("'of'"),
+  EXPECT_NE(compile_error_of([&] { DataSource::compile(no_generator, 1); }).find("'of'"),
             std::string::npos);
   DataSpec csv;
   csv.name = "user";
-  csv.kind = Kind::kCsvColumn;
+  csv.kind = SourceKind::kCsvColumn;
   csv.values = {"ann"};
-  EXPECT_NE(usage_error_of([&] { DataSource::compile(csv, 1); }).find("column"), std::string::npos);
+  EXPECT_NE(compile_error_of([&] { DataSource::compile(csv, 1); }).find("column"),
+            std::string::npos);
   csv.column = "name";
   csv.path = "users.csv";
   csv.values.clear();
-  EXPECT_EQ(usage_error_of([&] { DataSource::compile(csv, 1); }),
+  EXPECT_EQ(compile_error_of([&] { DataSource::compile(csv, 1); }),
             "data 'user': file 'users.csv' has no values");
   // An impossible inner generator is reported too.
   EXPECT_THROW(DataSource::compile(pool_spec("p", 3, int_spec(2, 1)), 1), UsageError);
@@ -324,31 +325,31 @@ TEST(DataSource, DrawsDoNotAllocateOnceTheBufferIsBigEnough) {
 }
 
 TEST(DataFiles, LinesFileSkipsBlankLinesAndCarriageReturns) {
-  const std::string path = write_file("lines", "alpha\r\n\r\n  \nbeta\n\ngamma delta\n");
+  const std::string path = write_data_file("lines", "alpha\r\n\r\n  \nbeta\n\ngamma delta\n");
   EXPECT_EQ(read_lines_file(path), (std::vector<std::string>{"alpha", "beta", "gamma delta"}));
-  EXPECT_EQ(read_lines_file(write_file("no_newline", "one\ntwo")),
+  EXPECT_EQ(read_lines_file(write_data_file("no_newline", "one\ntwo")),
             (std::vector<std::string>{"one", "two"}));
-  EXPECT_TRUE(read_lines_file(write_file("empty", "")).empty());
+  EXPECT_TRUE(read_lines_file(write_data_file("empty", "")).empty());
 }
 
 TEST(DataFiles, UnreadableFileErrorGivesPathAndReason) {
   const std::string missing = testing::TempDir() + "data_source_test_missing.csv";
-  EXPECT_EQ(usage_error_of([&] { read_lines_file(missing); }),
+  EXPECT_EQ(compile_error_of([&] { read_lines_file(missing); }),
             "cannot read data file '" + missing + "': No such file or directory");
-  EXPECT_EQ(usage_error_of([&] { read_csv_column(missing, "x"); }),
+  EXPECT_EQ(compile_error_of([&] { read_csv_column(missing, "x"); }),
             "cannot read data file '" + missing + "': No such file or directory");
-  EXPECT_NE(usage_error_of([] { read_lines_file(testing::TempDir()); }).find("it is a directory"),
+  EXPECT_NE(compile_error_of([] { read_lines_file(testing::TempDir()); }).find("it is a directory"),
             std::string::npos);
 }
 
 TEST(DataFiles, CsvColumnWithQuotesCommasAndLineBreaks) {
-  const std::string path = write_file("quotes.csv",
-                                      "id,name,\"note, with comma\"\r\n"
-                                      "1,\"Smith, Ann\",plain\r\n"
-                                      "2,\"say \"\"hi\"\"\",\"two\nlines\"\r\n"
-                                      "\r\n"
-                                      "3,,last\n"
-                                      "4,bob,\n");
+  const std::string path = write_data_file("quotes.csv",
+                                           "id,name,\"note, with comma\"\r\n"
+                                           "1,\"Smith, Ann\",plain\r\n"
+                                           "2,\"say \"\"hi\"\"\",\"two\nlines\"\r\n"
+                                           "\r\n"
+                                           "3,,last\n"
+                                           "4,bob,\n");
   EXPECT_EQ(read_csv_column(path, "name"),
             (std::vector<std::string>{"Smith, Ann", "say \"hi\"", "", "bob"}));
   EXPECT_EQ(read_csv_column(path, "note, with comma"),
@@ -357,23 +358,24 @@ TEST(DataFiles, CsvColumnWithQuotesCommasAndLineBreaks) {
 }
 
 TEST(DataFiles, CsvMissingColumnListsTheColumns) {
-  const std::string path = write_file("columns.csv", "user,password\nann,x\n");
-  EXPECT_EQ(usage_error_of([&] { read_csv_column(path, "email"); }),
+  const std::string path = write_data_file("columns.csv", "user,password\nann,x\n");
+  EXPECT_EQ(compile_error_of([&] { read_csv_column(path, "email"); }),
             "CSV file '" + path + "' has no column 'email'; columns: user, password");
 }
 
 TEST(DataFiles, CsvMalformedRowGivesItsLine) {
-  const std::string short_row = write_file("short.csv", "a,b\n1,2\n3\n");
-  EXPECT_EQ(usage_error_of([&] { read_csv_column(short_row, "a"); }),
+  const std::string short_row = write_data_file("short.csv", "a,b\n1,2\n3\n");
+  EXPECT_EQ(compile_error_of([&] { read_csv_column(short_row, "a"); }),
             "CSV file '" + short_row + "' line 3: the row has 1 fields, the header has 2");
-  const std::string unclosed = write_file("unclosed.csv", "a,b\n1,2\n\"3,4\n5,6\n");
-  EXPECT_EQ(usage_error_of([&] { read_csv_column(unclosed, "a"); }),
+  const std::string unclosed = write_data_file("unclosed.csv", "a,b\n1,2\n\"3,4\n5,6\n");
+  EXPECT_EQ(compile_error_of([&] { read_csv_column(unclosed, "a"); }),
             "CSV file '" + unclosed + "' line 3: a quoted field is never closed");
-  const std::string after_quote = write_file("after.csv", "a,b\n\"multi\nline\",2\n\"x\"y,3\n");
-  EXPECT_NE(usage_error_of([&] { read_csv_column(after_quote, "a"); }).find("line 4: text after"),
+  const std::string after_quote =
+      write_data_file("after.csv", "a,b\n\"multi\nline\",2\n\"x\"y,3\n");
+  EXPECT_NE(compile_error_of([&] { read_csv_column(after_quote, "a"); }).find("line 4: text after"),
             std::string::npos);
-  EXPECT_NE(usage_error_of([&] {
-              read_csv_column(write_file("empty.csv", "\n"), "a");
+  EXPECT_NE(compile_error_of([&] {
+              read_csv_column(write_data_file("empty.csv", "\n"), "a");
             }).find("no header"),
             std::string::npos);
 }

@@ -22,7 +22,7 @@ SecretStore store_with(std::map<std::string, std::string> environment, int* look
 }
 
 // A file in the test's temporary directory holding exactly `content`.
-std::string write_file(const std::string& name, const std::string& content) {
+std::string write_secret_file(const std::string& name, const std::string& content) {
   const std::string path = testing::TempDir() + "secrets_test_" + name;
   std::ofstream(path, std::ios::binary) << content;
   return path;
@@ -68,20 +68,21 @@ TEST(SecretStore, MissingVariableErrorNamesItButShowsNoValue) {
 
 TEST(SecretStore, FileLosesOneTrailingNewline) {
   SecretStore secrets = store_with({});
-  EXPECT_EQ(secrets.file(write_file("lf", "tok-lf\n")), "tok-lf");
-  EXPECT_EQ(secrets.file(write_file("crlf", "tok-crlf\r\n")), "tok-crlf");
-  EXPECT_EQ(secrets.file(write_file("none", "tok-none")), "tok-none");
+  EXPECT_EQ(secrets.file(write_secret_file("lf", "tok-lf\n")), "tok-lf");
+  EXPECT_EQ(secrets.file(write_secret_file("crlf", "tok-crlf\r\n")), "tok-crlf");
+  EXPECT_EQ(secrets.file(write_secret_file("none", "tok-none")), "tok-none");
 }
 
 // A CR or LF left in a secret would be sent as a header line of its own (injection).
 TEST(SecretStore, ASecretWithALineBreakLeftInItIsRefusedWithoutItsValue) {
   SecretStore secrets = store_with({{"CRLF", "tok\r\nX-Injected: 1"}});
-  const std::string two = write_file("two", "tok-two\n\n");
+  const std::string two = write_secret_file("two", "tok-two\n\n");
   EXPECT_EQ(usage_error_of([&] { secrets.file(two); }),
             "secret ${file:" + two +
                 "} (one trailing newline is dropped) holds a line break or NUL: a secret must be "
                 "one line");
-  const std::string inner = usage_error_of([&] { secrets.file(write_file("inner", "ab\rcd\n")); });
+  const std::string inner =
+      usage_error_of([&] { secrets.file(write_secret_file("inner", "ab\rcd\n")); });
   EXPECT_NE(inner.find("holds a line break"), std::string::npos);
   EXPECT_EQ(inner.find('\r'), std::string::npos);  // no byte of the value
   const std::string env = usage_error_of([&] { secrets.env("CRLF"); });
@@ -91,14 +92,14 @@ TEST(SecretStore, ASecretWithALineBreakLeftInItIsRefusedWithoutItsValue) {
 
 TEST(SecretStore, ASecretFileIsReadUpTo64KiB) {
   SecretStore secrets = store_with({});
-  EXPECT_EQ(secrets.file(write_file("big", std::string(64 << 10, 'k'))).size(), 64u << 10);
-  const std::string larger = write_file("larger", std::string((64 << 10) + 1, 'k'));
+  EXPECT_EQ(secrets.file(write_secret_file("big", std::string(64 << 10, 'k'))).size(), 64u << 10);
+  const std::string larger = write_secret_file("larger", std::string((64 << 10) + 1, 'k'));
   EXPECT_EQ(usage_error_of([&] { secrets.file(larger); }),
             "secret file '" + larger + "' is larger than 64 KiB");
 }
 
 TEST(SecretStore, RelativeFileIsTakenFromTheBaseDirectory) {
-  write_file("relative", "tok-relative\n");
+  write_secret_file("relative", "tok-relative\n");
   SecretStore secrets;
   secrets.set_base_dir(testing::TempDir());
   EXPECT_EQ(secrets.file("secrets_test_relative"), "tok-relative");
@@ -119,7 +120,7 @@ TEST(SecretStore, RedactReplacesEveryOccurrenceAndLeavesTheRest) {
   secrets.env("SHORT");
   secrets.env("LONG");
   secrets.env("EMPTY");
-  secrets.file(write_file("redact", "p4ss\n"));
+  secrets.file(write_secret_file("redact", "p4ss\n"));
   EXPECT_EQ(secrets.redact("GET /x?t=abcdef&u=abc HTTP/1.1 abc"),
             "GET /x?t=[redacted]&u=[redacted] HTTP/1.1 [redacted]");
   EXPECT_EQ(secrets.redact("password=p4ss;p4ssp4ss"), "password=[redacted];[redacted]");

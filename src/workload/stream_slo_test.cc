@@ -4,17 +4,16 @@
 
 #include <gtest/gtest.h>
 
+#include "common/clock.h"
 #include "common/usage_error.h"
 
 namespace proofload::workload {
 namespace {
 
-constexpr int64_t kMs = 1'000'000;
-
 StreamFigures figures(int64_t ttft_ms, int64_t last_ms, int64_t tokens) {
   StreamFigures f;
-  f.first_byte_ns = f.first_event_ns = f.first_content_ns = ttft_ms * kMs;
-  f.last_content_ns = last_ms * kMs;
+  f.first_byte_ns = f.first_event_ns = f.first_content_ns = ttft_ms * kNsPerMs;
+  f.last_content_ns = last_ms * kNsPerMs;
   f.tokens = f.content_events = tokens;
   return f;
 }
@@ -22,8 +21,8 @@ StreamFigures figures(int64_t ttft_ms, int64_t last_ms, int64_t tokens) {
 bool judge(const StreamSlo& slo, const StreamFigures& f, const std::vector<int64_t>& gaps_ms) {
   GapTally tally;
   slo.reset(tally);
-  for (int64_t g : gaps_ms) slo.add_gap(tally, g * kMs);
-  return slo.met(f, (f.last_content_ns.value_or(0)) + kMs, tally);
+  for (int64_t g : gaps_ms) slo.add_gap(tally, g * kNsPerMs);
+  return slo.met(f, (f.last_content_ns.value_or(0)) + kNsPerMs, tally);
 }
 
 TEST(StreamSlo, TimeToFirstTokenAndRate) {
@@ -55,10 +54,10 @@ TEST(StreamSlo, APercentileOfOneStreamsGaps) {
 TEST(StreamSlo, AStreamWithoutContentHasNoTimeToFirstToken) {
   const StreamSlo slo = StreamSlo::parse("ttft<1s");
   StreamFigures f;
-  f.first_byte_ns = kMs;
+  f.first_byte_ns = kNsPerMs;
   GapTally tally;
   slo.reset(tally);
-  EXPECT_FALSE(slo.met(f, 2 * kMs, tally));
+  EXPECT_FALSE(slo.met(f, 2 * kNsPerMs, tally));
 }
 
 TEST(StreamSlo, MistakesAreOneLine) {

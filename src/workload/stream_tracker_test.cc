@@ -9,12 +9,11 @@
 #include <utility>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/usage_error.h"
 
 namespace proofload::workload {
 namespace {
-
-constexpr int64_t kMs = 1'000'000;
 
 class Gaps : public StreamGapSink {
  public:
@@ -49,36 +48,36 @@ TEST(StreamTracker, MeasuresAChatStreamFromItsOrigin) {
   const StreamRules rules = chat_rules();
   StreamTracker t;
   Gaps gaps;
-  const int64_t origin = 1000 * kMs;  // the intended start, before anything was sent
+  const int64_t origin = 1000 * kNsPerMs;  // the intended start, before anything was sent
   t.start(rules, origin, &gaps);
-  t.feed(": opening\n\n", origin + 5 * kMs);
-  t.feed("data: {\"choices\":[{\"delta\":{}}]}\n\n", origin + 10 * kMs);  // no content yet
-  t.feed(delta("Hel"), origin + 20 * kMs);
-  t.feed(delta("lo") + delta(""), origin + 30 * kMs);  // an empty delta is not content
-  t.feed(delta("!"), origin + 45 * kMs);
+  t.feed(": opening\n\n", origin + 5 * kNsPerMs);
+  t.feed("data: {\"choices\":[{\"delta\":{}}]}\n\n", origin + 10 * kNsPerMs);  // no content yet
+  t.feed(delta("Hel"), origin + 20 * kNsPerMs);
+  t.feed(delta("lo") + delta(""), origin + 30 * kNsPerMs);  // an empty delta is not content
+  t.feed(delta("!"), origin + 45 * kNsPerMs);
   t.feed("data: {\"choices\":[],\"usage\":{\"completion_tokens\":7}}\n\ndata: [DONE]\n\n",
-         origin + 50 * kMs);
+         origin + 50 * kNsPerMs);
   EXPECT_TRUE(t.terminated());
   EXPECT_EQ(t.finish(), StreamEnd::kCompleted);
   const StreamFigures& f = t.figures();
-  EXPECT_EQ(f.first_byte_ns, 5 * kMs);
-  EXPECT_EQ(f.first_event_ns, 10 * kMs);
-  EXPECT_EQ(f.first_content_ns, 20 * kMs);
-  EXPECT_EQ(f.last_content_ns, 45 * kMs);
+  EXPECT_EQ(f.first_byte_ns, 5 * kNsPerMs);
+  EXPECT_EQ(f.first_event_ns, 10 * kNsPerMs);
+  EXPECT_EQ(f.first_content_ns, 20 * kNsPerMs);
+  EXPECT_EQ(f.last_content_ns, 45 * kNsPerMs);
   EXPECT_EQ(f.events, 7);  // the terminator included
   EXPECT_EQ(f.content_events, 3);
   EXPECT_EQ(f.tokens, 7) << "the server's count wins";
   EXPECT_TRUE(f.tokens_reported);
-  EXPECT_EQ(gaps.seen, (std::vector<int64_t>{10 * kMs, 15 * kMs}));
+  EXPECT_EQ(gaps.seen, (std::vector<int64_t>{10 * kNsPerMs, 15 * kNsPerMs}));
   ASSERT_TRUE(f.tpot_ns());
-  EXPECT_DOUBLE_EQ(*f.tpot_ns(), 25.0 * kMs / 6);
+  EXPECT_DOUBLE_EQ(*f.tpot_ns(), 25.0 * kNsPerMs / 6);
 }
 
 TEST(StreamTracker, WithoutPointersEveryEventWithDataIsATokenOfContent) {
   const StreamRules rules;
   StreamTracker t;
   t.start(rules, 0, nullptr);
-  t.feed("data: a\n\ndata: b\n\nevent: ping\ndata:\n\ndata: [DONE]\n\n", 3 * kMs);
+  t.feed("data: a\n\ndata: b\n\nevent: ping\ndata:\n\ndata: [DONE]\n\n", 3 * kNsPerMs);
   EXPECT_EQ(t.finish(), StreamEnd::kCompleted);
   EXPECT_EQ(t.figures().content_events, 2);
   EXPECT_EQ(t.figures().tokens, 2);
@@ -147,17 +146,17 @@ TEST(StreamTracker, AChunkedStreamCountsChunksAsEvents) {
   StreamTracker t;
   Gaps gaps;
   t.start(rules, 0, &gaps);
-  t.feed("hel", 10 * kMs);  // one chunk in two reads
-  t.feed("lo", 12 * kMs);
+  t.feed("hel", 10 * kNsPerMs);  // one chunk in two reads
+  t.feed("lo", 12 * kNsPerMs);
   t.end_chunk();
-  t.feed("world", 30 * kMs);
+  t.feed("world", 30 * kNsPerMs);
   t.end_chunk();
   t.end_chunk();  // the last (empty) chunk: no event
   EXPECT_EQ(t.finish(), StreamEnd::kCompleted);
   EXPECT_EQ(t.figures().events, 2);
   EXPECT_EQ(t.figures().tokens, 2);
-  EXPECT_EQ(t.figures().first_content_ns, 12 * kMs) << "an event is whole at its chunk's end";
-  EXPECT_EQ(gaps.seen, (std::vector<int64_t>{18 * kMs}));
+  EXPECT_EQ(t.figures().first_content_ns, 12 * kNsPerMs) << "an event is whole at its chunk's end";
+  EXPECT_EQ(gaps.seen, (std::vector<int64_t>{18 * kNsPerMs}));
 }
 
 TEST(StreamTracker, ContentCanBeARegularExpression) {

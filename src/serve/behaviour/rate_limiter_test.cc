@@ -7,15 +7,15 @@
 #include <set>
 #include <utility>
 
+#include "common/clock.h"
 #include "common/usage_error.h"
 
 namespace proofload::serve {
 namespace {
 
-constexpr int64_t kNsPerS = 1'000'000'000;
-constexpr int64_t kStartNs = 77 * kNsPerS;  // an arbitrary monotonic start
-const AddressKey kClientA = AddressKey::ipv4(0x7f000002);
-const AddressKey kClientB = AddressKey::ipv4(0x7f000003);
+constexpr int64_t kLimiterStartNs = 77 * kNsPerS;  // an arbitrary monotonic start
+const AddressKey kLimiterClientA = AddressKey::ipv4(0x7f000002);
+const AddressKey kLimiterClientB = AddressKey::ipv4(0x7f000003);
 
 RateLimiterOptions options(double rate_per_s, int64_t burst,
                            RateLimiterOptions::Key key = RateLimiterOptions::Key::kAddress) {
@@ -40,9 +40,9 @@ std::pair<int, int> alternate(RateLimiter& limiter, std::string_view header_a = 
   bool a_open = true;
   bool b_open = true;
   while (a_open || b_open) {
-    if (a_open) a_open = limiter.take(kClientA, header_a, kStartNs).allowed;
+    if (a_open) a_open = limiter.take(kLimiterClientA, header_a, kLimiterStartNs).allowed;
     if (a_open) ++a;
-    if (b_open) b_open = limiter.take(kClientB, header_b, kStartNs).allowed;
+    if (b_open) b_open = limiter.take(kLimiterClientB, header_b, kLimiterStartNs).allowed;
     if (b_open) ++b;
   }
   return {a, b};
@@ -59,7 +59,7 @@ TEST(RateLimiterTest, SharedOneMakesTwoClientsShareOneBurst) {
   auto [a, b] = alternate(limiter);
   EXPECT_EQ(a + b, 5);
   EXPECT_GE(b, 2) << "both drew from it, in turn";
-  EXPECT_FALSE(limiter.take(AddressKey::ipv4(0x0a000001), {}, kStartNs).allowed)
+  EXPECT_FALSE(limiter.take(AddressKey::ipv4(0x0a000001), {}, kLimiterStartNs).allowed)
       << "a third client finds it spent too";
 }
 
@@ -72,35 +72,40 @@ TEST(RateLimiterTest, SharedNHashesAddressesOntoNAllowances) {
     AddressKey key = limiter.key_of(peer, {});
     keys.insert({key.hi, key.lo});
     EXPECT_EQ(key, shared_key(peer, 3)) << "stable";
-    while (limiter.take(peer, {}, kStartNs).allowed) ++allowed;
+    while (limiter.take(peer, {}, kLimiterStartNs).allowed) ++allowed;
   }
   EXPECT_EQ(keys.size(), 3u);
   EXPECT_EQ(allowed, 3 * 2) << "200 clients, three allowances of 2";
-  EXPECT_NE(limiter.key_of(kClientA, {}), kClientA) << "a synthetic key, not the address";
+  EXPECT_NE(limiter.key_of(kLimiterClientA, {}), kLimiterClientA)
+      << "a synthetic key, not the address";
 }
 
 // The other bug: the key was a client-set header, so a client got a fresh allowance at will.
 TEST(RateLimiterTest, HeaderKeyGivesEachValueItsOwnAllowanceAndFallsBackToTheAddress) {
   RateLimiter limiter(options(0.01, 1, RateLimiterOptions::Key::kHeader));
-  EXPECT_TRUE(limiter.take(kClientA, "203.0.113.1", kStartNs).allowed);
-  EXPECT_TRUE(limiter.take(kClientA, "203.0.113.2", kStartNs).allowed) << "a fresh allowance";
-  EXPECT_FALSE(limiter.take(kClientA, "203.0.113.1", kStartNs).allowed) << "the same value";
-  EXPECT_FALSE(limiter.take(kClientB, "203.0.113.2", kStartNs).allowed)
+  EXPECT_TRUE(limiter.take(kLimiterClientA, "203.0.113.1", kLimiterStartNs).allowed);
+  EXPECT_TRUE(limiter.take(kLimiterClientA, "203.0.113.2", kLimiterStartNs).allowed)
+      << "a fresh allowance";
+  EXPECT_FALSE(limiter.take(kLimiterClientA, "203.0.113.1", kLimiterStartNs).allowed)
+      << "the same value";
+  EXPECT_FALSE(limiter.take(kLimiterClientB, "203.0.113.2", kLimiterStartNs).allowed)
       << "the allowance follows the header, not the address";
-  EXPECT_TRUE(limiter.take(kClientA, "", kStartNs).allowed) << "no header: A's address";
-  EXPECT_FALSE(limiter.take(kClientA, "", kStartNs).allowed);
-  EXPECT_TRUE(limiter.take(kClientB, "", kStartNs).allowed) << "B's own address";
-  EXPECT_NE(header_key("::ffff:127.0.0.2"), kClientA) << "a value is not the address it names";
+  EXPECT_TRUE(limiter.take(kLimiterClientA, "", kLimiterStartNs).allowed)
+      << "no header: A's address";
+  EXPECT_FALSE(limiter.take(kLimiterClientA, "", kLimiterStartNs).allowed);
+  EXPECT_TRUE(limiter.take(kLimiterClientB, "", kLimiterStartNs).allowed) << "B's own address";
+  EXPECT_NE(header_key("::ffff:127.0.0.2"), kLimiterClientA)
+      << "a value is not the address it names";
 }
 
 TEST(RateLimiterTest, RemainingCountsDownToZeroAndARefusalSaysWhenToRetry) {
   RateLimiter limiter(options(0.5, 3));
   for (int64_t expected : {2, 1, 0}) {
-    TokenBuckets::Decision d = limiter.take(kClientA, {}, kStartNs);
+    TokenBuckets::Decision d = limiter.take(kLimiterClientA, {}, kLimiterStartNs);
     EXPECT_TRUE(d.allowed);
     EXPECT_EQ(d.remaining, expected);
   }
-  TokenBuckets::Decision refused = limiter.take(kClientA, {}, kStartNs);
+  TokenBuckets::Decision refused = limiter.take(kLimiterClientA, {}, kLimiterStartNs);
   EXPECT_FALSE(refused.allowed);
   EXPECT_EQ(refused.remaining, 0);
   EXPECT_EQ(refused.retry_after_s, 2);
@@ -116,7 +121,7 @@ TEST(RateLimiterTest, InstancesRefuseAClientBeforeItHasSpentTheWholeBurst) {
   int before_first_429 = 0;
   int64_t highest_remaining = 0;
   while (true) {
-    TokenBuckets::Decision d = limiter.take(kClientA, {}, kStartNs);
+    TokenBuckets::Decision d = limiter.take(kLimiterClientA, {}, kLimiterStartNs);
     if (!d.allowed) break;
     ++before_first_429;
     highest_remaining = std::max(highest_remaining, d.remaining);
@@ -128,7 +133,7 @@ TEST(RateLimiterTest, InstancesRefuseAClientBeforeItHasSpentTheWholeBurst) {
   // Ten seconds, a request every 100 us: at most the burst left plus 100/s x 10 s.
   int allowed = 0;
   for (int64_t t_ns = 100'000; t_ns <= 10 * kNsPerS; t_ns += 100'000) {
-    allowed += limiter.take(kClientA, {}, kStartNs + t_ns).allowed ? 1 : 0;
+    allowed += limiter.take(kLimiterClientA, {}, kLimiterStartNs + t_ns).allowed ? 1 : 0;
   }
   EXPECT_LE(before_first_429 + allowed, 600 + 100 * 10);
   EXPECT_GE(allowed, 100 * 10 * 9 / 10) << "the instances together still refill at the rate";
@@ -138,7 +143,7 @@ TEST(RateLimiterTest, ASingleInstanceIsTheWholeBurst) {
   RateLimiterOptions o = options(100, 600);
   RateLimiter limiter(o);
   int allowed = 0;
-  while (limiter.take(kClientA, {}, kStartNs).allowed) ++allowed;
+  while (limiter.take(kLimiterClientA, {}, kLimiterStartNs).allowed) ++allowed;
   EXPECT_EQ(allowed, 600);
 }
 
@@ -148,7 +153,7 @@ TEST(RateLimiterTest, ClearGivesEveryAllowanceBackAndRepeatsThePicks) {
   RateLimiter limiter(o);
   auto until_refused = [&] {
     int n = 0;
-    while (limiter.take(kClientA, {}, kStartNs).allowed) ++n;
+    while (limiter.take(kLimiterClientA, {}, kLimiterStartNs).allowed) ++n;
     return n;
   };
   int first = until_refused();

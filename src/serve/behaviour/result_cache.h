@@ -30,6 +30,7 @@ class ResultCache {
   size_t size() const;  // keys held now (takes every shard's mutex: not for the hot path)
 
  private:
+  struct Slot;
   struct Shard;
   size_t shard_count_;
   size_t sets_per_shard_;

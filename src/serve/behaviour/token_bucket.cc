@@ -11,6 +11,7 @@
 #include <limits>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/rng.h"
 #include "common/usage_error.h"
 
@@ -18,8 +19,7 @@ namespace proofload::serve {
 namespace {
 
 constexpr int64_t kUnitsPerToken = 1'000'000'000'000;
-constexpr int64_t kNsPerS = 1'000'000'000;
-constexpr size_t kWays = 8;
+constexpr size_t kBucketWays = 8;
 constexpr int64_t kEmpty = std::numeric_limits<int64_t>::min();
 
 uint64_t load_big_endian(const uint8_t* bytes) {
@@ -57,7 +57,7 @@ struct TokenBuckets::Slot {
 
 struct alignas(64) TokenBuckets::Shard {
   std::mutex mutex;
-  std::vector<Slot> slots;  // sets_per_shard_ * kWays, allocated once
+  std::vector<Slot> slots;  // sets_per_shard_ * kBucketWays, allocated once
 };
 
 TokenBuckets::TokenBuckets(double rate_per_s, int64_t burst, size_t max_addresses, size_t shards) {
@@ -71,14 +71,14 @@ TokenBuckets::TokenBuckets(double rate_per_s, int64_t burst, size_t max_addresse
   full_units_ = burst * kUnitsPerToken;
   shard_count_ = std::max<size_t>(1, shards);
   size_t per_shard = (std::max<size_t>(1, max_addresses) + shard_count_ - 1) / shard_count_;
-  sets_per_shard_ = (per_shard + kWays - 1) / kWays;
+  sets_per_shard_ = (per_shard + kBucketWays - 1) / kBucketWays;
   shards_ = std::make_unique<Shard[]>(shard_count_);
-  for (size_t i = 0; i < shard_count_; ++i) shards_[i].slots.resize(sets_per_shard_ * kWays);
+  for (size_t i = 0; i < shard_count_; ++i) shards_[i].slots.resize(sets_per_shard_ * kBucketWays);
 }
 
 TokenBuckets::~TokenBuckets() = default;
 
-size_t TokenBuckets::capacity() const { return shard_count_ * sets_per_shard_ * kWays; }
+size_t TokenBuckets::capacity() const { return shard_count_ * sets_per_shard_ * kBucketWays; }
 
 void TokenBuckets::clear() {
   for (size_t i = 0; i < shard_count_; ++i) {
@@ -100,11 +100,11 @@ int64_t TokenBuckets::refilled_units(const Slot& slot, int64_t now_ns) const {
 TokenBuckets::Decision TokenBuckets::take(const Key& key, int64_t now_ns) {
   uint64_t hash = mix64(key.hi ^ mix64(key.lo));
   Shard& shard = shards_[hash % shard_count_];
-  Slot* set = shard.slots.data() + ((hash >> 32) % sets_per_shard_) * kWays;
+  Slot* set = shard.slots.data() + ((hash >> 32) % sets_per_shard_) * kBucketWays;
 
   std::lock_guard lock(shard.mutex);
   Slot* slot = nullptr;
-  for (size_t way = 0; way < kWays; ++way) {
+  for (size_t way = 0; way < kBucketWays; ++way) {
     if (set[way].last_ns != kEmpty && set[way].key == key) {
       slot = &set[way];
       break;
@@ -117,7 +117,7 @@ TokenBuckets::Decision TokenBuckets::take(const Key& key, int64_t now_ns) {
     // A free slot, else one whose bucket is full again (forgetting it changes nothing), else
     // the least recently used.
     Slot* victim = &set[0];
-    for (size_t way = 0; way < kWays; ++way) {
+    for (size_t way = 0; way < kBucketWays; ++way) {
       Slot& candidate = set[way];
       if (candidate.last_ns == kEmpty || refilled_units(candidate, now_ns) == full_units_) {
         victim = &candidate;
