@@ -137,7 +137,6 @@ class SoakRun {
   // window it fell in).
   void on_window_observed(const measure::WindowStats& w,
                           const std::vector<report::ObservedFigures>& observed) {
-    if (w.drain) return;
     const auto [gaps, reason] = observer_gaps(observed);
     if (auto row = folder_.add(w, gaps, reason)) on_row(std::move(*row));
     track_server_memory(result_.server, observed);

@@ -27,14 +27,21 @@ std::optional<analyze::SoakWindowRow> SoakWindowFolder::add(const measure::Windo
                                                             int64_t observer_gaps,
                                                             const std::string& gap_reason) {
   const int64_t since_hold_ns = w.start_ns - ramp_ns_;
-  const int64_t index = index_of(since_hold_ns);
   std::optional<analyze::SoakWindowRow> done;
-  if (index_ && *index_ != index) done = take();
-  if (!index_) {
-    index_ = index;
-    start_ns_ = since_hold_ns;
+  if (w.drain) {
+    // What was in flight when the schedule ended, answered (or timed out) after it: it was
+    // started in the window in progress, and the run counts it, so the soak does too. It adds
+    // outcomes, not time.
+    if (!index_) return done;
+  } else {
+    const int64_t index = index_of(since_hold_ns);
+    if (index_ && *index_ != index) done = take();
+    if (!index_) {
+      index_ = index;
+      start_ns_ = since_hold_ns;
+    }
+    duration_ns_ += w.duration_ns;
   }
-  duration_ns_ += w.duration_ns;
   // Never-started requests are failures of the soak: the schedule wanted them and no answer came.
   requests_ += w.ended();
   errors_ += w.errors() + w.count(measure::Outcome::kNeverStarted);

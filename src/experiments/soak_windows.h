@@ -20,8 +20,8 @@ class SoakWindowFolder {
   // `goodput`: streams are judged by --goodput (the window's stream_goodput share is kept).
   SoakWindowFolder(int64_t window_ns, int64_t ramp_ns, bool goodput = false);
 
-  // One run window (drain windows, after the schedule ended, are not passed). Returns the soak
-  // window it completed, if the run window belongs to the next one.
+  // One run window. Returns the soak window it completed, if the run window belongs to the next
+  // one. A drain window (after the schedule ended) adds its outcomes to the window in progress.
   // `observer_gaps`: the observers' failed samples in the run window, and `gap_reason` the first
   // failing source and why ("" when none).
   std::optional<analyze::SoakWindowRow> add(const measure::WindowStats& w,

@@ -51,6 +51,28 @@ TEST(SoakWindowFolder, FoldsSecondsIntoWindowsFromTheHoldsStart) {
   EXPECT_DOUBLE_EQ(rows[2].duration_s, 3);
 }
 
+// A request started in the hold's last second and answered after the schedule's end is in the
+// run's drain window: the soak's last window counts it (as the run does), without more time.
+TEST(SoakWindowFolder, WhatWasAnsweredAfterTheScheduleEndedCountsInTheLastWindow) {
+  SoakWindowFolder folder(2 * kNsPerS, 0);
+  std::vector<analyze::SoakWindowRow> rows;
+  for (int64_t s = 0; s < 4; ++s) {
+    if (auto row = folder.add(second(s, s == 3 ? 9 : 10, 1'000))) rows.push_back(*row);
+  }
+  measure::WindowStats drain = second(4, 1, 3'000);
+  drain.duration_ns = 0;
+  drain.drain = true;
+  EXPECT_FALSE(folder.add(drain));
+  if (auto row = folder.finish()) rows.push_back(*row);
+  ASSERT_EQ(rows.size(), 2u);
+  EXPECT_EQ(rows[0].requests + rows[1].requests, 40);
+  EXPECT_EQ(rows[1].requests, 20);
+  EXPECT_DOUBLE_EQ(rows[1].duration_s, 2);
+  EXPECT_DOUBLE_EQ(rows[1].throughput_rps, 10);
+  ASSERT_TRUE(rows[1].slowest_ms);
+  EXPECT_NEAR(*rows[1].slowest_ms, 3, 0.01);
+}
+
 TEST(SoakWindowFolder, ObserversGapsAreStatedInTheWindowTheyFellIn) {
   SoakWindowFolder folder(2 * kNsPerS, 0);
   ASSERT_FALSE(folder.add(second(0, 10, 1000)));

@@ -93,7 +93,6 @@ result::MergeRecord merge_soaks(const std::vector<fs::path>& directories, const 
   const report::RunResult run = merge_runs(
       runs, within(out, first.run_directory),
       [&](const measure::WindowStats& w, const std::vector<report::ObservedFigures>& observed) {
-        if (w.drain) return;
         const auto [gaps, reason] = experiments::observer_gaps(observed);
         if (auto row = folder.add(w, gaps, reason)) rows.push_back(std::move(*row));
         experiments::track_server_memory(merged.server, observed);
