@@ -19,7 +19,7 @@ namespace {
 namespace yaml_reader = config::yaml_reader;
 
 // The message of the UsageError that parsing `yaml` as "r.yaml" throws, or "" if none.
-std::string routes_yaml_error_of(std::string_view yaml) {
+std::string error_of(std::string_view yaml) {
   try {
     parse_routes_yaml(yaml, "r.yaml");
   } catch (const UsageError& e) {
@@ -168,94 +168,94 @@ TEST(RoutesYaml, ZeroDelayMeansNoDelayAndLifecycleDefaultsWhenItsRoutesExist) {
 }
 
 TEST(RoutesYamlErrors, YamlSyntax) {
-  EXPECT_EQ(routes_yaml_error_of("routes:\n  - path: /a\n   name: x\n"),
+  EXPECT_EQ(error_of("routes:\n  - path: /a\n   name: x\n"),
             "r.yaml:3:4: invalid YAML: end of sequence not found");
-  EXPECT_EQ(routes_yaml_error_of("routes: [{path: /a}\n"),
+  EXPECT_EQ(error_of("routes: [{path: /a}\n"),
             "r.yaml:2:1: invalid YAML: end of sequence flow not found (inside { } or [ ], quote "
             "values that contain { } [ ] or commas, like path: \"/items/{id}\")");
-  EXPECT_EQ(routes_yaml_error_of("routes:\n  - path: /\n    method: *\n"),
+  EXPECT_EQ(error_of("routes:\n  - path: /\n    method: *\n"),
             "r.yaml:3:14: invalid YAML: alias not found after * (a bare * starts a YAML alias: "
             "quote it, like method: \"*\")");
   // The usual mistake, with the hint that fixes it.
-  EXPECT_EQ(routes_yaml_error_of("routes:\n  - {path: /items/{id}}\n"),
+  EXPECT_EQ(error_of("routes:\n  - {path: /items/{id}}\n"),
             "r.yaml:2:19: invalid YAML: end of map flow not found (inside { } or [ ], quote "
             "values that contain { } [ ] or commas, like path: \"/items/{id}\")");
 }
 
 TEST(RoutesYamlErrors, UnknownKeySuggestsTheNearestAndListsAllowed) {
-  EXPECT_EQ(routes_yaml_error_of(one_route("    dely: 2ms\n")),
+  EXPECT_EQ(error_of(one_route("    dely: 2ms\n")),
             "r.yaml:4:5: unknown key 'dely' in route 'lookup'; did you mean 'delay'? " +
                 std::string(kRouteKeyList));
-  EXPECT_EQ(routes_yaml_error_of(one_route("    colour: red\n")),
+  EXPECT_EQ(error_of(one_route("    colour: red\n")),
             "r.yaml:4:5: unknown key 'colour' in route 'lookup'; " + std::string(kRouteKeyList));
-  EXPECT_EQ(routes_yaml_error_of("rutes:\n  - path: /\n"),
+  EXPECT_EQ(error_of("rutes:\n  - path: /\n"),
             "r.yaml:1:1: unknown key 'rutes' in the routes file; did you mean 'routes'? allowed: "
             "seed, stalls, lifecycle, routes");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    limit: {rat: 10/s}\n")),
+  EXPECT_EQ(error_of(one_route("    limit: {rat: 10/s}\n")),
             "r.yaml:4:13: unknown key 'rat' in 'limit' of route 'lookup'; did you mean 'rate'? "
             "allowed: rate, burst, trusted_header, key, instances");
   // A route without a name is named by its method and path.
-  EXPECT_EQ(routes_yaml_error_of("routes:\n  - path: /a\n    method: POST\n    serail: true\n"),
+  EXPECT_EQ(error_of("routes:\n  - path: /a\n    method: POST\n    serail: true\n"),
             "r.yaml:4:5: unknown key 'serail' in route 'POST /a'; did you mean 'serial'? " +
                 std::string(kRouteKeyList));
 }
 
 TEST(RoutesYamlErrors, WrongTypes) {
-  EXPECT_EQ(routes_yaml_error_of(one_route("    serial: yes\n")),
+  EXPECT_EQ(error_of(one_route("    serial: yes\n")),
             "r.yaml:4:13: 'serial' in route 'lookup': expected true or false, got 'yes'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    status: ok\n")),
+  EXPECT_EQ(error_of(one_route("    status: ok\n")),
             "r.yaml:4:13: 'status' in route 'lookup': expected an integer from 100 to 599, got "
             "'ok'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    status: 700\n")),
+  EXPECT_EQ(error_of(one_route("    status: 700\n")),
             "r.yaml:4:13: 'status' in route 'lookup': expected an integer from 100 to 599, got "
             "'700'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    cpu: [1ms]\n")),
+  EXPECT_EQ(error_of(one_route("    cpu: [1ms]\n")),
             "r.yaml:4:10: 'cpu' in route 'lookup': expected a duration like 5ms, got a list");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    cpu:\n")),
+  EXPECT_EQ(error_of(one_route("    cpu:\n")),
             "r.yaml:4:5: 'cpu' in route 'lookup': needs a value");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    body_bytes: 2 KiB\n")),
+  EXPECT_EQ(error_of(one_route("    body_bytes: 2 KiB\n")),
             "r.yaml:4:17: 'body_bytes' in route 'lookup': expected a size from 0 to 67108864 "
             "bytes (units B, kB, KiB, MB, MiB), got '2 KiB'");
-  EXPECT_EQ(routes_yaml_error_of("routes: {path: /}\n"),
+  EXPECT_EQ(error_of("routes: {path: /}\n"),
             "r.yaml:1:9: 'routes' in the routes file: expected a list of routes (\"- path: "
             "/...\"), got a map");
-  EXPECT_EQ(routes_yaml_error_of("routes:\n  - /a\n"),
+  EXPECT_EQ(error_of("routes:\n  - /a\n"),
             "r.yaml:2:5: route #1: expected a map of keys (name, method, path, status, body, "
             "body_bytes, content_type, cpu, delay, drift, serial, cache, limit, fail, faults, sse, "
             "llm, builtin), got a single value");
 }
 
 TEST(RoutesYamlErrors, Probabilities) {
-  EXPECT_EQ(routes_yaml_error_of(one_route("    fail: {500: -0.1}\n")),
+  EXPECT_EQ(error_of(one_route("    fail: {500: -0.1}\n")),
             "r.yaml:4:17: '500' in 'fail' of route 'lookup': a probability must be from 0 to 1 "
             "(or 0% to 100%), got '-0.1'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    fail:\n      reset: 1.5\n")),
+  EXPECT_EQ(error_of(one_route("    fail:\n      reset: 1.5\n")),
             "r.yaml:5:14: 'reset' in 'fail' of route 'lookup': a probability must be from 0 to "
             "1 (or 0% to 100%), got '1.5'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    fail: {garbage: 120%}\n")),
+  EXPECT_EQ(error_of(one_route("    fail: {garbage: 120%}\n")),
             "r.yaml:4:21: 'garbage' in 'fail' of route 'lookup': a probability must be from 0 "
             "to 1 (or 0% to 100%), got '120%'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    fail: {500: 0.6, 503: 50%}\n")),
+  EXPECT_EQ(error_of(one_route("    fail: {500: 0.6, 503: 50%}\n")),
             "r.yaml:4:11: 'fail' of route 'lookup': the probabilities add up to 1.100000, more "
             "than 1");
   // Exactly 1 on paper is allowed despite decimal rounding.
-  EXPECT_EQ(routes_yaml_error_of(one_route("    fail: {500: 0.1, 503: 0.2, reset: 0.7}\n")), "");
+  EXPECT_EQ(error_of(one_route("    fail: {500: 0.1, 503: 0.2, reset: 0.7}\n")), "");
 }
 
 TEST(RoutesYamlErrors, Rates) {
-  EXPECT_EQ(routes_yaml_error_of(one_route("    limit: {rate: 0}\n")),
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 0}\n")),
             "r.yaml:4:19: 'rate' in 'limit' of route 'lookup': a rate must be above 0, got '0'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    limit: 0/s\n")),
+  EXPECT_EQ(error_of(one_route("    limit: 0/s\n")),
             "r.yaml:4:12: 'limit' in route 'lookup': a rate must be above 0, got '0/s'");
-  std::string negative = routes_yaml_error_of(one_route("    limit: {rate: -5/s}\n"));
+  std::string negative = error_of(one_route("    limit: {rate: -5/s}\n"));
   EXPECT_TRUE(negative.starts_with("r.yaml:4:19: 'rate' in 'limit' of route 'lookup': "))
       << negative;
-  EXPECT_EQ(routes_yaml_error_of(one_route("    limit: {burst: 5}\n")),
+  EXPECT_EQ(error_of(one_route("    limit: {burst: 5}\n")),
             "r.yaml:4:12: 'limit' of route 'lookup' needs 'rate'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    limit: {rate: 5, burst: 0}\n")),
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 5, burst: 0}\n")),
             "r.yaml:4:29: 'burst' in 'limit' of route 'lookup': expected an integer from 1 to "
             "1000000000, got '0'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    limit: {rate: 5, trusted_header: Origin}\n")),
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 5, trusted_header: Origin}\n")),
             "r.yaml:4:38: 'trusted_header' in 'limit' of route 'lookup': expected 'Name: "
             "value', like 'Origin: https://example.test'");
 }
@@ -289,67 +289,65 @@ TEST(RoutesYaml, LimitKeysAndInstancesGiveTheExpectedModel) {
 }
 
 TEST(RoutesYamlErrors, LimitKeysAndInstances) {
-  EXPECT_EQ(routes_yaml_error_of(one_route("    limit: {rate: 5, key: shared:0}\n")),
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 5, key: shared:0}\n")),
             "r.yaml:4:27: 'key' in 'limit' of route 'lookup': expected shared:N with N from 1 to "
             "1000000, got 'shared:0'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    limit: {rate: 5, key: shared:x}\n")),
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 5, key: shared:x}\n")),
             "r.yaml:4:27: 'key' in 'limit' of route 'lookup': expected shared:N with N from 1 to "
             "1000000, got 'shared:x'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    limit: {rate: 5, key: shared:1000001}\n")),
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 5, key: shared:1000001}\n")),
             "r.yaml:4:27: 'key' in 'limit' of route 'lookup': expected shared:N with N from 1 to "
             "1000000, got 'shared:1000001'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    limit: {rate: 5, key: \"header:X Forwarded\"}\n")),
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 5, key: \"header:X Forwarded\"}\n")),
             "r.yaml:4:27: 'key' in 'limit' of route 'lookup': expected header:NAME with a header "
             "name like X-Forwarded-For, got 'header:X Forwarded'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    limit: {rate: 5, key: \"header:\"}\n")),
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 5, key: \"header:\"}\n")),
             "r.yaml:4:27: 'key' in 'limit' of route 'lookup': expected header:NAME with a header "
             "name like X-Forwarded-For, got 'header:'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    limit: {rate: 5, key: nonsense}\n")),
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 5, key: nonsense}\n")),
             "r.yaml:4:27: 'key' in 'limit' of route 'lookup': expected address, shared:N or "
             "header:NAME, got 'nonsense'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    limit: {rate: 5, instances: 0}\n")),
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 5, instances: 0}\n")),
             "r.yaml:4:33: 'instances' in 'limit' of route 'lookup': expected an integer from 1 to "
             "1000, got '0'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    limit: {rate: 5, burst: 4, instances: 5}\n")),
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 5, burst: 4, instances: 5}\n")),
             "r.yaml:4:43: 'instances' in 'limit' of route 'lookup': must be at most 'burst' (4): "
             "each instance needs at least one token");
   // Without a burst, one second's worth: 2 tokens for 3 instances is too few.
-  EXPECT_EQ(routes_yaml_error_of(one_route("    limit: {rate: 2/s, instances: 3}\n")),
+  EXPECT_EQ(error_of(one_route("    limit: {rate: 2/s, instances: 3}\n")),
             "r.yaml:4:35: 'instances' in 'limit' of route 'lookup': must be at most 'burst' (2): "
             "each instance needs at least one token");
 }
 
 TEST(RoutesYamlErrors, Durations) {
-  std::string message = routes_yaml_error_of(one_route("    cpu: 5 parsecs\n"));
+  std::string message = error_of(one_route("    cpu: 5 parsecs\n"));
   EXPECT_TRUE(
       message.starts_with("r.yaml:4:10: 'cpu' in route 'lookup': invalid duration "
                           "\"5 parsecs\""))
       << message;
   EXPECT_EQ(message.find('\n'), std::string::npos);
-  EXPECT_EQ(routes_yaml_error_of(one_route("    delay: {dist: uniform, min: 3ms, max: 1ms}\n")),
+  EXPECT_EQ(error_of(one_route("    delay: {dist: uniform, min: 3ms, max: 1ms}\n")),
             "r.yaml:4:43: 'max' in 'delay' of route 'lookup': must not be below 'min'");
   EXPECT_EQ(
-      routes_yaml_error_of(one_route("    delay: {dist: lognormal, median: 2ms}\n")),
+      error_of(one_route("    delay: {dist: lognormal, median: 2ms}\n")),
       "r.yaml:4:12: 'delay' of route 'lookup' needs one of 'p99' or 'sigma' (spread of ln delay)");
-  EXPECT_EQ(
-      routes_yaml_error_of(one_route("    delay: {dist: lognormal, median: 2ms, p99: 1ms}\n")),
-      "r.yaml:4:48: 'p99' in 'delay' of route 'lookup': must be above 'median'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    delay: 25h\n")),
+  EXPECT_EQ(error_of(one_route("    delay: {dist: lognormal, median: 2ms, p99: 1ms}\n")),
+            "r.yaml:4:48: 'p99' in 'delay' of route 'lookup': must be above 'median'");
+  EXPECT_EQ(error_of(one_route("    delay: 25h\n")),
             "r.yaml:4:12: 'delay' in route 'lookup': must be at most 24h");
-  EXPECT_EQ(
-      routes_yaml_error_of(one_route("    delay: {dist: lognormal, median: 1ms, sigma: 0}\n")),
-      "r.yaml:4:50: 'sigma' in 'delay' of route 'lookup': expected a number above 0 and at "
-      "most 10, got '0'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    delay: {dist: normal, mean: 2ms}\n")),
+  EXPECT_EQ(error_of(one_route("    delay: {dist: lognormal, median: 1ms, sigma: 0}\n")),
+            "r.yaml:4:50: 'sigma' in 'delay' of route 'lookup': expected a number above 0 and at "
+            "most 10, got '0'");
+  EXPECT_EQ(error_of(one_route("    delay: {dist: normal, mean: 2ms}\n")),
             "r.yaml:4:19: 'dist' in 'delay' of route 'lookup': unknown distribution 'normal'; "
             "allowed: fixed, uniform, exponential, lognormal");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    delay: {dist: uniform, mean: 2ms}\n")),
+  EXPECT_EQ(error_of(one_route("    delay: {dist: uniform, mean: 2ms}\n")),
             "r.yaml:4:28: unknown key 'mean' in 'delay' of route 'lookup'; allowed: dist, min, "
             "max");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    delay: {median: 2ms}\n")),
+  EXPECT_EQ(error_of(one_route("    delay: {median: 2ms}\n")),
             "r.yaml:4:12: 'delay' of route 'lookup' needs 'dist' (fixed, uniform, exponential, "
             "lognormal)");
-  EXPECT_EQ(routes_yaml_error_of("stalls: {length: 5s, every: 5s}\nroutes:\n  - path: /\n"),
+  EXPECT_EQ(error_of("stalls: {length: 5s, every: 5s}\nroutes:\n  - path: /\n"),
             "r.yaml:1:29: 'every' in 'stalls': must be longer than 'length' (the server must "
             "run between stalls)");
 }
@@ -390,114 +388,108 @@ TEST(RoutesYaml, DriftAndFaultsGiveTheExpectedModel) {
 }
 
 TEST(RoutesYamlErrors, Drift) {
-  EXPECT_EQ(routes_yaml_error_of(one_route("    drift: {add: 1ms}\n")),
+  EXPECT_EQ(error_of(one_route("    drift: {add: 1ms}\n")),
             "r.yaml:4:12: 'drift' of route 'lookup' needs 'every'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    drift: {add: 0ms, every: 1s}\n")),
+  EXPECT_EQ(error_of(one_route("    drift: {add: 0ms, every: 1s}\n")),
             "r.yaml:4:18: 'add' in 'drift' of route 'lookup': must be above 0");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    drift: {add: 1ms, every: 0s}\n")),
+  EXPECT_EQ(error_of(one_route("    drift: {add: 1ms, every: 0s}\n")),
             "r.yaml:4:30: 'every' in 'drift' of route 'lookup': must be above 0");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    drift: {add: 25h, every: 1s}\n")),
+  EXPECT_EQ(error_of(one_route("    drift: {add: 25h, every: 1s}\n")),
             "r.yaml:4:18: 'add' in 'drift' of route 'lookup': must be at most 24h");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    drift: {ad: 1ms, every: 1s}\n")),
+  EXPECT_EQ(error_of(one_route("    drift: {ad: 1ms, every: 1s}\n")),
             "r.yaml:4:13: unknown key 'ad' in 'drift' of route 'lookup'; did you mean 'add'? "
             "allowed: add, every");
-  EXPECT_EQ(
-      routes_yaml_error_of(one_route("    builtin: health\n    drift: {add: 1ms, every: 1s}\n")),
-      "r.yaml:5:5: 'drift' in route 'lookup': cannot be combined with 'builtin' (the "
-      "handler makes its own answer)");
+  EXPECT_EQ(error_of(one_route("    builtin: health\n    drift: {add: 1ms, every: 1s}\n")),
+            "r.yaml:5:5: 'drift' in route 'lookup': cannot be combined with 'builtin' (the "
+            "handler makes its own answer)");
 }
 
 TEST(RoutesYamlErrors, Faults) {
-  EXPECT_EQ(routes_yaml_error_of(one_route("    faults: {at: 1s, for: 1s, status: 500}\n")),
+  EXPECT_EQ(error_of(one_route("    faults: {at: 1s, for: 1s, status: 500}\n")),
             "r.yaml:4:13: 'faults' in route 'lookup': expected a list like [{at: 30s, for: 10s, "
             "status: 500}], got a map");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    faults: []\n")),
+  EXPECT_EQ(error_of(one_route("    faults: []\n")),
             "r.yaml:4:13: 'faults' in route 'lookup': expected a list like [{at: 30s, for: 10s, "
             "status: 500}], got an empty list");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    faults:\n      - {for: 1s, status: 500}\n")),
+  EXPECT_EQ(error_of(one_route("    faults:\n      - {for: 1s, status: 500}\n")),
             "r.yaml:5:9: fault #1 of route 'lookup' needs 'at'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    faults:\n      - {at: 1s, status: 500}\n")),
+  EXPECT_EQ(error_of(one_route("    faults:\n      - {at: 1s, status: 500}\n")),
             "r.yaml:5:9: fault #1 of route 'lookup' needs 'for'");
   std::string negative =
-      routes_yaml_error_of(one_route("    faults:\n      - {at: -1s, for: 1s, status: 500}\n"));
+      error_of(one_route("    faults:\n      - {at: -1s, for: 1s, status: 500}\n"));
   EXPECT_TRUE(negative.starts_with("r.yaml:5:14: 'at' in fault #1 of route 'lookup': "))
       << negative;
-  EXPECT_EQ(
-      routes_yaml_error_of(one_route("    faults:\n      - {at: 1s, for: 0s, status: 500}\n")),
-      "r.yaml:5:23: 'for' in fault #1 of route 'lookup': must be above 0");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    faults:\n      - {at: 1s, for: 1s}\n")),
+  EXPECT_EQ(error_of(one_route("    faults:\n      - {at: 1s, for: 0s, status: 500}\n")),
+            "r.yaml:5:23: 'for' in fault #1 of route 'lookup': must be above 0");
+  EXPECT_EQ(error_of(one_route("    faults:\n      - {at: 1s, for: 1s}\n")),
             "r.yaml:5:9: fault #1 of route 'lookup' needs exactly one of 'status' (answered "
             "instead) or 'body' (the route's status with this body instead)");
   EXPECT_EQ(
-      routes_yaml_error_of(one_route("    faults:\n      - {at: 1s, for: 1s, status: 500}\n"
-                                     "      - {at: 1s, for: 1s, status: 500, body: x}\n")),
+      error_of(one_route("    faults:\n      - {at: 1s, for: 1s, status: 500}\n"
+                         "      - {at: 1s, for: 1s, status: 500, body: x}\n")),
       "r.yaml:6:9: fault #2 of route 'lookup' needs exactly one of 'status' (answered instead) "
       "or 'body' (the route's status with this body instead)");
-  EXPECT_EQ(
-      routes_yaml_error_of(one_route("    faults:\n      - {at: 1s, for: 1s, status: 600}\n")),
-      "r.yaml:5:35: 'status' in fault #1 of route 'lookup': expected an integer from 100 "
-      "to 599, got '600'");
-  EXPECT_EQ(
-      routes_yaml_error_of(one_route("    faults:\n      - {at: 1s, for: 1s, stauts: 500}\n")),
-      "r.yaml:5:27: unknown key 'stauts' in fault #1 of route 'lookup'; did you mean "
-      "'status'? allowed: at, for, status, body");
-  EXPECT_EQ(
-      routes_yaml_error_of(one_route("    body: ok\n    faults: [{at: 1s, for: 1s, body: ok}]\n")),
-      "r.yaml:5:38: 'body' in fault #1 of route 'lookup': is the route's own body: a wrong "
-      "answer must differ");
-  EXPECT_EQ(routes_yaml_error_of(
-                one_route("    builtin: health\n    faults: [{at: 1s, for: 1s, body: x}]\n")),
+  EXPECT_EQ(error_of(one_route("    faults:\n      - {at: 1s, for: 1s, status: 600}\n")),
+            "r.yaml:5:35: 'status' in fault #1 of route 'lookup': expected an integer from 100 "
+            "to 599, got '600'");
+  EXPECT_EQ(error_of(one_route("    faults:\n      - {at: 1s, for: 1s, stauts: 500}\n")),
+            "r.yaml:5:27: unknown key 'stauts' in fault #1 of route 'lookup'; did you mean "
+            "'status'? allowed: at, for, status, body");
+  EXPECT_EQ(error_of(one_route("    body: ok\n    faults: [{at: 1s, for: 1s, body: ok}]\n")),
+            "r.yaml:5:38: 'body' in fault #1 of route 'lookup': is the route's own body: a wrong "
+            "answer must differ");
+  EXPECT_EQ(error_of(one_route("    builtin: health\n    faults: [{at: 1s, for: 1s, body: x}]\n")),
             "r.yaml:5:32: 'body' in fault #1 of route 'lookup': cannot be used on a route with "
             "'builtin', 'sse' or 'llm' (no body of its own to replace); use 'status'");
 }
 
 TEST(RoutesYamlErrors, BuiltinHandlers) {
-  EXPECT_EQ(routes_yaml_error_of(one_route("    builtin: lifecycle.creat\n")),
+  EXPECT_EQ(error_of(one_route("    builtin: lifecycle.creat\n")),
             "r.yaml:4:14: 'builtin' in route 'lookup': unknown handler 'lifecycle.creat'; did "
             "you mean 'lifecycle.create'? allowed: lifecycle.create, lifecycle.assign, "
             "lifecycle.resolve, lifecycle.get, lifecycle.search, admin.backlog, admin.ready, "
             "admin.reset, "
             "health, metrics");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    builtin: health\n    body: hi\n")),
+  EXPECT_EQ(error_of(one_route("    builtin: health\n    body: hi\n")),
             "r.yaml:5:5: 'body' in route 'lookup': cannot be combined with 'builtin' (the "
             "handler makes its own answer)");
-  EXPECT_EQ(routes_yaml_error_of("routes:\n  - {path: \"/items/{key}\", builtin: lifecycle.get}\n"),
+  EXPECT_EQ(error_of("routes:\n  - {path: \"/items/{key}\", builtin: lifecycle.get}\n"),
             "r.yaml:2:12: 'path' in route 'GET /items/{key}': handler 'lifecycle.get' needs an "
             "{id} parameter");
 }
 
 TEST(RoutesYamlErrors, DuplicateRoutesAndNames) {
-  EXPECT_EQ(routes_yaml_error_of("routes:\n  - path: /items/{id}\n  - path: /items/{key}\n"),
+  EXPECT_EQ(error_of("routes:\n  - path: /items/{id}\n  - path: /items/{key}\n"),
             "r.yaml:3:11: duplicate route GET /items/{key} (the route at line 2 already matches "
             "it)");
   // The same path with another method is another route.
-  EXPECT_EQ(routes_yaml_error_of("routes:\n  - path: /a\n  - {path: /a, method: POST}\n"), "");
-  EXPECT_EQ(routes_yaml_error_of("routes:\n  - {name: x, path: /a}\n  - {name: x, path: /b}\n"),
+  EXPECT_EQ(error_of("routes:\n  - path: /a\n  - {path: /a, method: POST}\n"), "");
+  EXPECT_EQ(error_of("routes:\n  - {name: x, path: /a}\n  - {name: x, path: /b}\n"),
             "r.yaml:3:12: route name 'x' used twice (first at line 2)");
 }
 
 TEST(RoutesYamlErrors, BadPathTemplatesAndMethods) {
-  EXPECT_EQ(routes_yaml_error_of("routes:\n  - path: /items/x{id}\n"),
+  EXPECT_EQ(error_of("routes:\n  - path: /items/x{id}\n"),
             "r.yaml:2:11: 'path' in route 'GET /items/x{id}': bad path template '/items/x{id}': "
             "a parameter must be a whole segment, like /items/{id}");
-  EXPECT_EQ(routes_yaml_error_of("routes:\n  - name: q\n    path: /sic/description?q=\n"),
+  EXPECT_EQ(error_of("routes:\n  - name: q\n    path: /sic/description?q=\n"),
             "r.yaml:3:11: 'path' in route 'q': bad path template '/sic/description?q=': no query "
             "string here; a route matches any query string (with 'cache' the query string is "
             "the cache key)");
-  EXPECT_EQ(routes_yaml_error_of("routes:\n  - {name: q, method: GTE, path: /}\n"),
+  EXPECT_EQ(error_of("routes:\n  - {name: q, method: GTE, path: /}\n"),
             "r.yaml:2:23: 'method' in route 'q': unknown method 'GTE'; did you mean 'GET'? "
             "allowed: GET, HEAD, POST, PUT, DELETE, PATCH, OPTIONS, *");
-  EXPECT_EQ(routes_yaml_error_of("routes:\n  - {name: q}\n"), "r.yaml:2:5: route 'q' needs 'path'");
+  EXPECT_EQ(error_of("routes:\n  - {name: q}\n"), "r.yaml:2:5: route 'q' needs 'path'");
 }
 
 TEST(RoutesYamlErrors, ConflictingAndRepeatedKeys) {
-  EXPECT_EQ(routes_yaml_error_of(one_route("    body: hi\n    body_bytes: 10\n")),
+  EXPECT_EQ(error_of(one_route("    body: hi\n    body_bytes: 10\n")),
             "r.yaml:5:5: 'body_bytes' in route 'lookup': cannot be combined with 'body'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    sse: {events: 3, over: 1s}\n    cache: true\n")),
+  EXPECT_EQ(error_of(one_route("    sse: {events: 3, over: 1s}\n    cache: true\n")),
             "r.yaml:5:5: 'cache' in route 'lookup': cannot be combined with 'sse'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    cpu: 1ms\n    cpu: 2ms\n")),
+  EXPECT_EQ(error_of(one_route("    cpu: 1ms\n    cpu: 2ms\n")),
             "r.yaml:5:5: key 'cpu' given twice in route 'lookup' (first at line 4)");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    sse: {events: 3}\n")),
+  EXPECT_EQ(error_of(one_route("    sse: {events: 3}\n")),
             "r.yaml:4:10: 'sse' of route 'lookup' needs 'over'");
 }
 
@@ -522,25 +514,24 @@ TEST(RoutesYaml, LlmGivesTheExpectedModel) {
 }
 
 TEST(RoutesYamlErrors, Llm) {
-  EXPECT_EQ(routes_yaml_error_of(one_route("    llm: {tokens: 3}\n    body: hi\n")),
+  EXPECT_EQ(error_of(one_route("    llm: {tokens: 3}\n    body: hi\n")),
             "r.yaml:5:5: 'body' in route 'lookup': cannot be combined with 'llm'");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    llm: {tokens: {min: 9, max: 3}}\n")),
+  EXPECT_EQ(error_of(one_route("    llm: {tokens: {min: 9, max: 3}}\n")),
             "r.yaml:4:33: 'max' in 'tokens' of 'llm' of route 'lookup': must not be below min");
-  EXPECT_EQ(routes_yaml_error_of(one_route("    llm: {tokens: 100000}\n")),
+  EXPECT_EQ(error_of(one_route("    llm: {tokens: 100000}\n")),
             "r.yaml:4:19: 'tokens' in 'llm' of route 'lookup': expected an integer from 1 to "
             "10000, got '100000'");
 }
 
 TEST(RoutesYamlErrors, EmptyAndMultiDocumentFiles) {
-  EXPECT_EQ(routes_yaml_error_of(""),
+  EXPECT_EQ(error_of(""), "r.yaml:1:1: the routes file is empty: it needs a 'routes:' list");
+  EXPECT_EQ(error_of("# only a comment\n"),
             "r.yaml:1:1: the routes file is empty: it needs a 'routes:' list");
-  EXPECT_EQ(routes_yaml_error_of("# only a comment\n"),
-            "r.yaml:1:1: the routes file is empty: it needs a 'routes:' list");
-  EXPECT_EQ(routes_yaml_error_of("seed: 3\n"), "r.yaml:1:1: the routes file needs 'routes'");
-  EXPECT_EQ(routes_yaml_error_of("routes: []\n"),
+  EXPECT_EQ(error_of("seed: 3\n"), "r.yaml:1:1: the routes file needs 'routes'");
+  EXPECT_EQ(error_of("routes: []\n"),
             "r.yaml:1:9: 'routes' in the routes file: expected a list of routes (\"- path: "
             "/...\"), got an empty list");
-  EXPECT_EQ(routes_yaml_error_of("routes:\n  - path: /\n---\nroutes: []\n"),
+  EXPECT_EQ(error_of("routes:\n  - path: /\n---\nroutes: []\n"),
             "r.yaml:4:1: one YAML document per routes file");
 }
 
