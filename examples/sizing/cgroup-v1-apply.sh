@@ -11,8 +11,8 @@
 #     --apply 'sh examples/sizing/cgroup-v1-apply.sh' \
 #     --restore 'sh examples/sizing/cgroup-v1-restore.sh' \
 #     --ready-until http://127.0.0.1:8100/health --concurrency 2,4,8 --hold 10s \
-#     --observe 'cgroup:/sys/fs/cgroup/cpu/proofload-sizing/${PROOFLOAD_CONFIG_SLUG}-0' \
-#     --observe 'pidfile:/tmp/proofload-sizing/${PROOFLOAD_CONFIG_SLUG}-0.pid'
+#     --observe 'cgroup:/sys/fs/cgroup/cpu/proofload-sizing/${PROOFLOAD_CONFIG_SLUG}-${INSTANCE}' \
+#     --observe 'pidfile:/tmp/proofload-sizing/${PROOFLOAD_CONFIG_SLUG}-${INSTANCE}.pid'
 set -e
 BASE=${BASE:-/sys/fs/cgroup/cpu/proofload-sizing}
 STATE=${STATE:-/tmp/proofload-sizing}

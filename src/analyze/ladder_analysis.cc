@@ -223,6 +223,7 @@ LevelAnalysis aggregate(const LevelGroup& group, const Slo& slo, int& failed_rep
   level.server_throttled_share = mean_of(group, &LevelRow::server_throttled_share);
   level.generator_cores = mean_of(group, &LevelRow::generator_cores);
   level.host_load1 = max_of(group, &LevelRow::host_load1);
+  level.host_cpu_busy = max_of(group, &LevelRow::host_cpu_busy);
   level.achieved_cv = cv_of(goodputs);
   level.p95_cv = cv_of(p95s);
   if (level.server_cores && *level.server_cores > 0) {

@@ -108,6 +108,7 @@ struct LevelAnalysis {
   std::optional<int64_t> requests;  // sum over repeats; none when a repeat did not say
   std::optional<double> error_rate, rate_429, never_started;
   std::optional<double> server_cores, server_throttled_share, generator_cores, host_load1;
+  std::optional<double> host_cpu_busy;  // the highest of its repeats
   std::optional<double> server_quota_cores, server_cpu_limit_cores;
   // The first repeat's: where the server figures came from, and what bounds its CPU.
   std::string server_cpu_source, server_throttle_source, server_cpu_limit_basis;

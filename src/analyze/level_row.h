@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -51,7 +52,7 @@ struct LevelRow {
 
   std::optional<double> error_rate;     // share of ended requests that failed, 429 included (0..1)
   std::optional<double> rate_429;       // share of ended requests answered 429 (0..1)
-  std::optional<double> never_started;  // share of intended requests never started (0..1)
+  std::optional<double> never_started;  // share of arrivals offered never started (0..1)
 
   std::optional<double> server_cores;            // the server's mean CPU use, in cores
   std::optional<double> server_throttled_share;  // share of CFS periods throttled (0..1)
@@ -62,13 +63,21 @@ struct LevelRow {
   std::string
       server_cpu_limit_basis;  // what set it: "its one thread", "its CPU quota of 0.8 cores"
   // Which observed source each server figure came from ("pid:4242", "cgroup:/sys/fs/..."), so a
-  // report can say so when several measured it; "" when none did.
+  // report can say so when several measured it; "" when none did. Several instances, whose CPU
+  // server_cores adds, are joined by kSourcesJoiner ("pidfile:/a-0.pid + pidfile:/a-1.pid").
   std::string server_cpu_source;
   std::string server_throttle_source;
   std::optional<double> generator_cores;  // the generator's mean CPU use, in cores
   bool generator_busy = false;       // the generator used 80% or more of its cores in a window here
   std::optional<double> host_load1;  // the host's highest 1-minute load average during the level
+  // The host's mean CPU busy share over the level, of all its cores (0..1): at
+  // kHostSaturatedShare or more the host itself, shared by the generator and any server on it,
+  // may have been the limit.
+  std::optional<double> host_cpu_busy;
   std::optional<double> duration_s;  // measured length (warm-up excluded)
+  // The level's warm-up, excluded from every figure above: requests that ended in it (started
+  // and finished) and how many of them failed. nullopt when not recorded (no warm-up, a table).
+  std::optional<int64_t> warmup_requests, warmup_errors;
 
   std::optional<LevelStreams> streams;      // a level that streamed
   std::optional<double> server_rss_bytes;   // the server's peak resident memory, when observed
@@ -86,6 +95,28 @@ struct LevelRow {
   // achieved_rps. What "short of the target" is judged on: whether the schedule was kept.
   double achieved_in_target_unit() const;
 };
+
+inline constexpr std::string_view kSourcesJoiner = " + ";
+
+// A server_cpu_source split into its instances' sources: one for a single instance, none for "".
+inline std::vector<std::string> server_cpu_sources(const std::string& server_cpu_source) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (!server_cpu_source.empty()) {
+    const size_t at = server_cpu_source.find(kSourcesJoiner, start);
+    out.push_back(server_cpu_source.substr(start, at - start));
+    if (at == std::string::npos) break;
+    start = at + kSourcesJoiner.size();
+  }
+  return out;
+}
+
+// A host whose CPU was busy this share of all its cores or more, over a level, was saturated:
+// whatever shares it (the generator, a server on the same machine) may have been held back.
+inline constexpr double kHostSaturatedShare = 0.9;
+inline bool host_saturated(std::optional<double> host_cpu_busy) {
+  return host_cpu_busy && *host_cpu_busy >= kHostSaturatedShare;
+}
 
 // A row's figure as the analyses use it: none when it is missing or not finite (a NaN in a table
 // is a figure nobody measured, not a value).

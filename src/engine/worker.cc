@@ -324,14 +324,17 @@ void Worker::dispatch_arrivals(int64_t now) {
       const int64_t through = std::min(now, *until) - start_ns_;
       const int64_t skipped = arrivals_->skip_through(through, spec_.warmup_ns, before_split);
       current_.intended += skipped;
+      current_.arrivals += skipped;
       warmup_total_.intended += before_split;
+      warmup_total_.arrivals += before_split;
       measured_total_.intended += skipped - before_split;
+      measured_total_.arrivals += skipped - before_split;
       dispatcher_->never_start(skipped, before_split);
       sync_never_started();
       continue;
     }
     arrivals_->advance();
-    count_intended(intended);
+    count_intended(intended, true);
     switch (dispatcher_->on_arrival(intended)) {
       case schedule::OpenLoopDispatcher::Action::kSendNow: {
         Connection& c = connections_[idle_.back()];
@@ -461,9 +464,14 @@ void Worker::sync_never_started() {
   never_started_in_warmup_seen_ = in_warmup;
 }
 
-void Worker::count_intended(int64_t intended_ns) {
+void Worker::count_intended(int64_t intended_ns, bool arrival) {
   ++current_.intended;
-  ++part_of(intended_ns).intended;
+  measure::WindowStats& part = part_of(intended_ns);
+  ++part.intended;
+  if (arrival) {
+    ++current_.arrivals;
+    ++part.arrivals;
+  }
 }
 
 void Worker::count_outcome(Outcome outcome, int64_t intended_ns) {

@@ -213,7 +213,9 @@ class Worker {
   void sweep_links(int64_t now);
 
   void sync_never_started();
-  void count_intended(int64_t intended_ns);
+  // One request the schedule wanted; `arrival` when it is new work (a single request or a flow's
+  // first step), not a flow's later step.
+  void count_intended(int64_t intended_ns, bool arrival);
   void count_outcome(measure::Outcome outcome, int64_t intended_ns);
   // Warm-up or measured: a request belongs to the part of the run it was intended in.
   measure::WindowStats& part_of(int64_t intended_ns) {

@@ -188,7 +188,8 @@ void Worker::on_connect_failed(Connection& c, int64_t now, Outcome outcome) {
 // The request the connection was to carry (a flow's next step, or the user's next pick) fails
 // before a byte was sent: one intended request, one outcome, and the iteration ends.
 void Worker::fail_unsent_step(Connection& c, Outcome outcome, int64_t intended_ns) {
-  if (!c.session.in_iteration()) {
+  const bool arrival = !c.session.in_iteration();
+  if (arrival) {
     c.session.begin_step(context_);
     ++iterations_in_progress_;
     c.session.iteration_start_ns = intended_ns;
@@ -196,7 +197,7 @@ void Worker::fail_unsent_step(Connection& c, Outcome outcome, int64_t intended_n
       ++named_part_of(intended_ns).flows[c.session.flow()].started;
   }
   c.intended_ns = intended_ns;
-  count_intended(intended_ns);
+  count_intended(intended_ns, arrival);
   count_outcome(outcome, intended_ns);
   const int64_t now = worker_now();
   record_named(c, outcome, now, false);
@@ -226,7 +227,7 @@ void Worker::on_ready(Connection& c, int64_t now) {
   if (!c.active) {
     close_connection(c);
   } else if (may_start_request() && now >= start_ns_) {
-    count_intended(c.ready_ns);
+    count_intended(c.ready_ns, true);
     if (request_budget_ > 0) --request_budget_;
     start_request(c, c.ready_ns, now);
   }

@@ -78,7 +78,7 @@ bool Worker::continue_iteration(Connection& c, int64_t now) {
     return false;
   }
   int64_t due = c.session.next_step_due_ns;
-  count_intended(due);  // -n counts picks of the mix: a flow's later steps are not new work
+  count_intended(due, false);  // a flow's later step: not new work (-n counts picks of the mix)
   start_request(c, due, now);
   return true;
 }

@@ -32,13 +32,23 @@ std::optional<double> latency_metric(const result::Latency& l, analyze::CompareM
   }
 }
 
-// The server's CPU ms per request, from the source its CPU figure came from.
+// The server's CPU ms per request, from the sources its CPU figure came from: with several
+// instances, each one's CPU over every request, added.
 std::optional<double> cpu_ms_per_request(const result::RunRecord& run) {
   if (!run.server || run.server->cpu_source.empty()) return std::nullopt;
-  for (const result::SourceRecord& s : run.sources) {
-    if (s.source == run.server->cpu_source) return s.value("cpu_ms_per_request");
+  const std::vector<std::string> one = {run.server->cpu_source};
+  const std::vector<std::string>& wanted =
+      run.server->cpu_sources.empty() ? one : run.server->cpu_sources;
+  std::optional<double> total;
+  for (const std::string& source : wanted) {
+    const auto s = std::find_if(run.sources.begin(), run.sources.end(),
+                                [&](const result::SourceRecord& r) { return r.source == source; });
+    const std::optional<double> ms =
+        s == run.sources.end() ? std::nullopt : s->value("cpu_ms_per_request");
+    if (!ms) return std::nullopt;  // one instance's share not known: the sum is not either
+    total = total.value_or(0) + *ms;
   }
-  return std::nullopt;
+  return total;
 }
 
 // A directory's result.json read once, without its windows (a long run's are many:

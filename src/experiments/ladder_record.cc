@@ -111,6 +111,7 @@ analyze::LevelRow row_from_run(const report::RunResult& run, double level, int r
       row.generator_cores = source.value("cpu_cores_mean");
     } else if (starts_with(source.label, "host")) {
       if (!row.host_load1) row.host_load1 = source.value("load1_max");
+      if (!row.host_cpu_busy) row.host_cpu_busy = source.value("cpu_busy_share_mean");
     }
   }
   // The server, each figure from the source that measures it (observation.h).
@@ -121,9 +122,20 @@ analyze::LevelRow row_from_run(const report::RunResult& run, double level, int r
   row.server_cpu_limit_cores = server.cpu_limit_cores;
   row.server_cpu_limit_basis = server.cpu_limit_basis;
   row.server_cpu_source = server.cpu_source;
+  if (!server.cpu_sources.empty()) {
+    row.server_cpu_source.clear();
+    for (const std::string& source : server.cpu_sources) {
+      if (!row.server_cpu_source.empty()) row.server_cpu_source += analyze::kSourcesJoiner;
+      row.server_cpu_source += source;
+    }
+  }
   row.server_throttle_source = server.cgroup_source;
   row.generator_busy = !run.generator_busy_windows.empty();
   row.duration_s = run.measured_duration_s;
+  if (run.warmup_duration_s > 0) {
+    row.warmup_requests = report::started_requests(run.warmup_total);
+    row.warmup_errors = run.warmup_total.errors();
+  }
   record_streams_and_accounting(run, row);
   for (const measure::Threshold& bound : slo.bounds) {
     if (row_holds(bound.metric)) continue;

@@ -70,55 +70,76 @@ std::string cores_words(double cores) {
 
 report::ServerFigures server_figures(const std::vector<report::ObservedSummary>& observed) {
   report::ServerFigures server;
-  // CPU: the first source of the most direct kind that measured it.
-  const report::ObservedSummary* cpu = nullptr;
-  ServerKind cpu_kind = ServerKind::kOther;
+  // CPU: every source of the most direct kind that measured it. Several of one kind are several
+  // instances (one spec given twice counts once), so their CPU is added: a figure per core or
+  // per request divides by all of it. Sources of the other kinds are named, not added.
   auto cpu_mean_of = [](const report::ObservedSummary& s) {
     auto mean = s.value("cpu_cores_mean");
     return mean ? mean : s.value("process_cpu_seconds_total_per_s_mean");
   };
+  auto cpu_max_of = [](const report::ObservedSummary& s) {
+    auto max = s.value("cpu_cores_max");
+    return max ? max : s.value("process_cpu_seconds_total_per_s_max");
+  };
+  std::vector<const report::ObservedSummary*> cpu;
+  ServerKind cpu_kind = ServerKind::kOther;
   for (ServerKind kind : {ServerKind::kProcess, ServerKind::kCgroup, ServerKind::kPrometheus}) {
     for (const report::ObservedSummary& s : observed) {
       if (server_kind_of(s.source) != kind || !cpu_mean_of(s)) continue;
-      if (cpu == nullptr) {
-        cpu = &s;
+      if (cpu.empty() || cpu_kind == kind) {
+        const bool again = std::any_of(cpu.begin(), cpu.end(),
+                                       [&](const auto* seen) { return seen->source == s.source; });
+        if (!again) cpu.push_back(&s);
         cpu_kind = kind;
       } else {
         server.cpu_also_measured_by.push_back(s.source);
       }
     }
   }
-  if (cpu != nullptr) {
-    server.cpu_source = cpu->source;
-    server.cpu_cores_mean = cpu_mean_of(*cpu);
-    server.cpu_cores_max = cpu->value("cpu_cores_max");
-    if (!server.cpu_cores_max)
-      server.cpu_cores_max = cpu->value("process_cpu_seconds_total_per_s_max");
+  for (const report::ObservedSummary* s : cpu) {
+    server.cpu_cores_mean = server.cpu_cores_mean.value_or(0) + *cpu_mean_of(*s);
+    if (const std::optional<double> max = cpu_max_of(*s)) {
+      server.cpu_cores_max = server.cpu_cores_max.value_or(0) + *max;
+    }
+    if (cpu.size() > 1) server.cpu_sources.push_back(s->source);
   }
-  // Throttling and quota: the first cgroup that reports them.
+  if (!cpu.empty()) server.cpu_source = cpu.front()->source;
+  // Throttling: the mean over the cgroups that report it; their quotas added.
+  int throttle_sources = 0;
   for (const report::ObservedSummary& s : observed) {
     if (server_kind_of(s.source) != ServerKind::kCgroup) continue;
     auto throttled = s.value("cpu_throttled_share_mean");
     auto quota = s.value("cpu_quota_cores_end");
     if (!throttled && !quota) continue;
-    server.throttled_share_mean = throttled;
-    server.quota_cores = quota;
-    server.cgroup_source = s.source;
-    break;
-  }
-  // What bounds the CPU it can use: its threads and affinity (the process measured for CPU, else
-  // the first process), and its quota.
-  std::vector<std::pair<double, std::string>> limits;
-  const report::ObservedSummary* process = cpu_kind == ServerKind::kProcess ? cpu : nullptr;
-  for (const report::ObservedSummary& s : observed) {
-    if (process == nullptr && server_kind_of(s.source) == ServerKind::kProcess) process = &s;
-  }
-  if (process != nullptr) {
-    if (auto threads = process->value("threads_end"); threads && *threads > 0) {
-      limits.emplace_back(*threads, *threads == 1 ? "its one thread"
-                                                  : "its " + cores_words(*threads) + " threads");
+    if (throttled) {
+      ++throttle_sources;
+      server.throttled_share_mean = server.throttled_share_mean.value_or(0) + *throttled;
     }
-    if (auto cpus = process->value("cpus_allowed_end"); cpus && *cpus > 0) {
+    if (quota) server.quota_cores = server.quota_cores.value_or(0) + *quota;
+    if (server.cgroup_source.empty()) server.cgroup_source = s.source;
+  }
+  if (throttle_sources > 1) *server.throttled_share_mean /= throttle_sources;
+  // What bounds the CPU it can use: its threads and affinity (the processes measured for CPU,
+  // else the first process), and its quota. Instances' threads add up; the CPUs their affinity
+  // allows may be the same ones, so with several instances affinity is no bound here.
+  std::vector<const report::ObservedSummary*> processes;
+  if (cpu_kind == ServerKind::kProcess) processes = cpu;
+  for (const report::ObservedSummary& s : observed) {
+    if (processes.empty() && server_kind_of(s.source) == ServerKind::kProcess) processes = {&s};
+  }
+  std::vector<std::pair<double, std::string>> limits;
+  double threads = 0;
+  for (const report::ObservedSummary* p : processes) {
+    const std::optional<double> n = p->value("threads_end");
+    threads = n && *n > 0 && threads >= 0 ? threads + *n : -1;  // -1: one not known
+  }
+  if (threads > 0) {
+    const std::string whose = processes.size() > 1 ? "their " : "its ";
+    limits.emplace_back(threads, threads == 1 ? "its one thread"
+                                              : whose + cores_words(threads) + " threads");
+  }
+  if (processes.size() == 1) {
+    if (auto cpus = processes.front()->value("cpus_allowed_end"); cpus && *cpus > 0) {
       limits.emplace_back(*cpus, *cpus == 1 ? "the one CPU its affinity allows"
                                             : "the " + cores_words(*cpus) +
                                                   " CPUs its affinity allows");

@@ -130,5 +130,39 @@ TEST(ServerFigures, AOneThreadedServerPinnedToOneCpuIsCpuBoundAtOneCore) {
                    .any());
 }
 
+TEST(ServerFigures, SeveralInstancesOfOneKindAddTheirCpu) {
+  // Two instances under half-core quotas, each observed by its pidfile and its cgroup: the
+  // server's CPU is both processes' (a per-core figure over one of them would read twice as
+  // good), throttling their mean, the quota their sum.
+  auto instance = [](int i, double cores, double throttled) {
+    const std::string n = std::to_string(i);
+    return std::vector<report::ObservedSummary>{
+        summary("pidfile" + n, "pidfile:/run/app-" + n + ".pid",
+                {{"cpu_cores_mean", cores}, {"cpu_cores_max", cores + 0.01}, {"threads_end", 1}}),
+        summary("cgroup" + n, "cgroup:/sys/fs/cgroup/cpu/app-" + n,
+                {{"cpu_cores_mean", cores},
+                 {"cpu_throttled_share_mean", throttled},
+                 {"cpu_quota_cores_end", 0.5}})};
+  };
+  std::vector<report::ObservedSummary> observed = instance(0, 0.49, 0.6);
+  for (report::ObservedSummary& s : instance(1, 0.47, 0.4)) observed.push_back(s);
+  observed.push_back(observed.front());  // the same source given twice counts once
+  const report::ServerFigures s = server_figures(observed);
+  EXPECT_DOUBLE_EQ(*s.cpu_cores_mean, 0.96);
+  EXPECT_DOUBLE_EQ(*s.cpu_cores_max, 0.98);
+  EXPECT_EQ(s.cpu_source, "pidfile:/run/app-0.pid");
+  EXPECT_EQ(s.cpu_sources,
+            (std::vector<std::string>{"pidfile:/run/app-0.pid", "pidfile:/run/app-1.pid"}));
+  EXPECT_EQ(s.cpu_also_measured_by,
+            (std::vector<std::string>{"cgroup:/sys/fs/cgroup/cpu/app-0",
+                                      "cgroup:/sys/fs/cgroup/cpu/app-1"}));
+  EXPECT_DOUBLE_EQ(*s.throttled_share_mean, 0.5);
+  EXPECT_DOUBLE_EQ(*s.quota_cores, 1.0);
+  EXPECT_EQ(s.cpu_limit_cores, 1.0);  // two threads, two half cores: either way one core
+  EXPECT_TRUE(s.cpu_bound());
+  // One instance alone names no list.
+  EXPECT_TRUE(server_figures(instance(0, 0.49, 0.6)).cpu_sources.empty());
+}
+
 }  // namespace
 }  // namespace proofload::experiments

@@ -215,6 +215,7 @@ json window_stats_json(const measure::WindowStats& w) {
           {"outcomes", outcomes_json(w.outcomes)},
           {"status", status},
           {"intended", w.intended},
+          {"arrivals", w.arrivals},
           {"bytes_in", w.bytes_in},
           {"bytes_out", w.bytes_out},
           {"connects", w.connects},
@@ -258,6 +259,8 @@ measure::WindowStats window_stats_from_json(const json& j) {
     w.status[slot] = count_of(value, "status." + code);
   }
   w.intended = count(j, "intended");
+  // A segment file from before arrivals were counted apart: its arrivals were its intended.
+  w.arrivals = j.contains("arrivals") ? count(j, "arrivals") : w.intended;
   w.bytes_in = count(j, "bytes_in");
   w.bytes_out = count(j, "bytes_out");
   w.connects = count(j, "connects");

@@ -197,6 +197,23 @@ std::string substitute_config(const std::string& text,
   return out;
 }
 
+std::vector<std::string> config_observers(
+    const std::vector<std::string>& specs, const SizingConfig& config,
+    const std::vector<std::pair<std::string, std::string>>& env) {
+  std::vector<std::string> out;
+  for (const std::string& spec : specs) {
+    const std::string replaced = substitute_config(spec, env);
+    if (replaced.find("${INSTANCE}") == std::string::npos) {
+      out.push_back(replaced);
+      continue;
+    }
+    for (int i = 0; i < config.instances.value_or(1); ++i) {
+      out.push_back(substitute_config(replaced, {{"INSTANCE", std::to_string(i)}}));
+    }
+  }
+  return out;
+}
+
 std::string config_directory(const SizingConfig& config, int index) {
   return fmt::format("configs/{:02}-{}", index, config.slug);
 }
@@ -338,7 +355,7 @@ class SizingRun {
     ladder.fail_below_rps.reset();
     ladder.quiet = plan_.quiet;
     ladder.command_line = plan_.command_line;
-    for (std::string& o : ladder.base_run.observe) o = substitute_config(o, env);
+    ladder.base_run.observe = config_observers(ladder.base_run.observe, c, env);
     ladder.settings.observe = ladder.base_run.observe;
     std::vector<std::string> written = targets_written(dir / kTargetsFile);
     if (!written.empty()) {

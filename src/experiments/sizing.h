@@ -54,6 +54,14 @@ std::vector<std::pair<std::string, std::string>> config_env(const SizingConfig& 
 std::string substitute_config(const std::string& text,
                               const std::vector<std::pair<std::string, std::string>>& env);
 
+// A configuration's --observe specs: its variables replaced (substitute_config), and each spec
+// that names ${INSTANCE} made one per instance, ${INSTANCE} = 0 to N-1 (N from the name, 1 when
+// the name does not say), so every instance a shape has is observed, its CPU added, and none it
+// lacks is asked for.
+std::vector<std::string> config_observers(
+    const std::vector<std::string>& specs, const SizingConfig& config,
+    const std::vector<std::pair<std::string, std::string>>& env);
+
 struct SizingPlan {
   std::vector<SizingConfig> configs;
   // Each configuration's ladder: its out_dir, observers and targets are set per configuration;

@@ -75,6 +75,22 @@ TEST(SizingConfig, EnvironmentAndSubstitution) {
   EXPECT_EQ(value("PROOFLOAD_CONFIG_SLUG"), "2x500m-1Gi");
 }
 
+TEST(SizingConfig, AnObserverNamingTheInstanceIsOnePerInstanceOfTheShape) {
+  const std::vector<std::string> specs = {"pidfile:/run/${PROOFLOAD_CONFIG_SLUG}-${INSTANCE}.pid",
+                                          "host"};
+  const SizingConfig two = parse_sizing_config("2x500m/1Gi");
+  EXPECT_EQ(config_observers(specs, two, config_env(two, 1)),
+            (std::vector<std::string>{"pidfile:/run/2x500m-1Gi-0.pid",
+                                      "pidfile:/run/2x500m-1Gi-1.pid", "host"}));
+  // A smaller shape is not asked for an instance it lacks; a free-form one counts as one.
+  const SizingConfig one = parse_sizing_config("1x1/1Gi");
+  EXPECT_EQ(config_observers(specs, one, config_env(one, 2)),
+            (std::vector<std::string>{"pidfile:/run/1x1-1Gi-0.pid", "host"}));
+  const SizingConfig free_form = parse_sizing_config("big");
+  EXPECT_EQ(config_observers(specs, free_form, config_env(free_form, 3)).front(),
+            "pidfile:/run/big-0.pid");
+}
+
 SizingPlan two_config_plan() {
   SizingPlan plan;
   plan.configs = parse_sizing_configs("1x1/64Mi,big", {});

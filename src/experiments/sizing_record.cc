@@ -50,6 +50,9 @@ void fill_config_figures(result::SizingConfigRecord& c, const result::LadderResu
   c.knee_level.reset();
   c.throttled_share.reset();
   c.server_cores_max.reset();
+  c.best_p95_ms.reset();
+  c.cpu_instances_observed.reset();
+  c.host_saturated = false;
   c.memory_peak_bytes.reset();
   c.generator_busy = false;
   c.noise_floor.reset();
@@ -59,6 +62,7 @@ void fill_config_figures(result::SizingConfigRecord& c, const result::LadderResu
     if (a.best_sustained) {
       c.best_sustained_rps = a.levels[*a.best_sustained].goodput_rps;
       c.best_level = a.levels[*a.best_sustained].level;
+      c.best_p95_ms = a.levels[*a.best_sustained].p95_ms;
       if (c.cores && *c.cores > 0) c.per_core_rps = *c.best_sustained_rps / *c.cores;
     }
     if (a.peak) c.peak_rps = a.levels[*a.peak].goodput_rps;
@@ -66,6 +70,12 @@ void fill_config_figures(result::SizingConfigRecord& c, const result::LadderResu
     for (const analyze::LevelAnalysis& l : a.levels) {
       keep_max(c.throttled_share, l.server_throttled_share);
       keep_max(c.server_cores_max, l.server_cores);
+      if (l.server_cores) {
+        const auto observed = static_cast<int64_t>(
+            analyze::server_cpu_sources(l.server_cpu_source).size());
+        c.cpu_instances_observed = std::max(c.cpu_instances_observed.value_or(0), observed);
+      }
+      c.host_saturated = c.host_saturated || analyze::host_saturated(l.host_cpu_busy);
       c.generator_busy = c.generator_busy || l.generator_busy;
     }
     c.noise_floor = a.noise_floor.value;

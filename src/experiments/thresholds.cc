@@ -159,7 +159,7 @@ std::optional<double> observed_metric(const report::RunResult& result, const Met
     const measure::WindowStats& t = result.total;
     if (is_latency(metric)) return from_histogram(t.latency_us, metric);
     if (metric.kind == MetricRef::Kind::kNeverStarted) {
-      return report::share(t.count(Outcome::kNeverStarted), t.intended);
+      return t.never_started_share();
     }
     if (metric.outcome == "flow_success") {
       // Over every flow of the scenario.

@@ -13,7 +13,8 @@ void add(std::array<int64_t, measure::kOutcomeCount>& outcomes, Outcome o, int64
   outcomes[static_cast<int>(o)] += n;
 }
 
-// 100 intended: 90 success, 5 status_429, 3 check_failed, 2 never started; 10 s measured.
+// 100 intended: 90 success, 5 status_429, 3 check_failed, 2 never started, of 40 arrivals (the
+// rest a flow's later steps); 10 s measured.
 // Named: "lookup" (80 requests, 1..80 ms) and "create" (18); flow "lifecycle": 10 started,
 // 7 succeeded, 2 failed, 1 abandoned.
 report::RunResult make_result() {
@@ -23,6 +24,7 @@ report::RunResult make_result() {
   r.span.counts.responses = 98;
   r.span.counts.successes = 90;
   r.total.intended = 100;
+  r.total.arrivals = 40;  // the flow's later steps are the other 60 intended requests
   add(r.total.outcomes, Outcome::kSuccess, 90);
   add(r.total.outcomes, Outcome::kStatus429, 5);
   add(r.total.outcomes, Outcome::kCheckFailed, 3);
@@ -56,10 +58,11 @@ double observed(const report::RunResult& r, std::string_view expression) {
   return value.value_or(-1);
 }
 
-TEST(ThresholdMetrics, WholeRunSharesUseStartedRequestsAndIntendedForNeverStarted) {
+TEST(ThresholdMetrics, WholeRunSharesUseStartedRequestsAndArrivalsForNeverStarted) {
   const report::RunResult r = make_result();
   EXPECT_DOUBLE_EQ(observed(r, "errors < 1%"), 8.0 / 98.0);
-  EXPECT_DOUBLE_EQ(observed(r, "never_started < 1%"), 2.0 / 100.0);
+  // Per arrival: 2 of the 40 offered, not of the 100 requests intended.
+  EXPECT_DOUBLE_EQ(observed(r, "never_started < 1%"), 2.0 / 40.0);
   EXPECT_DOUBLE_EQ(observed(r, "rate(status_429) < 1%"), 5.0 / 98.0);
   EXPECT_DOUBLE_EQ(observed(r, "count(check_failed) < 1"), 3.0);
   EXPECT_DOUBLE_EQ(observed(r, "rps > 1"), 98.0 / 10.0);

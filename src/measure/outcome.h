@@ -52,7 +52,7 @@ constexpr bool outcome_has_response(Outcome o) {
 }
 
 // True for failures: everything but success and never-started (which is reported apart, as a
-// share of intended requests).
+// share of the arrivals offered: single requests or whole flows).
 constexpr bool outcome_is_error(Outcome o) {
   return o != Outcome::kSuccess && o != Outcome::kNeverStarted;
 }

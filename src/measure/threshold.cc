@@ -246,9 +246,9 @@ class Parser {
     const auto& outcomes = known_outcomes();
     if (kind == Kind::kCount && m.outcome == kRequestsOutcome) return m;
     if (kind == Kind::kOutcomeRate && m.outcome == "never_started") {
-      // Its denominator is intended requests, not ended ones: a different metric.
+      // Its denominator is the arrivals offered, not requests ended: a different metric.
       fail(
-          "never-started requests are a share of intended requests: use never_started, not "
+          "never-started work is a share of the arrivals offered: use never_started, not "
           "rate(never_started)");
     }
     if (std::find(outcomes.begin(), outcomes.end(), m.outcome) == outcomes.end()) {

@@ -20,7 +20,7 @@ struct MetricRef {
     kMean,          // mean or avg: latency, ms
     kMax,           // max: latency, ms
     kErrorRate,     // errors / error_rate: share of ended requests that failed (0..1)
-    kNeverStarted,  // never_started: share of intended requests never started (0..1)
+    kNeverStarted,  // never_started: share of arrivals offered never started (0..1)
     kOutcomeRate,   // rate(OUTCOME[, scope]): share of ended requests with that outcome (0..1);
                     // rate(flow_success, FLOW): share of finished flows that succeeded
     kCount,         // count(OUTCOME[, scope]) or requests[(scope)]: a count

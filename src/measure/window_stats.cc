@@ -25,6 +25,11 @@ int64_t WindowStats::errors() const {
   return n;
 }
 
+std::optional<double> WindowStats::never_started_share() const {
+  if (arrivals <= 0) return std::nullopt;
+  return static_cast<double>(count(Outcome::kNeverStarted)) / static_cast<double>(arrivals);
+}
+
 void ConnectionTimes::merge(const ConnectionTimes& other) {
   connect_us.merge(other.connect_us);
   handshake_us.merge(other.handshake_us);
@@ -55,6 +60,7 @@ void WindowStats::merge(const WindowStats& other) {
   for (int i = 0; i < kOutcomeCount; ++i) outcomes[i] += other.outcomes[i];
   for (int i = 0; i < kStatusSlots; ++i) status[i] += other.status[i];
   intended += other.intended;
+  arrivals += other.arrivals;
   bytes_in += other.bytes_in;
   bytes_out += other.bytes_out;
   connects += other.connects;
@@ -80,7 +86,7 @@ void WindowStats::clear() {
   connection.clear();
   outcomes.fill(0);
   status.fill(0);
-  intended = bytes_in = bytes_out = connects = in_flight_end = queued_end = 0;
+  intended = arrivals = bytes_in = bytes_out = connects = in_flight_end = queued_end = 0;
   for (SourceWindow& source : sources) source = SourceWindow{};  // keeps the vector's size
   streams.clear();
   for (auto& counts : request_outcomes) counts.fill(0);  // keeps the vector's size

@@ -6,6 +6,7 @@
 
 #include <array>
 #include <cstdint>
+#include <optional>
 #include <vector>
 
 #include "measure/hdr_histogram.h"
@@ -56,7 +57,11 @@ struct WindowStats {
   std::array<int64_t, kOutcomeCount> outcomes{};  // requests ended in this window, by outcome
   std::array<int64_t, kStatusSlots> status{};     // responses by status code
   int64_t intended = 0;        // requests the schedule wanted in this window (open loop: due;
-                               // closed loop: started)
+                               // closed loop: started), a flow's later steps included
+  // Work offered in this window: each arrival is one single request or one whole flow (open
+  // loop: arrivals due; closed loop: a user's next pick begun). A flow's later steps are in
+  // `intended` only. Never started is counted per arrival, so its share is over these.
+  int64_t arrivals = 0;
   int64_t bytes_in = 0;        // bytes read from the server (headers and bodies)
   int64_t bytes_out = 0;       // bytes written to the server
   int64_t connects = 0;        // TCP connections opened successfully
@@ -80,6 +85,8 @@ struct WindowStats {
   // Requests that got an HTTP response, whatever its status.
   int64_t responses() const;
   int64_t errors() const;
+  // Share of arrivals never started (0..1); nullopt with no arrival.
+  std::optional<double> never_started_share() const;
   // What a rate limit did with the requests that ended here: 2xx let through, 429 limited, the
   // rest other (a source's counts, or a probe variant's).
   SourceWindow limit_counts() const;

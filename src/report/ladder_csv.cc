@@ -28,7 +28,8 @@ std::string render_levels_csv(const result::LadderResult& v) {
       "never_started,server_cores,server_throttled_share,server_quota_cores,"
       "server_cpu_limit_cores,generator_cores,generator_busy,host_load1,duration_s,status,"
       "verdict,events_per_s,stream_bytes_per_s,tokens_per_s,stream_ttfb_p95_ms,ttft_p95_ms,"
-      "itl_p99_ms,stream_goodput,server_rss_bytes,reconcile,drop_share\n";
+      "itl_p99_ms,stream_goodput,server_rss_bytes,reconcile,drop_share,host_cpu_busy,"
+      "warmup_requests,warmup_errors\n";
   // A search's confirming run is reported apart from the analysis (which ran on the grow and
   // bisect steps): its level's verdict is not its own.
   const std::vector<bool> confirming = v.confirming_rows();
@@ -73,7 +74,10 @@ std::string render_levels_csv(const result::LadderResult& v) {
         csv_number(s.goodput_share),
         csv_number(r.server_rss_bytes),
         csv_text(r.reconcile),
-        csv_number(r.drop_share)};
+        csv_number(r.drop_share),
+        csv_number(r.host_cpu_busy),
+        r.warmup_requests ? std::to_string(*r.warmup_requests) : "",
+        r.warmup_errors ? std::to_string(*r.warmup_errors) : ""};
     out += fmt::format("{}\n", fmt::join(cells, ","));
   }
   return out;

@@ -225,11 +225,20 @@ std::string server_sources_text(const LadderResult& v) {
   }
   if (cpu.empty() && throttle.empty()) return "";
   std::vector<std::string> parts;
-  if (!cpu.empty()) parts.push_back("server cores from " + inline_code(cpu));
+  const std::vector<std::string> instances = analyze::server_cpu_sources(cpu);
+  if (instances.size() > 1) {
+    std::vector<std::string> each;
+    for (const std::string& source : instances) each.push_back(inline_code(source));
+    parts.push_back("server cores from " + list_text(each) + " added (" +
+                    std::to_string(instances.size()) + " instances)");
+  } else if (!cpu.empty()) {
+    parts.push_back("server cores from " + inline_code(cpu));
+  }
   if (!throttle.empty()) parts.push_back("throttling and quota from " + inline_code(throttle));
   std::vector<std::string> unused;
   for (const std::string& spec : v.settings.observe) {
-    if (spec == cpu || spec == throttle || spec == "host" || spec == "self") continue;
+    if (spec == throttle || spec == "host" || spec == "self") continue;
+    if (std::find(instances.begin(), instances.end(), spec) != instances.end()) continue;
     unused.push_back(inline_code(spec));
   }
   std::string out = "Server figures: " + list_text(parts) + ", whatever the order of --observe";

@@ -154,13 +154,38 @@ std::vector<std::string> generator_row(const LadderResult& v) {
       peak = &l;
     }
   }
+  // The host's CPU, all cores: saturated, it held back whatever shares it, generator included.
+  std::vector<double> saturated;
+  for (const LevelAnalysis& l : levels_of(v)) {
+    if (analyze::host_saturated(l.host_cpu_busy)) saturated.push_back(l.level);
+  }
+  const std::string host =
+      saturated.empty()
+          ? ""
+          : "; the host's CPU was saturated (" +
+                percent_text(analyze::kHostSaturatedShare, 0) + " or more of all its cores busy) at " +
+                (saturated.size() == 1 ? "level " : "levels ") + levels_text(saturated) +
+                ": there the host, shared by the generator and any server on it, may have been "
+                "the limit";
+  const std::string host_evidence = saturated.empty() ? "" : "; the host's CPU (observer host)";
   if (!busy.empty()) {
     return {question,
             "Possibly: it used 80% or more of its cores at level " + levels_text(busy) +
-                "; there it, not the server, may have been the limit",
-            evidence};
+                "; there it, not the server, may have been the limit" + host,
+            evidence + host_evidence};
   }
-  if (peak == nullptr) return {question, "Not measured: no generator CPU in the data", "–"};
+  if (peak == nullptr) {
+    if (!saturated.empty()) {
+      return {question, "Possibly: no generator CPU in the data" + host, host_evidence.substr(2)};
+    }
+    return {question, "Not measured: no generator CPU in the data", "–"};
+  }
+  if (!saturated.empty()) {
+    return {question,
+            "Possibly: it used at most " + cores_text(*peak->generator_cores) +
+                " cores and was never busy (80% of its cores), but" + host.substr(1),
+            evidence + host_evidence};
+  }
   return {question,
           "No: it used at most " + cores_text(*peak->generator_cores) + " cores (level " +
               level_text(peak->level) + ") and was never busy (80% of its cores)",
@@ -249,9 +274,18 @@ std::string levels_table(const LadderResult& v) {
     header.emplace_back("flow success");
   }
   for (const char* name : {"p50 ms", "p95 ms", "p99 ms", "errors", "429", "never started",
-                           "server cores", "throttled", "gen. cores", "gain"}) {
+                           "server cores", "throttled", "gen. cores"}) {
     header.emplace_back(name);
   }
+  // The host's columns, only when `host` was observed.
+  const bool host = std::any_of(levels_of(v).begin(), levels_of(v).end(), [](const auto& l) {
+    return l.host_load1.has_value() || l.host_cpu_busy.has_value();
+  });
+  if (host) {
+    header.emplace_back("host load");
+    header.emplace_back("host busy");
+  }
+  header.emplace_back("gain");
   if (repeated) {
     header.emplace_back("achieved CV");
     header.emplace_back("p95 CV");
@@ -263,6 +297,7 @@ std::string levels_table(const LadderResult& v) {
   std::string out = "## Levels\n\n" + table_row(header) + table_row(align);
   bool any_untrusted = false;
   bool any_busy = false;
+  bool any_saturated = false;
   for (const LevelAnalysis& l : levels_of(v)) {
     std::vector<std::string> cells = {level_text(l.level)};
     if (repeated) cells.push_back(std::to_string(l.repeats));
@@ -287,6 +322,12 @@ std::string levels_table(const LadderResult& v) {
     cells.push_back(l.server_throttled_share ? percent_text(*l.server_throttled_share) : kDash);
     cells.push_back((l.generator_cores ? cores_text(*l.generator_cores) : kDash) +
                     (l.generator_busy ? " (busy)" : ""));
+    if (host) {
+      cells.push_back(l.host_load1 ? fixed(*l.host_load1, 1) : kDash);
+      cells.push_back((l.host_cpu_busy ? percent_text(*l.host_cpu_busy, 0) : kDash) +
+                      (analyze::host_saturated(l.host_cpu_busy) ? " (saturated)" : ""));
+      any_saturated = any_saturated || analyze::host_saturated(l.host_cpu_busy);
+    }
     cells.push_back(gain_cell(l));
     if (repeated) {
       cells.push_back(l.achieved_cv ? percent_text(*l.achieved_cv, 1) : kDash);
@@ -319,12 +360,20 @@ std::string levels_table(const LadderResult& v) {
   }
   out += "errors: share of the requests that ended (started and finished) that failed, " +
          errors_note +
-         ". 429: share of them answered 429. never started: share of the intended requests that "
-         "never started. throttled: share of the server's CPU periods throttled. gain: goodput "
-         "against the level before, \"flat\" inside the " +
+         ". 429: share of them answered 429. never started: share of the arrivals offered (each a "
+         "request or a whole flow) that never started. throttled: share of the server's CPU "
+         "periods throttled. gain: goodput against the level before, \"flat\" inside the " +
          noise_floor_words(v) + " noise floor. " + kDash + ": not measured" +
          (loop_of(v) == "closed" ? " (target/s: a closed loop has no target rate)." : ".");
   if (any_busy) out += " (busy): the generator used 80% or more of its cores in this level.";
+  if (host) {
+    out += " host load: the host's highest 1-minute load average in the level; host busy: the "
+           "share of all its cores busy, mean over the level";
+    out += any_saturated ? fmt::format(" (saturated: {} or more, so whatever shares the host "
+                                       "may have been held back).",
+                                       percent_text(analyze::kHostSaturatedShare, 0))
+                         : ".";
+  }
   out += "\n\n";
   if (const std::string sources = server_sources_text(v); !sources.empty()) {
     out += sources + "\n\n";

@@ -97,6 +97,8 @@ void expect_levels_table_matches_json(const json& result) {
       {"server cores", {"server_cores", 1}},
       {"throttled", {"server_throttled_share", 100}},
       {"gen. cores", {"generator_cores", 1}},
+      {"host load", {"host_load1", 1}},
+      {"host busy", {"host_cpu_busy", 100}},
       {"gain", {"gain", 100}},
       {"achieved CV", {"achieved_cv", 100}},
       {"p95 CV", {"p95_cv", 100}},
@@ -114,7 +116,9 @@ void expect_levels_table_matches_json(const json& result) {
       }
       const auto column = columns.find(header[c]);
       ASSERT_NE(column, columns.end()) << "unexpected column " << header[c];
-      expect_cell_is(row[c], level[column->second.first], column->second.second, where);
+      const std::string& key = column->second.first;
+      expect_cell_is(row[c], level.contains(key) ? level[key] : json(), column->second.second,
+                     where);
       for (const char* p : {"p50", "p95", "p99"}) {
         if (header[c] != std::string(p) + " ms" || level[std::string(p) + "_ms"].is_null())
           continue;
@@ -125,6 +129,12 @@ void expect_levels_table_matches_json(const json& result) {
       }
       if (header[c] == "gen. cores") {
         EXPECT_EQ(row[c].ends_with(" (busy)"), level["generator_busy"].get<bool>()) << where;
+      }
+      if (header[c] == "host busy") {
+        EXPECT_EQ(row[c].ends_with(" (saturated)"),
+                  level.contains("host_cpu_busy") && level["host_cpu_busy"].is_number() &&
+                      level["host_cpu_busy"].get<double>() >= 0.9)
+            << where;
       }
     }
   }

@@ -156,9 +156,13 @@ std::string per_core_finding(const LadderResult& v) {
         fixed(*best->server_cpu_ms_per_request, ms_decimals(*best->server_cpu_ms_per_request)) +
         " ms of CPU per request");
   }
+  const size_t instances = analyze::server_cpu_sources(best->server_cpu_source).size();
+  const std::string cpu = instances > 1 ? "the mean CPU of its " + std::to_string(instances) +
+                                              " instances, added"
+                                        : "the server's mean CPU";
   return paragraph("At best sustained (level " + level_text(best->level) + ") the server " +
-                   list_text(parts) +
-                   " (measured: goodput, achieved throughput and the server's mean CPU).");
+                   list_text(parts) + " (measured: goodput, achieved throughput and " + cpu +
+                   ").");
 }
 
 std::string slo_finding(const LadderResult& v) {
@@ -188,6 +192,47 @@ std::string slo_finding(const LadderResult& v) {
                                        levels_of(v).size(), failing.size() == 1 ? "does" : "do") +
                                list_text(failing) + ".";
   return paragraph(out);
+}
+
+// The levels whose warm-ups had failures, in order, with the failed and ended requests of their
+// warm-ups (repeats added) and whether their holds had any error.
+struct WarmupFailures {
+  double level = 0;
+  int64_t failed = 0, ended = 0;
+  bool hold_clean = true;
+};
+std::vector<WarmupFailures> warmup_failures(const LadderResult& v) {
+  std::vector<WarmupFailures> out;
+  for (const result::LadderRow& r : v.rows) {
+    const analyze::LevelRow& row = r.figures;
+    if (!row.warmup_errors || *row.warmup_errors == 0) continue;
+    if (out.empty() || out.back().level != row.level) out.push_back({row.level});
+    out.back().failed += *row.warmup_errors;
+    out.back().ended += row.warmup_requests.value_or(0);
+    if (row.error_rate.value_or(0) > 0) out.back().hold_clean = false;
+  }
+  return out;
+}
+
+// Failures inside warm-ups are in no figure of the table: said per level, so a clean hold after a
+// failing warm-up is not read as a clean level.
+std::string warmup_finding(const LadderResult& v) {
+  const std::vector<WarmupFailures> levels = warmup_failures(v);
+  if (levels.empty()) return "";
+  int64_t total = 0;
+  std::vector<std::string> parts;
+  for (const WarmupFailures& l : levels) {
+    total += l.failed;
+    parts.push_back("level " + level_text(l.level) + ": " + count_text(l.failed) + " of " +
+                    count_text(l.ended) + " warm-up requests failed" +
+                    (l.hold_clean ? ", where its hold had no error" : ""));
+  }
+  return paragraph("**Warm-ups failed where the table does not show it.** " +
+                   count_text(total) + (total == 1 ? " request" : " requests") +
+                   " failed inside the levels' warm-ups, which every figure here excludes (" +
+                   list_text(parts) +
+                   "). The work a level met first failed there; each level's result.json lists "
+                   "them under warmup.outcomes.");
 }
 
 std::string noise_finding(const LadderResult& v) {
@@ -329,7 +374,8 @@ void add_search_limits(const LadderResult& v, std::vector<std::string>& bullets)
 
 std::string findings_section(const LadderResult& v) {
   return "## Findings\n\n" + knee_finding(v) + steps_finding(v) + best_finding(v) +
-         per_core_finding(v) + slo_finding(v) + noise_finding(v) + operating_finding(v);
+         per_core_finding(v) + slo_finding(v) + warmup_finding(v) + noise_finding(v) +
+         operating_finding(v);
 }
 
 std::string limits_section(const LadderResult& v) {
@@ -359,6 +405,20 @@ std::string limits_section(const LadderResult& v) {
                       ": there the generator, not the server, may have been the limit.");
   }
   if (std::string load = host_load_limit(v); !load.empty()) bullets.push_back(load);
+  if (const std::vector<WarmupFailures> warmups = warmup_failures(v); !warmups.empty()) {
+    int64_t failed = 0;
+    std::vector<double> levels;
+    for (const WarmupFailures& l : warmups) {
+      failed += l.failed;
+      levels.push_back(l.level);
+    }
+    bullets.push_back("The " + count_text(failed) +
+                      (failed == 1 ? " request that failed" : " requests that failed") +
+                      " in the warm-ups of " + (levels.size() == 1 ? "level " : "levels ") +
+                      levels_text(levels) +
+                      " are in no error rate, flow success or verdict here: those judge only "
+                      "each level's hold.");
+  }
   for (const char* p : {"p99", "p95", "p50"}) {
     if (std::string text = untrusted_limit(v, p); !text.empty()) bullets.push_back(text);
   }

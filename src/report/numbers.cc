@@ -48,6 +48,23 @@ int64_t started_requests(const measure::WindowStats& w) {
   return w.ended() - w.count(measure::Outcome::kNeverStarted);
 }
 
+std::string arrivals_noun(const nlohmann::json& spec) {
+  bool flows = false;
+  bool requests = false;
+  const nlohmann::json* mix = nullptr;
+  if (spec.is_object() && spec.contains("scenario") && spec["scenario"].is_object() &&
+      spec["scenario"].contains("mix") && spec["scenario"]["mix"].is_array()) {
+    mix = &spec["scenario"]["mix"];
+  }
+  if (mix == nullptr) return "requests";
+  for (const nlohmann::json& entry : *mix) {
+    const bool is_flow = entry.is_object() && entry.value("kind", "") == "flow";
+    (is_flow ? flows : requests) = true;
+  }
+  if (flows && requests) return "arrivals (requests and flows)";
+  return flows ? "flows" : "requests";
+}
+
 std::optional<double> share(int64_t numerator, int64_t denominator) {
   if (denominator == 0) return std::nullopt;
   return static_cast<double>(numerator) / static_cast<double>(denominator);

@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include <nlohmann/json.hpp>
+
 #include "measure/hdr_histogram.h"
 #include "measure/window_stats.h"
 
@@ -33,6 +35,11 @@ PercentileSpectrum percentile_spectrum(const measure::HdrHistogram& us);
 int64_t started_requests(const measure::WindowStats& w);
 // numerator / denominator, or nullopt when the denominator is 0 (a share of nothing).
 std::optional<double> share(int64_t numerator, int64_t denominator);
+
+// What one arrival of the run is, in the plural, for "635 of 1,200 flows offered": "flows"
+// when every pick of the scenario's mix is a flow, "requests" when none is, "arrivals
+// (requests and flows)" for a mix of both. `spec` is result.json's spec.
+std::string arrivals_noun(const nlohmann::json& spec);
 
 // 1234567 -> "1,234,567"; -1234 -> "-1,234".
 std::string with_thousands(int64_t value);

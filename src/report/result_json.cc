@@ -66,10 +66,11 @@ void record_summary(const RunResult& result, result::RunRecord& r) {
   r.summary_recorded = true;
   r.requests = t.responses();
   r.intended = t.intended;
+  r.arrivals = t.arrivals;
   r.errors = t.errors();
   r.error_rate = share(t.errors(), started_requests(t));
   r.never_started = never_started;
-  r.never_started_share = share(never_started, t.intended);
+  r.never_started_share = t.never_started_share();
   if (has_span) {
     r.throughput_rps = result.throughput_rps();
     r.goodput_rps = result.goodput_rps();
@@ -163,7 +164,7 @@ void record_observed(const RunResult& result, result::RunRecord& r) {
     r.server = result::ServerRecord{s.cpu_cores_mean, s.cpu_cores_max,   s.throttled_share_mean,
                                     s.quota_cores,    s.cpu_limit_cores, s.cpu_source,
                                     s.cgroup_source,  s.cpu_limit_basis, s.cpu_also_measured_by,
-                                    s.cpu_bound()};
+                                    s.cpu_bound(),    s.cpu_sources};
   }
   r.busy_windows = result.generator_busy_windows;
 }
@@ -220,6 +221,7 @@ json window_to_json(const WindowSummary& w) {
               {"drain", w.drain},
               {"requests", w.responses()},
               {"intended", w.intended},
+              {"arrivals", w.arrivals},
               {"errors", w.errors()},
               {"never_started", w.count(Outcome::kNeverStarted)},
               {"throughput_rps", throughput},

@@ -16,6 +16,7 @@
 #include <cmath>
 
 #include "report/ladder_text.h"
+#include "report/numbers.h"
 #include "report/run_sections.h"
 #include "report/segment_section.h"
 #include "result/run_record.h"
@@ -185,7 +186,7 @@ std::optional<std::vector<std::string>> server_cpu_row(const RunRecord& v) {
   const ServerRecord& s = *v.server;
   const std::string question = "Was the server's CPU the limit?";
   const std::string used = cores_text(*s.cpu_cores_mean) + " cores mean";
-  std::string evidence = "server CPU from " + inline_code(s.cpu_source);
+  std::string evidence = "server CPU from " + cpu_sources_text(s);
   if (!s.cpu_limit_basis.empty()) evidence += "; its limit: " + s.cpu_limit_basis;
   if (!s.cpu_limit_cores) {
     return std::vector<std::string>{
@@ -237,15 +238,21 @@ std::vector<std::string> failed_row(const RunRecord& v) {
   } else {
     answer = "Errors not recorded";
   }
-  if (v.never_started && *v.never_started == 0 && v.intended && *v.intended > 0) {
-    answer += "; every intended request started (" + count_text(*v.intended) + " of " +
-              count_text(*v.intended) + ")";
+  const std::optional<int64_t> offered = v.arrivals ? v.arrivals : v.intended;
+  const std::string noun = v.arrivals ? arrivals_noun(v.spec) : "intended requests";
+  if (v.never_started && *v.never_started == 0 && offered && *offered > 0) {
+    answer += "; every one of the " + count_text(*offered) + " " + noun + " offered started";
   } else if (v.never_started_share) {
-    answer += "; " + share_text(v, "never_started", *v.never_started_share) +
-              " of intended requests never started";
-    if (v.never_started && v.intended) {
-      answer += " (" + count_text(*v.never_started) + " of " + count_text(*v.intended) + ")";
+    answer += "; " + share_text(v, "never_started", *v.never_started_share) + " of " + noun +
+              " offered never started";
+    if (v.never_started && offered) {
+      answer += " (" + count_text(*v.never_started) + " of " + count_text(*offered) + ")";
     }
+  }
+  if (const std::optional<int64_t> warm = v.warmup_errors(); warm && *warm > 0) {
+    answer += "; and " + count_text(*warm) + " of the warm-up's " +
+              count_text(v.warmup_ended().value_or(0)) +
+              " requests failed, which these figures exclude";
   }
   std::vector<std::string> failures;
   for (const auto& [name, count] : v.outcomes) {

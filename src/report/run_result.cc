@@ -98,6 +98,7 @@ WindowSummary summarize_window_counts(const measure::WindowStats& w) {
           .ttfb = summarize_latency(w.ttfb_us),
           .outcomes = w.outcomes,
           .intended = w.intended,
+          .arrivals = w.arrivals,
           .bytes_in = w.bytes_in,
           .bytes_out = w.bytes_out,
           .connects = w.connects,

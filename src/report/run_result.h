@@ -82,14 +82,19 @@ struct ObservedSummary {
 // on (its process) and its quota (its cgroup). Sources that measured a figure too but were not
 // used are named, so a report can say which one it used.
 struct ServerFigures {
-  std::optional<double> cpu_cores_mean;  // cores
-  std::optional<double> cpu_cores_max;
+  // Several sources of the kind used (pidfile:/run/app-0.pid, pidfile:/run/app-1.pid) are
+  // several instances of the server: their CPU is added, so a figure per core or per request
+  // divides by the CPU of every instance observed.
+  std::optional<double> cpu_cores_mean;  // cores, every instance's added
+  std::optional<double> cpu_cores_max;   // each instance's highest window, added (a bound)
   std::string cpu_source;                         // the spec used: "pid:4242"; "" when none
+  std::vector<std::string> cpu_sources;           // with several instances, every one added
   std::vector<std::string> cpu_also_measured_by;  // other sources with a CPU figure, not used
   std::optional<double> throttled_share_mean;     // share of CFS periods throttled (0..1)
   std::optional<double> quota_cores;              // the cgroup's CPU quota, cores
   std::string cgroup_source;                      // where throttling and quota came from
   std::optional<double> cpu_limit_cores;          // the least of threads, CPUs allowed and quota
+                                                  // (instances' threads and quotas added)
   std::string cpu_limit_basis;                    // "its one thread", "its CPU quota of 0.8 cores"
 
   // Its mean CPU reached kCpuBoundShare of what it could use: CPU was its limit.
@@ -116,6 +121,7 @@ struct WindowSummary {
 
   std::array<int64_t, measure::kOutcomeCount> outcomes{};  // requests ended, by outcome
   int64_t intended = 0;        // requests the schedule wanted in this window
+  int64_t arrivals = 0;        // of them, new work: a single request or a flow's first step
   int64_t bytes_in = 0;        // bytes read from the server
   int64_t bytes_out = 0;       // bytes written to the server
   int64_t connects = 0;        // TCP connections opened successfully

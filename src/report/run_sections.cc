@@ -10,6 +10,7 @@
 
 #include "measure/percentile_trust.h"
 #include "report/ladder_text.h"
+#include "report/numbers.h"
 
 namespace proofload::report::run {
 
@@ -180,6 +181,19 @@ std::string plural(double n, const std::string& one, const std::string& many) {
 }
 
 // "503", "connect error": an outcome as a reader says it.
+std::string cpu_sources_text(const ServerRecord& s) {
+  if (s.cpu_sources.size() <= 1) return inline_code(s.cpu_source);
+  std::vector<std::string> each;
+  for (const std::string& source : s.cpu_sources) each.push_back(inline_code(source));
+  return list_text(each) + " added (" + std::to_string(s.cpu_sources.size()) + " instances)";
+}
+
+std::string offered_text(const RunRecord& v) {
+  if (v.arrivals) return count_text(*v.arrivals) + " " + arrivals_noun(v.spec) + " offered";
+  if (v.intended) return count_text(*v.intended) + " intended";
+  return "";
+}
+
 std::string outcome_words(const std::string& name) {
   if (name == "status_429") return "429";
   if (name == "status_503") return "503";
@@ -262,12 +276,13 @@ std::string outcomes_table(const RunRecord& v) {
   out += table_row(
       {"never started", count_text(never),
        v.never_started_share ? share_text(v, "never_started", *v.never_started_share) : kDash,
-       v.intended ? count_text(*v.intended) + " intended" : kDash});
+       v.arrivals || v.intended ? offered_text(v) : kDash});
   out += "\nErrors: " + (v.errors ? count_text(*v.errors) : kDash) + " of " +
          (started ? count_text(*started) : kDash) + " started requests (" +
          (v.error_rate ? share_text(v, "errors", *v.error_rate) : kDash) +
          "): every outcome but success and never started. Never started: due, but no connection "
-         "was free in time; counted against the intended requests and in no latency.";
+         "was free in time; counted per arrival (a single request or a whole flow), against the "
+         "arrivals offered, and in no latency.";
   std::vector<std::string> codes;
   for (const auto& [code, count] : v.status_codes)
     codes.push_back(code + " × " + count_text(count));
@@ -422,7 +437,7 @@ std::string observed_table(const RunRecord& v) {
     const ServerRecord& s = *v.server;
     std::vector<std::string> parts;
     if (!s.cpu_source.empty()) {
-      std::string cpu = "its CPU from " + inline_code(s.cpu_source);
+      std::string cpu = "its CPU from " + cpu_sources_text(s);
       if (!s.cpu_also_measured_by.empty()) {
         std::vector<std::string> others;
         for (const std::string& o : s.cpu_also_measured_by) others.push_back(inline_code(o));
@@ -543,6 +558,18 @@ std::string limits_section(const RunRecord& v) {
   }
   add_observer_limits(v, bullets);
   const std::optional<double> warmup_s = v.warmup_s ? v.warmup_s : v.spec_warmup_s;
+  if (const std::optional<int64_t> warm = v.warmup_errors(); warm && *warm > 0) {
+    std::vector<std::string> failures;
+    for (const auto& [name, count] : v.warmup_outcomes) {
+      if (name != "success" && name != "never_started" && count > 0) {
+        failures.push_back(outcome_words(name) + ": " + count_text(count));
+      }
+    }
+    bullets.push_back("The warm-up's " + plural(*warm, "failed request", "failed requests") +
+                      " (" + list_text(failures) +
+                      ") are in no figure here: the error rate, the outcomes and the thresholds "
+                      "cover only the measured part. The work the run met first failed.");
+  }
   if (warmup_s && *warmup_s == 0) {
     bullets.push_back(
         "No warm-up: the first requests, with connections being opened and caches "

@@ -45,6 +45,12 @@ std::string rps_number(const RunRecord& v, std::string_view metric, double rps);
 std::string count_or_dash(std::optional<double> n);
 // "1 connection", "64 connections".
 std::string plural(double n, const std::string& one, const std::string& many);
+// The denominator of never started: "1,200 flows offered" (each arrival a single request or a
+// whole flow), or in files from before arrivals were recorded, "2,895 intended"; "" for none.
+std::string offered_text(const RunRecord& v);
+// Where the server's CPU came from: "`pid:4242`", or with several instances "`pidfile:/a-0.pid`
+// and `pidfile:/a-1.pid` added (2 instances)".
+std::string cpu_sources_text(const ServerRecord& s);
 // "status_503" -> "503", "connect_error" -> "connect error".
 std::string outcome_words(const std::string& name);
 // "window 3", "windows 3, 4 and 7" (the first ten, then how many more).

@@ -105,38 +105,71 @@ void short_version(std::string& out, const SizingResult& r) {
                                 percent_text(widest_floor(r), 1)),
                     "each configuration's noise floor"});
   std::vector<std::string> busy;
+  std::vector<std::string> saturated;
   for (const SizingConfigRecord& c : r.configs) {
     if (c.generator_busy) busy.push_back(inline_code(c.name));
+    if (c.host_saturated) saturated.push_back(inline_code(c.name));
   }
-  out += table_row({"Was the generator the limit?",
-                    busy.empty() ? "No configuration flagged it"
-                                 : "Maybe, in " + list_text(busy) +
-                                       ": it used 80% or more of its cores at a level",
-                    "observers (self)"});
+  std::string limit = busy.empty() ? "No configuration flagged the generator"
+                                   : "Maybe, in " + list_text(busy) +
+                                         ": it used 80% or more of its cores at a level";
+  if (!saturated.empty()) {
+    limit += (busy.empty() ? "; but the host may have been, in " : "; and the host may have been, in ") +
+             list_text(saturated) + ": its CPU was saturated (" +
+             percent_text(analyze::kHostSaturatedShare, 0) +
+             " or more of all its cores busy) at a level, shared by the generator and the "
+             "instances";
+  }
+  out += table_row({saturated.empty() ? "Was the generator the limit?"
+                                      : "Was the generator or the host the limit?",
+                    limit, saturated.empty() ? "observers (self)" : "observers (self, host)"});
   out += "\n";
 }
 
+// The shape's CPU was observed for fewer of its instances than it has.
+bool partly_observed(const SizingConfigRecord& c) {
+  return c.instances && c.cpu_instances_observed && *c.cpu_instances_observed < *c.instances;
+}
+
 void configs_table(std::string& out, const SizingResult& r) {
+  bool any_partly = false;
   out += "## The configurations\n\n";
   out +=
-      "| configuration | cores | best sustained/s | per core/s | peak/s | knee | throttled | "
-      "peak memory | generator | status |\n";
-  out += "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n";
+      "| configuration | cores | best sustained/s | p95 ms | per core/s | peak/s | knee | "
+      "cores used | throttled | peak memory | generator | status |\n";
+  out += "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | --- |\n";
   auto cell = [](const std::optional<double>& v, auto format) {
     return v ? format(*v) : std::string(kNotMeasured);
   };
   for (const SizingConfigRecord& c : r.configs) {
+    std::string used = cell(c.server_cores_max, cores_text);
+    if (c.server_cores_max && partly_observed(c)) {
+      used += fmt::format(" ({} of {} instances)", *c.cpu_instances_observed, *c.instances);
+      any_partly = true;
+    }
+    std::string generator = c.generator_busy ? "busy" : "ok";
+    if (c.host_saturated) generator += ", host saturated";
     out += table_row({table_cell(c.name), cores_cell(c), cell(c.best_sustained_rps, rate_number),
+                      cell(c.best_p95_ms, [](double ms) { return fixed(ms, ms_decimals(ms)); }),
                       cell(c.per_core_rps, rate_number), cell(c.peak_rps, rate_number),
-                      c.knee_level ? level_text(*c.knee_level) : std::string("none"),
+                      c.knee_level ? level_text(*c.knee_level) : std::string("none"), used,
                       cell(c.throttled_share, [](double v) { return percent_text(v, 1); }),
-                      cell(c.memory_peak_bytes, memory_text), c.generator_busy ? "busy" : "ok",
+                      cell(c.memory_peak_bytes, memory_text), generator,
                       c.status.empty() ? "not run" : c.status});
   }
   out +=
-      "\nthrottled: the highest share of CPU periods in which the cgroup was throttled, at any "
-      "level; peak memory: the most any server observer saw. Each configuration's ladder, with "
-      "its levels, is in its own directory (`proofload report` reads it).\n\n";
+      "\np95 ms: latency at the best sustained level; cores used: the server's highest mean CPU "
+      "at a level, every observed instance's added; throttled: the highest share of CPU periods "
+      "in which the cgroup was throttled, at any level; peak memory: the most any server "
+      "observer saw. Each configuration's ladder, with its levels, is in its own directory "
+      "(`proofload report` reads it).";
+  if (any_partly) {
+    out +=
+        " (N of M instances): the CPU of only N of the shape's M instances was observed, so "
+        "its cores used and CPU per request leave the others out; observe each with "
+        "`${INSTANCE}` in the spec.";
+  }
+  out += "\n\n";
 }
 
 void findings(std::string& out, const SizingResult& r) {
@@ -191,6 +224,13 @@ void not_shown(std::string& out, const SizingResult& r) {
         "limit throttled the service.\n";
   }
   if (!any_memory) out += "- No observer reported memory: peak memory is not measured.\n";
+  for (const SizingConfigRecord& c : r.configs) {
+    if (!partly_observed(c)) continue;
+    out += fmt::format(
+        "- {}: the CPU of only {} of its {} instances was observed; its cores used and each "
+        "level's CPU per request and requests/s per core of CPU used leave the others out.\n",
+        inline_code(c.name), *c.cpu_instances_observed, *c.instances);
+  }
   if (std::any_of(r.configs.begin(), r.configs.end(), [](const auto& c) { return !c.cores; })) {
     out += "- Configurations whose cores are not known have no per-core figure.\n";
   }

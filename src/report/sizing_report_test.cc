@@ -67,7 +67,7 @@ TEST(SizingReport, AnswersWhichShapeCarriesMostWithTheNoiseBesideIt) {
       << md;
   EXPECT_NE(md.find("One run per cell: differences under 5.0% are not findings"),
             std::string::npos);
-  EXPECT_NE(md.find("| 1x500m/1Gi | 0.50 | 400 | 800 | – | 8 | 31.0% | 12.5 MiB | ok | "
+  EXPECT_NE(md.find("| 1x500m/1Gi | 0.50 | 400 | – | 800 | – | 8 | – | 31.0% | 12.5 MiB | ok | "
                     "complete |"),
             std::string::npos)
       << md;
@@ -77,6 +77,35 @@ TEST(SizingReport, AnswersWhichShapeCarriesMostWithTheNoiseBesideIt) {
   // Rendering is a function of the result alone; its bytes are the golden file's.
   EXPECT_EQ(md, render_sizing_summary(sizing()));
   testing_support::expect_matches_golden("sizing/summary.md", md);
+}
+
+TEST(SizingReport, SaysWhenOnlySomeInstancesWereObservedAndWhenTheHostWasSaturated) {
+  result::SizingResult r = sizing();
+  SizingConfigRecord& two = r.configs[1];
+  two.instances = 2;
+  two.best_p95_ms = 41.5;
+  two.server_cores_max = 0.49;
+  two.cpu_instances_observed = 1;
+  two.host_saturated = true;
+  r.configs[0].instances = 1;
+  r.configs[0].server_cores_max = 0.98;
+  r.configs[0].cpu_instances_observed = 1;
+  const std::string md = render_sizing_summary(r);
+  EXPECT_NE(md.find("| 2x500m/1Gi | 1.00 | 1,030 | 41.5 | 1,030 | – | none | 0.49 (1 of 2 "
+                    "instances) | – | – | ok, host saturated | complete |"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| 1x1/1Gi | 1.00 | 1,000 | – | 1,000 | – | none | 0.98 | "),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("- `2x500m/1Gi`: the CPU of only 1 of its 2 instances was observed"),
+            std::string::npos)
+      << md;
+  EXPECT_NE(md.find("| Was the generator or the host the limit? | No configuration flagged the "
+                    "generator; but the host may have been, in `2x500m/1Gi`: its CPU was "
+                    "saturated (90% or more of all its cores busy)"),
+            std::string::npos)
+      << md;
 }
 
 TEST(SizingReport, NamesFreeFormShapesWithoutPerCoreFigures) {

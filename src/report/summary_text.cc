@@ -286,13 +286,21 @@ std::string format_summary(const RunResult& result) {
     out += fmt::format("ERRORS: {} of {} started requests failed ({}).\n", with_thousands(errors),
                        with_thousands(started), percent(*share(errors, started)));
   }
+  const std::string arrivals = arrivals_noun(result.spec);
   if (never_started > 0) {
-    const std::optional<double> fraction = share(never_started, t.intended);
+    const std::optional<double> fraction = t.never_started_share();
     out += fmt::format(
-        "NEVER STARTED: {} of {} intended requests ({}) were due but found no free connection "
-        "in time;\n  the schedule was not kept, and they are not in the latency figures.\n",
-        with_thousands(never_started), with_thousands(t.intended),
+        "NEVER STARTED: {} of {} {} offered ({}) were due but found no free connection in "
+        "time;\n  the schedule was not kept, and they are not in the latency figures.\n",
+        with_thousands(never_started), with_thousands(t.arrivals), arrivals,
         fraction ? percent(*fraction) : "-");
+  }
+  const int64_t warmup_errors = result.warmup_total.errors();
+  if (warmup_errors > 0) {
+    out += fmt::format(
+        "WARM-UP ERRORS: {} of {} requests in the warm-up failed; the warm-up is excluded, so\n"
+        "  they are in no figure below.\n",
+        with_thousands(warmup_errors), with_thousands(started_requests(result.warmup_total)));
   }
   if (!result.thresholds_passed()) {
     int failed = 0;
@@ -306,7 +314,7 @@ std::string format_summary(const RunResult& result) {
         "cores;\n  there the generator, not the server, may have been the limit.\n",
         result.generator_busy_windows.size());
   }
-  if (errors > 0 || never_started > 0 || !result.thresholds_passed() ||
+  if (errors > 0 || never_started > 0 || warmup_errors > 0 || !result.thresholds_passed() ||
       !result.generator_busy_windows.empty()) {
     out += "\n";
   }
@@ -314,9 +322,9 @@ std::string format_summary(const RunResult& result) {
   append_latency_table(out, t);
   out += "\n";
   append_outcomes(out, t);
-  const std::optional<double> never_share = share(never_started, t.intended);
-  out += fmt::format("never started   {} of {} intended ({})\n", with_thousands(never_started),
-                     with_thousands(t.intended), never_share ? percent(*never_share) : "-");
+  const std::optional<double> never_share = t.never_started_share();
+  out += fmt::format("never started   {} of {} {} offered ({})\n", with_thousands(never_started),
+                     with_thousands(t.arrivals), arrivals, never_share ? percent(*never_share) : "-");
   out += "\n";
   append_status_codes(out, t);
   out += fmt::format("bytes           {} in, {} out\n", with_thousands(t.bytes_in),

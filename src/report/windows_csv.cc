@@ -32,7 +32,7 @@ std::string windows_csv_header(const std::vector<std::string>& observed_columns,
          "p50_ms,p90_ms,p99_ms,max_ms,mean_ms,service_p50_ms,service_p99_ms,bytes_in,bytes_out,"
          "in_flight,queued,check_failed,p95_ms,ttfb_p50_ms,ttfb_p95_ms,goodput_rps,drain,tls_error,"
          "connects,connect_p99_ms,tls_handshakes,tls_resumed,tls_handshake_p99_ms,refused,"
-         "stream_reset,h2_goaways" +
+         "stream_reset,h2_goaways,arrivals" +
          observed + "\n";
 }
 
@@ -67,7 +67,7 @@ std::string windows_csv_row(const WindowSummary& w,
   std::string row = fmt::format(
       "{},{:.3f},{:.3f},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},{},"
       "{}"
-      ",{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
+      ",{},{},{},{},{},{},{},{},{},{},{},{},{},{},{}\n",
       w.index, static_cast<double>(w.start_ns) / 1e9, duration_s, w.warmup ? 1 : 0, w.responses(),
       w.intended, cell(throughput, 1), w.errors(), w.count(Outcome::kNeverStarted),
       w.count(Outcome::kStatus429), w.count(Outcome::kStatus503), w.count(Outcome::kOther4xx),
@@ -79,7 +79,7 @@ std::string windows_csv_row(const WindowSummary& w,
       cell(w.latency.p95_ms, 3), cell(w.ttfb.p50_ms, 3), cell(w.ttfb.p95_ms, 3), cell(goodput, 1),
       w.drain ? 1 : 0, w.count(Outcome::kTlsError), w.connects, cell(w.connect.p99_ms, 3),
       w.tls_handshakes, w.tls_resumed, cell(w.tls_handshake.p99_ms, 3), w.count(Outcome::kRefused),
-      w.count(Outcome::kStreamReset), w.h2_goaways);
+      w.count(Outcome::kStreamReset), w.h2_goaways, w.arrivals);
   if (observed_columns.empty() && !streams) return row;
   row.pop_back();  // the newline: the stream and observed cells follow
   if (streams) {

@@ -44,7 +44,7 @@ nlohmann::json level_to_json(const LevelAnalysis& level) {
                    {"observed_text", r.observed_text},
                    {"passed", r.passed}});
   }
-  return {
+  nlohmann::json out = {
       {"level", level_json(level.level)},
       {"repeats", level.repeats},
       {"target_rps", optional_json(level.target_rps)},
@@ -90,6 +90,9 @@ nlohmann::json level_to_json(const LevelAnalysis& level) {
       {"p95_cv", optional_json(level.p95_cv)},
       {"verdict", verdict_text(level.verdict)},
   };
+  // Only when observed (`host`), so the files of ladders without it stay as they were.
+  if (level.host_cpu_busy) out["host_cpu_busy"] = *level.host_cpu_busy;
+  return out;
 }
 
 nlohmann::json level_ref_json(const LevelAnalysis& level) {
@@ -142,6 +145,7 @@ LevelAnalysis level_from_json(const JsonReader& r) {
   level.server_cpu_bound = r.boolean("server_cpu_bound").value_or(false);
   level.generator_cores = r.number("generator_cores");
   level.host_load1 = r.number("host_load1");
+  level.host_cpu_busy = r.number("host_cpu_busy");
   level.generator_busy = r.boolean("generator_busy").value_or(false);
   level.meets_slo = r.boolean("meets_slo").value_or(false);
   level.errors_meet_slo = r.boolean("errors_meet_slo").value_or(true);

@@ -50,6 +50,11 @@ nlohmann::json row_to_json(const analyze::LevelRow& row) {
                       {"goodput_share", optional_json(s.goodput_share)}};
   }
   if (row.server_rss_bytes) out["server_rss_bytes"] = *row.server_rss_bytes;
+  if (row.host_cpu_busy) out["host_cpu_busy"] = *row.host_cpu_busy;
+  if (row.warmup_requests) {
+    out["warmup_requests"] = *row.warmup_requests;
+    out["warmup_errors"] = optional_json(row.warmup_errors);
+  }
   if (!row.reconcile.empty()) {
     out["reconcile"] = row.reconcile;
     out["drop_share"] = optional_json(row.drop_share);
@@ -87,6 +92,7 @@ analyze::LevelRow row_from_json(const JsonReader& r) {
   row.generator_cores = r.number("generator_cores");
   row.generator_busy = r.boolean("generator_busy").value_or(false);
   row.host_load1 = r.number("host_load1");
+  row.host_cpu_busy = r.number("host_cpu_busy");
   row.duration_s = r.number("duration_s");
   row.extra_metrics = r.numbers_by_name("extra_metrics");
   if (const JsonReader s = r.object("streams"); s.present()) {
@@ -96,6 +102,8 @@ analyze::LevelRow row_from_json(const JsonReader& r) {
                                         s.number("goodput_share")};
   }
   row.server_rss_bytes = r.number("server_rss_bytes");
+  row.warmup_requests = r.count("warmup_requests");
+  row.warmup_errors = r.count("warmup_errors");
   row.reconcile = r.text("reconcile");
   row.drop_share = r.number("drop_share");
   return row;

@@ -57,6 +57,7 @@ json reconcile_json(const analyze::Reconciliation& r) {
 json summary_fields_json(const RunRecord& r) {
   return {{"requests", optional_json(r.requests)},
           {"intended", optional_json(r.intended)},
+          {"arrivals", optional_json(r.arrivals)},
           {"errors", optional_json(r.errors)},
           {"error_rate", optional_json(r.error_rate)},
           {"never_started", optional_json(r.never_started)},
@@ -121,7 +122,7 @@ json source_json(const SourceRecord& s) {
 }
 
 json server_json(const ServerRecord& s) {
-  return {{"cpu_cores_mean", optional_json(s.cpu_cores_mean)},
+  json out = {{"cpu_cores_mean", optional_json(s.cpu_cores_mean)},
           {"cpu_cores_max", optional_json(s.cpu_cores_max)},
           {"cpu_source", text_or_null(s.cpu_source)},
           {"cpu_also_measured_by", s.cpu_also_measured_by},
@@ -131,6 +132,8 @@ json server_json(const ServerRecord& s) {
           {"cpu_limit_cores", optional_json(s.cpu_limit_cores)},
           {"cpu_limit_basis", text_or_null(s.cpu_limit_basis)},
           {"cpu_bound", s.cpu_bound}};
+  if (!s.cpu_sources.empty()) out["cpu_sources"] = s.cpu_sources;  // several instances only
+  return out;
 }
 
 // ---- reading ----
@@ -158,6 +161,7 @@ void in_report_order(Counts& outcomes) {
 void read_summary(const JsonReader& s, RunRecord& v) {
   v.requests = s.count("requests");
   v.intended = s.count("intended");
+  v.arrivals = s.count("arrivals");
   v.errors = s.count("errors");
   v.error_rate = s.number("error_rate");
   v.never_started = s.count("never_started");
@@ -249,6 +253,7 @@ void read_observed(const JsonReader& top, RunRecord& v) {
     s.cpu_limit_cores = server.number("cpu_limit_cores");
     s.cpu_limit_basis = server.text("cpu_limit_basis");
     s.cpu_bound = server.boolean("cpu_bound").value_or(false);
+    s.cpu_sources = server.texts("cpu_sources");
     v.server = std::move(s);
   }
   // The generator first, as the run observed it; the others in key order.
@@ -319,6 +324,24 @@ std::optional<double> RunRecord::started() const {
     if (outcome != "never_started") started += static_cast<double>(count);
   }
   return started;
+}
+
+std::optional<int64_t> RunRecord::warmup_ended() const {
+  if (warmup_outcomes.empty()) return std::nullopt;
+  int64_t ended = 0;
+  for (const auto& [outcome, count] : warmup_outcomes) {
+    if (outcome != "never_started") ended += count;
+  }
+  return ended;
+}
+
+std::optional<int64_t> RunRecord::warmup_errors() const {
+  if (warmup_outcomes.empty()) return std::nullopt;
+  int64_t failed = 0;
+  for (const auto& [outcome, count] : warmup_outcomes) {
+    if (outcome != "never_started" && outcome != "success") failed += count;
+  }
+  return failed;
 }
 
 const SourceRecord* RunRecord::generator() const {

@@ -110,6 +110,9 @@ struct ServerRecord {
   std::string cpu_source, cgroup_source, cpu_limit_basis;
   std::vector<std::string> cpu_also_measured_by;
   bool cpu_bound = false;
+  // With several instances observed: every source whose CPU cpu_cores_mean adds (cpu_source is
+  // the first); empty for one.
+  std::vector<std::string> cpu_sources;
 };
 
 
@@ -136,7 +139,9 @@ struct RunRecord {
 
   // summary (null while the run is running)
   bool summary_recorded = false;
-  std::optional<int64_t> requests, intended, errors, never_started;
+  // arrivals: work offered, each a single request or a whole flow (the denominator of
+  // never_started_share); nullopt in files before it, whose share was over `intended`.
+  std::optional<int64_t> requests, intended, arrivals, errors, never_started;
   std::optional<double> error_rate, never_started_share, throughput_rps, goodput_rps, duration_s;
   std::optional<int64_t> bytes_in, bytes_out, connects;
   // summary.span: what ended inside the measured span, the numerators of its rates.
@@ -189,6 +194,10 @@ struct RunRecord {
   // Requests that were started (every outcome but never_started), from the outcomes; nullopt
   // when they were not recorded.
   std::optional<double> started() const;
+  // The warm-up's requests that ended (every outcome but never_started) and those of them that
+  // failed, from warmup_outcomes; nullopt when they were not recorded.
+  std::optional<int64_t> warmup_ended() const;
+  std::optional<int64_t> warmup_errors() const;
   const SourceRecord* generator() const;
   const SourceRecord* host() const;
 };

@@ -29,6 +29,9 @@ json config_json(const SizingConfigRecord& c) {
           {"knee_level", optional_json(c.knee_level)},
           {"throttled_share", optional_json(c.throttled_share)},
           {"server_cores_max", optional_json(c.server_cores_max)},
+          {"best_p95_ms", optional_json(c.best_p95_ms)},
+          {"cpu_instances_observed", optional_json(c.cpu_instances_observed)},
+          {"host_saturated", c.host_saturated},
           {"memory_peak_bytes", optional_json(c.memory_peak_bytes)},
           {"generator_busy", c.generator_busy},
           {"noise_floor", optional_json(c.noise_floor)},
@@ -54,6 +57,9 @@ SizingConfigRecord config_from_json(const JsonReader& r) {
   c.knee_level = r.number("knee_level");
   c.throttled_share = r.number("throttled_share");
   c.server_cores_max = r.number("server_cores_max");
+  c.best_p95_ms = r.number("best_p95_ms");
+  c.cpu_instances_observed = r.count("cpu_instances_observed");
+  c.host_saturated = r.boolean("host_saturated").value_or(false);
   c.memory_peak_bytes = r.number("memory_peak_bytes");
   c.generator_busy = r.boolean("generator_busy").value_or(false);
   c.noise_floor = r.number("noise_floor");

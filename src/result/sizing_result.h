@@ -42,6 +42,13 @@ struct SizingConfigRecord {
   std::optional<double> knee_level;          // the ladder's knee (none: it did not buckle)
   std::optional<double> throttled_share;     // highest share of CFS periods throttled, any level
   std::optional<double> server_cores_max;    // highest mean server CPU use of a level, cores
+  std::optional<double> best_p95_ms;         // p95 latency at the best sustained level
+  // Instances whose CPU was observed (and added) at the level that observed most; nullopt when
+  // no server CPU was. Fewer than `instances`: cores used and CPU per request cover only them.
+  std::optional<int64_t> cpu_instances_observed;
+  // The host's CPU was saturated (kHostSaturatedShare of all its cores busy) at a level: there
+  // the generator and the instances, sharing it, may have been held back by the host.
+  bool host_saturated = false;
   std::optional<double> memory_peak_bytes;   // highest memory (cgroup peak, or RSS) observed
   bool generator_busy = false;               // the generator used ≥ 80% of its cores at a level
   std::optional<double> noise_floor;         // the ladder's noise floor (share of throughput)

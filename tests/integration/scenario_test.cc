@@ -80,6 +80,42 @@ TEST(Scenario, FlowWithoutThinkTimeMeetsTheResolveRaceAndCountsEveryFlow) {
   EXPECT_EQ(n(requests["resolve"]["outcomes"]["check_failed"]), 0);
 }
 
+TEST(Scenario, NeverStartedFlowsAreAShareOfTheFlowsOffered) {
+  // A known capacity: 20 connections and a four-step flow of 125 ms steps carry 40 flows/s; the
+  // schedule offers 80/s for 3 s with no queue, so about half the 240 flows never start. The
+  // share is per arrival: unstarted flows over flows offered, never over started requests plus
+  // unstarted flows (which read about 20% here).
+  ServeProcess server({"--delay", "125ms"});
+  std::string dir = make_temp_dir("flows_offered");
+  std::string file = write_file(dir, "visit.yaml", R"(
+requests:
+  health: {path: /health}
+flows:
+  visit: {steps: [{request: health}, {request: health}, {request: health}, {request: health}]}
+)");
+  auto r = run_scenario(file, server.url(),
+                        {"--rate", "80", "-d", "3s", "-c", "20", "--max-connections", "20",
+                         "--queue", "0", "--threshold", "never_started<40%"},
+                        dir + "/out");
+  ASSERT_FALSE(r.result.is_null()) << r.run.err;
+  const json& summary = r.result["summary"];
+  const int64_t never = n(summary["never_started"]);
+  const int64_t offered = n(summary["arrivals"]);
+  EXPECT_EQ(offered, 240);  // the schedule's arrivals, each a whole flow
+  EXPECT_EQ(n(r.result["flows"]["visit"]["started"]) + never, offered);
+  EXPECT_GT(n(summary["intended"]), offered);  // the started flows' later steps
+  EXPECT_DOUBLE_EQ(summary["never_started_share"].get<double>(),
+                   static_cast<double>(never) / static_cast<double>(offered));
+  EXPECT_GT(summary["never_started_share"].get<double>(), 0.4);
+  EXPECT_LT(summary["never_started_share"].get<double>(), 0.65);
+  // The threshold judges the same share: about half never started, over its 40% bound.
+  EXPECT_EQ(r.run.exit_code, 99) << r.run.err;
+  const std::string report = read_file(dir + "/out/summary.md");
+  EXPECT_NE(report.find("of flows offered never started (" + std::to_string(never) + " of 240)"),
+            std::string::npos)
+      << report;
+}
+
 TEST(Scenario, FlowWithThinkTimeAfterTheAssignAlwaysSucceeds) {
   ServeProcess server({"--profile", "demo"});
   std::string dir = make_temp_dir("think");

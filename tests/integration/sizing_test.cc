@@ -111,9 +111,9 @@ class Sizing : public ::testing::Test {
             "--warmup",
             "0s",
             "--observe",
-            "cgroup:" + base_ + "/${PROOFLOAD_CONFIG_SLUG}-0",
+            "cgroup:" + base_ + "/${PROOFLOAD_CONFIG_SLUG}-${INSTANCE}",
             "--observe",
-            "pidfile:" + state_ + "/${PROOFLOAD_CONFIG_SLUG}-0.pid",
+            "pidfile:" + state_ + "/${PROOFLOAD_CONFIG_SLUG}-${INSTANCE}.pid",
             "-q",
             "-o",
             dir_ + "/out"};
@@ -166,6 +166,19 @@ TEST_F(Sizing, HalfCoreShapesAreThrottledAndEveryShapeIsReported) {
   EXPECT_EQ(half["cores"], 0.5);
   EXPECT_GT(half["throttled_share"].get<double>(), 0) << half.dump();
   EXPECT_GT(two["throttled_share"].get<double>(), 0) << two.dump();
+  // Every instance observed (${INSTANCE}) and their CPU added: /work costs 2 ms of CPU a request
+  // on whichever instance it lands, so the shape's CPU per request is 2 ms, not the 1 ms of the
+  // one instance that a single observer saw.
+  EXPECT_EQ(two["cpu_instances_observed"], 2) << two.dump();
+  EXPECT_EQ(config_named(result, "1x1/64Mi")["cpu_instances_observed"], 1);
+  const json two_ladder =
+      json::parse(read_file(dir_ + "/out/" + two["directory"].get<std::string>() + "/result.json"));
+  for (const json& level : two_ladder["analysis"]["levels"]) {
+    EXPECT_NE(level["server_cpu_source"].get<std::string>().find(" + "), std::string::npos);
+    const double ms = level["server_cpu_ms_per_request"].get<double>();
+    EXPECT_GT(ms, 1.6) << level.dump();
+    EXPECT_LT(ms, 3.0) << level.dump();
+  }
   EXPECT_EQ(restores(), 1u);
   // The hooks ran in order, with the configuration's name.
   EXPECT_TRUE(fs::exists(dir_ + "/out/hooks/02-2x500m-64Mi-apply.log"));

@@ -257,7 +257,7 @@
       series: names.map(n => ({label: n, color: outcomeColors[n],
                                values: windows.map(w => (w.outcomes || {})[n] || 0)}))});
     charts.push({
-      id: 'run-never-started', title: 'Never started: share of the intended requests', x: x,
+      id: 'run-never-started', title: 'Never started: share of the arrivals offered', x: x,
       y: {label: 'share', kind: 'share'}, x_bands: warmup,
       series: [{label: 'never started',
                 values: windows.map(w => (w.intended ? w.never_started / w.intended : 0))}]});
