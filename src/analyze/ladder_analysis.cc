@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <map>
 
+#include "analyze/median.h"
 #include "common/text.h"
 #include "common/usage_error.h"
 #include "measure/percentile_trust.h"
@@ -293,6 +294,26 @@ void validate(const std::vector<LevelRow>& rows, const AnalysisOptions& options)
   }
 }
 
+// The trend of a level's goodput over its repeats, in recorded order: the least-squares slope per
+// run, as a share of the level's mean. None for one repeat or a level that carried nothing.
+std::optional<double> trend_per_run(const LevelGroup& group) {
+  const size_t n = group.rows.size();
+  if (n < 2) return std::nullopt;
+  double mean = 0;
+  for (const LevelRow* row : group.rows) mean += row->goodput();
+  mean /= static_cast<double>(n);
+  if (mean <= 0) return std::nullopt;
+  const double centre = static_cast<double>(n - 1) / 2;
+  double covariance = 0;
+  double variance = 0;
+  for (size_t i = 0; i < n; ++i) {
+    const double x = static_cast<double>(i) - centre;
+    covariance += x * (group.rows[i]->goodput() - mean);
+    variance += x * x;
+  }
+  return covariance / variance / mean;
+}
+
 NoiseFloor noise_floor_of(const std::vector<LevelGroup>& groups, const AnalysisOptions& options) {
   NoiseFloor floor;
   if (options.noise_floor) {
@@ -302,6 +323,8 @@ NoiseFloor noise_floor_of(const std::vector<LevelGroup>& groups, const AnalysisO
     return floor;
   }
   std::vector<double> spreads;
+  std::vector<double> trends;
+  size_t most_repeats = 0;
   for (const LevelGroup& group : groups) {
     if (group.rows.size() < 2) continue;
     double low = group.rows[0]->goodput();
@@ -313,23 +336,40 @@ NoiseFloor noise_floor_of(const std::vector<LevelGroup>& groups, const AnalysisO
       sum += row->goodput();
     }
     // A level that achieved nothing in every repeat says nothing about relative noise.
-    if (sum > 0) spreads.push_back((high - low) / (sum / static_cast<double>(group.rows.size())));
+    if (sum <= 0) continue;
+    spreads.push_back((high - low) / (sum / static_cast<double>(group.rows.size())));
+    trends.push_back(*trend_per_run(group));
+    most_repeats = std::max(most_repeats, group.rows.size());
   }
   if (spreads.empty()) {
     floor.text = percent_text(floor.value) +
                  " (default: no repeats to measure it from; set --repeat or --noise-floor)";
     return floor;
   }
-  std::sort(spreads.begin(), spreads.end());
   const size_t n = spreads.size();
-  const double median = n % 2 == 1 ? spreads[n / 2] : (spreads[n / 2 - 1] + spreads[n / 2]) / 2;
   floor.source = NoiseFloor::Source::kMeasured;
-  floor.value = std::max(median, kMinimumMeasuredNoiseFloor);
-  floor.text = fmt::format("{} (measured: median spread of goodput between repeats of {} {}",
-                           percent_text(floor.value), n, n == 1 ? "level" : "levels");
-  if (median < kMinimumMeasuredNoiseFloor) {
-    floor.text += ", " + percent_text(median) + ", raised to the " +
-                  percent_text(kMinimumMeasuredNoiseFloor) + " minimum";
+  floor.spread = *median_of(spreads);
+  // Run in sequence, a step compares two levels whose runs lie K runs apart (centre to centre),
+  // further than any two repeats of one level: the system's drift over that time is part of what
+  // a step sees. The median trend keeps its sign, so a drift shared by the levels counts and
+  // run-to-run noise (trends of either sign) cancels. Interleaved, every level's repeats span the
+  // whole ladder, so their spread already holds the drift between passes.
+  floor.drift = options.repeat_order == RepeatOrder::kInterleaved
+                    ? 0
+                    : std::abs(*median_of(trends)) * static_cast<double>(most_repeats);
+  const double measured = *floor.spread + *floor.drift;
+  floor.value = std::max(measured, kMinimumMeasuredNoiseFloor);
+  floor.text = fmt::format("{} (measured from repeats of {} {}: a spread of {} between a level's "
+                           "repeats",
+                           percent_text(floor.value), n, n == 1 ? "level" : "levels",
+                           percent_text(*floor.spread));
+  if (options.repeat_order == RepeatOrder::kInterleaved) {
+    floor.text += ", which holds the drift between passes (repeats interleaved)";
+  } else {
+    floor.text += " plus " + percent_text(*floor.drift) + " of drift over the time between levels";
+  }
+  if (measured < kMinimumMeasuredNoiseFloor) {
+    floor.text += ", raised to the " + percent_text(kMinimumMeasuredNoiseFloor) + " minimum";
   }
   floor.text += ")";
   return floor;

@@ -17,9 +17,14 @@
 // - A percentile is untrusted ("marked, not trusted") when the smallest repeat has too few
 //   requests for it (measure/percentile_trust.h: 10 at or beyond it, so p99 needs 1,000
 //   requests, p95 200, p50 20). Unknown request counts mark nothing.
-// - Noise floor: stated (options.noise_floor), else measured from repeats (the median, over
-//   levels with 2 or more repeats, of the spread (max - min) / mean of goodput, at
-//   least kMinimumMeasuredNoiseFloor), else kDefaultNoiseFloor, stated as a default.
+// - Noise floor: stated (options.noise_floor), else measured from repeats, else
+//   kDefaultNoiseFloor, stated as a default. Measured, over the levels with 2 or more repeats, it
+//   is the spread (the median of (max - min) / mean of goodput) plus, when repeats ran in
+//   sequence, the drift over the time between two levels (the median, signed, of each level's
+//   least-squares trend of goodput per run over its repeats, as a share of its mean, times the
+//   most repeats of a level: the runs between the centres of adjacent levels); at least
+//   kMinimumMeasuredNoiseFloor. A step compares runs further apart than any two repeats of a
+//   level, so the spread alone is too small for it when the system drifts.
 // - Gain of a level: goodput / previous level's goodput - 1. Inside the noise floor
 //   (|gain| < floor) it is flat; else it grows or falls.
 // - The knee is the first level that (a) breaks the SLO, or (b) has a target (open loop) and
@@ -78,8 +83,13 @@ enum class Verdict { kClean, kHighestWithinSlo, kKnee, kKneeHighestWithinSlo, kS
 // "clean", "highest within SLO", "knee", "knee, highest within SLO", "saturated".
 std::string_view verdict_text(Verdict verdict);
 
+// How a ladder's repeats were ordered: each level K times in a row, or the whole ladder K times.
+// A table of unknown order is read as a sequence (the larger floor).
+enum class RepeatOrder { kSequence, kInterleaved };
+
 struct AnalysisOptions {
   Loop loop = Loop::kClosed;
+  RepeatOrder repeat_order = RepeatOrder::kSequence;
   std::optional<double> noise_floor;  // stated by the user (0..1); else measured or the default
   double operating_fraction = kDefaultOperatingFraction;  // (0, 1]
 };
@@ -88,7 +98,11 @@ struct NoiseFloor {
   enum class Source { kStated, kMeasured, kDefault };
   double value = kDefaultNoiseFloor;
   Source source = Source::kDefault;
-  // "6.7% (measured: median spread of throughput between repeats of 4 levels)",
+  // Measured only: the parts of the floor, shares of goodput (0..1).
+  std::optional<double> spread;  // median (max - min) / mean of goodput over a level's repeats
+  std::optional<double> drift;   // drift over the time between two levels; 0 when interleaved
+  // "6.7% (measured from repeats of 4 levels: a spread of 2.2% between a level's repeats plus
+  // 4.5% of drift over the time between levels)",
   // "5.0% (default: no repeats to measure it from; set --repeat or --noise-floor)",
   // "6.7% (stated with --noise-floor)".
   std::string text;

@@ -327,16 +327,20 @@ TEST(LadderAnalysis, GeneratorBusyIsCarriedWithoutChangingVerdicts) {
 }
 
 TEST(LadderAnalysis, NoiseFloorIsTheMedianSpreadOfRepeatsAndSmallerStepsAreFlat) {
-  // Spreads: 10%, 4%, 6% -> median 6%. Level 400 ran once and does not count.
-  std::vector<LevelRow> rows = {row(100, 95, 10, 1),  row(100, 100, 20, 2), row(100, 105, 30, 3),
-                                row(200, 196, 10, 1), row(200, 200, 10, 2), row(200, 204, 10, 3),
-                                row(300, 291, 10, 1), row(300, 300, 10, 2), row(300, 309, 10, 3),
+  // Spreads: 10%, 3%, 6% -> median 6%. Level 400 ran once and does not count. The repeats' trends
+  // (+2.5%, 0, -1.5% a run) have a median of 0: noise, not drift.
+  std::vector<LevelRow> rows = {row(100, 95, 10, 1),  row(100, 105, 20, 2), row(100, 100, 30, 3),
+                                row(200, 202, 10, 1), row(200, 196, 10, 2), row(200, 202, 10, 3),
+                                row(300, 300, 10, 1), row(300, 309, 10, 2), row(300, 291, 10, 3),
                                 row(400, 316, 10, 1)};
   const LadderAnalysis a = analyze(rows);
   EXPECT_EQ(a.noise_floor.source, NoiseFloor::Source::kMeasured);
   EXPECT_DOUBLE_EQ(a.noise_floor.value, 0.06);
+  EXPECT_DOUBLE_EQ(*a.noise_floor.spread, 0.06);
+  EXPECT_DOUBLE_EQ(*a.noise_floor.drift, 0);
   EXPECT_EQ(a.noise_floor.text,
-            "6.0% (measured: median spread of goodput between repeats of 3 levels)");
+            "6.0% (measured from repeats of 3 levels: a spread of 6.0% between a level's repeats "
+            "plus 0.0% of drift over the time between levels)");
   EXPECT_EQ(a.levels[0].repeats, 3);
   EXPECT_DOUBLE_EQ(a.levels[0].achieved_rps, 100);
   EXPECT_DOUBLE_EQ(*a.levels[0].p95_ms, 20);
@@ -355,8 +359,42 @@ TEST(LadderAnalysis, NoiseFloorIsTheMedianSpreadOfRepeatsAndSmallerStepsAreFlat)
   const LadderAnalysis s = analyze(rows, stated);
   EXPECT_EQ(s.noise_floor.source, NoiseFloor::Source::kStated);
   EXPECT_EQ(s.noise_floor.text, "2.0% (stated with --noise-floor)");
+  EXPECT_FALSE(s.noise_floor.spread);
   EXPECT_EQ(s.levels[3].gain_text, "+5.3%: grows, beyond the 2.0% noise floor");
   EXPECT_FALSE(s.plateau_from);
+}
+
+TEST(LadderAnalysis, TheNoiseFloorCoversTheDriftBetweenLevelsRunInSequence) {
+  // A flat ceiling on a system that speeds up by 1% a run: each level's three repeats, run back to
+  // back, spread 2%, but the mean of a level is 3 runs after the one before, so every step gains
+  // +3.0%. Against the spread alone that would be growth, with no plateau.
+  std::vector<LevelRow> rows;
+  double goodput = 300;
+  for (double level : {8, 16, 32, 64}) {
+    for (int repeat = 1; repeat <= 3; ++repeat) {
+      rows.push_back(row(level, goodput, 30, repeat));
+      goodput *= 1.01;
+    }
+  }
+  const LadderAnalysis a = analyze(rows);
+  EXPECT_NEAR(*a.noise_floor.spread, 0.02, 0.0005);
+  EXPECT_NEAR(*a.noise_floor.drift, 0.03, 0.0005);  // 1% a run, 3 runs between levels
+  EXPECT_NEAR(a.noise_floor.value, 0.05, 0.0005);
+  EXPECT_EQ(a.noise_floor.text,
+            "5.0% (measured from repeats of 4 levels: a spread of 2.0% between a level's repeats "
+            "plus 3.0% of drift over the time between levels)");
+  EXPECT_EQ(a.levels[3].gain_text, "+3.0%: flat, inside the 5.0% noise floor");
+  EXPECT_EQ(a.plateau_from, 0u);
+
+  // Interleaved, a level's repeats span the whole ladder: their spread holds the drift.
+  AnalysisOptions interleaved;
+  interleaved.repeat_order = RepeatOrder::kInterleaved;
+  const LadderAnalysis i = analyze(rows, interleaved);
+  EXPECT_DOUBLE_EQ(*i.noise_floor.drift, 0);
+  EXPECT_NEAR(i.noise_floor.value, 0.02, 0.0005);
+  EXPECT_EQ(i.noise_floor.text,
+            "2.0% (measured from repeats of 4 levels: a spread of 2.0% between a level's repeats, "
+            "which holds the drift between passes (repeats interleaved))");
 }
 
 TEST(LadderAnalysis, IdenticalRepeatsMeasureTheMinimumNoiseFloor) {
@@ -364,8 +402,8 @@ TEST(LadderAnalysis, IdenticalRepeatsMeasureTheMinimumNoiseFloor) {
   EXPECT_EQ(a.noise_floor.source, NoiseFloor::Source::kMeasured);
   EXPECT_EQ(a.noise_floor.value, kMinimumMeasuredNoiseFloor);
   EXPECT_EQ(a.noise_floor.text,
-            "1.0% (measured: median spread of goodput between repeats of 1 level, 0.0%, "
-            "raised to the 1.0% minimum)");
+            "1.0% (measured from repeats of 1 level: a spread of 0.0% between a level's repeats "
+            "plus 0.0% of drift over the time between levels, raised to the 1.0% minimum)");
 }
 
 TEST(LadderAnalysis, OneFailingRepeatFailsTheLevelAndItsValueIsShown) {

@@ -158,6 +158,8 @@ std::optional<analyze::LadderAnalysis> analysis_of(const result::LadderResult& r
   analyze::AnalysisOptions options;
   options.loop = settings.loop == "open" ? analyze::Loop::kOpen : analyze::Loop::kClosed;
   options.noise_floor = settings.noise_floor;
+  options.repeat_order = settings.repeat_order == "interleaved" ? analyze::RepeatOrder::kInterleaved
+                                                                : analyze::RepeatOrder::kSequence;
   options.operating_fraction =
       settings.operating_fraction.value_or(analyze::kDefaultOperatingFraction);
   return analyze::analyze_ladder(rows, slo_of(settings), options);

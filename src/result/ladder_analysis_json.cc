@@ -211,7 +211,7 @@ nlohmann::json analysis_to_json(const LadderAnalysis& analysis) {
   };
   nlohmann::json headroom = optional_json(analysis.operating_headroom);
 
-  return {
+  nlohmann::json out = {
       {"loop", loop_text(analysis.loop)},
       {"slo",
        {{"text", analysis.slo.text},
@@ -239,6 +239,11 @@ nlohmann::json analysis_to_json(const LadderAnalysis& analysis) {
         {"at_best_sustained", daily(analysis.daily_requests_at_best_sustained)},
         {"significant_digits", kDailySignificantDigits}}},
   };
+  // A measured floor's parts; absent otherwise (as in files from before they were recorded).
+  nlohmann::json& floor = out["noise_floor"];
+  if (analysis.noise_floor.spread) floor["spread"] = *analysis.noise_floor.spread;
+  if (analysis.noise_floor.drift) floor["drift"] = *analysis.noise_floor.drift;
+  return out;
 }
 
 LadderAnalysis analysis_from_json(const nlohmann::json& analysis) {
@@ -267,6 +272,8 @@ LadderAnalysis analysis_from_json(const nlohmann::json& analysis) {
                          NoiseFloor::Source::kDefault},
               analyze::noise_floor_source_text, NoiseFloor::Source::kDefault);
   out.noise_floor.text = floor.text("text");
+  out.noise_floor.spread = floor.number("spread");
+  out.noise_floor.drift = floor.number("drift");
 
   a.required("levels");
   for (const JsonReader& level : a.objects("levels")) out.levels.push_back(level_from_json(level));

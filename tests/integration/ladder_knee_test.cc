@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <chrono>
+#include <cmath>
 #include <fstream>
 #include <nlohmann/json.hpp>
 
@@ -96,6 +97,42 @@ TEST(LadderKnee, TheSearchFindsTheCapacityOfACpuBoundRoute) {
   EXPECT_LE((lowest_fail - highest_pass) / highest_pass, 0.01 + 1e-9);
   EXPECT_LE(found, highest_pass);
   EXPECT_NE(read_file(dir + "/out/summary.md").find("## Search steps"), std::string::npos);
+}
+
+// A flat ceiling on a server that slows with time (issue 33): eight connections to a route of
+// 20 ms that grows 0.4 ms every second carry 8 / delay, about 380/s falling to 200/s, whatever
+// rate is asked (500 to 700/s, all beyond it). Each level's three repeats run back to back, so
+// their spread sees two runs of that drift while a step, mean against mean, sees three: a floor
+// from the spread alone called every step a fall "beyond the noise floor". The measured floor
+// covers the drift between levels, and every step is flat.
+TEST(LadderKnee, AFlatCeilingOnADriftingServerHasOnlyFlatSteps) {
+  const std::string dir = make_temp_dir("ladder-drift");
+  std::ofstream(dir + "/routes.yaml")
+      << "routes:\n  - {path: /slowing, delay: 20ms, drift: {add: 400us, every: 1s}}\n";
+  ServeProcess server({"--routes", dir + "/routes.yaml", "--threads", "1"});
+  Completed c = run_to_completion(
+      {proofload_binary(), "ladder", server.url("/slowing"), "--rates", "500,600,700", "--repeat",
+       "3", "--hold", "2s", "--warmup", "500ms", "-c", "8", "--max-connections", "8", "--workers",
+       "1", "--timeout", "5s", "--slo", "errors<=100%", "-q", "-o", dir + "/out"},
+      120s);
+  ASSERT_TRUE(c.exit_code == 0) << c.exit_code << c.err;
+  const json analysis = json::parse(read_file(dir + "/out/result.json"))["analysis"];
+  const json& floor = analysis["noise_floor"];
+  ASSERT_EQ(floor["source"], "measured") << floor.dump();
+  ASSERT_TRUE(floor["drift"].is_number()) << floor.dump();
+  EXPECT_GT(floor["drift"].get<double>(), 0.02) << floor.dump();
+  const json& levels = analysis["levels"];
+  ASSERT_EQ(levels.size(), 3u);
+  for (size_t i = 1; i < levels.size(); ++i) {
+    // Each step loses what three runs of drift take (about a fifth), and no more.
+    EXPECT_LT(levels[i]["gain"].get<double>(), 0) << levels[i].dump();
+    EXPECT_LT(std::abs(levels[i]["gain"].get<double>()), floor["value"].get<double>())
+        << levels[i]["gain_text"] << " against " << floor["text"];
+    EXPECT_NE(levels[i]["gain_text"].get<std::string>().find(": flat, inside the"),
+              std::string::npos)
+        << levels[i]["gain_text"];
+  }
+  EXPECT_EQ(analysis["plateau"]["from_level"], 500) << analysis["plateau"].dump();
 }
 
 // `make demo`: the demo's ladder (about a minute) reaches past the built-in server's capacity on
