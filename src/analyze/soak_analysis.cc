@@ -206,8 +206,11 @@ void judge_window(const SoakBar& bar, SoakWindowRow& row) {
   row.bar_met = row.reasons.empty();
 }
 
-Drift analyze_drift(std::span<const SoakWindowRow> rows, double block_s,
-                    std::optional<double> stated_noise_ms, double noise_floor) {
+std::string_view drift_fails_text(DriftFails fails) {
+  return fails == DriftFails::kAny ? "any" : "rise";
+}
+
+Drift analyze_drift(std::span<const SoakWindowRow> rows, const DriftRule& rule) {
   Drift drift;
   double hold_s = 0;
   int with_p95 = 0;
@@ -222,10 +225,10 @@ Drift analyze_drift(std::span<const SoakWindowRow> rows, double block_s,
   drift.first_quarter_p95_ms = median_of(first);
   drift.last_quarter_p95_ms = median_of(last);
 
-  if (stated_noise_ms) {
-    drift.noise_ms = *stated_noise_ms;
+  if (rule.stated_noise_ms) {
+    drift.noise_ms = *rule.stated_noise_ms;
     drift.noise_source = "stated";
-    drift.noise_text = fmt::format("stated: {}", ms_text(*stated_noise_ms));
+    drift.noise_text = fmt::format("stated: {}", ms_text(*rule.stated_noise_ms));
   } else if (first.size() >= 2) {
     // The window-to-window spread: the median change of p95 from one window to the next over the
     // hold. A slow drift moves each window little, so this measures the jitter, not the drift.
@@ -236,22 +239,23 @@ Drift analyze_drift(std::span<const SoakWindowRow> rows, double block_s,
       if (previous != nullptr) changes.push_back(std::abs(*row.p95_ms - *previous->p95_ms));
       previous = &row;
     }
-    const double spread = median_of(changes).value_or(0);
-    const double floor = noise_floor * drift.first_quarter_p95_ms.value_or(0);
-    drift.noise_ms = std::max(spread, floor);
+    drift.spread_ms = median_of(changes).value_or(0);
+    drift.relative_floor_ms = rule.noise_floor * drift.first_quarter_p95_ms.value_or(0);
+    drift.absolute_floor_ms = rule.floor_ms;
+    drift.noise_ms = std::max({*drift.spread_ms, *drift.relative_floor_ms, rule.floor_ms});
     drift.noise_source = "measured";
-    drift.noise_text = spread >= floor
-                           ? fmt::format(
-                                 "measured: the window-to-window spread (the median change of p95 "
-                                 "from one window to the next), {}",
-                                 ms_text(spread))
-                           : fmt::format(
-                                 "the noise floor, {} of the first quarter's p95 ({}); the "
-                                 "window-to-window spread was {}",
-                                 percent_text(noise_floor), ms_text(floor), ms_text(spread));
+    const char* largest = drift.noise_ms == *drift.spread_ms ? "the window-to-window spread"
+                          : drift.noise_ms == *drift.relative_floor_ms ? "the relative floor"
+                                                                       : "the absolute floor";
+    drift.noise_text = fmt::format(
+        "measured: {}, the largest of the window-to-window spread (the median change of p95 from "
+        "one window to the next) {}, the relative floor ({} of the first quarter's p95) {} and "
+        "the absolute floor {}",
+        largest, ms_text(*drift.spread_ms), percent_text(rule.noise_floor),
+        ms_text(*drift.relative_floor_ms), ms_text(rule.floor_ms));
   }
 
-  const double block = block_s > 0 ? block_s : quarter_s;
+  const double block = rule.block_s > 0 ? rule.block_s : quarter_s;
   if (block > 0 && hold_s > 0) {
     for (double start = 0; start < hold_s - 1e-9; start += block) {
       DriftBlock b;
@@ -280,10 +284,15 @@ Drift analyze_drift(std::span<const SoakWindowRow> rows, double block_s,
   const double change = *drift.last_quarter_p95_ms - *drift.first_quarter_p95_ms;
   const bool outside = std::abs(change) > drift.noise_ms;
   drift.verdict = outside ? "drift" : "no drift";
+  drift.direction = change >= 0 ? "rose" : "fell";
+  drift.fails = outside && (change >= 0 || rule.fails == DriftFails::kAny);
   drift.reason = fmt::format(
-      "p95 {} {} ({} -> {}), {} the noise of {}", change >= 0 ? "rose" : "fell",
-      ms_text(std::abs(change)), ms_text(*drift.first_quarter_p95_ms),
-      ms_text(*drift.last_quarter_p95_ms), outside ? "beyond" : "within", ms_text(drift.noise_ms));
+      "p95 {} {} ({} -> {}), {} the noise of {}", drift.direction, ms_text(std::abs(change)),
+      ms_text(*drift.first_quarter_p95_ms), ms_text(*drift.last_quarter_p95_ms),
+      outside ? "beyond" : "within", ms_text(drift.noise_ms));
+  if (outside && !drift.fails) {
+    drift.reason += ": a fall is reported, not failed (--drift-fails any fails it)";
+  }
   return drift;
 }
 

@@ -95,20 +95,43 @@ struct Drift {
   double noise_ms = 0;       // what a difference must exceed to be drift
   std::string noise_source;  // "measured" or "stated"
   std::string noise_text;    // how the noise was had, in words
-  std::string verdict;       // "drift", "no drift", or "not judged" (too few windows)
-  std::string reason;        // in words: "p95 rose 31.2 ms (20.4 -> 51.6 ms), noise 1.0 ms"
+  // Measured noise only: its three parts, of which noise_ms is the largest.
+  std::optional<double> spread_ms;          // the window-to-window spread (jitter)
+  std::optional<double> relative_floor_ms;  // the noise floor (a share) of the first quarter's p95
+  std::optional<double> absolute_floor_ms;  // the absolute floor (--drift-floor)
+  std::string verdict;    // "drift", "no drift", or "not judged" (too few windows)
+  std::string direction;  // "rose" or "fell" (last quarter against first); "" when not judged
+  // The verdict fails the soak: drift that rose, or that fell when --drift-fails any.
+  bool fails = false;
+  std::string reason;  // in words: "p95 rose 31.2 ms (20.4 -> 51.6 ms), noise 1.0 ms"
 };
 
 // Fewer hold windows with a p95 than this: drift is not judged (two per quarter at least).
 constexpr int kMinDriftWindows = 8;
+// The absolute floor by default: a smaller change of p95 is scheduling jitter on most hosts, not
+// a finding, however small the latency it is a share of.
+constexpr double kDefaultDriftFloorMs = 1.0;
 
-// Drift over the hold's windows (ramp windows are left out). `block_s` <= 0: quarters.
-// `stated_noise_ms` replaces the measured noise when given. The measured noise is the larger of
-// the window-to-window spread (the median absolute change of p95 from one window of the hold to
-// the next: jitter, which a slow drift hardly moves) and `noise_floor` (a share) of the first
-// quarter's median p95: differences smaller than the ladder's noise floor are not findings.
-Drift analyze_drift(std::span<const SoakWindowRow> rows, double block_s,
-                    std::optional<double> stated_noise_ms, double noise_floor);
+// Which drift fails a soak: a rise of latency only (a fall is reported), or either.
+enum class DriftFails { kRise, kAny };
+std::string_view drift_fails_text(DriftFails fails);  // "rise", "any"
+
+struct DriftRule {
+  double block_s = 0;                     // <= 0: quarters
+  std::optional<double> stated_noise_ms;  // --drift-noise: replaces the measured noise
+  double noise_floor = 0.05;              // the relative floor, a share of the first quarter's p95
+  double floor_ms = kDefaultDriftFloorMs;  // the absolute floor (--drift-floor)
+  DriftFails fails = DriftFails::kRise;    // --drift-fails
+};
+
+// Drift over the hold's windows (ramp windows are left out). The noise is the stated one, else
+// the largest of the window-to-window spread (the median absolute change of p95 from one window
+// of the hold to the next: jitter, which a slow drift hardly moves), the relative floor
+// (noise_floor of the first quarter's median p95: differences smaller than the ladder's noise
+// floor are not findings) and the absolute floor (floor_ms: a change of a fraction of a
+// millisecond on a fast server is not one either). A change beyond the noise is drift; it fails
+// the soak when latency rose, or fell with DriftFails::kAny.
+Drift analyze_drift(std::span<const SoakWindowRow> rows, const DriftRule& rule);
 
 // The slowest response of the hold: its latency and when.
 struct Slowest {

@@ -111,31 +111,83 @@ TEST(SoakDrift, AGrowingDelayIsDriftAndASteadyOneIsNot) {
     growing.push_back(window(i, 20 + 2.0 * i + (i % 2) * 0.3));
     steady.push_back(window(i, 20 + (i % 3) * 0.4));
   }
-  const Drift up = analyze_drift(growing, 0, std::nullopt, 0.05);
+  const Drift up = analyze_drift(growing, {});
   EXPECT_EQ(up.verdict, "drift") << up.reason;
   EXPECT_EQ(up.noise_source, "measured");
   ASSERT_EQ(up.blocks.size(), 4u);
   EXPECT_TRUE(up.blocks[3].outside_noise);
   EXPECT_GT(*up.last_quarter_p95_ms, *up.first_quarter_p95_ms + 20);
 
-  const Drift flat = analyze_drift(steady, 0, std::nullopt, 0.05);
+  const Drift flat = analyze_drift(steady, {});
   EXPECT_EQ(flat.verdict, "no drift") << flat.reason;
   // A stated noise replaces the measured one: 0.1 ms makes the steady wobble a drift only if
   // its quarters' medians differ by more.
-  const Drift stated = analyze_drift(growing, 0, 100.0, 0.05);
+  DriftRule stated_rule;
+  stated_rule.stated_noise_ms = 100.0;
+  const Drift stated = analyze_drift(growing, stated_rule);
   EXPECT_EQ(stated.verdict, "no drift") << stated.reason;
   EXPECT_EQ(stated.noise_source, "stated");
+}
+
+// A steady 5 ms server: p95 about 6 ms, 0.6 ms lower in the last quarter. 5% of 6 ms is 0.3 ms,
+// and the window-to-window spread less: only the absolute floor keeps it from being drift.
+TEST(SoakDrift, AChangeUnderTheAbsoluteFloorIsNotDrift) {
+  std::vector<SoakWindowRow> rows;
+  for (int i = 0; i < 16; ++i) rows.push_back(window(i, (i < 8 ? 6.1 : 5.5) + (i % 2) * 0.05));
+  const Drift d = analyze_drift(rows, {});
+  EXPECT_EQ(d.verdict, "no drift") << d.reason;
+  EXPECT_EQ(d.direction, "fell");
+  EXPECT_FALSE(d.fails);
+  EXPECT_NEAR(*d.spread_ms, 0.05, 1e-9);
+  EXPECT_NEAR(*d.relative_floor_ms, 0.05 * 6.125, 1e-9);
+  EXPECT_DOUBLE_EQ(*d.absolute_floor_ms, kDefaultDriftFloorMs);
+  EXPECT_DOUBLE_EQ(d.noise_ms, 1.0);
+  EXPECT_EQ(d.noise_text,
+            "measured: the absolute floor, the largest of the window-to-window spread (the median "
+            "change of p95 from one window to the next) 0.0 ms, the relative floor (5% of the "
+            "first quarter's p95) 0.3 ms and the absolute floor 1.0 ms");
+  EXPECT_EQ(d.reason, "p95 fell 0.6 ms (6.1 ms -> 5.5 ms), within the noise of 1.0 ms");
+  // Without the absolute floor, as before: the relative floor judged it, and it was drift.
+  DriftRule no_absolute_floor;
+  no_absolute_floor.floor_ms = 0;
+  const Drift bare = analyze_drift(rows, no_absolute_floor);
+  EXPECT_EQ(bare.verdict, "drift") << bare.reason;
+  EXPECT_FALSE(bare.fails);  // a fall
+}
+
+TEST(SoakDrift, AFallIsReportedAndFailsOnlyWhenAsked) {
+  std::vector<SoakWindowRow> rows;
+  for (int i = 0; i < 16; ++i) rows.push_back(window(i, 60 - 2.0 * i + (i % 2) * 0.3));
+  const Drift d = analyze_drift(rows, {});
+  EXPECT_EQ(d.verdict, "drift") << d.reason;
+  EXPECT_EQ(d.direction, "fell");
+  EXPECT_FALSE(d.fails);
+  EXPECT_NE(d.reason.find("beyond the noise"), std::string::npos) << d.reason;
+  EXPECT_NE(d.reason.find(": a fall is reported, not failed (--drift-fails any fails it)"),
+            std::string::npos)
+      << d.reason;
+  DriftRule fails_any;
+  fails_any.fails = DriftFails::kAny;
+  const Drift any = analyze_drift(rows, fails_any);
+  EXPECT_EQ(any.verdict, "drift");
+  EXPECT_TRUE(any.fails);
+  EXPECT_EQ(any.reason.find("reported, not failed"), std::string::npos) << any.reason;
+  // A rise fails either way.
+  std::vector<SoakWindowRow> growing;
+  for (int i = 0; i < 16; ++i) growing.push_back(window(i, 20 + 2.0 * i));
+  EXPECT_TRUE(analyze_drift(growing, {}).fails);
+  EXPECT_EQ(analyze_drift(growing, {}).direction, "rose");
 }
 
 TEST(SoakDrift, TooFewWindowsAreNotJudgedAndRampWindowsAreLeftOut) {
   std::vector<SoakWindowRow> rows;
   for (int i = 0; i < 7; ++i) rows.push_back(window(i, 20));
-  EXPECT_EQ(analyze_drift(rows, 0, std::nullopt, 0.05).verdict, "not judged");
+  EXPECT_EQ(analyze_drift(rows, {}).verdict, "not judged");
   SoakWindowRow ramp = window(-1, 500);
   ramp.ramp = true;
   rows.push_back(window(7, 20));
   rows.insert(rows.begin(), ramp);
-  const Drift d = analyze_drift(rows, 0, std::nullopt, 0.05);
+  const Drift d = analyze_drift(rows, {});
   EXPECT_EQ(d.verdict, "no drift") << d.reason;
   EXPECT_DOUBLE_EQ(*d.first_quarter_p95_ms, 20);
 }

@@ -38,6 +38,8 @@ struct SoakFlags {
   std::optional<std::string> drift_blocks;
   std::optional<std::string> drift_noise;
   std::string noise_floor = "5%";
+  std::string drift_floor = "1ms";
+  std::string drift_fails = "rise";
   std::vector<std::string> mark_at;
   std::string mark_window = "2m";
   std::string hook_timeout = "60s";
@@ -155,6 +157,11 @@ experiments::SoakPlan build_soak_plan(SoakFlags& f,
     s.drift_noise_ms = static_cast<double>(parse_duration_ns(*f.drift_noise)) / 1e6;
   }
   s.noise_floor = parse_fraction("--noise-floor", f.noise_floor);
+  s.drift_floor_ms = static_cast<double>(parse_duration_ns(f.drift_floor)) / 1e6;
+  if (f.drift_fails != "rise" && f.drift_fails != "any") {
+    throw UsageError("--drift-fails must be 'rise' or 'any', got '" + f.drift_fails + "'");
+  }
+  s.drift_fails = f.drift_fails;
   s.mark_window_s = seconds_of(parse_positive_duration_ns("--mark-window", f.mark_window));
   for (const std::string& text : f.mark_at) s.marks.push_back(parse_mark_at(text));
   std::stable_sort(s.marks.begin(), s.marks.end(),
@@ -203,7 +210,11 @@ Subcommand add_soak_command(CLI::App& parent) {
   app->add_option("--drift-noise", f->drift_noise,
                   "The noise drift is judged against, e.g. 5ms (default: measured)");
   app->add_option("--noise-floor", f->noise_floor,
-                  "The smallest p95 change that is a finding (default 5%)");
+                  "The smallest p95 change that is a finding, a share of p95 (default 5%)");
+  app->add_option("--drift-floor", f->drift_floor,
+                  "The smallest p95 change that is a finding, in time (default 1ms)");
+  app->add_option("--drift-fails", f->drift_fails,
+                  "Which drift fails the soak: rise (default; a fall is reported) or any");
   app->add_option("--mark-at", f->mark_at,
                   "AT:LABEL[:COMMAND]: a mark at AT into the hold, running COMMAND (repeatable)");
   app->add_option("--mark-window", f->mark_window,

@@ -103,8 +103,13 @@ void complete_soak(result::SoakResult& r, std::vector<analyze::SoakWindowRow> ro
   if (!throughputs.empty())
     s.throughput_min_rps = *std::min_element(throughputs.begin(), throughputs.end());
 
-  r.drift = analyze::analyze_drift(r.windows, r.settings.drift_block_s.value_or(0),
-                                   r.settings.drift_noise_ms, r.settings.noise_floor);
+  analyze::DriftRule rule;
+  rule.block_s = r.settings.drift_block_s.value_or(0);
+  rule.stated_noise_ms = r.settings.drift_noise_ms;
+  rule.noise_floor = r.settings.noise_floor;
+  rule.floor_ms = r.settings.drift_floor_ms;
+  rule.fails = r.settings.drift_fails == "any" ? analyze::DriftFails::kAny : analyze::DriftFails::kRise;
+  r.drift = analyze::analyze_drift(r.windows, rule);
   r.slowest = analyze::slowest_of(r.windows);
   r.marks.clear();
   for (const analyze::Mark& mark : marks) {
@@ -146,7 +151,7 @@ std::vector<LoggedMark> read_marks_log(const fs::path& directory) {
 bool soak_held(const result::SoakResult& r) {
   const bool mark_failed = std::any_of(r.marks.begin(), r.marks.end(),
                                        [](const auto& m) { return m.verdict == "FAIL"; });
-  return r.windows_missed == 0 && !mark_failed && r.drift.verdict != "drift";
+  return r.windows_missed == 0 && !mark_failed && !r.drift.fails;
 }
 
 bool is_soak_directory(const fs::path& directory) { return fs::exists(directory / kSoakPlanJson); }

@@ -28,8 +28,13 @@ json drift_json(const analyze::Drift& d) {
           {"noise",
            {{"ms", d.noise_ms},
             {"source", text_or_null(d.noise_source)},
-            {"text", text_or_null(d.noise_text)}}},
+            {"text", text_or_null(d.noise_text)},
+            {"spread_ms", optional_json(d.spread_ms)},
+            {"relative_floor_ms", optional_json(d.relative_floor_ms)},
+            {"absolute_floor_ms", optional_json(d.absolute_floor_ms)}}},
           {"verdict", d.verdict},
+          {"direction", text_or_null(d.direction)},
+          {"fails", d.fails},
           {"reason", text_or_null(d.reason)}};
 }
 
@@ -46,7 +51,13 @@ analyze::Drift drift_from_json(const JsonReader& r) {
   d.noise_ms = noise.number("ms").value_or(0);
   d.noise_source = noise.text("source");
   d.noise_text = noise.text("text");
+  d.spread_ms = noise.number("spread_ms");
+  d.relative_floor_ms = noise.number("relative_floor_ms");
+  d.absolute_floor_ms = noise.number("absolute_floor_ms");
   d.verdict = r.text("verdict");
+  d.direction = r.text("direction");
+  // Written before a fall was told apart: every drift failed.
+  d.fails = r.boolean("fails").value_or(d.verdict == "drift");
   d.reason = r.text("reason");
   return d;
 }
@@ -109,6 +120,8 @@ json settings_json(const SoakSettings& s) {
           {"drift_block_s", optional_json(s.drift_block_s)},
           {"drift_noise_ms", optional_json(s.drift_noise_ms)},
           {"noise_floor", s.noise_floor},
+          {"drift_floor_ms", s.drift_floor_ms},
+          {"drift_fails", s.drift_fails},
           {"mark_window_s", s.mark_window_s},
           {"mark_at", marks},
           {"abort_when", optional_json(s.abort_when)},
@@ -131,6 +144,9 @@ SoakSettings soak_settings_from_json(const JsonReader& r) {
   s.drift_block_s = r.number("drift_block_s");
   s.drift_noise_ms = r.number("drift_noise_ms");
   s.noise_floor = r.number("noise_floor").value_or(analyze::kDefaultNoiseFloor);
+  // A soak recorded before the absolute floor had none.
+  s.drift_floor_ms = r.number("drift_floor_ms").value_or(0);
+  if (const std::string fails = r.text("drift_fails"); !fails.empty()) s.drift_fails = fails;
   s.mark_window_s = r.number("mark_window_s").value_or(120);
   for (const JsonReader& m : r.objects("mark_at")) {
     s.marks.push_back({m.required_number("at_s"), m.text("label"), m.text("command")});

@@ -45,6 +45,8 @@ struct SoakSettings {
   std::optional<double> drift_block_s;   // nullopt: quarters
   std::optional<double> drift_noise_ms;  // stated; nullopt: measured
   double noise_floor = 0.05;
+  double drift_floor_ms = analyze::kDefaultDriftFloorMs;  // the absolute floor of drift's noise
+  std::string drift_fails = "rise";                       // "rise" or "any": which drift fails
   double mark_window_s = 120;
   std::vector<ScheduledMark> marks;
   std::optional<std::string> abort_when;

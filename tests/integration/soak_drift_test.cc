@@ -40,5 +40,28 @@ TEST(Soak, DriftIsFoundOnAGrowingDelayAndNotOnASteadyOne) {
   }
 }
 
+// Latency that falls is reported, not failed: one stall of 1 s, 2.5 s after the server starts,
+// makes the first of eight 4 s windows slow (a quarter of its requests wait out the stall), so the
+// first quarter's median p95 is hundreds of milliseconds above the last's. The soak held.
+TEST(Soak, ALatencyThatFellIsReportedNotFailed) {
+  const std::string dir = make_temp_dir("soak-fall");
+  ServeProcess server({"--delay", "2ms", "--stall", "1s", "--stall-first", "2500ms",
+                       "--stall-every", "1h", "--exit-after", "90s"});
+  Completed c = run_to_completion(
+      {proofload_binary(), "soak", server.url("/"), "--rate", "40", "--hold", "32s", "--window",
+       "4s", "--workers", "1", "-q", "-o", dir + "/out"},
+      90s);
+  const json drift = json::parse(read_file(dir + "/out/result.json"))["soak"]["drift"];
+  EXPECT_EQ(c.exit_code, 0) << c.err << drift.dump();
+  EXPECT_EQ(drift["verdict"], "drift") << drift.dump();
+  EXPECT_EQ(drift["direction"], "fell") << drift.dump();
+  EXPECT_EQ(drift["fails"], false) << drift.dump();
+  EXPECT_GT(drift["first_quarter_p95_ms"].get<double>(),
+            drift["last_quarter_p95_ms"].get<double>() + 100)
+      << drift.dump();
+  const std::string summary = read_file(dir + "/out/summary.md");
+  EXPECT_NE(summary.find("a fall is reported, not failed"), std::string::npos) << summary;
+}
+
 }  // namespace
 }  // namespace proofload::testing
