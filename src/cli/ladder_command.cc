@@ -22,6 +22,7 @@
 #include "experiments/http_probe.h"
 #include "experiments/ladder.h"
 #include "experiments/ladder_record.h"
+#include "plan/plan_run.h"
 #include "report/numbers.h"
 
 namespace proofload::cli {
@@ -204,8 +205,12 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
     }
   }
   for (const measure::Threshold& bound : plan.slo.bounds) {
-    plan::check_metric_source(bound.metric, "the SLO bound \"" + bound.expression + "\"",
+    plan::check_metric_source(bound.metric, "--slo bound \"" + bound.expression + "\"",
                               plan.base_run);
+  }
+  if (plan.abort_when) {
+    plan::check_metric_source(plan.abort_when->condition.metric,
+                              "--abort-when '" + plan.abort_when->text + "'", plan.base_run);
   }
 
   std::string target = f.run.url;

@@ -20,6 +20,7 @@
 #include "experiments/ladder_record.h"
 #include "experiments/segment_file.h"
 #include "experiments/soak.h"
+#include "plan/plan_run.h"
 #include "report/numbers.h"
 
 namespace proofload::cli {
@@ -118,6 +119,10 @@ experiments::SoakPlan build_soak_plan(SoakFlags& f,
     base.max_connections = std::max(base.connections, 1000);
   }
   plan.base_run = run_spec_from_flags(base, scenario.get());
+  if (plan.abort_when) {
+    plan::check_metric_source(plan.abort_when->condition.metric,
+                              "--abort-when '" + plan.abort_when->text + "'", plan.base_run);
+  }
 
   result::SoakResult& r = plan.initial;
   if (const plan::RunSpec& run = plan.base_run; run.segments > 1) {

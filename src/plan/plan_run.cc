@@ -264,6 +264,29 @@ void check_metric_source(const measure::MetricRef& metric, const std::string& wh
   if (metric.kind == measure::MetricRef::Kind::kStreamGoodput && !spec.goodput) {
     throw UsageError(what + " needs --goodput: the per-stream SLO whose share it is");
   }
+  const workload::Scenario* scenario = spec.scenario.get();
+  // A name the load never sends, or streams it never reads, would only show as "no data" after
+  // everything ran.
+  if (const std::string unknown = unknown_scope(metric.scope, scenario); !unknown.empty()) {
+    throw UsageError(what + ": " + unknown);
+  }
+  const bool reads_streams = metric.kind == measure::MetricRef::Kind::kStreamPercentile ||
+                             metric.kind == measure::MetricRef::Kind::kStreamRate ||
+                             metric.kind == measure::MetricRef::Kind::kStreamGoodput;
+  if (!reads_streams || spec.stream) return;
+  bool streamed = false;
+  if (scenario) {
+    for (const workload::RequestSpec& r : scenario->requests) {
+      if (r.stream && (metric.scope.empty() || metric.scope == r.name)) streamed = true;
+    }
+  }
+  if (!streamed) {
+    throw UsageError(
+        what + " reads streams, but " +
+        (metric.scope.empty() ? std::string("this load reads none")
+                              : "'" + metric.scope + "' is not read as one") +
+        " (add --stream sse|chunked, or `stream:` to the scenario's request)");
+  }
 }
 
 Preflight preflight(const RunSpec& spec) {

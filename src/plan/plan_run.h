@@ -54,8 +54,11 @@ struct PlannedRun {
 // for Reproduce; "" records the spec's own `proofload run` command (run_command_text).
 PlannedRun plan_run(const RunSpec& spec, const std::string& command_line = "");
 
-// A threshold's or SLO bound's metric that `spec` cannot give: reconcile or drops without
-// --reconcile, stream_goodput without --goodput. UsageError "WHAT needs --reconcile: ...".
+// A threshold's, SLO bound's or abort rule's metric that `spec` cannot give: reconcile or drops
+// without --reconcile, stream_goodput without --goodput, a scope that names no request or flow
+// of the scenario (with the nearest name), a stream figure of a load that reads no stream.
+// UsageError "WHAT needs --reconcile: ...", "WHAT: 'wrte' is no request or flow of s.yaml; did
+// you mean 'write'?".
 void check_metric_source(const measure::MetricRef& metric, const std::string& what,
                          const RunSpec& spec);
 

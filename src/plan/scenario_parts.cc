@@ -4,6 +4,7 @@
 #include <algorithm>
 
 #include "common/usage_error.h"
+#include "config/yaml_reader.h"
 #include "plan/redaction.h"
 #include "workload/response_view.h"
 
@@ -34,6 +35,20 @@ std::string_view data_kind_name(workload::DataSpec::Kind kind) {
 }
 
 }  // namespace
+
+std::string unknown_scope(const std::string& scope, const workload::Scenario* scenario) {
+  if (scope.empty()) return "";
+  if (!scenario) return "'" + scope + "' is no request or flow (names come from a scenario file)";
+  std::vector<std::string_view> names;
+  for (const workload::RequestSpec& r : scenario->requests) names.push_back(r.name);
+  for (const workload::FlowSpec& f : scenario->flows) names.push_back(f.name);
+  if (std::find(names.begin(), names.end(), scope) != names.end()) return "";
+  std::string message = "'" + scope + "' is no request or flow of " + scenario->file;
+  if (auto near = config::yaml_reader::nearest_key(scope, names)) {
+    message += "; did you mean '" + std::string(*near) + "'?";
+  }
+  return message;
+}
 
 nlohmann::json headers_json(const std::vector<std::pair<std::string, std::string>>& headers) {
   nlohmann::json out = nlohmann::json::array();
@@ -78,18 +93,9 @@ std::vector<measure::Threshold> collect_thresholds(const workload::Scenario* sce
       throw UsageError(std::string("--threshold: ") + e.what());
     }
     // A name that is no request or flow would only show as "no data" after the whole run.
-    const std::string& scope = threshold.metric.scope;
-    if (!scope.empty()) {
-      bool known = false;
-      if (scenario) {
-        for (const auto& r : scenario->requests) known |= r.name == scope;
-        for (const auto& f : scenario->flows) known |= f.name == scope;
-      }
-      if (!known) {
-        throw UsageError(
-            "--threshold '" + text + "': '" + scope + "' is no request or flow" +
-            (scenario ? " of " + scenario->file : " (names come from a scenario file)"));
-      }
+    if (const std::string unknown = unknown_scope(threshold.metric.scope, scenario);
+        !unknown.empty()) {
+      throw UsageError("--threshold '" + text + "': " + unknown);
     }
     out.push_back(std::move(threshold));
   }

@@ -19,6 +19,11 @@ namespace proofload::plan {
 workload::Scenario with_flag_headers(
     workload::Scenario scenario, const std::vector<std::pair<std::string, std::string>>& headers);
 
+// Why a threshold's or SLO bound's scope (`write` in p99(write)) names nothing `scenario` sends:
+// "'wrte' is no request or flow of s.yaml; did you mean 'write'?". "" when the scope is empty or
+// names one of its requests or flows. Without a scenario every name is unknown.
+std::string unknown_scope(const std::string& scope, const workload::Scenario* scenario);
+
 // The scenario's thresholds (errors carry the file location) followed by the flags'.
 std::vector<measure::Threshold> collect_thresholds(const workload::Scenario* scenario,
                                                    const std::vector<std::string>& flags);
