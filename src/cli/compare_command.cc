@@ -19,6 +19,7 @@
 #include "common/usage_error.h"
 #include "experiments/compare.h"
 #include "experiments/compare_record.h"
+#include "experiments/http_probe.h"
 #include "experiments/ladder_record.h"
 #include "report/numbers.h"
 
@@ -80,6 +81,8 @@ int rejudge(const CompareFlags& f) {
   s.b = *f.b;
   judge_flags(f, s);
   s.repeat = 0;
+  std::error_code ec;
+  s.a_a = fs::equivalent(*f.a, *f.b, ec);
   const fs::path out = f.run.out ? *f.run.out : default_out_dir("compare");
   result::CompareResult r = experiments::rejudge_recorded(*f.a, *f.b, std::move(initial));
   r.status = "complete";
@@ -99,6 +102,15 @@ int rejudge(const CompareFlags& f) {
 
 experiments::ComparePlan build_plan(CompareFlags& f, CLI::App* app) {
   if (!f.matrix) {
+    // Given as directories, one of which is not there: say which.
+    for (const auto& [flag, path] : {std::pair{"--a", f.a}, std::pair{"--b", f.b}}) {
+      if (path && !experiments::is_url(*path) && !is_directory(path)) {
+        std::error_code ec;
+        throw UsageError(fmt::format(
+            "compare {} {}: {} (with no matrix file, --a and --b are two recorded directories)",
+            flag, *path, fs::exists(*path, ec) ? "not a directory" : "no such directory"));
+      }
+    }
     throw UsageError("compare needs a matrix file (compare.yaml), or two recorded directories "
                      "as --a DIR --b DIR");
   }
@@ -114,9 +126,10 @@ experiments::ComparePlan build_plan(CompareFlags& f, CLI::App* app) {
     throw UsageError("no target for A: give --a URL (and --b URL), or 'target:' in " + m.file);
   }
   plan.b_target = f.b ? *f.b : plan.a_target;
-  if (plan.b_target == plan.a_target && !f.a_apply) {
-    throw UsageError("A and B are the same target (" + plan.a_target +
-                     "): give --b URL, or --a-apply and --b-apply hooks that switch it");
+  if (!f.b && !f.a_apply) {
+    throw UsageError("no target for B: give --b URL (--b " + plan.a_target +
+                     " too for an A/A comparison, which measures the matrix's noise), or "
+                     "--a-apply and --b-apply hooks that switch the target");
   }
   plan.a_observe = f.a_observe;
   plan.b_observe = f.b_observe;
@@ -163,6 +176,8 @@ experiments::ComparePlan build_plan(CompareFlags& f, CLI::App* app) {
   s.mode = plan.switched_by_hooks() ? "hooks" : "targets";
   s.a = plan.a_target;
   s.b = plan.b_target;
+  // A against itself measures the matrix's noise: allowed, and said in the report.
+  s.a_a = plan.b_target == plan.a_target && f.a_apply == f.b_apply;
   s.order = experiments::compare_order_text(plan);
   if (!m.rate_per_s) s.connections = m.connections;
   s.rate_per_s = m.rate_per_s;

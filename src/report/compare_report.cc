@@ -93,6 +93,10 @@ void title_and_scope(std::string& out, const CompareResult& r) {
   } else {
     out += fmt::format("A: {}. B: {}.", inline_code(s.a), inline_code(s.b));
   }
+  if (s.a_a) {
+    out += " An A/A comparison: both sides are the same, so every difference it finds is the "
+           "matrix's noise.";
+  }
   if (s.mode == "recorded") {
     out += " Judged again from recorded runs: nothing was sent.";
   } else {

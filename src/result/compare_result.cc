@@ -26,6 +26,7 @@ json settings_json(const CompareSettings& s) {
           {"a", s.a},
           {"b", s.b},
           {"mode", s.mode},
+          {"a_a", s.a_a},
           {"order", s.order},
           {"connections", optional_json(s.connections)},
           {"rate_per_s", optional_json(s.rate_per_s)},
@@ -45,6 +46,7 @@ CompareSettings compare_settings_from_json(const JsonReader& r) {
   s.a = r.text("a");
   s.b = r.text("b");
   if (const std::string mode = r.text("mode"); !mode.empty()) s.mode = mode;
+  s.a_a = r.boolean("a_a").value_or(false);
   s.order = r.text("order");
   s.connections = r.count("connections");
   s.rate_per_s = r.number("rate_per_s");

@@ -34,6 +34,9 @@ struct CompareSettings {
   std::string a, b;  // what each side is: a URL, "the target after --a-apply", a directory
   // "targets" (two URLs), "hooks" (one target switched by --a-apply / --b-apply), "recorded"
   std::string mode = "targets";
+  // A/A: both sides are one target (no hooks, or the same hook), or one recorded directory, so
+  // every difference found is the matrix's noise; how a matrix's noise is measured.
+  bool a_a = false;
   std::string order;  // the order the cells ran, in words
   std::optional<int64_t> connections;
   std::optional<double> rate_per_s;

@@ -178,8 +178,52 @@ TEST(Compare, BadInputIsOneLineAndSendsNothing) {
   EXPECT_NE(unreachable.err.find("cannot connect"), std::string::npos) << unreachable.err;
   EXPECT_FALSE(std::filesystem::exists(dir + "/out/result.json"));
 
+  // The recorded directory that is not there is named, whichever side it is.
   Completed missing = compare({"--a", dir + "/nowhere", "--b", dir, "-o", dir + "/out2"});
   EXPECT_EQ(missing.exit_code, 2) << missing.err;
+  EXPECT_NE(missing.err.find("--a " + dir + "/nowhere: no such directory"), std::string::npos)
+      << missing.err;
+  Completed missing_b = compare({"--a", dir, "--b", dir + "/elsewhere", "-o", dir + "/out2"});
+  EXPECT_EQ(missing_b.exit_code, 2) << missing_b.err;
+  EXPECT_NE(missing_b.err.find("--b " + dir + "/elsewhere: no such directory"), std::string::npos)
+      << missing_b.err;
+  EXPECT_EQ(std::count(missing_b.err.begin(), missing_b.err.end(), '\n'), 1) << missing_b.err;
+
+  // No --b and no hooks: B has no target (an A/A comparison names the same target twice).
+  Completed no_b = compare({dir + "/ok.yaml", "--a", b.url(), "--plan"});
+  EXPECT_EQ(no_b.exit_code, 2) << no_b.err;
+  EXPECT_NE(no_b.err.find("no target for B"), std::string::npos) << no_b.err;
+}
+
+// A against itself is how a matrix's noise is measured: it runs, and the report says it is A/A
+// (run, and judged again from its recorded directory).
+TEST(Compare, AAgainstItselfRunsAndSaysItIsAnAAComparison) {
+  const std::string dir = make_temp_dir("compare-aa");
+  write_file(dir + "/aa.yaml",
+             "checks:\n  ok: {path: /ok}\nrun: {connections: 1, duration: 200ms}\nrepeat: 3\n");
+  ServeProcess server({"--exit-after", "60s"});
+  const std::string out = dir + "/out";
+  const Completed run = compare({dir + "/aa.yaml", "--a", server.url(), "--b", server.url(), "-q",
+                                 "-o", out});
+  ASSERT_NE(run.exit_code, 2) << run.err;
+  const json result = read_json(out + "/result.json");
+  EXPECT_EQ(result["status"], "complete") << run.err;
+  EXPECT_EQ(result["settings"]["a_a"], true);
+  EXPECT_NE(read_file(out + "/summary.md").find("An A/A comparison"), std::string::npos);
+
+  const std::string again = dir + "/again";
+  const Completed rejudged = compare({"--a", out + "/a", "--b", out + "/a", "-q", "-o", again});
+  ASSERT_NE(rejudged.exit_code, 2) << rejudged.err;
+  EXPECT_EQ(read_json(again + "/result.json")["settings"]["a_a"], true);
+  EXPECT_NE(read_file(again + "/summary.md").find("An A/A comparison"), std::string::npos);
+
+  // Two different targets are not A/A.
+  ServeProcess other({"--exit-after", "60s"});
+  const Completed ab = compare({dir + "/aa.yaml", "--a", server.url(), "--b", other.url(), "-q",
+                                "-o", dir + "/ab"});
+  ASSERT_NE(ab.exit_code, 2) << ab.err;
+  EXPECT_EQ(read_json(dir + "/ab/result.json")["settings"]["a_a"], false);
+  EXPECT_EQ(read_file(dir + "/ab/summary.md").find("A/A"), std::string::npos);
 }
 
 }  // namespace
