@@ -11,6 +11,7 @@ namespace proofload::cli {
 namespace {
 
 std::string g_command_line;
+std::vector<std::string> g_arguments;
 
 // The part of "Name: value" after the colon, without its leading blanks.
 std::string_view value_of(std::string_view header) {
@@ -64,6 +65,7 @@ void remember_command_line(int argc, char** argv) {
       plan::remember_sensitive_value(value_of(header));
     }
   }
+  g_arguments.assign(argv + 1, argv + argc);
   std::vector<std::string> variables;
   g_command_line = "proofload";
   for (int i = 1; i < argc; ++i) {
@@ -83,6 +85,8 @@ void remember_command_line(int argc, char** argv) {
   }
   g_command_line += plan::sensitive_variables_note(variables);
 }
+
+const std::vector<std::string>& command_arguments() { return g_arguments; }
 
 const std::string& command_line() { return g_command_line; }
 

@@ -6,10 +6,13 @@
 #pragma once
 
 #include <string>
+#include <vector>
 
 namespace proofload::cli {
 
 void remember_command_line(int argc, char** argv);
 const std::string& command_line();
+// The arguments as given, after the program's name (unquoted, nothing hidden).
+const std::vector<std::string>& command_arguments();
 
 }  // namespace proofload::cli

@@ -11,7 +11,9 @@
 #include <filesystem>
 #include <iostream>
 
+#include "cli/command_line.h"
 #include "cli/subcommand.h"
+#include "common/text.h"
 #include "common/units.h"
 #include "common/usage_error.h"
 #include "common/wall_time.h"
@@ -83,6 +85,44 @@ void check_passthrough(const std::vector<std::string>& flags) {
       }
     }
   }
+}
+
+// `k8s job`'s own arguments given as they were, the rest after `--`: what the user meant when
+// an experiment's flag came before `--` ("proofload k8s job URL --segments 3 -- --rate 3000").
+std::string with_experiment_flags_after_dashes(const CLI::App& job) {
+  const std::vector<std::string>& args = command_arguments();
+  std::vector<std::string> own, experiment;
+  size_t i = 0;
+  // "k8s job": the job's arguments start after them.
+  while (i < args.size() && args[i] != "k8s") own.push_back(args[i++]);
+  while (i < args.size() && args[i] != "job") own.push_back(args[i++]);
+  if (i < args.size()) own.push_back(args[i++]);
+  bool target_seen = false;
+  for (; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if (a == "--") {
+      experiment.insert(experiment.end(), args.begin() + static_cast<ptrdiff_t>(i) + 1, args.end());
+      break;
+    }
+    if (a.size() > 1 && a[0] == '-') {
+      const bool has_value = a.find('=') != std::string::npos;
+      const CLI::Option* option = job.get_option_no_throw(a.substr(0, a.find('=')));
+      std::vector<std::string>& into = option ? own : experiment;
+      into.push_back(a);
+      // Its value, when it takes one (an unknown option: when the next word is no option).
+      const bool takes_value = option ? option->get_type_size() > 0
+                                      : i + 1 < args.size() && args[i + 1][0] != '-';
+      if (!has_value && takes_value && i + 1 < args.size()) into.push_back(args[++i]);
+      continue;
+    }
+    (target_seen ? experiment : own).push_back(a);
+    target_seen = true;
+  }
+  std::string line = "proofload";
+  for (const std::string& a : own) line += " " + shell_quote(a);
+  line += " --";
+  for (const std::string& a : experiment) line += " " + shell_quote(a);
+  return line;
 }
 
 int run_job(JobFlags& f, bool start_at_given) {
@@ -182,6 +222,13 @@ void add_job(CLI::App& k8s, std::shared_ptr<JobFlags> f, CLI::App** app, CLI::Op
 }
 
 }  // namespace
+
+std::string k8s_job_extras_hint(const CLI::App& root) {
+  const std::vector<std::string>& args = command_arguments();
+  if (args.size() < 2 || args[0] != "k8s" || args[1] != "job") return "";
+  const CLI::App* job = root.get_subcommand("k8s")->get_subcommand("job");
+  return "; put the experiment's flags after `--`: " + with_experiment_flags_after_dashes(*job);
+}
 
 Subcommand add_k8s_command(CLI::App& parent) {
   CLI::App* k8s = parent.add_subcommand(

@@ -252,6 +252,9 @@ void print_file(const std::filesystem::path& file) {
     while ((n = std::fread(buffer, 1, sizeof buffer, in)) > 0) std::fwrite(buffer, 1, n, stdout);
     std::fclose(in);
   }
+  // Out now, whole: stdout to a pipe is buffered, and the stderr line that follows the report
+  // (unbuffered) would otherwise land in its middle, or before it.
+  std::fflush(stdout);
 }
 
 void print_report(const char* command, const experiments::LadderPlan& plan,

@@ -74,7 +74,8 @@ void add_ladder_flags(CLI::App* app, LadderFlags& flags);
 experiments::LadderPlan build_ladder_plan(LadderFlags& flags,
                                           std::shared_ptr<const workload::Scenario> scenario);
 
-// Copies a report file (an experiment's summary.md) to stdout; nothing when it cannot be read.
+// Copies a report file (an experiment's summary.md) to stdout, flushed, so that a line on stderr
+// after it comes after it; nothing when it cannot be read.
 void print_file(const std::filesystem::path& file);
 
 // Prints the ladder's summary.md on stdout (when `print_summary`), and on stderr how it ended

@@ -39,8 +39,12 @@ int main(int argc, char** argv) {
     std::puts("proofload " PROOFLOAD_VERSION);
     return kExitOk;
   } catch (const CLI::ParseError& e) {
-    std::fprintf(stderr, "proofload: error: %s (see --help)\n",
-                 plan::without_sensitive_values(e.what()).c_str());
+    // `k8s job URL --rate 3000`: the experiment's flags belong after `--`, and the hint says so.
+    const std::string hint =
+        dynamic_cast<const CLI::ExtrasError*>(&e) ? cli::k8s_job_extras_hint(app) : "";
+    std::fprintf(stderr, "proofload: error: %s%s\n",
+                 plan::without_sensitive_values(e.what()).c_str(),
+                 plan::without_sensitive_values(hint.empty() ? " (see --help)" : hint).c_str());
     return kExitUsage;
   }
   try {

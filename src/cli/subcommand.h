@@ -27,5 +27,8 @@ Subcommand add_export_command(CLI::App& parent);
 Subcommand add_mark_command(CLI::App& parent);
 Subcommand add_merge_command(CLI::App& parent);
 Subcommand add_k8s_command(CLI::App& parent);
+// For an argument `k8s job` does not take (CLI11's "not expected"): "; put the experiment's flags
+// after `--`: proofload k8s job URL --segments 3 -- --rate 3000", or "" for any other command.
+std::string k8s_job_extras_hint(const CLI::App& root);
 
 }  // namespace proofload::cli

@@ -46,6 +46,7 @@ void CanaryTally::add(const RecordedCanary& c) {
   ++totals_.total;
   totals_.right += c.right ? 1 : 0;
   totals_.retried += c.retried ? 1 : 0;
+  totals_.retried_right = totals_.retried_right.value_or(0) + (c.retried && c.right ? 1 : 0);
   auto named = std::find_if(totals_.by_name.begin(), totals_.by_name.end(),
                             [&](const auto& n) { return n.name == c.name; });
   if (named == totals_.by_name.end()) {

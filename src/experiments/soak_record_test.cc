@@ -68,7 +68,8 @@ TEST_F(SoakRecord, AKilledSoaksFilesRebuildItsReport) {
   report::write_file_atomically(dir_ / kSoakWindowsCsv, windows);
   std::string canaries = canaries_csv_header() + "\n";
   for (int i = 0; i < 16; ++i) {
-    CanaryResult c{"health", 0, i != 5, i == 5, i == 5 ? "status 500" : ""};
+    // 5 was wrong, and wrong again on its retry; 7 was right on its retry.
+    CanaryResult c{"health", 0, i != 5, i == 5 || i == 7, i == 5 ? "status 500" : ""};
     canaries += canaries_csv_line(c, i + 0.2) + "\n";
   }
   report::write_file_atomically(dir_ / kCanariesCsv, canaries);
@@ -84,7 +85,8 @@ TEST_F(SoakRecord, AKilledSoaksFilesRebuildItsReport) {
   EXPECT_EQ(r.windows[5].canaries_wrong, 1);
   EXPECT_EQ(r.canaries.total, 16);
   EXPECT_EQ(r.canaries.right, 15);
-  EXPECT_EQ(r.canaries.retried, 1);
+  EXPECT_EQ(r.canaries.retried, 2);
+  EXPECT_EQ(r.canaries.retried_right, 1);
   ASSERT_EQ(r.marks.size(), 2u);
   EXPECT_EQ(r.marks[0].mark.label, "rollback");
   EXPECT_EQ(r.marks[0].mark.command, "kubectl rollout undo deploy/app");
@@ -100,7 +102,11 @@ TEST_F(SoakRecord, AKilledSoaksFilesRebuildItsReport) {
   const std::string text{std::istreambuf_iterator<char>(summary), std::istreambuf_iterator<char>()};
   EXPECT_NE(text.find("rebuilt from the files the soak streamed"), std::string::npos);
   EXPECT_NE(text.find("2 of 16 windows missed the bar"), std::string::npos) << text;
-  EXPECT_NE(text.find("15 of 16 canaries right; 1 needed their retry"), std::string::npos);
+  // What the retries came to, each in its own number.
+  EXPECT_NE(text.find("15 of 16 canaries right; 1 was right only on its retry, 1 was wrong again "
+                      "on its retry"),
+            std::string::npos)
+      << text;
   // Rendered again from the result.json just written: the same bytes.
   const result::SoakResult again = read_or_rebuild_soak(dir_);
   EXPECT_FALSE(again.rebuilt == false && again.status == "running");

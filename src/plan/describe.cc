@@ -5,6 +5,14 @@
 #include "schedule/arrivals.h"
 
 namespace proofload::plan {
+namespace {
+
+// "1 flow", "3 flows".
+std::string counted(size_t n, const std::string& one) {
+  return std::to_string(n) + " " + one + (n == 1 ? "" : "s");
+}
+
+}  // namespace
 
 std::string describe_run(const PlannedRun& run) {
   const nlohmann::json& s = run.recorded_spec;
@@ -19,10 +27,11 @@ std::string describe_run(const PlannedRun& run) {
     out += std::string(open ? "  open loop, arrival rate" : "  closed loop, connections") +
            " by stages: " + s["stages"].dump() + "\n";
   } else if (open) {
-    out += "  open loop at " + s["rate_per_s"].dump() + "/s, " + std::to_string(load.connections) +
-           " connections up front, at most " + std::to_string(load.max_connections) + "\n";
+    out += "  open loop at " + s["rate_per_s"].dump() + "/s, " +
+           counted(static_cast<size_t>(load.connections), "connection") + " up front, at most " +
+           std::to_string(load.max_connections) + "\n";
   } else {
-    out += "  closed loop, " + std::to_string(load.connections) + " connections\n";
+    out += "  closed loop, " + counted(static_cast<size_t>(load.connections), "connection") + "\n";
   }
   out += "  duration " +
          (s["duration_s"].is_null() ? std::string("until -n") : s["duration_s"].dump() + " s") +
@@ -33,10 +42,9 @@ std::string describe_run(const PlannedRun& run) {
   if (s.contains("scenario")) {
     const nlohmann::json& scenario = s["scenario"];
     out += "  scenario " + scenario.value("file", std::string("(built in)")) + ": " +
-           std::to_string(scenario.value("requests", nlohmann::json::object()).size()) +
-           " requests, " +
-           std::to_string(scenario.value("flows", nlohmann::json::object()).size()) +
-           " flows, seed " + scenario["seed"].dump() + "\n";
+           counted(scenario.value("requests", nlohmann::json::object()).size(), "request") +
+           ", " + counted(scenario.value("flows", nlohmann::json::object()).size(), "flow") +
+           ", seed " + scenario["seed"].dump() + "\n";
   }
   if (load.segments > 1) {
     const int64_t pool = open ? load.max_connections : load.connections;

@@ -130,6 +130,23 @@ void title_and_scope(std::string& out, const result::SoakResult& r) {
   }
 }
 
+// What the retries came to: "none needed a retry", "1 was right only on its retry, 2 were wrong
+// again on their retry" (a retry is asked once, after a wrong answer).
+std::string retries_text(const result::CanaryTotals& c) {
+  if (c.retried == 0) return "none needed a retry";
+  const auto part = [](int64_t n, std::string_view what) {
+    return fmt::format("{} {} {} on {} retry", count_text(n), n == 1 ? "was" : "were", what,
+                       n == 1 ? "its" : "their");
+  };
+  if (!c.retried_right) {
+    return fmt::format("{} needed {} retry", count_text(c.retried), c.retried == 1 ? "its" : "their");
+  }
+  std::vector<std::string> parts;
+  if (*c.retried_right > 0) parts.push_back(part(*c.retried_right, "right only"));
+  if (c.retried > *c.retried_right) parts.push_back(part(c.retried - *c.retried_right, "wrong again"));
+  return parts.size() == 1 ? parts[0] : parts[0] + ", " + parts[1];
+}
+
 void short_version(std::string& out, const result::SoakResult& r) {
   const result::SoakSummary& s = r.summary;
   out += "## The short version\n\n| Question | Answer | Evidence |\n| --- | --- | --- |\n";
@@ -148,9 +165,8 @@ void short_version(std::string& out, const result::SoakResult& r) {
                     "the windows table"});
   out += table_row({"Were the answers right?",
                     r.canaries.total > 0
-                        ? fmt::format("{} of {} canaries right; {} needed their retry",
-                                      count_text(r.canaries.right), count_text(r.canaries.total),
-                                      count_text(r.canaries.retried))
+                        ? fmt::format("{} of {} canaries right; {}", count_text(r.canaries.right),
+                                      count_text(r.canaries.total), retries_text(r.canaries))
                         : "not measured: no canaries ran",
                     r.canaries.total > 0 ? "canaries.csv" : "a scenario file's `canaries:`"});
   out +=

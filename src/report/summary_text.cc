@@ -385,6 +385,22 @@ std::string fit_to_terminal(std::string line, size_t columns) {
   return line;
 }
 
+namespace {
+
+// " of 40s (28s left)"; once the schedule is done (its time up, or the window is the drain after
+// it) " of 10s (finishing: draining what is in flight)", never "11s of 10s (0s left)". "" with no
+// planned length.
+std::string progress_text(const WindowStats& w, const LiveContext& where) {
+  if (!where.planned_s) return "";
+  if (w.drain || where.elapsed_s >= *where.planned_s) {
+    return fmt::format(" of {:.0f}s (finishing: draining what is in flight)", *where.planned_s);
+  }
+  return fmt::format(" of {:.0f}s ({:.0f}s left)", *where.planned_s,
+                     std::ceil(*where.planned_s - where.elapsed_s));
+}
+
+}  // namespace
+
 std::string format_live_line(const WindowStats& last_window, const LiveContext& where) {
   const WindowStats& w = last_window;
   const double elapsed_s = where.elapsed_s;
@@ -397,10 +413,7 @@ std::string format_live_line(const WindowStats& last_window, const LiveContext& 
   };
   std::string line = where.label.empty() ? "" : where.label + "  ";
   line += fmt::format("{:>4.0f}s", elapsed_s);
-  if (where.planned_s) {
-    line += fmt::format(" of {:.0f}s ({:.0f}s left)", *where.planned_s,
-                        std::max(0.0, *where.planned_s - elapsed_s));
-  }
+  line += progress_text(w, where);
   if (where.target) {
     line +=
         where.target_is_rate
@@ -418,7 +431,7 @@ std::string format_live_line(const WindowStats& last_window, const LiveContext& 
     line += "  generator CPU " + with_thousands(std::llround(*where.generator_cpu_cores * 100)) + "%";
   }
   if (w.warmup) line += "  (warm-up)";
-  if (w.drain) line += "  (finishing)";
+  if (w.drain && !where.planned_s) line += "  (finishing)";
   return line;
 }
 
@@ -433,12 +446,9 @@ std::vector<std::string> format_live_panel(const WindowStats& last_window,
   std::vector<std::string> lines;
   std::string head = where.label.empty() ? "run" : where.label;
   head += fmt::format("  {:.0f}s", where.elapsed_s);
-  if (where.planned_s) {
-    head += fmt::format(" of {:.0f}s ({:.0f}s left)", *where.planned_s,
-                        std::max(0.0, *where.planned_s - where.elapsed_s));
-  }
+  head += progress_text(w, where);
   if (w.warmup) head += "  (warm-up)";
-  if (w.drain) head += "  (finishing)";
+  if (w.drain && !where.planned_s) head += "  (finishing)";
   lines.push_back(std::move(head));
 
   std::string load = "  rate     " + with_thousands(std::llround(rate)) + "/s";

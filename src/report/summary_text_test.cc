@@ -144,10 +144,32 @@ TEST(LiveLine, SaysWhereTheRunIsWhatItAsksAndWhatWaits) {
       .target_is_rate = false,
       .label = "",
       .generator_cpu_cores = 0.456};
-  w.drain = true;
   EXPECT_EQ(format_live_line(w, users),
             "   5s of 50s (45s left)  users 40  1,024 req/s  p50 -  p99 -  errors 0  in flight 500"
-            "  queued 1,855  generator CPU 46%  (finishing)");
+            "  queued 1,855  generator CPU 46%");
+  // Past the schedule, waiting for the last answers: finishing, never "11s of 10s (0s left)".
+  w.drain = true;
+  const LiveContext over{.elapsed_s = 11.0,
+                         .planned_s = 10.0,
+                         .target = 40.0,
+                         .target_is_rate = false,
+                         .label = "",
+                         .generator_cpu_cores = std::nullopt};
+  EXPECT_EQ(format_live_line(w, over),
+            "  11s of 10s (finishing: draining what is in flight)  users 40  1,024 req/s  p50 -  "
+            "p99 -  errors 0  in flight 500  queued 1,855");
+  EXPECT_EQ(format_live_panel(w, over)[0], "run  11s of 10s (finishing: draining what is in flight)");
+  // The schedule's time up before its drain window is recorded reads the same.
+  w.drain = false;
+  EXPECT_EQ(format_live_panel(w, over)[0], "run  11s of 10s (finishing: draining what is in flight)");
+  w.drain = true;
+  const LiveContext unplanned{.elapsed_s = 3.0,
+                              .planned_s = std::nullopt,
+                              .target = std::nullopt,
+                              .target_is_rate = true,
+                              .label = "",
+                              .generator_cpu_cores = std::nullopt};
+  EXPECT_NE(format_live_line(w, unplanned).find("(finishing)"), std::string::npos);
 }
 
 TEST(LivePanel, ShowsRateAgainstTargetLatencyErrorsAndTheGenerator) {

@@ -166,7 +166,11 @@ json canaries_json(const CanaryTotals& c) {
                      {"retried", n.retried},
                      {"first_wrong", text_or_null(n.first_wrong)}});
   }
-  return {{"right", c.right}, {"total", c.total}, {"retried", c.retried}, {"by_name", named}};
+  return {{"right", c.right},
+          {"total", c.total},
+          {"retried", c.retried},
+          {"retried_right", optional_json(c.retried_right)},
+          {"by_name", named}};
 }
 
 CanaryTotals canaries_from_json(const JsonReader& r) {
@@ -174,6 +178,7 @@ CanaryTotals canaries_from_json(const JsonReader& r) {
   c.right = r.count("right").value_or(0);
   c.total = r.count("total").value_or(0);
   c.retried = r.count("retried").value_or(0);
+  c.retried_right = r.count("retried_right");
   for (const JsonReader& n : r.objects("by_name")) {
     c.by_name.push_back({n.text("name"), n.count("right").value_or(0), n.count("total").value_or(0),
                          n.count("retried").value_or(0), n.text("first_wrong")});

@@ -59,6 +59,9 @@ struct CanaryTotals {
   int64_t right = 0;
   int64_t total = 0;
   int64_t retried = 0;  // needed their one retry (right or not in the end)
+  // Of `retried`, right on the retry (the rest were wrong again); none: read from a result.json
+  // written before it was counted.
+  std::optional<int64_t> retried_right;
   struct Named {
     std::string name;
     int64_t right = 0, total = 0, retried = 0;

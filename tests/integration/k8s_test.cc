@@ -187,6 +187,12 @@ TEST(K8sJob, EveryBadValueIsOneLineAndExit2) {
       {{url, "--segments", "2", "--results", "volume"}, "needs --pvc"},
       {{url, "--segments", "2", "--node-selector", "pool"}, "KEY=VALUE"},
       {{url, "--segments", "2", "--", "--out", "x"}, "--out after -- is set by k8s job"},
+      // An experiment's flags before `--`: where they go, as the command to type.
+      {{url, "--segments", "3", "--rate", "3000", "-d", "5m"},
+       "; put the experiment's flags after `--`: proofload k8s job http://api.internal/ "
+       "--segments 3 -- --rate 3000 -d 5m"},
+      {{url, "--rate", "3000", "--segments", "3"},
+       "proofload k8s job http://api.internal/ --segments 3 -- --rate 3000"},
       {{"api.internal", "--segments", "2"}, "neither a URL"},
       {{dir + "/s/mix.yaml", "--segments", "2", "--data-file", dir + "/outside.txt"},
        "is outside the scenario's directory"},
