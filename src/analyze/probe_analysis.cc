@@ -146,9 +146,23 @@ std::optional<double> pearson(const std::vector<double>& a, const std::vector<do
   return std::clamp(covariance / std::sqrt(sa.variance * sb.variance), -1.0, 1.0);
 }
 
-std::string meaning_of(std::optional<double> r) {
+// "one allowance", "two allowances": as many as `implied` rounds to, at least one; "an
+// allowance" when how many is not known (no --expect to divide by).
+std::string allowances_words(std::optional<double> implied) {
+  if (!implied) return "an allowance";
+  static constexpr const char* kNames[] = {"one", "two",   "three", "four", "five",
+                                           "six", "seven", "eight", "nine", "ten"};
+  const double n = std::max(1.0, std::round(*implied));
+  const std::string count = n <= 10 ? kNames[static_cast<size_t>(n) - 1] : count_words(n);
+  return count + (n == 1 ? " allowance" : " allowances");
+}
+
+// A pair on its own: `implied` is how many allowances their sum makes under --expect.
+std::string meaning_of(std::optional<double> r, std::optional<double> implied) {
   if (!r || std::abs(*r) <= kIndependentR) return "independent: each has its own allowance";
-  if (*r <= kSharedR) return "share one allowance: what one gains, the other loses";
+  if (*r <= kSharedR) {
+    return "share " + allowances_words(implied) + ": what one gains, the other loses";
+  }
   if (*r < kOpposedR) return "weakly opposed: perhaps a shared allowance, perhaps noise";
   return "move together: something common to both (the server), not the allowance";
 }
@@ -239,20 +253,47 @@ struct Evidence {
 };
 
 struct Verdict {
+  Verdict(std::string_view verdict_in, std::string reason_in, std::vector<size_t> shared_in = {})
+      : verdict(verdict_in), reason(std::move(reason_in)), shared(std::move(shared_in)) {}
   std::string_view verdict;
   std::string reason;
+  std::vector<size_t> shared;  // with a shared allowance: the sources sharing it
 };
 
-// "together they got 100/s, against 2 × 100/s expected" for the sources `named`.
+// How many allowances the sustained means of `named` add up to: their sum / the expected rate.
+std::optional<double> implied_by(const Evidence& e, const std::vector<size_t>& named) {
+  if (!e.expect) return std::nullopt;
+  double sum = 0;
+  for (size_t k : named) sum += e.mean(k);
+  return sum / e.expect->rate_per_s;
+}
+
+// "together they got 199/s, against 2 × 100/s expected: 1.99 allowances of 100/s" for the
+// sources `named`.
 std::string together_words(const Evidence& e, const std::vector<size_t>& named) {
   double sum = 0;
   for (size_t k : named) sum += e.mean(k);
   std::string out = "together they got " + rate_words(sum);
-  if (e.expect) {
-    out += fmt::format(", against {} × {} expected", named.size(),
+  if (const std::optional<double> implied = implied_by(e, named)) {
+    out += fmt::format(", against {} × {} expected: {} allowance{} of {}", named.size(),
+                       given_rate_words(e.expect->rate_per_s), fixed_words(*implied, 2),
+                       fixed_words(*implied, 2) == "1.00" ? "" : "s",
                        given_rate_words(e.expect->rate_per_s));
   }
   return out;
+}
+
+// r of source `k`'s counts against the per-second sum of the others in `group`: near −1 when k
+// shares the group's allowance (the sum fixes what k gets), near 0 when k only happened to be
+// weakly opposed to one of them.
+std::optional<double> r_against_rest(const Evidence& e, const std::vector<size_t>& group,
+                                     size_t k) {
+  std::vector<double> rest(e.counted[k].size(), 0.0);
+  for (size_t other : group) {
+    if (other == k) continue;
+    for (size_t s = 0; s < rest.size(); ++s) rest[s] += e.counted[other][s];
+  }
+  return pearson(e.counted[k], rest);
 }
 
 std::vector<std::string> addresses_of(const Evidence& e, const std::vector<size_t>& named) {
@@ -284,6 +325,21 @@ std::optional<Verdict> shared_allowance(const Evidence& e) {
     }
     if (in_group) group.push_back(i);
   }
+  // A source weakly opposed to a member by chance is not of the group: drop, one at a time, the
+  // member least opposed to the rest, while it is not opposed at r <= −0.5.
+  while (group.size() >= 3) {
+    size_t least = 0;
+    double least_r = -1;
+    for (size_t g = 0; g < group.size(); ++g) {
+      const double r = r_against_rest(e, group, group[g]).value_or(0);
+      if (g == 0 || r > least_r) {
+        least = g;
+        least_r = r;
+      }
+    }
+    if (least_r <= kSharedR) break;
+    group.erase(group.begin() + static_cast<std::ptrdiff_t>(least));
+  }
 
   double sum_variance = 0, variance_of_sum = 0;
   if (group.size() >= 2) {
@@ -300,22 +356,26 @@ std::optional<Verdict> shared_allowance(const Evidence& e) {
   // Three or more in the group: the group names them all, where a pair would name two.
   if (group_steady && (group.size() >= 3 || !lowest)) {
     return Verdict{kSharedAllowance,
-                   fmt::format("{} share one allowance: the sum of their per-second counts "
+                   fmt::format("{} share {}: the sum of their per-second counts "
                                "varies far less than they do (variance {} against {} summed) "
                                "and {}",
-                               list_words(addresses_of(e, group)), fixed_words(variance_of_sum, 0),
-                               fixed_words(sum_variance, 0), together_words(e, group))};
+                               list_words(addresses_of(e, group)),
+                               allowances_words(implied_by(e, group)),
+                               fixed_words(variance_of_sum, 0), fixed_words(sum_variance, 0),
+                               together_words(e, group)),
+                   group};
   }
   if (lowest) {
     const auto [i, j] = *lowest;
     std::string reason = fmt::format(
-        "{} and {} share one allowance: their per-second counts correlate at r = {} and {}",
-        e.address(i), e.address(j), correlation_text(*e.r[i][j]), together_words(e, {i, j}));
+        "{} and {} share {}: their per-second counts correlate at r = {} and {}", e.address(i),
+        e.address(j), allowances_words(implied_by(e, {i, j})), correlation_text(*e.r[i][j]),
+        together_words(e, {i, j}));
     if (opposed_pairs > 1) {
       reason += fmt::format(" ({} other pair{} at r ≤ −0.5 too)", opposed_pairs - 1,
                             opposed_pairs > 2 ? "s" : "");
     }
-    return Verdict{kSharedAllowance, reason};
+    return Verdict{kSharedAllowance, reason, {i, j}};
   }
   if (e.expect && n >= 2) {
     const double sum = e.analysis.sustained_sum;
@@ -323,9 +383,11 @@ std::optional<Verdict> shared_allowance(const Evidence& e) {
       std::vector<size_t> all(n);
       for (size_t k = 0; k < n; ++k) all[k] = k;
       return Verdict{kSharedAllowance,
-                     fmt::format("{} share one allowance: {}, though no pair's per-second "
+                     fmt::format("{} share {}: {}, though no pair's per-second "
                                  "counts show it (none at r ≤ −0.5)",
-                                 list_words(addresses_of(e, all)), together_words(e, all))};
+                                 list_words(addresses_of(e, all)),
+                                 allowances_words(implied_by(e, all)), together_words(e, all)),
+                     all};
     }
   }
   return std::nullopt;
@@ -433,6 +495,35 @@ Verdict judge(const Evidence& e, const CountedSeconds& counted, double duration_
   return separate_or_unclear(e, sources_words);
 }
 
+// Each pair's meaning, in the light of the verdict: a pair inside the sharing group shares the
+// group's allowances (a pair of a group of three or more says with whom, since its own r is only
+// near −1/(k−1)); any other pair is read from its own r and sum.
+void name_pairs(const Evidence& e, const std::vector<size_t>& shared,
+                std::vector<ProbeCorrelation>& correlations) {
+  const auto in_shared = [&](size_t k) {
+    return std::find(shared.begin(), shared.end(), k) != shared.end();
+  };
+  const std::string allowances = allowances_words(implied_by(e, shared));
+  size_t pair = 0;
+  for (size_t i = 0; i < e.answered.size(); ++i) {
+    for (size_t j = i + 1; j < e.answered.size(); ++j, ++pair) {
+      std::string& meaning = correlations[pair].meaning;
+      if (!in_shared(i) || !in_shared(j)) {
+        meaning = meaning_of(e.r[i][j], implied_by(e, {i, j}));
+      } else if (shared.size() == 2) {
+        meaning = "share " + allowances + ": what one gains, the other loses";
+      } else {
+        std::vector<std::string> others;
+        for (size_t k : shared) {
+          if (k != i && k != j) others.push_back(e.address(k));
+        }
+        meaning = fmt::format("share {} with {}: the group's per-second sum is steady",
+                              allowances, list_words(others));
+      }
+    }
+  }
+}
+
 }  // namespace
 
 ProbeExpectation parse_probe_expectation(std::string_view text, double tolerance) {
@@ -512,12 +603,15 @@ ProbeAnalysis analyze_probe(std::span<const ProbeSourceSeries> sources, double d
   for (size_t i = 0; i < n; ++i) {
     for (size_t j = i + 1; j < n; ++j) {
       e.r[i][j] = e.r[j][i] = pearson(e.counted[i], e.counted[j]);
-      a.correlations.push_back({e.address(i), e.address(j), e.r[i][j], meaning_of(e.r[i][j])});
+      a.correlations.push_back({e.address(i), e.address(j), e.r[i][j], ""});
     }
   }
   const Verdict verdict = judge(e, counted, duration_s, settle_s);
   a.verdict = std::string(verdict.verdict);
   a.reason = verdict.reason;
+  a.shared_by = addresses_of(e, verdict.shared);
+  if (!verdict.shared.empty()) a.allowances_implied = implied_by(e, verdict.shared);
+  name_pairs(e, verdict.shared, a.correlations);
   // Sources sharing one allowance each let through a random share of one burst: a source's
   // totals then say nothing about instances, and its first 429 is no lower bound of its own.
   if (verdict.verdict == kSharedAllowance) {

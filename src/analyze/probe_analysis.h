@@ -98,7 +98,9 @@ struct ProbeCorrelation {
   // Pearson's r of the two sources' per-second let-through counts over the seconds after the
   // settle time; nullopt when either count did not vary (then nothing moved them together).
   std::optional<double> r;
-  std::string meaning;  // in words: "share one allowance: what one gains, the other loses"
+  // In words: "share one allowance: what one gains, the other loses", with as many allowances as
+  // their sustained sum implies under --expect; a pair inside a sharing group says so.
+  std::string meaning;
   bool operator==(const ProbeCorrelation&) const = default;
 };
 
@@ -114,6 +116,13 @@ struct ProbeAnalysis {
   std::string reason;                          // why, with the numbers
   double sustained_sum = 0;                    // the sources' sustained means, summed
   std::optional<double> expected_sum;          // sources x the expected rate
+  // With a shared allowance: the sources the verdict names as sharing (two, or a group whose
+  // per-second sum is steady), in the order given; empty otherwise.
+  std::vector<std::string> shared_by;
+  // With a shared allowance and --expect: how many allowances the sharing sources' sustained
+  // means add up to (their sum / the expected rate per allowance, unrounded: 1.99 is two
+  // allowances split between them, not one). nullopt otherwise.
+  std::optional<double> allowances_implied;
   bool operator==(const ProbeAnalysis&) const = default;
 };
 

@@ -88,9 +88,13 @@ TEST(ProbeAnalysis, TwoSourcesSplittingOneBucketShareIt) {
       a.reason.starts_with("127.0.0.2 and 127.0.0.3 share one allowance: their "
                            "per-second counts correlate at r = −"))
       << a.reason;
-  EXPECT_TRUE(a.reason.ends_with("together they got 100/s, against 2 × 100/s expected"))
+  EXPECT_TRUE(a.reason.ends_with(
+      "together they got 100/s, against 2 × 100/s expected: 1.00 allowance of 100/s"))
       << a.reason;
   EXPECT_NEAR(a.sustained_sum, 100, 1e-9);
+  EXPECT_EQ(a.shared_by, (std::vector<std::string>{"127.0.0.2", "127.0.0.3"}));
+  ASSERT_TRUE(a.allowances_implied);
+  EXPECT_NEAR(*a.allowances_implied, 1, 1e-9);
   for (const ProbeSourceFigures& f : a.sources) {
     EXPECT_EQ(f.expect_met, false);
     // Each got a random share of one burst: its totals say nothing of instances.
@@ -105,13 +109,94 @@ TEST(ProbeAnalysis, ThreeSharingOneBucketAreFoundByTheirSteadySum) {
 
   EXPECT_EQ(a.verdict, kSharedAllowance) << a.reason;
   EXPECT_TRUE(
-      a.reason.starts_with("127.0.0.2, 127.0.0.3 and 127.0.0.4 share one allowance: the "
+      a.reason.starts_with("127.0.0.2, 127.0.0.3 and 127.0.0.4 share an allowance: the "
                            "sum of their per-second counts varies far less than they do"))
       << a.reason;
+  // Without --expect there is no rate to divide by: how many allowances is not said.
+  EXPECT_FALSE(a.allowances_implied);
+  EXPECT_EQ(a.shared_by.size(), 3u);
+  // Every pair is named as the group's, whatever its own r.
+  ASSERT_EQ(a.correlations.size(), 3u);
+  EXPECT_EQ(a.correlations[0].meaning,
+            "share an allowance with 127.0.0.4: the group's per-second sum is steady");
+  EXPECT_EQ(a.correlations[1].meaning,
+            "share an allowance with 127.0.0.3: the group's per-second sum is steady");
+  EXPECT_EQ(a.correlations[2].meaning,
+            "share an allowance with 127.0.0.2: the group's per-second sum is steady");
   // Pairwise, three sharing average −0.5 only: not every pair says it alone.
   double sum_r = 0;
   for (const ProbeCorrelation& c : a.correlations) sum_r += c.r.value_or(0);
   EXPECT_NEAR(sum_r / 3, -0.5, 0.15);
+}
+
+// The report's ingress case: two pods of 100/s each behind one address, so two sources split
+// 200/s between them. They move against each other as sharers do, but the total is two
+// allowances, and "one" would halve what the callers really get.
+TEST(ProbeAnalysis, TwoSourcesSplittingTwoAllowancesAreToldTwo) {
+  Rng rng = make_rng(31, 0);
+  const std::vector<ProbeSourceSeries> sources = sharing(2, rng, 0, 200);
+  const ProbeAnalysis a = analyze_probe(sources, kDurationS, kSettleS, expect("100/s"));
+
+  EXPECT_EQ(a.verdict, kSharedAllowance) << a.reason;
+  EXPECT_TRUE(a.reason.starts_with("127.0.0.2 and 127.0.0.3 share two allowances: their "
+                                   "per-second counts correlate at r = −"))
+      << a.reason;
+  EXPECT_TRUE(a.reason.ends_with(
+      "together they got 200/s, against 2 × 100/s expected: 2.00 allowances of 100/s"))
+      << a.reason;
+  ASSERT_TRUE(a.allowances_implied);
+  EXPECT_NEAR(*a.allowances_implied, 2, 1e-9);
+  ASSERT_EQ(a.correlations.size(), 1u);
+  EXPECT_EQ(a.correlations[0].meaning, "share two allowances: what one gains, the other loses");
+
+  // Without --expect nothing says how many: not "one".
+  const ProbeAnalysis b = analyze_probe(sources, kDurationS, kSettleS, std::nullopt);
+  EXPECT_EQ(b.verdict, kSharedAllowance) << b.reason;
+  EXPECT_TRUE(b.reason.starts_with("127.0.0.2 and 127.0.0.3 share an allowance: ")) << b.reason;
+  EXPECT_FALSE(b.allowances_implied);
+  EXPECT_EQ(b.correlations[0].meaning, "share an allowance: what one gains, the other loses");
+}
+
+TEST(ProbeAnalysis, ThreeSharingTwoAllowancesAreToldTwo) {
+  Rng rng = make_rng(32, 0);
+  const std::vector<ProbeSourceSeries> sources = sharing(3, rng, 0, 200);
+  const ProbeAnalysis a = analyze_probe(sources, kDurationS, kSettleS, expect("100/s"));
+  EXPECT_EQ(a.verdict, kSharedAllowance) << a.reason;
+  EXPECT_TRUE(a.reason.starts_with(
+      "127.0.0.2, 127.0.0.3 and 127.0.0.4 share two allowances: the sum of their per-second"))
+      << a.reason;
+  EXPECT_NEAR(a.allowances_implied.value_or(0), 2, 1e-9);
+  for (const ProbeCorrelation& c : a.correlations) {
+    EXPECT_TRUE(c.meaning.starts_with("share two allowances with 127.0.0.")) << c.meaning;
+  }
+}
+
+// Two share a bucket; a third has its own but moves, weakly against one of the two by chance.
+// The group is the two: the third is not opposed to what they share.
+TEST(ProbeAnalysis, OfThreeOnlyTheTwoThatShareAreNamed) {
+  Rng rng = make_rng(33, 0);
+  std::vector<ProbeSourceSeries> sources = sharing(2, rng);
+  ProbeSourceSeries third = probe_source(2);
+  third.let_through_before_first_429 = 600;
+  for (const ProbeSecond& first : sources[0].per_second) {
+    const int64_t own = first.second == 0 ? 700
+                                          : 100 - (first.let_through - 50) / 4 +
+                                                static_cast<int64_t>(unit_double(rng) * 40) - 20;
+    testing_support::add_second(third, first.second, own);
+  }
+  sources.push_back(third);
+  const ProbeAnalysis a = analyze_probe(sources, kDurationS, kSettleS, expect("100/s"));
+
+  EXPECT_EQ(a.verdict, kSharedAllowance) << a.reason;
+  EXPECT_TRUE(a.reason.starts_with("127.0.0.2 and 127.0.0.3 share one allowance: ")) << a.reason;
+  EXPECT_EQ(a.shared_by, (std::vector<std::string>{"127.0.0.2", "127.0.0.3"}));
+  EXPECT_NEAR(a.allowances_implied.value_or(0), 1, 1e-9);
+  ASSERT_EQ(a.correlations.size(), 3u);
+  EXPECT_EQ(a.correlations[0].meaning, "share one allowance: what one gains, the other loses");
+  ASSERT_TRUE(a.correlations[1].r);
+  EXPECT_LT(*a.correlations[1].r, -0.2) << "the third is weakly opposed to the first";
+  EXPECT_FALSE(a.correlations[1].meaning.starts_with("share")) << a.correlations[1].meaning;
+  EXPECT_FALSE(a.correlations[2].meaning.starts_with("share")) << a.correlations[2].meaning;
 }
 
 TEST(ProbeAnalysis, AFirst429FarBeforeTheTotalsBurstIsALowerBound) {

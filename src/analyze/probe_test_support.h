@@ -40,15 +40,17 @@ inline ProbeSourceSeries own_allowance(int index, Rng& rng, int64_t before_first
 }
 
 // `count` sources (from `first_index`) flat out against one bucket of 100/s (burst 600): each
-// second's allowance falls to them in random shares.
-inline std::vector<ProbeSourceSeries> sharing(int count, Rng& rng, int first_index = 0) {
+// second's allowance falls to them in random shares. `rate_per_s` 200 is two such allowances
+// shared by them all (an ingress of two pods, each with its own 100/s, that hid the callers).
+inline std::vector<ProbeSourceSeries> sharing(int count, Rng& rng, int first_index = 0,
+                                              int64_t rate_per_s = 100) {
   std::vector<ProbeSourceSeries> sources;
   for (int i = 0; i < count; ++i) {
     sources.push_back(probe_source(first_index + i));
     sources.back().let_through_before_first_429 = 600 / count;
   }
   for (int64_t second = 0; second < kProbeDurationS; ++second) {
-    const int64_t allowance = second == 0 ? 700 : 100;
+    const int64_t allowance = second == 0 ? 600 + rate_per_s : rate_per_s;
     std::vector<double> weights;
     double sum = 0;
     for (int i = 0; i < count; ++i) sum += weights.emplace_back(0.2 + unit_double(rng));
