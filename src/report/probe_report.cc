@@ -297,7 +297,8 @@ void between_sources(std::string& out, const ProbeResult& r) {
   } else {
     out += fmt::format(
         "r is the correlation (Pearson) of two sources' let through per second over {}: near −1, "
-        "what one gains the other loses (one allowance, shared); near 0, each has its own; "
+        "what one gains the other loses (they share: as many allowances as their total is times "
+        "the expected rate); near 0, each has its own; "
         "– when a source's count did not vary.\n\n| a | b | r | meaning |\n| --- | --- | ---: | "
         "--- |\n",
         counted_words(r));
@@ -308,6 +309,17 @@ void between_sources(std::string& out, const ProbeResult& r) {
   }
   if (!answered(r).empty()) {
     out += "The sustained rates of the sources that answered add up to " + sum_words(r) + ".\n\n";
+  }
+  if (const std::optional<double> rate = expected_rate(r);
+      rate && r.analysis.allowances_implied && !r.analysis.shared_by.empty()) {
+    // What the sharing sources got, in allowances of --expect's rate: two pods of 100/s behind
+    // one address read 2.00 here, where "one allowance" would halve them.
+    const long allowances = std::max(1L, std::lround(*r.analysis.allowances_implied));
+    out += fmt::format("{} share {} between them: their sustained rates add up to {} × {}.\n\n",
+                       list_text(r.analysis.shared_by),
+                       allowances == 1 ? std::string("one allowance")
+                                       : fmt::format("{} allowances", allowances),
+                       fixed(*r.analysis.allowances_implied, 2), given_rate(*rate));
   }
 }
 

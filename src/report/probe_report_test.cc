@@ -40,6 +40,27 @@ bool has(const std::string& text, const std::string& part) {
   return text.find(part) != std::string::npos;
 }
 
+// Two pods of 100/s behind one address: two sources split 200/s. The report says two allowances
+// wherever it names the sharing, never one.
+TEST(ProbeReport, TwoSourcesSharingTwoAllowances) {
+  Rng rng = make_rng(41, 0);
+  const result::ProbeResult r = result::testing_support::probe_result(
+      analyze::testing_support::sharing(2, rng, 0, 200), "100/s");
+  const std::string md = render_probe_summary(r);
+  const auto verdict = short_row(md, "Does each address get its own allowance?");
+  EXPECT_TRUE(verdict[1].starts_with(
+      "Shared allowance: 127.0.0.2 and 127.0.0.3 share two allowances: their per-second counts"))
+      << verdict[1];
+  const std::string between = section(md, "Between sources");
+  const auto correlations = first_table(between);
+  ASSERT_EQ(correlations.size(), 2u);
+  EXPECT_EQ(correlations[1][3], "share two allowances: what one gains, the other loses");
+  EXPECT_TRUE(has(between, "127.0.0.2 and 127.0.0.3 share 2 allowances between them: their "
+                           "sustained rates add up to 2.00 × 100/s."))
+      << between;
+  EXPECT_FALSE(has(md, "one allowance")) << md;
+}
+
 TEST(ProbeReport, TwoSourcesSharingOneAllowance) {
   const result::ProbeResult r = shared_probe();
   const std::string md = render_probe_summary(r);

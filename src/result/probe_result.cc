@@ -185,12 +185,14 @@ json probe_json(const ProbeResult& r) {
   }
   json variants = json::array();
   for (const analyze::ProbeVariantVerdict& v : r.variants) variants.push_back(variant_json(v));
-  return {{"sources", sources},
+  return {{"allowances_implied", optional_json(r.analysis.allowances_implied)},
+          {"sources", sources},
           {"correlations", correlations},
           {"verdict", text_or_null(r.analysis.verdict)},
           {"reason", text_or_null(r.analysis.reason)},
           {"sustained_sum_per_s", analysed ? json(r.analysis.sustained_sum) : json(nullptr)},
           {"expected_sum_per_s", optional_json(r.analysis.expected_sum)},
+          {"shared_by", r.analysis.shared_by},
           {"variants", variants}};
 }
 
@@ -210,6 +212,8 @@ void probe_from_file(const JsonReader& probe, ProbeResult& r) {
   r.analysis.reason = probe.text("reason");
   r.analysis.sustained_sum = probe.number("sustained_sum_per_s").value_or(0);
   r.analysis.expected_sum = probe.number("expected_sum_per_s");
+  r.analysis.shared_by = probe.texts("shared_by");  // missing in files written before it
+  r.analysis.allowances_implied = probe.number("allowances_implied");
   for (const JsonReader& v : probe.objects("variants")) r.variants.push_back(variant_from_json(v));
 }
 

@@ -102,6 +102,9 @@ TEST(ProbeResultJson, KeysScriptsReadKeepTheirNames) {
   EXPECT_EQ(probe["correlations"][0]["b"], "127.0.0.3");
   EXPECT_LT(probe["correlations"][0]["r"].get<double>(), -0.8);
   EXPECT_EQ(probe["expected_sum_per_s"], 200);
+  // One allowance of 100/s split between the two: the total over --expect's rate, as a number.
+  EXPECT_EQ(probe["shared_by"], json::array({"127.0.0.2", "127.0.0.3"}));
+  EXPECT_NEAR(probe["allowances_implied"].get<double>(), 1, 1e-9);
   EXPECT_EQ(probe["variants"][0]["header"], "X-Internal: yes");
   EXPECT_EQ(probe["variants"][0]["limited"], false);
   EXPECT_EQ(probe["variants"][1]["limited"], true);

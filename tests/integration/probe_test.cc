@@ -2,7 +2,8 @@
 // limit is keyed as each test says, so each knows the truth: keyed by address, three loopback
 // sources each get their own allowance; keyed onto one shared allowance (an ingress that hid the
 // callers' addresses), two sources split it and their per-second counts move against each
-// other; split over 40 instances, the first 429 comes before the burst is spent; a trusted header
+// other, and at twice the expected rate they are told two allowances, not one; split over 40
+// instances, the first 429 comes before the burst is spent; a trusted header
 // lifts the limit and another does not. Bad sources are one line before anything is sent, and a
 // probe killed outright leaves a directory `proofload report` renders. Every load goes to
 // 127.0.0.1 from 127.0.0.x and ends by itself.
@@ -112,6 +113,37 @@ TEST(Probe, OneSharedAllowanceIsSplitAndTheSourcesMoveAgainstEachOther) {
   const json& pair = result["probe"]["correlations"][0];
   ASSERT_FALSE(pair["r"].is_null()) << "their shares vary from second to second";
   EXPECT_LT(pair["r"].get<double>(), -0.5) << "what one gains the other loses";
+}
+
+// The report's ingress case: a 200/s limit held as two instances of 100/s, with every caller
+// hashed onto it. Two sources split it and move against each other as sharers do, but together
+// they get two allowances of --expect's 100/s, and the verdict must say two, not one.
+TEST(Probe, TwoSourcesSharingTwoAllowancesAreToldTwoNotOne) {
+  const std::string dir = make_temp_dir("probe-two-shared");
+  ServeProcess server(
+      {"--routes", limited_routes(dir, "{rate: 200, burst: 100, key: shared:1, instances: 2}"),
+       "--exit-after", "60s"});
+  std::string err;
+  const int code = probe(server, dir + "/out",
+                         {"--sources", "127.0.0.2,127.0.0.3", "-d", "6s", "--settle", "1s",
+                          "--expect", "100/s"},
+                         &err);
+  EXPECT_EQ(code, 99) << "the limit does not work per address: " << err;
+  const json result = read_json(dir + "/out/result.json");
+  const json& probe = result["probe"];
+  ASSERT_EQ(probe["verdict"], "shared allowance") << probe["reason"];
+  EXPECT_EQ(probe["shared_by"], json::array({"127.0.0.2", "127.0.0.3"}));
+  ASSERT_TRUE(probe["allowances_implied"].is_number()) << probe.dump();
+  EXPECT_NEAR(probe["allowances_implied"].get<double>(), 2, 0.2) << probe["reason"];
+  const std::string reason = probe["reason"];
+  EXPECT_NE(reason.find("127.0.0.2 and 127.0.0.3 share two allowances: "), std::string::npos)
+      << reason;
+  EXPECT_EQ(reason.find("one allowance"), std::string::npos) << reason;
+  const std::string summary = read_file(dir + "/out/summary.md");
+  EXPECT_NE(summary.find("| Does each address get its own allowance? | Shared allowance: "
+                         "127.0.0.2 and 127.0.0.3 share two allowances"),
+            std::string::npos)
+      << summary;
 }
 
 TEST(Probe, AnAllowanceSplitOverFortyInstancesRefusesBeforeItsBurstIsSpent) {
