@@ -20,6 +20,9 @@ struct LevelStreams {
   std::optional<double> ttft_p95_ms;   // to the first content event (first token)
   std::optional<double> itl_p99_ms;    // between content events
   std::optional<double> goodput_share;  // of ended streams, those that met --goodput
+  // To the response's first byte (its headers), from the request's first byte written: the
+  // server's time to answer, apart from the body's first byte and the first token.
+  std::optional<double> headers_p95_ms;
 };
 
 struct LevelRow {

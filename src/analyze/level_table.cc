@@ -47,6 +47,7 @@ enum class Column {
   kGeneratorCores,
   kGeneratorBusy,
   kHostLoad1,
+  kHostCpuBusy,
   kDurationS,
 };
 constexpr size_t kColumnCount = static_cast<size_t>(Column::kDurationS) + 1;
@@ -77,6 +78,7 @@ constexpr std::array<std::string_view, kColumnCount> kColumnNames = {
     "generator_cores",
     "generator_busy",
     "host_load1",
+    "host_cpu_busy",
     "duration_s",
 };
 constexpr Column kRequired[] = {Column::kLevel, Column::kAchievedRps};
@@ -87,7 +89,7 @@ constexpr Column kRequired[] = {Column::kLevel, Column::kAchievedRps};
 constexpr std::string_view kSilentlyIgnored[] = {
     "verdict",     "status",      "events_per_s",   "stream_bytes_per_s", "tokens_per_s",
     "stream_ttfb_p95_ms", "ttft_p95_ms", "itl_p99_ms", "stream_goodput", "server_rss_bytes",
-    "reconcile",   "drop_share"};
+    "reconcile",   "drop_share", "warmup_requests", "warmup_errors"};
 constexpr std::string_view kRequiredText =
     "level, achieved_rps, and error_rate or both errors and requests, and a column for each "
     "metric the SLO names";
@@ -378,6 +380,7 @@ LevelRow read_row(const Record& record, const ColumnIndex& index, const Failer& 
   row.generator_cores = number(Column::kGeneratorCores);
   row.generator_busy = reader.flag(cell(Column::kGeneratorBusy), Column::kGeneratorBusy);
   row.host_load1 = number(Column::kHostLoad1);
+  row.host_cpu_busy = share(Column::kHostCpuBusy);
   row.duration_s = number(Column::kDurationS);
   return row;
 }

@@ -10,8 +10,8 @@
 #include <optional>
 
 #include "experiments/thresholds.h"
-#include "report/html/pages.h"
 #include "report/atomic_file.h"
+#include "report/html/pages.h"
 #include "report/ladder_report.h"
 #include "report/numbers.h"
 #include "report/result_json.h"
@@ -59,13 +59,14 @@ bool starts_with(const std::string& text, std::string_view prefix) {
 void record_streams_and_accounting(const report::RunResult& run, analyze::LevelRow& row) {
   if (run.spec.is_object() && run.spec.contains("stream")) {
     const measure::StreamWindow& s = run.total.streams;
-    const result::StreamsRecord r =
-        report::streams_record(s, run.span.counts.streams,
-                               static_cast<double>(run.span.duration_ns) / 1e9,
-                               report::goodput_slo(run.spec));
-    row.streams = analyze::LevelStreams{r.events_per_s,  r.bytes_per_s, r.tokens_per_s,
-                                        r.ttfb.p95,      r.ttfce.p95,   r.inter_event.p99,
-                                        r.goodput_share};
+    const result::StreamsRecord r = report::streams_record(
+        s, run.span.counts.streams, static_cast<double>(run.span.duration_ns) / 1e9,
+        report::goodput_slo(run.spec));
+    row.streams =
+        analyze::LevelStreams{r.events_per_s,  r.bytes_per_s,
+                              r.tokens_per_s,  r.ttfb.p95,
+                              r.ttfce.p95,     r.inter_event.p99,
+                              r.goodput_share, report::percentile_ms(run.total.ttfb_us, 95)};
   }
   for (const report::ObservedSummary& source : run.observed) {
     if (source.label == "self" || starts_with(source.label, "host")) continue;

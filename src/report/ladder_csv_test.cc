@@ -42,7 +42,8 @@ TEST(LevelsCsv, HeaderIsTheColumnsAnalyzeReads) {
             "never_started,server_cores,server_throttled_share,server_quota_cores,"
             "server_cpu_limit_cores,generator_cores,generator_busy,host_load1,duration_s,status,"
             "verdict,events_per_s,stream_bytes_per_s,tokens_per_s,stream_ttfb_p95_ms,ttft_p95_ms,"
-            "itl_p99_ms,stream_goodput,server_rss_bytes,reconcile,drop_share");
+            "itl_p99_ms,stream_goodput,server_rss_bytes,reconcile,drop_share,host_cpu_busy,"
+            "warmup_requests,warmup_errors");
   // Every column but status, verdict and the streaming ramp's is one `proofload analyze` reads
   // back; those it passes over without a note.
   const analyze::LevelTable table = analyze::parse_level_table(csv, "levels.csv");

@@ -204,6 +204,13 @@ std::vector<std::string> daily_parts(const LadderResult& v) {
   if (v.analysis->daily_requests_at_best_sustained && best_of(v) != nullptr) {
     parts.push_back(count_text(*v.analysis->daily_requests_at_best_sustained) +
                     " at best sustained" + from_hold(hold_of(v, best_of(v)->level)));
+    // A lifecycle's headline is its flows a day, beside the requests they take.
+    if (const std::optional<double> flows = best_of(v)->flows_per_s; flows && *flows > 0) {
+      const double per_day =
+          analyze::round_significant(*flows * 86'400, analyze::kDailySignificantDigits);
+      parts.push_back(count_text(per_day) + " flows/day at best sustained (" +
+                      rate_number(*flows) + " flows/s)");
+    }
   }
   return parts;
 }

@@ -1,7 +1,7 @@
 // summary.md and levels.csv of a ladder, from its result.json (see ladder_report.h). The short
 // version, the levels table and the closing sections are here; the title and scope are in
-// ladder_header.cc, findings and limits in ladder_sections.cc. Every figure is read from the result; none is recomputed in a way that could
-// disagree with the analysis.
+// ladder_header.cc, findings and limits in ladder_sections.cc. Every figure is read from the
+// result; none is recomputed in a way that could disagree with the analysis.
 #include "report/ladder_report.h"
 
 #include <fmt/format.h>
@@ -142,6 +142,36 @@ std::vector<std::string> plateau_row(const LadderResult& v) {
           "level " + level_text(last.level)};
 }
 
+// The SLO's terms that no fixed column of the levels table shows, by index into its bounds.
+std::vector<size_t> slo_terms_without_column(const LadderResult& v) {
+  using Kind = measure::MetricRef::Kind;
+  std::vector<size_t> out;
+  const std::vector<measure::Threshold>& bounds = v.analysis->slo.bounds;
+  for (size_t k = 0; k < bounds.size(); ++k) {
+    const measure::MetricRef& m = bounds[k].metric;
+    const bool shown =
+        m.scope.empty() && ((m.kind == Kind::kPercentile &&
+                             (m.percentile == 50 || m.percentile == 95 || m.percentile == 99)) ||
+                            m.kind == Kind::kErrorRate || m.kind == Kind::kNeverStarted ||
+                            (m.kind == Kind::kOutcomeRate && m.outcome == "status_429"));
+    const bool twice = std::any_of(bounds.begin(), bounds.begin() + static_cast<long>(k),
+                                   [&](const auto& b) { return b.metric.text() == m.text(); });
+    if (!shown && !twice) out.push_back(k);
+  }
+  return out;
+}
+
+// A level's value of SLO term k as the SLO judged it ("183.2 ms", "0.42%"), from its observed
+// text; "no data" when there was none.
+std::string slo_cell(const LevelAnalysis& l, size_t k) {
+  if (k >= l.slo.size()) return kDash;
+  const measure::ThresholdResult& r = l.slo[k];
+  if (!r.observed) return "no data";
+  const size_t equals = r.observed_text.find(" = ");
+  return table_cell(equals == std::string::npos ? r.observed_text
+                                                : r.observed_text.substr(equals + 3));
+}
+
 std::vector<std::string> generator_row(const LadderResult& v) {
   const std::string question = "Was the generator the limit?";
   const std::string evidence =
@@ -162,8 +192,8 @@ std::vector<std::string> generator_row(const LadderResult& v) {
   const std::string host =
       saturated.empty()
           ? ""
-          : "; the host's CPU was saturated (" +
-                percent_text(analyze::kHostSaturatedShare, 0) + " or more of all its cores busy) at " +
+          : "; the host's CPU was saturated (" + percent_text(analyze::kHostSaturatedShare, 0) +
+                " or more of all its cores busy) at " +
                 (saturated.size() == 1 ? "level " : "levels ") + levels_text(saturated) +
                 ": there the host, shared by the generator and any server on it, may have been "
                 "the limit";
@@ -263,10 +293,16 @@ std::string levels_table(const LadderResult& v) {
   const bool repeated = runs_per_level(v) > 1;
   std::vector<std::string> header = {"level"};
   if (repeated) header.push_back("runs");
-  const bool flows = std::any_of(levels_of(v).begin(), levels_of(v).end(),
-                                 [](const LevelAnalysis& l) { return l.arrivals_rps.has_value(); });
+  // A table from another tool may give flows without arrivals: the flow columns show either way.
+  const bool arrivals =
+      std::any_of(levels_of(v).begin(), levels_of(v).end(),
+                  [](const LevelAnalysis& l) { return l.arrivals_rps.has_value(); });
+  const bool flows =
+      arrivals || std::any_of(levels_of(v).begin(), levels_of(v).end(), [](const auto& l) {
+        return l.flows_per_s.has_value() || l.flow_success_rate.has_value();
+      });
   header.emplace_back("target/s");
-  if (flows) header.emplace_back("arrivals/s");
+  if (arrivals) header.emplace_back("arrivals/s");
   header.emplace_back("achieved/s");
   header.emplace_back("goodput/s");
   if (flows) {
@@ -286,6 +322,12 @@ std::string levels_table(const LadderResult& v) {
     header.emplace_back("host busy");
   }
   header.emplace_back("gain");
+  // Every SLO term the fixed columns do not show (a request's p99, TTFT, drops): its own column,
+  // the level's value as the SLO judged it.
+  const std::vector<size_t> slo_columns = slo_terms_without_column(v);
+  for (size_t k : slo_columns) {
+    header.push_back(table_cell(v.analysis->slo.bounds[k].metric.text()));
+  }
   if (repeated) {
     header.emplace_back("achieved CV");
     header.emplace_back("p95 CV");
@@ -302,7 +344,7 @@ std::string levels_table(const LadderResult& v) {
     std::vector<std::string> cells = {level_text(l.level)};
     if (repeated) cells.push_back(std::to_string(l.repeats));
     cells.push_back(l.target_rps ? level_text(*l.target_rps) : kDash);
-    if (flows) cells.push_back(l.arrivals_rps ? rate_number(*l.arrivals_rps) : kDash);
+    if (arrivals) cells.push_back(l.arrivals_rps ? rate_number(*l.arrivals_rps) : kDash);
     const int achieved_decimals =
         honest_decimals(l, "rps", l.achieved_rps, std::abs(l.achieved_rps) >= 100 ? 0 : 1);
     cells.push_back(fixed(l.achieved_rps, achieved_decimals));
@@ -329,6 +371,7 @@ std::string levels_table(const LadderResult& v) {
       any_saturated = any_saturated || analyze::host_saturated(l.host_cpu_busy);
     }
     cells.push_back(gain_cell(l));
+    for (size_t k : slo_columns) cells.push_back(slo_cell(l, k));
     if (repeated) {
       cells.push_back(l.achieved_cv ? percent_text(*l.achieved_cv, 1) : kDash);
       cells.push_back(l.p95_cv ? percent_text(*l.p95_cv, 1) : kDash);
@@ -353,10 +396,13 @@ std::string levels_table(const LadderResult& v) {
       "goodput/s: successful requests per second of it, what the verdicts, best sustained and "
       "the peak are judged on. ";
   if (flows) {
+    out += arrivals ? "target/s and arrivals/s count arrivals, one pick of the mix each (a flow "
+                      "is one arrival of several requests); achieved/s and goodput/s count "
+                      "requests. "
+                    : "achieved/s and goodput/s count requests. ";
     out +=
-        "target/s and arrivals/s count arrivals, one pick of the mix each (a flow is one "
-        "arrival of several requests); achieved/s and goodput/s count requests. flows/s: flows "
-        "that ended per second; flow success: share of finished flows that succeeded. ";
+        "flows/s: flows that ended per second; flow success: share of finished flows that "
+        "succeeded. ";
   }
   out += "errors: share of the requests that ended (started and finished) that failed, " +
          errors_note +
@@ -366,12 +412,20 @@ std::string levels_table(const LadderResult& v) {
          noise_floor_words(v) + " noise floor. " + kDash + ": not measured" +
          (loop_of(v) == "closed" ? " (target/s: a closed loop has no target rate)." : ".");
   if (any_busy) out += " (busy): the generator used 80% or more of its cores in this level.";
+  if (!slo_columns.empty()) {
+    std::vector<std::string> names;
+    for (size_t k : slo_columns) names.push_back(v.analysis->slo.bounds[k].metric.text());
+    out += " " + list_text(names) + ": the SLO's " + (names.size() == 1 ? "term" : "terms") +
+           " as judged at each level (the worst of its runs).";
+  }
   if (host) {
-    out += " host load: the host's highest 1-minute load average in the level; host busy: the "
-           "share of all its cores busy, mean over the level";
-    out += any_saturated ? fmt::format(" (saturated: {} or more, so whatever shares the host "
-                                       "may have been held back).",
-                                       percent_text(analyze::kHostSaturatedShare, 0))
+    out +=
+        " host load: the host's highest 1-minute load average in the level; host busy: the "
+        "share of all its cores busy, mean over the level";
+    out += any_saturated ? fmt::format(
+                               " (saturated: {} or more, so whatever shares the host "
+                               "may have been held back).",
+                               percent_text(analyze::kHostSaturatedShare, 0))
                          : ".";
   }
   out += "\n\n";
@@ -532,8 +586,8 @@ std::string render_ladder_summary(const result::LadderResult& v) {
            reproduce(v);
   }
   return header_section(v) + short_version(v) + levels_table(v) + streams_by_level(v) +
-         findings_section(v) +
-         limits_section(v) + between_levels(v) + search_steps(v) + reproduce(v);
+         findings_section(v) + limits_section(v) + between_levels(v) + search_steps(v) +
+         reproduce(v);
 }
 
 std::string render_ladder_summary(const nlohmann::json& result) {

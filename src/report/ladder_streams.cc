@@ -39,25 +39,27 @@ std::string streams_by_level(const LadderResult& v) {
   if (!streamed) return "";
   std::string out = "## Streams by level\n\n";
   out += table_row({"level", "requests/s", "events/s", "bytes/s", "tokens/s", "p50 ms",
-                    "first byte p95 ms", "first token p95 ms", "inter-token p99 ms", "goodput",
-                    "server cores", "server RSS", "accounting"});
+                    "headers p95 ms", "first byte p95 ms", "first token p95 ms",
+                    "inter-token p99 ms", "goodput", "server cores", "server RSS", "accounting"});
   out += table_row({"---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:", "---:",
-                    "---:", "---:", "---"});
+                    "---:", "---:", "---:", "---"});
   for (const auto& row : v.rows) {
     const analyze::LevelRow& r = row.figures;
     const analyze::LevelStreams s = r.streams.value_or(analyze::LevelStreams{});
     out += table_row(
         {level_text(r.level), rate_number(r.achieved_rps), rate_or_dash(s.events_per_s),
          rate_or_dash(s.bytes_per_s), rate_or_dash(s.tokens_per_s), number_or_dash(r.p50_ms, 1),
-         number_or_dash(s.ttfb_p95_ms, 1), number_or_dash(s.ttft_p95_ms, 1),
-         number_or_dash(s.itl_p99_ms, 1),
+         number_or_dash(s.headers_p95_ms, 1), number_or_dash(s.ttfb_p95_ms, 1),
+         number_or_dash(s.ttft_p95_ms, 1), number_or_dash(s.itl_p99_ms, 1),
          s.goodput_share ? percent_text(*s.goodput_share, 1) : std::string(kNotMeasured),
          r.server_cores ? cores_text(*r.server_cores) : std::string(kNotMeasured),
          mib_or_dash(r.server_rss_bytes), accounting(r)});
   }
   out +=
       "\nEvents, bytes and tokens per second count completed streams (those that matched their "
-      "fixture, when one is checked); times are from each request's intended start; goodput is "
+      "fixture, when one is checked); headers: from the request's first byte written to the "
+      "response's first byte (the server's time to answer); the other times are from each "
+      "request's intended start, first byte being the body's; goodput is "
       "the share of the streams that ended which met `--goodput`; accounting is `--reconcile`'s "
       "verdict. Server figures need an observer of the server (`--observe`).\n\n";
   return out;

@@ -35,7 +35,8 @@ TEST(ResultJson, HasEverySchemaField) {
   const json& summary = doc["summary"];
   expect_keys(
       summary,
-      {"requests", "intended", "errors", "error_rate", "never_started", "never_started_share",
+      {"requests", "intended", "arrivals", "errors", "error_rate", "never_started",
+       "never_started_share",
        "throughput_rps", "duration_s", "latency_ms", "service_time_ms", "ttfb_ms", "outcomes",
        "status", "bytes_in", "bytes_out", "connects"},
       "summary");
@@ -51,7 +52,7 @@ TEST(ResultJson, HasEverySchemaField) {
   for (const json& w : doc["windows"]) {
     expect_keys(
         w,
-        {"index", "start_s", "duration_s", "warmup", "requests", "intended", "errors",
+        {"index", "start_s", "duration_s", "warmup", "requests", "intended", "arrivals", "errors",
          "never_started", "throughput_rps", "latency_ms", "outcomes", "in_flight", "queued"},
         "window");
     expect_keys(w["latency_ms"], {"p50", "p90", "p99", "max", "mean"}, "window.latency_ms");
@@ -62,10 +63,11 @@ TEST(ResultJson, SummaryCountsAndRates) {
   const json s = result_to_json(make_synthetic_result())["summary"];
   EXPECT_EQ(s["requests"], 1995);  // responses of any status, warm-up excluded
   EXPECT_EQ(s["intended"], 2000);
+  EXPECT_EQ(s["arrivals"], 2000);  // no flows: every intended request is an arrival
   EXPECT_EQ(s["errors"], 7);                                      // 5 x 503 + 2 timeouts
   EXPECT_DOUBLE_EQ(s["error_rate"].get<double>(), 7.0 / 1997.0);  // of started requests
   EXPECT_EQ(s["never_started"], 3);
-  EXPECT_DOUBLE_EQ(s["never_started_share"].get<double>(), 3.0 / 2000.0);
+  EXPECT_DOUBLE_EQ(s["never_started_share"].get<double>(), 3.0 / 2000.0);  // of the arrivals
   // Responses that ended inside the measured span (windows 1 and 2) over its 2 s: the mean of
   // those windows' rates (995/s and 1,000/s), not responses by intent over a stretched time.
   EXPECT_DOUBLE_EQ(s["throughput_rps"].get<double>(), (995.0 + 1000.0) / 2);

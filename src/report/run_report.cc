@@ -239,9 +239,13 @@ std::vector<std::string> failed_row(const RunRecord& v) {
     answer = "Errors not recorded";
   }
   const std::optional<int64_t> offered = v.arrivals ? v.arrivals : v.intended;
+  // Files from before arrivals were recorded: their share was over the intended requests.
   const std::string noun = v.arrivals ? arrivals_noun(v.spec) : "intended requests";
   if (v.never_started && *v.never_started == 0 && offered && *offered > 0) {
-    answer += "; every one of the " + count_text(*offered) + " " + noun + " offered started";
+    answer += v.arrivals ? "; every one of the " + count_text(*offered) + " " + noun +
+                               " offered started"
+                         : "; every intended request started (" + count_text(*offered) + " of " +
+                               count_text(*offered) + ")";
   } else if (v.never_started_share) {
     answer += "; " + share_text(v, "never_started", *v.never_started_share) + " of " + noun +
               " offered never started";

@@ -150,7 +150,8 @@ TEST(RunSummary, ShortVersionNumbersAreThoseInResultJson) {
   expect_shows(service[1], s["service_time_ms"]["p50"].get<double>());
   expect_shows(service[2], s["service_time_ms"]["p99"].get<double>());
 
-  // 0.35% of started requests failed (7 of 1,997); 0.15% of intended never started (3 of 2,000)
+  // 0.35% of started requests failed (7 of 1,997); 0.15% of requests offered never started (3 of
+  // 2,000)
   const std::vector<std::string> failed = short_row(summary, "How many failed?");
   const std::vector<Shown> f = numbers_in(failed[1]);
   ASSERT_EQ(f.size(), 6u);
@@ -159,7 +160,7 @@ TEST(RunSummary, ShortVersionNumbersAreThoseInResultJson) {
   expect_shows(f[2], 1997);  // every outcome but never started
   expect_shows(f[3], s["never_started_share"].get<double>(), true);
   expect_shows(f[4], s["never_started"].get<double>());
-  expect_shows(f[5], s["intended"].get<double>());
+  expect_shows(f[5], s["arrivals"].get<double>());
   EXPECT_EQ(failed[2], "outcomes: 503: 5 and timeout: 2");
 
   EXPECT_EQ(short_row(summary, "Did it meet its thresholds?")[1], "None were set");
@@ -197,6 +198,7 @@ TEST(RunSummary, TheTerminalAndSummaryMdMarkTheSamePercentiles) {
     run.total.service_us.record_n(1500, responses);
     run.total.outcomes[static_cast<int>(measure::Outcome::kSuccess)] = responses;
     run.total.intended = responses;
+    run.total.arrivals = responses;
     const std::string terminal = format_summary(run);
     const std::string table = section(render_run_summary(result_to_json(run)), "Latency");
     for (const char* label : {"p50", "p90", "p99", "p99.9"}) {
@@ -224,7 +226,7 @@ TEST(RunSummary, OutcomesNameTheirDenominators) {
   expect_shows(first_number(never[1]), o["never_started"].get<double>());
   expect_shows(first_number(never[2]), result["summary"]["never_started_share"].get<double>(),
                true);
-  EXPECT_EQ(never[3], "2,000 intended");
+  EXPECT_EQ(never[3], "2,000 requests offered");
   // Outcomes that did not happen are not rows.
   EXPECT_EQ(table.find("| reset |"), std::string::npos);
   EXPECT_NE(table.find("Status codes: 200 × 1,990 and 503 × 5."), std::string::npos);

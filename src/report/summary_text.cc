@@ -392,11 +392,13 @@ namespace {
 // planned length.
 std::string progress_text(const WindowStats& w, const LiveContext& where) {
   if (!where.planned_s) return "";
-  if (w.drain || where.elapsed_s >= *where.planned_s) {
+  // The seconds the line shows, so that "3s of 3s" reads "(0s left)", never "(1s left)".
+  const double shown_s = std::round(where.elapsed_s);
+  if (w.drain || shown_s > std::round(*where.planned_s)) {
     return fmt::format(" of {:.0f}s (finishing: draining what is in flight)", *where.planned_s);
   }
   return fmt::format(" of {:.0f}s ({:.0f}s left)", *where.planned_s,
-                     std::ceil(*where.planned_s - where.elapsed_s));
+                     std::max(0.0, std::round(*where.planned_s) - shown_s));
 }
 
 }  // namespace

@@ -63,7 +63,7 @@ TEST(SummaryText, StatesErrorsAndNeverStartedPlainly) {
   const std::string text = format_summary(make_synthetic_result());
   EXPECT_NE(text.find("ERRORS: 7 of 1,997 started requests failed (0.35%)."), std::string::npos)
       << text;
-  EXPECT_NE(text.find("NEVER STARTED: 3 of 2,000 intended requests (0.15%)"), std::string::npos)
+  EXPECT_NE(text.find("NEVER STARTED: 3 of 2,000 requests offered (0.15%)"), std::string::npos)
       << text;
 }
 
@@ -147,6 +147,14 @@ TEST(LiveLine, SaysWhereTheRunIsWhatItAsksAndWhatWaits) {
   EXPECT_EQ(format_live_line(w, users),
             "   5s of 50s (45s left)  users 40  1,024 req/s  p50 -  p99 -  errors 0  in flight 500"
             "  queued 1,855  generator CPU 46%");
+  // The schedule's last window, a hair before its end: the seconds shown, none left.
+  const LiveContext last{.elapsed_s = 9.9996,
+                         .planned_s = 10.0,
+                         .target = 40.0,
+                         .target_is_rate = false,
+                         .label = "",
+                         .generator_cpu_cores = std::nullopt};
+  EXPECT_EQ(format_live_panel(w, last)[0], "run  10s of 10s (0s left)");
   // Past the schedule, waiting for the last answers: finishing, never "11s of 10s (0s left)".
   w.drain = true;
   const LiveContext over{.elapsed_s = 11.0,

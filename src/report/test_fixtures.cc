@@ -31,6 +31,7 @@ std::vector<WindowStats> make_synthetic_windows() {
   w0.duration_ns = 1'000'000'000;
   w0.warmup = true;
   w0.intended = 100;
+  w0.arrivals = 100;
   w0.latency_us.record_n(2000, 100);
   w0.service_us.record_n(1900, 100);
   w0.send_lag_us.record_n(100, 100);  // latency = send lag + service time
@@ -51,6 +52,7 @@ std::vector<WindowStats> make_synthetic_windows() {
   w1.start_ns = 1'000'000'000;
   w1.duration_ns = 1'000'000'000;
   w1.intended = 1000;
+  w1.arrivals = 1000;
   w1.latency_us.record_n(1000, 900);
   w1.latency_us.record_n(3000, 90);
   w1.latency_us.record_n(20000, 5);
@@ -78,6 +80,7 @@ std::vector<WindowStats> make_synthetic_windows() {
   w2.start_ns = 2'000'000'000;
   w2.duration_ns = 1'000'000'000;
   w2.intended = 1000;
+  w2.arrivals = 1000;
   w2.latency_us.record_n(1200, 999);
   w2.latency_us.record(50000);
   w2.service_us.record_n(1100, 999);

@@ -47,7 +47,8 @@ nlohmann::json row_to_json(const analyze::LevelRow& row) {
                       {"ttfb_p95_ms", optional_json(s.ttfb_p95_ms)},
                       {"ttft_p95_ms", optional_json(s.ttft_p95_ms)},
                       {"itl_p99_ms", optional_json(s.itl_p99_ms)},
-                      {"goodput_share", optional_json(s.goodput_share)}};
+                      {"goodput_share", optional_json(s.goodput_share)},
+                      {"headers_p95_ms", optional_json(s.headers_p95_ms)}};
   }
   if (row.server_rss_bytes) out["server_rss_bytes"] = *row.server_rss_bytes;
   if (row.host_cpu_busy) out["host_cpu_busy"] = *row.host_cpu_busy;
@@ -96,10 +97,10 @@ analyze::LevelRow row_from_json(const JsonReader& r) {
   row.duration_s = r.number("duration_s");
   row.extra_metrics = r.numbers_by_name("extra_metrics");
   if (const JsonReader s = r.object("streams"); s.present()) {
-    row.streams = analyze::LevelStreams{s.number("events_per_s"), s.number("bytes_per_s"),
+    row.streams = analyze::LevelStreams{s.number("events_per_s"),  s.number("bytes_per_s"),
                                         s.number("tokens_per_s"),  s.number("ttfb_p95_ms"),
                                         s.number("ttft_p95_ms"),   s.number("itl_p99_ms"),
-                                        s.number("goodput_share")};
+                                        s.number("goodput_share"), s.number("headers_p95_ms")};
   }
   row.server_rss_bytes = r.number("server_rss_bytes");
   row.warmup_requests = r.count("warmup_requests");

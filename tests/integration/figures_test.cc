@@ -130,5 +130,61 @@ TEST(Figures, ALadderOnASaturatedHostSaysTheHostMayHaveBeenTheLimit) {
   EXPECT_NE(report.find("% (saturated) |"), std::string::npos) << report;
 }
 
+TEST(Figures, ALadderShowsEachSloTermOfARequestInItsLevelsTable) {
+  // Two routes of known latency: the SLO bounds the slow one's p99, which the table must show
+  // per level beside the whole mix's percentiles.
+  const std::string dir = make_temp_dir("slo-columns");
+  const std::string routes = dir + "/routes.yaml";
+  std::ofstream(routes) << "routes:\n"
+                           "  - {name: read, path: /read}\n"
+                           "  - {name: write, path: /write, delay: 20ms}\n";
+  ServeProcess server({"--routes", routes});
+  const std::string scenario = dir + "/mix.yaml";
+  std::ofstream(scenario) << "requests:\n"
+                             "  read: {path: /read}\n"
+                             "  write: {path: /write}\n"
+                             "mix: {read: 3, write: 1}\n";
+  Completed c = run_to_completion({proofload_binary(), "ladder", scenario, server.url(), "-q",
+                                   "-o", dir + "/out", "--workers", "1", "--concurrency", "2,4",
+                                   "--warmup", "0s", "--hold", "1s", "--slo",
+                                   "p95<=1s,p99(write)<=500ms"},
+                                  60s);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  const json result = read_json(dir + "/out/result.json");
+  const std::string report = read_file(dir + "/out/summary.md");
+  EXPECT_NE(report.find("| gain | p99(write) | verdict |"), std::string::npos) << report;
+  for (const json& level : result["analysis"]["levels"]) {
+    const std::string text = level["slo"][1]["observed_text"].get<std::string>();
+    ASSERT_EQ(text.rfind("p99(write) = ", 0), 0u) << text;
+    const double ms = level["slo"][1]["observed"].get<double>();
+    EXPECT_GE(ms, 20) << text;  // the route's own delay
+    EXPECT_NE(report.find(" | " + text.substr(13) + " | "), std::string::npos) << report;
+  }
+  EXPECT_NE(report.find("p99(write): the SLO's term as judged at each level"), std::string::npos)
+      << report;
+}
+
+TEST(Figures, AnalyzeKeepsAFlowTableFlowsWithoutArrivalsAndSaysFlowsADay) {
+  // A lifecycle report's table from another tool: flows per second and flow success, no
+  // arrivals column. Level 2 is best sustained at 12.99 flows/s: 1,120,000 flows a day.
+  const std::string dir = make_temp_dir("analyze-flows");
+  std::ofstream(dir + "/table.csv") << "level,achieved_rps,p95_ms,error_rate,flows_per_s,"
+                                       "flow_success_rate\n"
+                                       "1,26.0,120,0,6.50,1.0\n"
+                                       "2,51.96,180,0,12.99,0.997\n"
+                                       "3,52.1,2400,0.02,13.02,0.91\n";
+  Completed c = run_to_completion({proofload_binary(), "analyze", dir + "/table.csv", "--slo",
+                                   "p95<=1s,errors<=1%", "--out", dir + "/out"},
+                                  30s);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  const std::string report = read_file(dir + "/out/summary.md");
+  EXPECT_NE(report.find("| flows/s | flow success |"), std::string::npos) << report;
+  EXPECT_EQ(report.find("| arrivals/s |"), std::string::npos) << report;
+  EXPECT_NE(report.find("| 13.0 | 99.7% |"), std::string::npos) << report;
+  EXPECT_NE(report.find("1,120,000 flows/day at best sustained (13.0 flows/s)"),
+            std::string::npos)
+      << report;
+}
+
 }  // namespace
 }  // namespace proofload::testing

@@ -122,7 +122,7 @@ TEST_F(ReportHtml, ALadderDrawsItsLevelsByVerdictAndASearchItsSteps) {
   ServeProcess server({"--delay", "1ms", "--exit-after", "60s"});
   const std::string dir = make_temp_dir("html-ladder");
   const Completed ladder = run_to_completion(
-      {proofload_binary(), "ladder", server.url(), "--rates", "100,200,400", "--hold", "1s",
+      {proofload_binary(), "ladder", server.url(), "--rates", "25,100,400", "--hold", "1s",
        "--warmup", "0s", "--slo", "p95<500ms", "-q", "--out", dir + "/ladder"});
   ASSERT_EQ(ladder.exit_code, 0) << ladder.err;
   const Inspected page = inspect(file_url(dir + "/ladder"), "ladder");
@@ -131,6 +131,12 @@ TEST_F(ReportHtml, ALadderDrawsItsLevelsByVerdictAndASearchItsSteps) {
   EXPECT_EQ(chart(page, "ladder-throughput")["series"], 2);  // goodput, achieved
   EXPECT_EQ(chart(page, "ladder-latency-throughput")["points"], 3);
   EXPECT_EQ(chart(page, "ladder-latency-throughput")["series"], 3);  // p50, p95, p99
+  EXPECT_EQ(chart(page, "ladder-slo-terms")["series"], 1);  // the SLO's own p95, per level
+  EXPECT_EQ(chart(page, "ladder-slo-terms")["points"], 3);
+  // Levels that grow by 4x from 25 to 400 are drawn on a logarithmic axis.
+  EXPECT_NE(read_file(dir + "/ladder/report.html")
+                .find("\"label\":\"level (target rate, /s), log scale\",\"labels\":[],\"log\":true"),
+            std::string::npos);
 
   // A recorded rate search, rendered again by `proofload report`.
   const std::string search = dir + "/search";

@@ -36,11 +36,24 @@ std::vector<std::string> verdict_colors(const std::vector<const LevelAnalysis*>&
   return colors;
 }
 
+// Levels that grow geometrically (50, 100, 200, ... 8,000) crowd their first steps on a linear
+// axis: at least three, all above 0, the last ten times the first or more and every step a
+// factor of 1.5 or more.
+bool geometric(const LadderAnalysis& a) {
+  if (a.levels.size() < 3 || a.levels.front().level <= 0) return false;
+  for (size_t i = 1; i < a.levels.size(); ++i) {
+    if (a.levels[i].level < 1.5 * a.levels[i - 1].level) return false;
+  }
+  return a.levels.back().level >= 10 * a.levels.front().level;
+}
+
 Chart throughput_by_level(const LadderAnalysis& a, bool open_loop) {
   Chart chart;
   chart.id = "ladder-throughput";
   chart.title = "Throughput against level";
   chart.x_label = open_loop ? "level (target rate, /s)" : "level (connections)";
+  chart.x_log = geometric(a);
+  if (chart.x_log) chart.x_label += ", log scale";
   chart.y_label = "per s";
   std::vector<const LevelAnalysis*> levels;
   std::vector<std::optional<double>> goodput, achieved;
@@ -102,6 +115,67 @@ Chart latency_by_throughput(const LadderAnalysis& a) {
   return chart;
 }
 
+// The SLO's latency terms (a request's p99, the first token's p95) at each level, as the SLO
+// judged them (the worst repeat): what the verdicts were decided on, beside the mix's
+// percentiles. None when the SLO names no latency.
+std::optional<Chart> slo_terms_by_level(const LadderAnalysis& a) {
+  using Kind = measure::MetricRef::Kind;
+  Chart chart;
+  chart.id = "ladder-slo-terms";
+  chart.title = "The SLO's latency terms by level";
+  chart.x_label = "level";
+  chart.x_log = geometric(a);
+  chart.y_label = "ms";
+  chart.y_log = true;
+  chart.points_only = true;
+  for (const LevelAnalysis& l : a.levels) chart.x.push_back(l.level);
+  for (size_t k = 0; k < a.slo.bounds.size(); ++k) {
+    const measure::Threshold& bound = a.slo.bounds[k];
+    const Kind kind = bound.metric.kind;
+    if (kind != Kind::kPercentile && kind != Kind::kMean && kind != Kind::kMax &&
+        kind != Kind::kStreamPercentile) {
+      continue;
+    }
+    std::vector<std::optional<double>> values;
+    for (const LevelAnalysis& l : a.levels) {
+      values.push_back(k < l.slo.size() ? l.slo[k].observed : std::nullopt);
+    }
+    chart.series.push_back(series_of(bound.expression, values));
+  }
+  if (chart.series.empty()) return std::nullopt;
+  chart.note = "Each term is labelled with its bound; a level above a bound broke the SLO.";
+  return chart;
+}
+
+// A streaming or reconciled ladder's accounting by level: the share of streams within
+// `--goodput`, and the share of successes the server's counter did not see (drops).
+std::optional<Chart> accounting_by_level(const result::LadderResult& ladder) {
+  Chart chart;
+  chart.id = "ladder-accounting";
+  chart.title = "Stream goodput and reconciled drops by level";
+  chart.x_label = "level";
+  chart.y_label = "share";
+  chart.y_kind = "share";
+  chart.points_only = true;
+  std::vector<std::optional<double>> goodput, drops;
+  bool any = false;
+  std::vector<const analyze::LevelRow*> rows;
+  for (const auto& row : ladder.rows) rows.push_back(&row.figures);
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto* x, const auto* y) { return x->level < y->level; });
+  for (const analyze::LevelRow* r : rows) {
+    chart.x.push_back(r->level);
+    goodput.push_back(r->streams ? r->streams->goodput_share : std::nullopt);
+    drops.push_back(r->reconcile.empty() ? std::nullopt : r->drop_share);
+    any = any || goodput.back() || drops.back();
+  }
+  if (!any) return std::nullopt;
+  chart.series.push_back(series_of("stream goodput (within --goodput)", goodput));
+  chart.series.push_back(series_of("drops (--reconcile)", drops));
+  chart.note = "Each repeat is a point. Drops are successes the server's own count lacks.";
+  return chart;
+}
+
 Chart search_steps(const result::SearchRecord& search) {
   Chart chart;
   chart.id = "ladder-search";
@@ -159,11 +233,12 @@ std::string render_ladder_html(const result::LadderResult& ladder, const std::st
   if (ladder.analysis && !ladder.analysis->levels.empty()) {
     const LadderAnalysis& a = *ladder.analysis;
     const bool open_loop = a.loop == analyze::Loop::kOpen;
-    page.sections.push_back(
-        {.title = "Levels",
-         .note = "Noise floor: " + a.noise_floor.text + ".",
-         .charts = {throughput_by_level(a, open_loop), latency_by_throughput(a)},
-         .script_box = ""});
+    std::vector<Chart> charts = {throughput_by_level(a, open_loop), latency_by_throughput(a)};
+    if (auto terms = slo_terms_by_level(a)) charts.push_back(std::move(*terms));
+    page.sections.push_back({.title = "Levels",
+                             .note = "Noise floor: " + a.noise_floor.text + ".",
+                             .charts = std::move(charts),
+                             .script_box = ""});
   }
   if (ladder.search && !ladder.search->steps.empty()) {
     page.sections.push_back({.title = "Search steps",
@@ -171,9 +246,14 @@ std::string render_ladder_html(const result::LadderResult& ladder, const std::st
                              .charts = {search_steps(*ladder.search)},
                              .script_box = ""});
   }
-  if (auto chart = streams_by_level(ladder)) {
-    page.sections.push_back(
-        {.title = "Streams", .note = "", .charts = {std::move(*chart)}, .script_box = ""});
+  std::vector<Chart> streams;
+  if (auto chart = streams_by_level(ladder)) streams.push_back(std::move(*chart));
+  if (auto chart = accounting_by_level(ladder)) streams.push_back(std::move(*chart));
+  if (!streams.empty()) {
+    page.sections.push_back({.title = "Streams and accounting",
+                             .note = "",
+                             .charts = std::move(streams),
+                             .script_box = ""});
   }
   return render_page(page);
 }
