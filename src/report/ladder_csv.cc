@@ -29,7 +29,7 @@ std::string render_levels_csv(const result::LadderResult& v) {
       "server_cpu_limit_cores,generator_cores,generator_busy,host_load1,duration_s,status,"
       "verdict,events_per_s,stream_bytes_per_s,tokens_per_s,stream_ttfb_p95_ms,ttft_p95_ms,"
       "itl_p99_ms,stream_goodput,server_rss_bytes,reconcile,drop_share,host_cpu_busy,"
-      "warmup_requests,warmup_errors\n";
+      "warmup_requests,warmup_errors,stream_headers_p95_ms\n";
   // A search's confirming run is reported apart from the analysis (which ran on the grow and
   // bisect steps): its level's verdict is not its own.
   const std::vector<bool> confirming = v.confirming_rows();
@@ -77,7 +77,8 @@ std::string render_levels_csv(const result::LadderResult& v) {
         csv_number(r.drop_share),
         csv_number(r.host_cpu_busy),
         r.warmup_requests ? std::to_string(*r.warmup_requests) : "",
-        r.warmup_errors ? std::to_string(*r.warmup_errors) : ""};
+        r.warmup_errors ? std::to_string(*r.warmup_errors) : "",
+        csv_number(s.headers_p95_ms)};
     out += fmt::format("{}\n", fmt::join(cells, ","));
   }
   return out;

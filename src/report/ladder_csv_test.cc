@@ -43,7 +43,7 @@ TEST(LevelsCsv, HeaderIsTheColumnsAnalyzeReads) {
             "server_cpu_limit_cores,generator_cores,generator_busy,host_load1,duration_s,status,"
             "verdict,events_per_s,stream_bytes_per_s,tokens_per_s,stream_ttfb_p95_ms,ttft_p95_ms,"
             "itl_p99_ms,stream_goodput,server_rss_bytes,reconcile,drop_share,host_cpu_busy,"
-            "warmup_requests,warmup_errors");
+            "warmup_requests,warmup_errors,stream_headers_p95_ms");
   // Every column but status, verdict and the streaming ramp's is one `proofload analyze` reads
   // back; those it passes over without a note.
   const analyze::LevelTable table = analyze::parse_level_table(csv, "levels.csv");
