@@ -2,11 +2,10 @@
 // limit is keyed as each test says, so each knows the truth: keyed by address, three loopback
 // sources each get their own allowance; keyed onto one shared allowance (an ingress that hid the
 // callers' addresses), two sources split it and their per-second counts move against each
-// other, and at twice the expected rate they are told two allowances, not one; split over 40
-// instances, the first 429 comes before the burst is spent; a trusted header
-// lifts the limit and another does not. Bad sources are one line before anything is sent, and a
-// probe killed outright leaves a directory `proofload report` renders. Every load goes to
-// 127.0.0.1 from 127.0.0.x and ends by itself.
+// other (at twice the expected rate: probe_sharing_test.cc); split over 40 instances, the first 429
+// comes before the burst is spent; a trusted header lifts the limit and another does not. Bad
+// sources are one line before anything is sent, and a probe killed outright leaves a directory
+// `proofload report` renders. Every load goes to 127.0.0.1 from 127.0.0.x and ends by itself.
 #include <gtest/gtest.h>
 #include <signal.h>
 
@@ -15,6 +14,7 @@
 #include <nlohmann/json.hpp>
 #include <thread>
 
+#include "probe_support.h"
 #include "process.h"
 
 namespace proofload::testing {
@@ -23,44 +23,14 @@ namespace {
 using namespace std::chrono_literals;
 using nlohmann::json;
 
-json read_json(const std::string& path) { return json::parse(read_file(path)); }
-
-// A routes file with one limited route, /limited, with `limit` as given (YAML flow mapping), and
-// the server's /metrics (what it answered, by route and status).
-std::string limited_routes(const std::string& dir, const std::string& limit) {
-  const std::string path = dir + "/routes.yaml";
-  write_file(path, "routes:\n  - {path: /limited, body: \"ok\\n\", limit: " + limit + "}\n" +
-                       "  - {path: /metrics, builtin: metrics}\n");
-  return path;
-}
-
-// Runs `proofload probe` with `flags` after the URL; its exit code (the test fails if it hangs).
-int probe(ServeProcess& server, const std::string& out, std::vector<std::string> flags,
-          std::string* err = nullptr) {
-  std::vector<std::string> args = {proofload_binary(), "probe", server.url("/limited"), "-q",
-                                   "-o", out};
-  args.insert(args.end(), flags.begin(), flags.end());
-  Completed done = run_to_completion(args, 90s);
-  if (err != nullptr) *err = done.err;
-  return done.exit_code;
-}
-
-const json& source_of(const json& result, const std::string& address) {
-  for (const json& s : result["probe"]["sources"]) {
-    if (s["address"] == address) return s;
-  }
-  throw std::runtime_error("no source " + address + " in " + result.dump());
-}
-
 TEST(Probe, AllowancesKeyedByAddressAreSeparateAndEachMeetsItsRate) {
   const std::string dir = make_temp_dir("probe-separate");
   ServeProcess server({"--routes", limited_routes(dir, "{rate: 50, burst: 25, key: address}"),
                        "--exit-after", "60s"});
   std::string err;
-  const int code = probe(server, dir + "/out",
-                         {"--sources", "3", "-d", "5s", "--settle", "1s", "--expect",
-                          "50/s,burst=25"},
-                         &err);
+  const int code =
+      probe(server, dir + "/out",
+            {"--sources", "3", "-d", "5s", "--settle", "1s", "--expect", "50/s,burst=25"}, &err);
   EXPECT_EQ(code, 0) << err;
   const json result = read_json(dir + "/out/result.json");
   EXPECT_EQ(result["schema"], "proofload.probe/v1");
@@ -115,41 +85,9 @@ TEST(Probe, OneSharedAllowanceIsSplitAndTheSourcesMoveAgainstEachOther) {
   EXPECT_LT(pair["r"].get<double>(), -0.5) << "what one gains the other loses";
 }
 
-// The report's ingress case: a 200/s limit held as two instances of 100/s, with every caller
-// hashed onto it. Two sources split it and move against each other as sharers do, but together
-// they get two allowances of --expect's 100/s, and the verdict must say two, not one.
-TEST(Probe, TwoSourcesSharingTwoAllowancesAreToldTwoNotOne) {
-  const std::string dir = make_temp_dir("probe-two-shared");
-  ServeProcess server(
-      {"--routes", limited_routes(dir, "{rate: 200, burst: 100, key: shared:1, instances: 2}"),
-       "--exit-after", "60s"});
-  std::string err;
-  const int code = probe(server, dir + "/out",
-                         {"--sources", "127.0.0.2,127.0.0.3", "-d", "6s", "--settle", "1s",
-                          "--expect", "100/s"},
-                         &err);
-  EXPECT_EQ(code, 99) << "the limit does not work per address: " << err;
-  const json result = read_json(dir + "/out/result.json");
-  const json& probe = result["probe"];
-  ASSERT_EQ(probe["verdict"], "shared allowance") << probe["reason"];
-  EXPECT_EQ(probe["shared_by"], json::array({"127.0.0.2", "127.0.0.3"}));
-  ASSERT_TRUE(probe["allowances_implied"].is_number()) << probe.dump();
-  EXPECT_NEAR(probe["allowances_implied"].get<double>(), 2, 0.2) << probe["reason"];
-  const std::string reason = probe["reason"];
-  EXPECT_NE(reason.find("127.0.0.2 and 127.0.0.3 share two allowances: "), std::string::npos)
-      << reason;
-  EXPECT_EQ(reason.find("one allowance"), std::string::npos) << reason;
-  const std::string summary = read_file(dir + "/out/summary.md");
-  EXPECT_NE(summary.find("| Does each address get its own allowance? | Shared allowance: "
-                         "127.0.0.2 and 127.0.0.3 share two allowances"),
-            std::string::npos)
-      << summary;
-}
-
 TEST(Probe, AnAllowanceSplitOverFortyInstancesRefusesBeforeItsBurstIsSpent) {
   const std::string dir = make_temp_dir("probe-instances");
-  ServeProcess server({"--routes",
-                       limited_routes(dir, "{rate: 200, burst: 400, instances: 40}"),
+  ServeProcess server({"--routes", limited_routes(dir, "{rate: 200, burst: 400, instances: 40}"),
                        "--exit-after", "60s"});
   std::string err;
   probe(server, dir + "/out", {"--sources", "1", "-d", "4s", "--settle", "1s"}, &err);
@@ -170,11 +108,11 @@ TEST(Probe, ATrustedHeaderLiftsTheLimitAndAnotherDoesNot) {
        limited_routes(dir, "{rate: 50, burst: 25, trusted_header: 'Origin: https://example.test'}"),
        "--exit-after", "60s"});
   std::string err;
-  const int code = probe(server, dir + "/out",
-                         {"--sources", "1", "-d", "2s", "--settle", "1s", "--variant",
-                          "Origin: https://example.test", "--variant", "Origin: https://other.test",
-                          "--variant-duration", "2s"},
-                         &err);
+  const int code = probe(
+      server, dir + "/out",
+      {"--sources", "1", "-d", "2s", "--settle", "1s", "--variant", "Origin: https://example.test",
+       "--variant", "Origin: https://other.test", "--variant-duration", "2s"},
+      &err);
   EXPECT_EQ(code, 99) << "a header lifts the limit: " << err;
   const json result = read_json(dir + "/out/result.json");
   const json& variants = result["probe"]["variants"];
@@ -190,8 +128,8 @@ TEST(Probe, ATrustedHeaderLiftsTheLimitAndAnotherDoesNot) {
 
 TEST(Probe, BadSourcesAreOneLineAndNothingIsSent) {
   const std::string dir = make_temp_dir("probe-bad");
-  ServeProcess server({"--routes", limited_routes(dir, "{rate: 50, burst: 25}"),
-                       "--exit-after", "60s"});
+  ServeProcess server(
+      {"--routes", limited_routes(dir, "{rate: 50, burst: 25}"), "--exit-after", "60s"});
   struct Case {
     std::vector<std::string> flags;
     std::string message;
@@ -228,8 +166,8 @@ TEST(Probe, BadSourcesAreOneLineAndNothingIsSent) {
 
 TEST(Probe, AProbeKilledOutrightLeavesADirectoryThatReportRenders) {
   const std::string dir = make_temp_dir("probe-killed");
-  ServeProcess server({"--routes", limited_routes(dir, "{rate: 50, burst: 25}"),
-                       "--exit-after", "60s"});
+  ServeProcess server(
+      {"--routes", limited_routes(dir, "{rate: 50, burst: 25}"), "--exit-after", "60s"});
   const std::string out = dir + "/out";
   Process probe_process({proofload_binary(), "probe", server.url("/limited"), "--sources", "2",
                          "-d", "30s", "--settle", "1s", "--rate-per-source", "200", "-q", "-o",
@@ -314,11 +252,11 @@ TEST(Probe, AScenarioNamesTheRequestAndCtrlCEndsWithAFullReport) {
 }
 
 TEST(Probe, PlanSaysWhatWouldRunAndSendsNothing) {
-  Completed plan = run_to_completion({proofload_binary(), "probe", "http://127.0.0.1:9/x",
-                                      "--sources", "2", "-c", "2", "-d", "30s", "--expect",
-                                      "100/s,burst=600", "--variant", "Origin: https://a.test",
-                                      "--variant", "Authorization: Bearer hunter2", "--plan"},
-                                     10s);
+  Completed plan = run_to_completion(
+      {proofload_binary(), "probe", "http://127.0.0.1:9/x", "--sources", "2", "-c", "2", "-d",
+       "30s", "--expect", "100/s,burst=600", "--variant", "Origin: https://a.test", "--variant",
+       "Authorization: Bearer hunter2", "--plan"},
+      10s);
   ASSERT_EQ(plan.exit_code, 0) << plan.err;
   EXPECT_NE(plan.out.find("Probe: 2 sources at once (127.0.0.2, 127.0.0.3), 2 connections each, "
                           "flat out, for 30s."),
