@@ -9,7 +9,9 @@
 #include <cstdlib>
 #include <map>
 
+#include "analyze/ladder_steps.h"
 #include "analyze/median.h"
+#include "analyze/route_analysis.h"
 #include "common/text.h"
 #include "common/usage_error.h"
 #include "measure/percentile_trust.h"
@@ -26,14 +28,8 @@ std::string fixed(double value, int decimals) {
 // Throughput: "2,066/s", "99.8/s".
 std::string rate_text(double rps) { return fixed(rps, std::abs(rps) >= 100 ? 0 : 1) + "/s"; }
 
-// A share as a percentage with one decimal, widened so a non-zero share never prints as 0.0%.
-std::string percent_text(double share) {
-  int decimals = 1;
-  while (decimals < 4 && share != 0 && std::abs(share) * 100 < 0.5 * std::pow(10, -decimals)) {
-    ++decimals;
-  }
-  return fixed(share * 100, decimals) + "%";
-}
+using steps::percent_text;
+using steps::signed_gain_text;
 
 // A level as given: "512", "1,000", "2.5".
 std::string level_text(double level) {
@@ -44,19 +40,6 @@ std::string level_text(double level) {
 // Latency: "0.250 ms", "18.4 ms", "1,140 ms".
 std::string ms_text(double ms) { return fixed(ms, ms < 1 ? 3 : ms < 100 ? 1 : 0) + " ms"; }
 
-// "+1.3%", "-7.0%": one decimal, more when one would put the gain on the other side of the
-// floor than its verdict (4.96% is flat inside 5%, so it is not printed as 5.0%).
-std::string signed_gain_text(double gain, double floor) {
-  const bool flat = std::abs(gain) < floor;
-  std::string digits;
-  for (int decimals = 1; decimals <= 4; ++decimals) {
-    digits = fmt::format("{:.{}f}", std::abs(gain) * 100, decimals);
-    if ((std::strtod(digits.c_str(), nullptr) / 100 < floor) == flat) break;
-  }
-  return (gain < 0 ? "-" : "+") + group_thousands(digits) + "%";
-}
-
-// "50%", "33.3%": a stated fraction.
 std::string fraction_text(double fraction) {
   std::string text = fmt::format("{:.1f}", fraction * 100);
   if (text.ends_with(".0")) text.resize(text.size() - 2);
@@ -257,6 +240,13 @@ LevelAnalysis aggregate(const LevelGroup& group, const Slo& slo, int& failed_rep
   return level;
 }
 
+// The rows of each level, ascending by level, as the routes' analysis reads them.
+std::vector<std::vector<const LevelRow*>> repeats_of(const std::vector<LevelGroup>& groups) {
+  std::vector<std::vector<const LevelRow*>> out;
+  for (const LevelGroup& group : groups) out.push_back(group.rows);
+  return out;
+}
+
 std::vector<LevelGroup> group_by_level(const std::vector<LevelRow>& rows) {
   std::map<double, LevelGroup> by_level;
   for (const LevelRow& row : rows) {
@@ -359,10 +349,10 @@ NoiseFloor noise_floor_of(const std::vector<LevelGroup>& groups, const AnalysisO
                     : std::abs(*median_of(trends)) * static_cast<double>(most_repeats);
   const double measured = *floor.spread + *floor.drift;
   floor.value = std::max(measured, kMinimumMeasuredNoiseFloor);
-  floor.text = fmt::format("{} (measured from repeats of {} {}: a spread of {} between a level's "
-                           "repeats",
-                           percent_text(floor.value), n, n == 1 ? "level" : "levels",
-                           percent_text(*floor.spread));
+  floor.text = fmt::format(
+      "{} (measured from repeats of {} {}: a spread of {} between a level's "
+      "repeats",
+      percent_text(floor.value), n, n == 1 ? "level" : "levels", percent_text(*floor.spread));
   if (options.repeat_order == RepeatOrder::kInterleaved) {
     floor.text += ", which holds the drift between passes (repeats interleaved)";
   } else {
@@ -376,13 +366,6 @@ NoiseFloor noise_floor_of(const std::vector<LevelGroup>& groups, const AnalysisO
 }
 
 // ---- Per-step rules ----
-
-std::string gain_text_of(double gain, double floor) {
-  const std::string shown = signed_gain_text(gain, floor);
-  const std::string floor_text = percent_text(floor);
-  if (std::abs(gain) < floor) return shown + ": flat, inside the " + floor_text + " noise floor";
-  return shown + (gain < 0 ? ": falls" : ": grows") + ", beyond the " + floor_text + " noise floor";
-}
 
 // A step "gains less than the floor" when it is flat or falling. A level after one that achieved
 // nothing has no gain and counts as growing.
@@ -463,14 +446,8 @@ LadderAnalysis analyze_ladder(const std::vector<LevelRow>& rows, const Slo& slo,
     if (level.target_rps)
       level.short_of_target = level.achieved_in_target_unit < *level.target_rps * (1 - floor);
     if (i == 0) continue;
-    const double previous = a.levels[i - 1].goodput_rps;
-    if (previous > 0) {
-      level.gain = level.goodput_rps / previous - 1;
-    } else if (level.goodput_rps == 0) {
-      level.gain = 0;  // nothing, then nothing: flat
-    }
-    level.gain_text = level.gain ? gain_text_of(*level.gain, floor)
-                                 : "grows from nothing (the level before had no goodput)";
+    level.gain = steps::gain(a.levels[i - 1].goodput_rps, level.goodput_rps);
+    level.gain_text = steps::gain_text(level.gain, floor);
   }
 
   for (size_t i = 0; i < a.levels.size() && !a.knee; ++i) {
@@ -512,11 +489,10 @@ LadderAnalysis analyze_ladder(const std::vector<LevelRow>& rows, const Slo& slo,
     a.best_sustained_text = "none: the lowest level was already past it";
   }
 
-  // The plateau starts where every later step stops growing: scan back from the last step.
-  for (size_t i = a.levels.size(); i-- > 1;) {
-    if (!stops_growing(a.levels[i], floor)) break;
-    a.plateau_from = i - 1;
-  }
+  std::vector<std::optional<double>> gains;
+  for (const LevelAnalysis& level : a.levels) gains.push_back(level.gain);
+  a.plateau_from = steps::plateau_start(gains, floor);
+  a.routes = analyze_routes(repeats_of(groups), floor);
 
   const std::string fraction = fraction_text(a.operating_fraction);
   const std::string headroom = fmt::format("{:.1f}x headroom", 1 / a.operating_fraction);

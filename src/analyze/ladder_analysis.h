@@ -44,6 +44,8 @@
 //   never-started bound of the SLO) meet the SLO; none when no level's do.
 // - Plateau: the first level from which every later step is flat or falling (gain < floor),
 //   with at least one such step; none otherwise.
+// - Each named request of a scenario is judged on its own as well (route_analysis.h): its
+//   figures per level and its own plateau, by the rules above and the same noise floor.
 // - Operating target: options.operating_fraction of the knee's achieved throughput (headroom
 //   1 / fraction), but never above best sustained (a knee that broke the SLO can carry more
 //   than any level that met it; then the target is best sustained, and the headroom is the
@@ -61,6 +63,7 @@
 #include <vector>
 
 #include "analyze/level_row.h"
+#include "analyze/route_analysis.h"
 #include "analyze/slo.h"
 #include "measure/threshold.h"
 
@@ -168,6 +171,8 @@ struct LadderAnalysis {
   std::string operating_basis;
   std::optional<double> daily_requests_at_operating_target;
   std::optional<double> daily_requests_at_best_sustained;
+  // Each named request of a scenario on its own (route_analysis.h); empty without a scenario.
+  std::vector<RouteAnalysis> routes;
 };
 
 // Throws UsageError when `rows` is empty, when a row has a negative or non-finite level or

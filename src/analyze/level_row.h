@@ -25,6 +25,18 @@ struct LevelStreams {
   std::optional<double> headers_p95_ms;
 };
 
+// One named request of a scenario at a level, on its own: a mix's routes move apart (its writes
+// can be flat at a limit while its reads still grow, and the mix's total hides it).
+struct LevelRoute {
+  std::string name;          // the scenario's `requests:` name
+  // Its successes, and its responses of any status, inside the measured span, per second; nullopt
+  // when a table did not say.
+  std::optional<double> goodput_rps, achieved_rps;
+  std::optional<double> p50_ms, p95_ms, p99_ms;  // from its intended start (nearest rank)
+  std::optional<int64_t> requests;               // ended (started and finished)
+  std::optional<double> error_rate;              // share of those that failed (0..1)
+};
+
 struct LevelRow {
   double level = 0;  // concurrency (closed loop) or target rate (open loop), as given
   int repeat = 1;    // 1..K when a level is repeated
@@ -90,6 +102,8 @@ struct LevelRow {
   // SLO metrics beyond the fields above (p99.9, scoped ones such as "p95(lookup)"), keyed by
   // measure::MetricRef::text(); a ladder fills in every metric its SLO names.
   std::vector<std::pair<std::string, double>> extra_metrics;
+  // Each named request of a scenario, in the scenario's order; empty without a scenario.
+  std::vector<LevelRoute> routes;
 
   // Successes per second: goodput_rps when recorded; for a table without it, achieved_rps less
   // its error share (when that is known), else achieved_rps.

@@ -208,7 +208,7 @@ class RowReader {
   RowReader(const Record& record, const Failer& failer) : record_(record), failer_(failer) {}
 
   // A plain non-negative decimal; nullopt for an empty cell.
-  std::optional<double> number(const std::string& cell, Column column) const {
+  std::optional<double> number(const std::string& cell, std::string_view column) const {
     const std::string_view text = trim(cell);
     if (text.empty()) return std::nullopt;
     const double value = to_double(text, text, column);
@@ -218,17 +218,17 @@ class RowReader {
     return value;
   }
 
-  double required_number(const std::string& cell, Column column) const {
+  double required_number(const std::string& cell, std::string_view column) const {
     const std::optional<double> value = number(cell, column);
     if (!value) {
       failer_.fail(record_.line,
-                   fmt::format("column \"{}\" is empty (every row needs one)", name_of(column)));
+                   fmt::format("column \"{}\" is empty (every row needs one)", column));
     }
     return *value;
   }
 
   // A share: 0..1, or a percentage 0%..100%.
-  std::optional<double> share(const std::string& cell, Column column) const {
+  std::optional<double> share(const std::string& cell, std::string_view column) const {
     const std::string_view text = trim(cell);
     if (text.empty()) return std::nullopt;
     const bool percent = text.ends_with('%');
@@ -246,7 +246,8 @@ class RowReader {
   }
 
   // A whole number at least `minimum`.
-  std::optional<int64_t> whole(const std::string& cell, Column column, int64_t minimum) const {
+  std::optional<int64_t> whole(const std::string& cell, std::string_view column,
+                               int64_t minimum) const {
     const std::optional<double> value = number(cell, column);
     if (!value) return std::nullopt;
     // Below 2^53 every whole number is exact in a double.
@@ -259,19 +260,21 @@ class RowReader {
     return static_cast<int64_t>(*value);
   }
 
-  bool flag(const std::string& cell, Column column) const {
+  bool flag(const std::string& cell, std::string_view column) const {
     const std::string text = ascii_lowercase(trim(cell));
     if (text.empty() || text == "0" || text == "false") return false;
     if (text == "1" || text == "true") return true;
     fail(column, trim(cell), "is not 0, 1, true or false");
   }
 
-  [[noreturn]] void fail(Column column, std::string_view cell, const std::string& why) const {
-    failer_.fail(record_.line, fmt::format("column \"{}\": \"{}\" {}", name_of(column), cell, why));
+  [[noreturn]] void fail(std::string_view column, std::string_view cell,
+                         const std::string& why) const {
+    failer_.fail(record_.line, fmt::format("column \"{}\": \"{}\" {}", column, cell, why));
   }
 
  private:
-  double to_double(std::string_view number, std::string_view as_written, Column column) const {
+  double to_double(std::string_view number, std::string_view as_written,
+                   std::string_view column) const {
     double value = 0;
     const auto [end, ec] = std::from_chars(number.data(), number.data() + number.size(), value);
     if (number.empty() || ec != std::errc() || end != number.data() + number.size() ||
@@ -285,16 +288,60 @@ class RowReader {
   const Failer& failer_;
 };
 
-// Which cell holds each known column (nullopt: not in the table).
-using ColumnIndex = std::array<std::optional<size_t>, kColumnCount>;
+// A named request's own column, as levels.csv writes them for a scenario: "p99_ms(write)" (the
+// figure's name case-insensitive, the request's as written).
+enum class RouteField { kGoodputRps, kAchievedRps, kP50Ms, kP95Ms, kP99Ms, kErrorRate, kRequests };
+constexpr std::string_view kRouteFieldNames[] = {"goodput_rps", "achieved_rps", "p50_ms",  "p95_ms",
+                                                 "p99_ms",      "error_rate",   "requests"};
 
-ColumnIndex read_header(const Record& header, const Failer& failer, LevelTable& table) {
+struct RouteColumn {
+  size_t cell = 0;
+  std::string route;
+  RouteField field = RouteField::kGoodputRps;
+  std::string name;  // "p99_ms(write)": the column's name in messages and in table.columns
+};
+
+std::optional<RouteColumn> route_column(std::string_view as_written, size_t cell) {
+  const size_t open = as_written.find('(');
+  if (open == std::string_view::npos || !as_written.ends_with(')') ||
+      open + 2 >= as_written.size()) {
+    return std::nullopt;
+  }
+  const std::string field = ascii_lowercase(as_written.substr(0, open));
+  const std::string_view route = as_written.substr(open + 1, as_written.size() - open - 2);
+  for (size_t f = 0; f < std::size(kRouteFieldNames); ++f) {
+    if (kRouteFieldNames[f] != field) continue;
+    return RouteColumn{cell, std::string(route), static_cast<RouteField>(f),
+                       field + "(" + std::string(route) + ")"};
+  }
+  return std::nullopt;
+}
+
+// Which cell holds each known column (nullopt: not in the table), and each named request's.
+using ColumnIndex = std::array<std::optional<size_t>, kColumnCount>;
+struct Header {
   ColumnIndex index;
+  std::vector<RouteColumn> routes;
+};
+
+Header read_header(const Record& header, const Failer& failer, LevelTable& table) {
+  Header out;
+  ColumnIndex& index = out.index;
   for (size_t i = 0; i < header.cells.size(); ++i) {
     const std::string_view as_written = trim(header.cells[i]);
     const std::string name = ascii_lowercase(as_written);
     if (name.empty()) {
       table.ignored_columns.push_back(fmt::format("(unnamed column {})", i + 1));
+      continue;
+    }
+    if (std::optional<RouteColumn> route = route_column(as_written, i)) {
+      if (std::find(table.columns.begin(), table.columns.end(), route->name) !=
+          table.columns.end()) {
+        failer.fail(header.line,
+                    fmt::format("column \"{}\" appears twice in the header", route->name));
+      }
+      table.columns.push_back(route->name);
+      out.routes.push_back(std::move(*route));
       continue;
     }
     size_t known = 0;
@@ -330,30 +377,68 @@ ColumnIndex read_header(const Record& header, const Failer& failer, LevelTable& 
                     found);
   }
   table.has_targets = has(Column::kTargetRps);
-  return index;
+  return out;
 }
 
-LevelRow read_row(const Record& record, const ColumnIndex& index, const Failer& failer,
+// A row's named requests, from their own columns, in the header's order.
+void read_routes(const Record& record, const std::vector<RouteColumn>& columns,
+                 const RowReader& reader, LevelRow& row) {
+  for (const RouteColumn& c : columns) {
+    auto it = std::find_if(row.routes.begin(), row.routes.end(),
+                           [&](const LevelRoute& r) { return r.name == c.route; });
+    LevelRoute& route = it != row.routes.end() ? *it : row.routes.emplace_back();
+    route.name = c.route;
+    const std::string& cell = record.cells[c.cell];
+    switch (c.field) {
+      case RouteField::kGoodputRps:
+        route.goodput_rps = reader.number(cell, c.name);
+        break;
+      case RouteField::kAchievedRps:
+        route.achieved_rps = reader.number(cell, c.name);
+        break;
+      case RouteField::kP50Ms:
+        route.p50_ms = reader.number(cell, c.name);
+        break;
+      case RouteField::kP95Ms:
+        route.p95_ms = reader.number(cell, c.name);
+        break;
+      case RouteField::kP99Ms:
+        route.p99_ms = reader.number(cell, c.name);
+        break;
+      case RouteField::kErrorRate:
+        route.error_rate = reader.share(cell, c.name);
+        break;
+      case RouteField::kRequests:
+        route.requests = reader.whole(cell, c.name, 0);
+        break;
+    }
+  }
+}
+
+LevelRow read_row(const Record& record, const Header& header, const Failer& failer,
                   std::map<double, int>& rows_per_level) {
+  const ColumnIndex& index = header.index;
   const RowReader reader(record, failer);
   static const std::string kAbsent;
   auto cell = [&](Column c) -> const std::string& {
     const std::optional<size_t> i = index[static_cast<size_t>(c)];
     return i ? record.cells[*i] : kAbsent;
   };
-  auto number = [&](Column c) { return reader.number(cell(c), c); };
-  auto share = [&](Column c) { return reader.share(cell(c), c); };
+  auto number = [&](Column c) { return reader.number(cell(c), name_of(c)); };
+  auto share = [&](Column c) { return reader.share(cell(c), name_of(c)); };
 
   LevelRow row;
-  row.level = reader.required_number(cell(Column::kLevel), Column::kLevel);
+  row.level = reader.required_number(cell(Column::kLevel), name_of(Column::kLevel));
   const int nth = ++rows_per_level[row.level];
-  const std::optional<int64_t> repeat = reader.whole(cell(Column::kRepeat), Column::kRepeat, 1);
+  const std::optional<int64_t> repeat =
+      reader.whole(cell(Column::kRepeat), name_of(Column::kRepeat), 1);
   if (repeat && *repeat > std::numeric_limits<int>::max()) {
-    reader.fail(Column::kRepeat, trim(cell(Column::kRepeat)), "is too large");
+    reader.fail(name_of(Column::kRepeat), trim(cell(Column::kRepeat)), "is too large");
   }
   row.repeat = repeat ? static_cast<int>(*repeat) : nth;
   row.target_rps = number(Column::kTargetRps);
-  row.achieved_rps = reader.required_number(cell(Column::kAchievedRps), Column::kAchievedRps);
+  row.achieved_rps =
+      reader.required_number(cell(Column::kAchievedRps), name_of(Column::kAchievedRps));
   row.goodput_rps = number(Column::kGoodputRps);
   row.arrivals_rps = number(Column::kArrivalsRps);
   row.flows_per_s = number(Column::kFlowsPerS);
@@ -361,10 +446,11 @@ LevelRow read_row(const Record& record, const ColumnIndex& index, const Failer& 
   row.p50_ms = number(Column::kP50Ms);
   row.p95_ms = number(Column::kP95Ms);
   row.p99_ms = number(Column::kP99Ms);
-  row.requests = reader.whole(cell(Column::kRequests), Column::kRequests, 0);
-  row.responses = reader.whole(cell(Column::kResponses), Column::kResponses, 0);
+  row.requests = reader.whole(cell(Column::kRequests), name_of(Column::kRequests), 0);
+  row.responses = reader.whole(cell(Column::kResponses), name_of(Column::kResponses), 0);
   row.error_rate = share(Column::kErrorRate);
-  const std::optional<int64_t> errors = reader.whole(cell(Column::kErrors), Column::kErrors, 0);
+  const std::optional<int64_t> errors =
+      reader.whole(cell(Column::kErrors), name_of(Column::kErrors), 0);
   if (errors && row.requests && *errors > *row.requests) {
     failer.fail(record.line, fmt::format("{} errors out of {} requests (errors cannot exceed "
                                          "requests)",
@@ -380,10 +466,11 @@ LevelRow read_row(const Record& record, const ColumnIndex& index, const Failer& 
   row.server_quota_cores = number(Column::kServerQuotaCores);
   row.server_cpu_limit_cores = number(Column::kServerCpuLimitCores);
   row.generator_cores = number(Column::kGeneratorCores);
-  row.generator_busy = reader.flag(cell(Column::kGeneratorBusy), Column::kGeneratorBusy);
+  row.generator_busy = reader.flag(cell(Column::kGeneratorBusy), name_of(Column::kGeneratorBusy));
   row.host_load1 = number(Column::kHostLoad1);
   row.host_cpu_busy = share(Column::kHostCpuBusy);
   row.duration_s = number(Column::kDurationS);
+  read_routes(record, header.routes, reader, row);
   return row;
 }
 
@@ -402,7 +489,7 @@ LevelTable parse_level_table(std::string_view csv_text, const std::string& file_
                 fmt::format("empty: expected a header row naming the columns ({})", kRequiredText));
   }
   const Record header = record;
-  const ColumnIndex index = read_header(header, failer, table);
+  const Header columns = read_header(header, failer, table);
 
   std::map<double, int> rows_per_level;
   while (reader.next(record)) {
@@ -416,7 +503,7 @@ LevelTable parse_level_table(std::string_view csv_text, const std::string& file_
       failer.fail(record.line, fmt::format("{} cells, but the header has {} columns",
                                            record.cells.size(), header.cells.size()));
     }
-    table.rows.push_back(read_row(record, index, failer, rows_per_level));
+    table.rows.push_back(read_row(record, columns, failer, rows_per_level));
   }
   if (table.rows.empty()) failer.fail(header.line + 1, "no data rows after the header");
   return table;
@@ -429,27 +516,33 @@ void require_slo_columns(const LevelTable& table, const Slo& slo,
   };
   for (const measure::Threshold& bound : slo.bounds) {
     const measure::MetricRef& m = bound.metric;
-    std::string_view needs;
-    bool held = m.scope.empty();
+    std::string needs;
+    bool held = true;
     switch (m.kind) {
       case measure::MetricRef::Kind::kPercentile:
         needs = m.percentile == 50 ? "p50_ms" : m.percentile == 95 ? "p95_ms" : "p99_ms";
-        held = held && (m.percentile == 50 || m.percentile == 95 || m.percentile == 99);
+        held = m.percentile == 50 || m.percentile == 95 || m.percentile == 99;
         break;
       case measure::MetricRef::Kind::kErrorRate:
+        needs = "error_rate";
+        break;
       case measure::MetricRef::Kind::kThroughput:
+        needs = "achieved_rps";
+        break;
       case measure::MetricRef::Kind::kGoodput:
-        continue;  // required columns (goodput falls back to achieved less its errors)
+        needs = "goodput_rps";
+        break;
       case measure::MetricRef::Kind::kOutcomeRate:
         needs = "rate_429";
-        held = held && m.outcome == "status_429";
+        held = m.scope.empty() && m.outcome == "status_429";
         break;
       case measure::MetricRef::Kind::kNeverStarted:
         needs = "never_started";
+        held = m.scope.empty();
         break;
       case measure::MetricRef::Kind::kCount:
         needs = "requests";
-        held = held && m.outcome == "requests";
+        held = m.outcome == "requests";
         break;
       case measure::MetricRef::Kind::kMean:
       case measure::MetricRef::Kind::kMax:
@@ -464,8 +557,16 @@ void require_slo_columns(const LevelTable& table, const Slo& slo,
     if (!held) {
       throw UsageError(fmt::format(
           "{}: the SLO bound \"{}\" names {}, which a level table cannot hold (it has "
-          "p50_ms, p95_ms, p99_ms, error_rate, rate_429, never_started, requests and the rates)",
+          "p50_ms, p95_ms, p99_ms, error_rate, rate_429, never_started, requests and the rates, "
+          "and a named request's own, such as p99_ms(write))",
           file_name_for_errors, bound.expression, m.text()));
+    }
+    if (!m.scope.empty()) {
+      needs += "(" + m.scope + ")";
+    } else if (m.kind == measure::MetricRef::Kind::kErrorRate ||
+               m.kind == measure::MetricRef::Kind::kThroughput ||
+               m.kind == measure::MetricRef::Kind::kGoodput) {
+      continue;  // required columns (goodput falls back to achieved less its errors)
     }
     if (!has(needs)) {
       throw UsageError(fmt::format(

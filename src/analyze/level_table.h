@@ -18,6 +18,9 @@
 //   requests, errors and repeat are whole numbers.
 // - An empty cell is "not given" (level and achieved_rps must be given). Without a repeat column
 //   (or with its cell empty) the Nth row of a level is its repeat N.
+// - A named request's own figures (levels.csv writes them for a scenario's requests) are the
+//   columns goodput_rps(NAME), achieved_rps(NAME), p50_ms(NAME), p95_ms(NAME), p99_ms(NAME),
+//   error_rate(NAME) and requests(NAME), read into the row's routes by the rules above.
 // - Unknown columns are listed in ignored_columns for the caller to warn about; proofload's own
 //   `verdict` and `status` columns are ignored silently. A column with no name is listed as
 //   "(unnamed column N)".
@@ -53,7 +56,8 @@ struct LevelTable {
 LevelTable parse_level_table(std::string_view csv_text, const std::string& file_name_for_errors);
 
 // Throws UsageError ("FILE: ...") when a bound of `slo` names a metric the table has no column
-// for, or one no level table can hold (p99.9, a scoped metric, a mean).
+// for, or one no level table can hold (p99.9, a mean, a scoped rate(status_429)). A named
+// request's p50/p95/p99, errors, rates and requests are held by its own columns (p99_ms(write)).
 void require_slo_columns(const LevelTable& table, const Slo& slo,
                          const std::string& file_name_for_errors);
 

@@ -237,6 +237,43 @@ TEST(LevelTable, OnlyTheSloDecidesWhichPercentilesAreRequired) {
   EXPECT_EQ(error("goodput>=50,rps>=10,errors<1%"), "");  // rates and errors are always there
 }
 
+TEST(LevelTable, ANamedRequestsOwnColumnsLandInItsRoute) {
+  // As levels.csv writes a scenario's requests: the figure's name, the request's in brackets.
+  const LevelTable table = parse_level_table(
+      "level,achieved_rps,error_rate,goodput_rps(read),p99_ms(Write),ERROR_RATE(Write),"
+      "requests(Write),achieved_rps(read)\n"
+      "10,100,0,60,25.5,2%,400,61\n"
+      "20,180,0,120,,0.5,,119\n",
+      "levels.csv");
+  ASSERT_EQ(table.rows[0].routes.size(), 2u);
+  const LevelRoute& read = table.rows[0].routes[0];
+  EXPECT_EQ(read.name, "read");
+  EXPECT_EQ(read.goodput_rps, 60);
+  EXPECT_EQ(read.achieved_rps, 61);
+  const LevelRoute& write = table.rows[0].routes[1];
+  EXPECT_EQ(write.name, "Write");  // a request's name keeps its case
+  EXPECT_EQ(write.p99_ms, 25.5);
+  EXPECT_DOUBLE_EQ(*write.error_rate, 0.02);
+  EXPECT_EQ(write.requests, 400);
+  EXPECT_FALSE(write.goodput_rps);
+  EXPECT_FALSE(table.rows[1].routes[1].p99_ms);  // an empty cell is not given
+  EXPECT_TRUE(table.ignored_columns.empty());
+  // The SLO may name a request's figure when its column is there.
+  EXPECT_NO_THROW(require_slo_columns(table, parse_slo("p99(Write)<1s,errors(Write)<5%"), "t"));
+  try {
+    require_slo_columns(table, parse_slo("p95(Write)<1s"), "t");
+    ADD_FAILURE() << "p95(Write) has no column";
+  } catch (const UsageError& e) {
+    EXPECT_NE(std::string(e.what()).find("needs a p95_ms(Write) column"), std::string::npos)
+        << e.what();
+  }
+  // Its cells are read by its figure's rules, and a repeated column is refused.
+  expect_error("level,achieved_rps,error_rate,error_rate(w)\n1,1,0,2\n", 2,
+               "column \"error_rate(w)\": \"2\" is above 1");
+  expect_error("level,achieved_rps,error_rate,p99_ms(w),P99_MS(w)\n1,1,0,1,1\n", 1,
+               "\"p99_ms(w)\" appears twice");
+}
+
 TEST(LevelTable, ProofloadsOwnRatesAndServerFiguresReadBack) {
   const LevelTable table = parse_level_table(
       "level,achieved_rps,goodput_rps,arrivals_rps,flows_per_s,"

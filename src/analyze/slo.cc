@@ -43,6 +43,35 @@ std::optional<double> extra(const LevelRow& row, const measure::MetricRef& metri
   return std::nullopt;
 }
 
+// A named request's own figure, from its route (a level table's p99_ms(write) column), for a
+// ladder's rows that did not record it among their extra metrics.
+std::optional<double> route_figure(const LevelRow& row, const measure::MetricRef& metric) {
+  for (const LevelRoute& route : row.routes) {
+    if (route.name != metric.scope) continue;
+    switch (metric.kind) {
+      case Kind::kPercentile:
+        if (metric.percentile == 50) return finite_or_none(route.p50_ms);
+        if (metric.percentile == 95) return finite_or_none(route.p95_ms);
+        if (metric.percentile == 99) return finite_or_none(route.p99_ms);
+        return std::nullopt;
+      case Kind::kErrorRate:
+        return finite_or_none(route.error_rate);
+      case Kind::kGoodput:
+        return finite_or_none(route.goodput_rps);
+      case Kind::kThroughput:
+        return finite_or_none(route.achieved_rps);
+      case Kind::kCount:
+        if (metric.outcome == "requests" && route.requests) {
+          return static_cast<double>(*route.requests);
+        }
+        return std::nullopt;
+      default:
+        return std::nullopt;
+    }
+  }
+  return std::nullopt;
+}
+
 // A bound in the prose of a report: up to 3 decimals, trailing zeros dropped ("1", "0.25").
 std::string short_number(double value) {
   std::string text = fmt::format("{:.3f}", value);
@@ -123,7 +152,10 @@ Slo parse_slo(std::string_view text, bool count_429_as_error) {
 std::optional<double> row_metric(const LevelRow& row, const measure::MetricRef& metric,
                                  bool count_429_as_error) {
   // Scoped metrics are never row fields: the fields describe the whole level.
-  if (!metric.scope.empty()) return extra(row, metric);
+  if (!metric.scope.empty()) {
+    if (const std::optional<double> value = extra(row, metric)) return value;
+    return route_figure(row, metric);
+  }
   std::optional<double> value;
   switch (metric.kind) {
     case Kind::kPercentile:

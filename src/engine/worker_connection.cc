@@ -369,8 +369,8 @@ void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
   // epoll (the turn's wait is the generator's, not the server's).
   c.write_start_ns = std::max(c.write_start_ns, c.transport.sent_ns());
   if (source_ != nullptr) {
-    note_source_answer(status, h2() ? std::string_view(c.stream.headers)
-                                    : c.parser.captured_headers());
+    note_source_answer(status,
+                       h2() ? std::string_view(c.stream.headers) : c.parser.captured_headers());
   }
   // The window it ended in (streamed per second) and the part of the run it was intended in
   // (warm-up or measured: what the summary reports).
@@ -393,7 +393,11 @@ void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
   if (measure::SpanCounts* span = span_part(now)) {
     ++span->responses;  // a complete response, whatever its outcome
     if (end.outcome == Outcome::kSuccess) ++span->successes;
-    if (named_ && span == &span_) ++measured_named_.requests[c.session.request()].span_responses;
+    if (named_ && span == &span_) {
+      measure::RequestStats& named = measured_named_.requests[c.session.request()];
+      ++named.span_responses;
+      if (end.outcome == Outcome::kSuccess) ++named.span_successes;
+    }
   }
   --busy_;
   last_end_ns_ = now;

@@ -23,12 +23,33 @@ namespace {
 using measure::MetricRef;
 
 std::optional<double> metric(const report::RunResult& run, MetricRef::Kind kind,
-                             double percentile = 0, std::string outcome = "") {
+                             double percentile = 0, std::string outcome = "",
+                             std::string scope = "") {
   MetricRef ref;
   ref.kind = kind;
   ref.percentile = percentile;
   ref.outcome = std::move(outcome);
+  ref.scope = std::move(scope);
   return observed_metric(run, ref);
+}
+
+// Each named request on its own, by the same rules as an SLO's scoped metric (p95(write)).
+std::vector<analyze::LevelRoute> routes_of(const report::RunResult& run) {
+  std::vector<analyze::LevelRoute> routes;
+  for (const std::string& name : run.request_names) {
+    analyze::LevelRoute& route = routes.emplace_back();
+    route.name = name;
+    route.goodput_rps = metric(run, MetricRef::Kind::kGoodput, 0, "", name);
+    route.achieved_rps = metric(run, MetricRef::Kind::kThroughput, 0, "", name);
+    route.p50_ms = metric(run, MetricRef::Kind::kPercentile, 50, "", name);
+    route.p95_ms = metric(run, MetricRef::Kind::kPercentile, 95, "", name);
+    route.p99_ms = metric(run, MetricRef::Kind::kPercentile, 99, "", name);
+    if (const auto requests = metric(run, MetricRef::Kind::kCount, 0, "requests", name)) {
+      route.requests = static_cast<int64_t>(*requests);
+    }
+    route.error_rate = metric(run, MetricRef::Kind::kErrorRate, 0, "", name);
+  }
+  return routes;
 }
 
 // The metrics a LevelRow holds in its own fields (analyze::row_metric reads them there).
@@ -138,6 +159,7 @@ analyze::LevelRow row_from_run(const report::RunResult& run, double level, int r
     row.warmup_errors = run.warmup_total.errors();
   }
   record_streams_and_accounting(run, row);
+  row.routes = routes_of(run);
   for (const measure::Threshold& bound : slo.bounds) {
     if (row_holds(bound.metric)) continue;
     if (auto value = observed_metric(run, bound.metric)) {

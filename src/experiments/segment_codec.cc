@@ -314,6 +314,7 @@ json named_totals_json(const measure::NamedTotals& named) {
     requests.push_back({{"latency_us", histogram_json(r.latency_us)},
                         {"outcomes", outcomes_json(r.outcomes)},
                         {"span_responses", r.span_responses},
+                        {"span_successes", r.span_successes},
                         {"streams", r.streams ? streams_json(*r.streams) : json(nullptr)},
                         {"span_streams", span_streams_json(r.span_streams)}});
   }
@@ -335,6 +336,7 @@ measure::NamedTotals named_totals_from_json(const json& j) {
     histogram_from_json(member(r, "latency_us"), stats.latency_us);
     outcomes_from_json(member(r, "outcomes"), stats.outcomes);
     stats.span_responses = count(r, "span_responses");
+    stats.span_successes = count(r, "span_successes");
     if (const json& streams = member(r, "streams"); !streams.is_null()) {
       streams_from_json(streams, stats.streams.emplace());
     }

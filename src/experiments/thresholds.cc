@@ -50,7 +50,7 @@ struct RequestCounts {
   const std::array<int64_t, measure::kOutcomeCount>* outcomes;
   int64_t started;         // ended requests, never-started excluded
   int64_t span_responses;  // got an HTTP response inside the measured span
-  int64_t span_successes;  // succeeded inside the measured span (-1: not counted by name)
+  int64_t span_successes;  // succeeded inside the measured span
 };
 
 std::optional<double> from_counts(const RequestCounts& counts, const MetricRef& metric,
@@ -76,7 +76,7 @@ std::optional<double> from_counts(const RequestCounts& counts, const MetricRef& 
       if (span.duration_ns <= 0) return std::nullopt;
       return span.per_s(counts.span_responses);
     case MetricRef::Kind::kGoodput:
-      if (span.duration_ns <= 0 || counts.span_successes < 0) return std::nullopt;
+      if (span.duration_ns <= 0) return std::nullopt;
       return span.per_s(counts.span_successes);
     default:
       return std::nullopt;
@@ -126,8 +126,8 @@ std::optional<double> stream_metric(const report::RunResult& result, const Metri
   }
   switch (metric.kind) {
     case MetricRef::Kind::kStreamPercentile: {
-      const measure::HdrHistogram& h = metric.figure == "ttft"  ? s->ttfce_us
-                                       : metric.figure == "itl" ? s->inter_event_us
+      const measure::HdrHistogram& h = metric.figure == "ttft"   ? s->ttfce_us
+                                       : metric.figure == "itl"  ? s->inter_event_us
                                        : metric.figure == "tpot" ? s->tpot_us
                                                                  : s->ttfb_us;
       return report::percentile_ms(h, metric.percentile);
@@ -177,7 +177,8 @@ std::optional<double> observed_metric(const report::RunResult& result, const Met
     const measure::RequestStats& stats = result.named_total.requests[static_cast<size_t>(r)];
     if (is_latency(metric)) return from_histogram(stats.latency_us, metric);
     int64_t started = stats.ended() - stats.count(Outcome::kNeverStarted);
-    return from_counts({&stats.outcomes, started, stats.span_responses, -1}, metric, span);
+    return from_counts({&stats.outcomes, started, stats.span_responses, stats.span_successes},
+                       metric, span);
   }
   if (int f = index_of(result.flow_names, metric.scope);
       f >= 0 && static_cast<size_t>(f) < result.named_total.flows.size()) {

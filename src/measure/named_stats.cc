@@ -15,6 +15,7 @@ void RequestStats::merge(const RequestStats& other) {
   latency_us.merge(other.latency_us);
   for (int i = 0; i < kOutcomeCount; ++i) outcomes[i] += other.outcomes[i];
   span_responses += other.span_responses;
+  span_successes += other.span_successes;
   span_streams.merge(other.span_streams);
   if (other.streams) {
     if (!streams) streams.emplace();

@@ -27,6 +27,7 @@ struct RequestStats {
   // run they were intended in: the numerator of this request's throughput. Kept in the measured
   // part's totals only.
   int64_t span_responses = 0;
+  int64_t span_successes = 0;  // of those, the successes: this request's goodput
   // A streamed request's streams (made at its first stream; nullopt: it never streamed), and
   // those that completed inside the measured span (measured part's totals only, as above).
   std::optional<StreamWindow> streams;

@@ -187,11 +187,7 @@ class Parser {
     if (name == "errors" || name == "error_rate") return scope_only(Kind::kErrorRate);
     if (name == "never_started") return scope_only(Kind::kNeverStarted);
     if (name == "rps") return scope_only(Kind::kThroughput);
-    if (name == "goodput") {
-      m = scope_only(Kind::kGoodput);
-      if (!m.scope.empty()) fail("goodput is of the whole run: it takes no scope");
-      return m;
-    }
+    if (name == "goodput") return scope_only(Kind::kGoodput);
     if (name == "reconcile" || name == "drops") {
       m = scope_only(name == "reconcile" ? Kind::kReconcile : Kind::kDrops);
       if (!m.scope.empty()) {

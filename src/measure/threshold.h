@@ -25,7 +25,7 @@ struct MetricRef {
                     // rate(flow_success, FLOW): share of finished flows that succeeded
     kCount,         // count(OUTCOME[, scope]) or requests[(scope)]: a count
     kThroughput,    // rps[(scope)]: responses (any status) per second of the measured span
-    kGoodput,       // goodput: successful requests per second of the measured span
+    kGoodput,       // goodput[(scope)]: successful requests per second of the measured span
     // Read off a `--reconcile` counter once the run has ended (analyze/reconcile.h):
     kReconcile,  // reconcile == exact: the observed value is |client successes - server delta|
     kDrops,      // drops: (client successes - server delta) / client successes (share, signed)

@@ -270,6 +270,18 @@ void check_metric_source(const measure::MetricRef& metric, const std::string& wh
   if (const std::string unknown = unknown_scope(metric.scope, scenario); !unknown.empty()) {
     throw UsageError(what + ": " + unknown);
   }
+  // A flow's rate is its success share (rate(flow_success, FLOW)): per second, only requests.
+  if ((metric.kind == measure::MetricRef::Kind::kThroughput ||
+       metric.kind == measure::MetricRef::Kind::kGoodput) &&
+      scenario != nullptr) {
+    for (const workload::FlowSpec& flow : scenario->flows) {
+      if (flow.name != metric.scope) continue;
+      throw UsageError(what + ": '" + metric.scope +
+                       "' is a flow, and rps and goodput are per request (a flow's success: "
+                       "rate(flow_success, " +
+                       metric.scope + "))");
+    }
+  }
   const bool reads_streams = metric.kind == measure::MetricRef::Kind::kStreamPercentile ||
                              metric.kind == measure::MetricRef::Kind::kStreamRate ||
                              metric.kind == measure::MetricRef::Kind::kStreamGoodput;

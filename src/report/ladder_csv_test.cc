@@ -93,6 +93,45 @@ TEST(LevelsCsv, VerdictIsTheLevelsAndNotTheConfirmingRuns) {
   EXPECT_EQ(search[8][verdict], "");                    // the confirming run at 325/s
 }
 
+TEST(LevelsCsv, EachNamedRequestsColumnsReadBackAsItsRoute) {
+  // Rows with a scenario's two requests; the second row did not record `write`.
+  json result = load_ladder("closed_knee");
+  for (json& row : result["rows"]) {
+    row["routes"] = json::array({{{"name", "read"},
+                                  {"goodput_rps", 12.5},
+                                  {"achieved_rps", 13},
+                                  {"p50_ms", 1.25},
+                                  {"p95_ms", 4},
+                                  {"p99_ms", 9.5},
+                                  {"requests", 250},
+                                  {"error_rate", 0.04}}});
+  }
+  result["rows"][0]["routes"].push_back({{"name", "write"}, {"goodput_rps", 3}, {"p99_ms", 20}});
+  const std::string csv = render_levels_csv(result);
+  const std::string header = csv.substr(0, csv.find('\n'));
+  EXPECT_TRUE(header.ends_with(
+      ",stream_headers_p95_ms,goodput_rps(read),achieved_rps(read),p50_ms(read),p95_ms(read),"
+      "p99_ms(read),error_rate(read),requests(read),goodput_rps(write),achieved_rps(write),"
+      "p50_ms(write),p95_ms(write),p99_ms(write),error_rate(write),requests(write)"))
+      << header;
+  const analyze::LevelTable table = analyze::parse_level_table(csv, "levels.csv");
+  EXPECT_TRUE(table.ignored_columns.empty());
+  ASSERT_EQ(table.rows[0].routes.size(), 2u);
+  const analyze::LevelRoute& read = table.rows[0].routes[0];
+  EXPECT_EQ(read.name, "read");
+  EXPECT_EQ(read.goodput_rps, 12.5);
+  EXPECT_EQ(read.achieved_rps, 13);
+  EXPECT_EQ(read.p50_ms, 1.25);
+  EXPECT_EQ(read.p99_ms, 9.5);
+  EXPECT_EQ(read.requests, 250);
+  EXPECT_EQ(read.error_rate, 0.04);
+  EXPECT_EQ(table.rows[0].routes[1].p99_ms, 20);
+  EXPECT_FALSE(table.rows[0].routes[1].achieved_rps);
+  // A row without `write` has its cells empty: read back as nothing given.
+  ASSERT_EQ(table.rows[1].routes.size(), 2u);
+  EXPECT_FALSE(table.rows[1].routes[1].goodput_rps);
+}
+
 TEST(LevelsCsv, MatchesGolden) {
   testing_support::expect_matches_golden("ladder/open_repeats.levels.csv",
                                          render_levels_csv(load_ladder("open_repeats")));

@@ -123,13 +123,17 @@ std::vector<std::string> daily_row(const LadderResult& v) {
   return {"Daily capacity", list_text(parts), daily_rule_text(v)};
 }
 
+// The mix's plateau, and each named request's when a scenario has several (a mix can gain while
+// one of its requests is flat at a limit).
 std::vector<std::string> plateau_row(const LadderResult& v) {
   const std::string floor = noise_floor_words(v);
+  std::string by_request = route_plateaus_text(v);
+  if (!by_request.empty()) by_request = ". " + by_request;
   if (v.analysis->plateau_from) {
     const double from = levels_of(v)[*v.analysis->plateau_from].level;
     return {"Is throughput flat anywhere?",
             "Yes: from level " + level_text(from) + ", every later step gains less than the " +
-                floor + " noise floor",
+                floor + " noise floor" + by_request,
             "step gains, levels " + level_text(from) + "–" + level_text(levels_of(v).back().level)};
   }
   if (levels_of(v).size() < 2) {
@@ -138,7 +142,8 @@ std::vector<std::string> plateau_row(const LadderResult& v) {
   const LevelAnalysis& last = levels_of(v).back();
   return {"Is throughput flat anywhere?",
           "No plateau: the last step still gains " +
-              (last.gain_text.empty() ? std::string("(not recorded)") : last.gain_text),
+              (last.gain_text.empty() ? std::string("(not recorded)") : last.gain_text) +
+              by_request,
           "level " + level_text(last.level)};
 }
 
@@ -586,8 +591,8 @@ std::string render_ladder_summary(const result::LadderResult& v) {
            reproduce(v);
   }
   return header_section(v) + short_version(v) + levels_table(v) + streams_by_level(v) +
-         findings_section(v) + limits_section(v) + between_levels(v) + search_steps(v) +
-         reproduce(v);
+         routes_by_level(v) + findings_section(v) + limits_section(v) + between_levels(v) +
+         search_steps(v) + reproduce(v);
 }
 
 std::string render_ladder_summary(const nlohmann::json& result) {

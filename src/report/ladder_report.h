@@ -22,11 +22,10 @@ namespace proofload::report {
 std::string render_ladder_summary(const nlohmann::json& result);
 std::string render_ladder_summary(const result::LadderResult& result);
 
-// levels.csv: one line per recorded row, in the order run, under the header
-//   level,repeat,target_rps,achieved_rps,p50_ms,p95_ms,p99_ms,requests,error_rate,rate_429,
-//   never_started,server_cores,server_throttled_share,generator_cores,generator_busy,host_load1,
-//   duration_s,verdict
-// (the columns `proofload analyze` reads back). Numbers are plain and round-trip exactly (no
+// levels.csv: one line per recorded row, in the order run, under the header of the columns
+// docs/result-schema.md lists (level, repeat, target_rps, achieved_rps, ... verdict, the streams'
+// and warm-up's), then each named request's own (goodput_rps(NAME) ... requests(NAME)) when
+// the rows have routes: what `proofload analyze` reads back. Numbers are plain and round-trip exactly (no
 // separators), null is an empty cell, generator_busy is 0 or 1, verdict is the analysis's verdict
 // of the row's level. Throws std::runtime_error when schema or rows (each with level and
 // achieved_rps) is missing.

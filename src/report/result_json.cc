@@ -122,15 +122,18 @@ void record_named(const RunResult& result, result::RunRecord& r) {
       if (measure::outcome_is_error(static_cast<Outcome>(o))) errors += stats.outcomes[o];
       if (measure::outcome_has_response(static_cast<Outcome>(o))) responses += stats.outcomes[o];
     }
-    std::optional<double> throughput;
-    if (result.span.duration_ns > 0) throughput = result.span.per_s(stats.span_responses);
+    std::optional<double> throughput, goodput;
+    if (result.span.duration_ns > 0) {
+      throughput = result.span.per_s(stats.span_responses);
+      goodput = result.span.per_s(stats.span_successes);
+    }
     r.named.push_back({result.request_names[i], ended, responses, errors, share(errors, ended),
                        throughput, latency_record(stats.latency_us), outcome_counts(stats.outcomes),
-                       std::nullopt});
+                       std::nullopt, goodput});
     if (stats.streams) {
       r.named.back().streams =
-          streams_record(*stats.streams, stats.span_streams,
-                         seconds(result.span.duration_ns), goodput_slo(result.spec));
+          streams_record(*stats.streams, stats.span_streams, seconds(result.span.duration_ns),
+                         goodput_slo(result.spec));
     }
   }
 }

@@ -184,6 +184,50 @@ std::optional<size_t> level_index(const JsonReader& r, std::string_view key,
          ", which is not among the levels");
 }
 
+// analysis.routes[]: each named request on its own, its plateau by level as the mix's.
+nlohmann::json routes_to_json(const std::vector<analyze::RouteAnalysis>& routes) {
+  nlohmann::json out = nlohmann::json::array();
+  for (const analyze::RouteAnalysis& route : routes) {
+    nlohmann::json levels = nlohmann::json::array();
+    for (const analyze::RouteLevel& l : route.levels) {
+      levels.push_back({{"level", level_json(l.level)},
+                        {"goodput_rps", optional_json(l.goodput_rps)},
+                        {"achieved_rps", optional_json(l.achieved_rps)},
+                        {"p50_ms", optional_json(l.p50_ms)},
+                        {"p95_ms", optional_json(l.p95_ms)},
+                        {"p99_ms", optional_json(l.p99_ms)},
+                        {"error_rate", optional_json(l.error_rate)},
+                        {"requests", optional_json(l.requests)},
+                        {"gain", optional_json(l.gain)},
+                        {"gain_text", l.gain_text}});
+    }
+    nlohmann::json from = nullptr;
+    if (route.plateau_from) from = level_json(route.levels[*route.plateau_from].level);
+    out.push_back(
+        {{"name", route.name}, {"levels", std::move(levels)}, {"plateau", {{"from_level", from}}}});
+  }
+  return out;
+}
+
+std::vector<analyze::RouteAnalysis> routes_from_json(const JsonReader& a) {
+  std::vector<analyze::RouteAnalysis> out;
+  for (const JsonReader& r : a.objects("routes")) {
+    analyze::RouteAnalysis& route = out.emplace_back();
+    route.name = r.required_text("name");
+    for (const JsonReader& l : r.objects("levels")) {
+      route.levels.push_back({l.required_number("level"), l.number("goodput_rps"),
+                              l.number("achieved_rps"), l.number("p50_ms"), l.number("p95_ms"),
+                              l.number("p99_ms"), l.number("error_rate"), l.count("requests"),
+                              l.number("gain"), l.text("gain_text")});
+    }
+    const std::optional<double> from = r.object("plateau").number("from_level");
+    for (size_t i = 0; from && i < route.levels.size(); ++i) {
+      if (route.levels[i].level == *from) route.plateau_from = i;
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 nlohmann::json analysis_to_json(const LadderAnalysis& analysis) {
@@ -243,6 +287,7 @@ nlohmann::json analysis_to_json(const LadderAnalysis& analysis) {
   nlohmann::json& floor = out["noise_floor"];
   if (analysis.noise_floor.spread) floor["spread"] = *analysis.noise_floor.spread;
   if (analysis.noise_floor.drift) floor["drift"] = *analysis.noise_floor.drift;
+  if (!analysis.routes.empty()) out["routes"] = routes_to_json(analysis.routes);
   return out;
 }
 
@@ -303,6 +348,7 @@ LadderAnalysis analysis_from_json(const nlohmann::json& analysis) {
   const JsonReader daily = a.object("daily_capacity");
   out.daily_requests_at_operating_target = daily.number("at_operating_target");
   out.daily_requests_at_best_sustained = daily.number("at_best_sustained");
+  out.routes = routes_from_json(a);
   return out;
 }
 

@@ -56,6 +56,20 @@ nlohmann::json row_to_json(const analyze::LevelRow& row) {
     out["warmup_requests"] = *row.warmup_requests;
     out["warmup_errors"] = optional_json(row.warmup_errors);
   }
+  if (!row.routes.empty()) {
+    nlohmann::json routes = nlohmann::json::array();
+    for (const analyze::LevelRoute& route : row.routes) {
+      routes.push_back({{"name", route.name},
+                        {"goodput_rps", optional_json(route.goodput_rps)},
+                        {"achieved_rps", optional_json(route.achieved_rps)},
+                        {"p50_ms", optional_json(route.p50_ms)},
+                        {"p95_ms", optional_json(route.p95_ms)},
+                        {"p99_ms", optional_json(route.p99_ms)},
+                        {"requests", optional_json(route.requests)},
+                        {"error_rate", optional_json(route.error_rate)}});
+    }
+    out["routes"] = std::move(routes);
+  }
   if (!row.reconcile.empty()) {
     out["reconcile"] = row.reconcile;
     out["drop_share"] = optional_json(row.drop_share);
@@ -105,6 +119,12 @@ analyze::LevelRow row_from_json(const JsonReader& r) {
   row.server_rss_bytes = r.number("server_rss_bytes");
   row.warmup_requests = r.count("warmup_requests");
   row.warmup_errors = r.count("warmup_errors");
+  for (const JsonReader& route : r.objects("routes")) {
+    row.routes.push_back({route.required_text("name"), route.number("goodput_rps"),
+                          route.number("achieved_rps"), route.number("p50_ms"),
+                          route.number("p95_ms"), route.number("p99_ms"), route.count("requests"),
+                          route.number("error_rate")});
+  }
   row.reconcile = r.text("reconcile");
   row.drop_share = r.number("drop_share");
   return row;

@@ -20,10 +20,10 @@ constexpr std::string_view kRunDocument = "run result.json";
 // ---- writing ----
 
 json latency_json(const Latency& l) {
-  return {{"p50", optional_json(l.p50)}, {"p90", optional_json(l.p90)},
-          {"p95", optional_json(l.p95)}, {"p99", optional_json(l.p99)},
-          {"p99_9", optional_json(l.p99_9)},
-          {"max", optional_json(l.max)}, {"mean", optional_json(l.mean)}};
+  return {{"p50", optional_json(l.p50)},     {"p90", optional_json(l.p90)},
+          {"p95", optional_json(l.p95)},     {"p99", optional_json(l.p99)},
+          {"p99_9", optional_json(l.p99_9)}, {"max", optional_json(l.max)},
+          {"mean", optional_json(l.mean)}};
 }
 
 json counts_json(const Counts& counts) {
@@ -31,7 +31,6 @@ json counts_json(const Counts& counts) {
   for (const auto& [name, count] : counts) out[name] = count;
   return out;
 }
-
 
 // A server's count as JSON: a whole number as one (counters are), any other value as it is.
 json count_json(const std::optional<double>& value) {
@@ -123,15 +122,15 @@ json source_json(const SourceRecord& s) {
 
 json server_json(const ServerRecord& s) {
   json out = {{"cpu_cores_mean", optional_json(s.cpu_cores_mean)},
-          {"cpu_cores_max", optional_json(s.cpu_cores_max)},
-          {"cpu_source", text_or_null(s.cpu_source)},
-          {"cpu_also_measured_by", s.cpu_also_measured_by},
-          {"throttled_share_mean", optional_json(s.throttled_share_mean)},
-          {"quota_cores", optional_json(s.quota_cores)},
-          {"cgroup_source", text_or_null(s.cgroup_source)},
-          {"cpu_limit_cores", optional_json(s.cpu_limit_cores)},
-          {"cpu_limit_basis", text_or_null(s.cpu_limit_basis)},
-          {"cpu_bound", s.cpu_bound}};
+              {"cpu_cores_max", optional_json(s.cpu_cores_max)},
+              {"cpu_source", text_or_null(s.cpu_source)},
+              {"cpu_also_measured_by", s.cpu_also_measured_by},
+              {"throttled_share_mean", optional_json(s.throttled_share_mean)},
+              {"quota_cores", optional_json(s.quota_cores)},
+              {"cgroup_source", text_or_null(s.cgroup_source)},
+              {"cpu_limit_cores", optional_json(s.cpu_limit_cores)},
+              {"cpu_limit_basis", text_or_null(s.cpu_limit_basis)},
+              {"cpu_bound", s.cpu_bound}};
   if (!s.cpu_sources.empty()) out["cpu_sources"] = s.cpu_sources;  // several instances only
   return out;
 }
@@ -379,6 +378,7 @@ json run_to_json(const RunRecord& r) {
                           {"errors", optional_json(n.errors)},
                           {"error_rate", optional_json(n.error_rate)},
                           {"throughput_rps", optional_json(n.throughput_rps)},
+                          {"goodput_rps", optional_json(n.goodput_rps)},
                           {"latency_ms", latency_json(n.latency)},
                           {"outcomes", counts_json(n.outcomes)}};
       if (n.streams) requests[n.name]["streams"] = streams_json(*n.streams);
@@ -457,7 +457,7 @@ RunRecord run_from_json(const json& result) {
     v.named.push_back({name, r.count("requests"), r.count("responses"), r.count("errors"),
                        r.number("error_rate"), r.number("throughput_rps"),
                        latency_from(r.object("latency_ms")), r.counts_by_name("outcomes"),
-                       std::nullopt});
+                       std::nullopt, r.number("goodput_rps")});
     if (const JsonReader streams = r.object("streams"); streams.present()) {
       v.named.back().streams = streams_from_json(streams);
     }

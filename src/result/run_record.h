@@ -64,6 +64,7 @@ struct NamedRequest {
   Latency latency;
   Counts outcomes;
   std::optional<StreamsRecord> streams;  // a streamed request's (`stream:`)
+  std::optional<double> goodput_rps;     // its successes inside the measured span, per second
 };
 
 // flows.<name>: flows have their own denominator (flows, not requests).

@@ -1,7 +1,8 @@
 // A ladder's (or a rate search's, or an analysis's) report.html (see pages.h): throughput
 // against level, latency against throughput (the curve a capacity review asks for), each level
 // coloured by its verdict, the knee and best sustained marked, the noise floor as a band; the
-// search's steps; a streaming ladder's first token and inter-token latency by level.
+// search's steps; each named request's goodput; a streaming ladder's first token and inter-token
+// latency by level.
 #include <fmt/format.h>
 
 #include <algorithm>
@@ -147,6 +148,33 @@ std::optional<Chart> slo_terms_by_level(const LadderAnalysis& a) {
   return chart;
 }
 
+// Each named request's goodput by level, when a scenario names two or more: a request flat at a
+// limit shows apart from the mix's total that still grows.
+std::optional<Chart> routes_by_level(const LadderAnalysis& a) {
+  if (a.routes.size() < 2) return std::nullopt;
+  Chart chart;
+  chart.id = "ladder-routes";
+  chart.title = "Goodput of each request by level";
+  chart.x_label = "level";
+  chart.x_log = geometric(a);
+  chart.y_label = "per s";
+  for (const LevelAnalysis& l : a.levels) chart.x.push_back(l.level);
+  for (const analyze::RouteAnalysis& route : a.routes) {
+    std::vector<std::optional<double>> goodput;
+    for (const LevelAnalysis& l : a.levels) {
+      const auto at =
+          std::find_if(route.levels.begin(), route.levels.end(),
+                       [&](const analyze::RouteLevel& r) { return r.level == l.level; });
+      goodput.push_back(at == route.levels.end() ? std::nullopt : at->goodput_rps);
+    }
+    chart.series.push_back(series_of(route.name, goodput));
+  }
+  chart.note =
+      "The mean over a level's runs; a request flat here while the mix grows is held "
+      "back on its own (a limit, a lock, a pool).";
+  return chart;
+}
+
 // A streaming or reconciled ladder's accounting by level: the share of streams within
 // `--goodput`, and the share of successes the server's counter did not see (drops).
 std::optional<Chart> accounting_by_level(const result::LadderResult& ladder) {
@@ -235,6 +263,7 @@ std::string render_ladder_html(const result::LadderResult& ladder, const std::st
     const bool open_loop = a.loop == analyze::Loop::kOpen;
     std::vector<Chart> charts = {throughput_by_level(a, open_loop), latency_by_throughput(a)};
     if (auto terms = slo_terms_by_level(a)) charts.push_back(std::move(*terms));
+    if (auto routes = routes_by_level(a)) charts.push_back(std::move(*routes));
     page.sections.push_back({.title = "Levels",
                              .note = "Noise floor: " + a.noise_floor.text + ".",
                              .charts = std::move(charts),
