@@ -41,15 +41,15 @@ void expect_refused(const std::vector<std::string>& args,
 TEST(Criteria, LadderSloNamingNoRequestIsRefusedWithTheNearestName) {
   const std::string file = two_request_scenario("slo-typo");
   for (bool plan : {true, false}) {
-    std::vector<std::string> args = {"ladder", file, kNowhere, "--concurrency", "1,2",
-                                     "--hold", "1s", "--slo", "p99(wrte)<200ms"};
+    std::vector<std::string> args = {"ladder", file, kNowhere, "--concurrency",  "1,2",
+                                     "--hold", "1s", "--slo",  "p99(wrte)<200ms"};
     if (plan) args.push_back("--plan");
-    expect_refused(args, {"p99(wrte)<200ms", "'wrte' is no request or flow",
-                          "did you mean 'write'?"});
+    expect_refused(args,
+                   {"p99(wrte)<200ms", "'wrte' is no request or flow", "did you mean 'write'?"});
   }
-  expect_refused({"ladder", file, kNowhere, "--search", "--slo", "errors<1%,p95(raed)<1s",
-                  "--plan"},
-                 {"did you mean 'read'?"});
+  expect_refused(
+      {"ladder", file, kNowhere, "--search", "--slo", "errors<1%,p95(raed)<1s", "--plan"},
+      {"did you mean 'read'?"});
 }
 
 TEST(Criteria, SizingSloNamingNoRequestIsRefused) {
@@ -66,9 +66,9 @@ TEST(Criteria, StreamFiguresOfALoadThatReadsNoStreamAreRefused) {
                  {"reads streams"});
   // A scenario whose named request is not read as a stream: its stream figures are never there.
   const std::string file = two_request_scenario("stream-scope");
-  expect_refused({"ladder", file, kNowhere, "--rates", "10", "--slo", "ttft_p95(read)<500ms",
-                  "--plan"},
-                 {"'read' is not read as one"});
+  expect_refused(
+      {"ladder", file, kNowhere, "--rates", "10", "--slo", "ttft_p95(read)<500ms", "--plan"},
+      {"'read' is not read as one"});
 }
 
 TEST(Criteria, RunThresholdTypoSuggestsTheNearestName) {
@@ -77,10 +77,23 @@ TEST(Criteria, RunThresholdTypoSuggestsTheNearestName) {
                  {"'wrte' is no request or flow", "did you mean 'write'?"});
 }
 
+TEST(Criteria, AFlowHasNoRatePerSecondOfItsOwn) {
+  // rps and goodput count requests; a flow's success is rate(flow_success, FLOW).
+  const std::string dir = make_temp_dir("flow-goodput");
+  const std::string file = dir + "/s.yaml";
+  write_file(file,
+             "requests:\n  read: {path: /ok}\n  write: {method: POST, path: /ok}\n"
+             "flows:\n  both: {steps: [read, write]}\n");
+  expect_refused({"run", file, kNowhere, "-d", "1s", "--threshold", "goodput(both) > 1", "--plan"},
+                 {"'both' is a flow", "rate(flow_success, both)"});
+  expect_refused({"ladder", file, kNowhere, "--rates", "10", "--slo", "rps(both)>1", "--plan"},
+                 {"'both' is a flow"});
+}
+
 TEST(Criteria, AbortRulesReadingNoStreamAreRefused) {
-  expect_refused({"ladder", kNowhere, "--concurrency", "1", "--abort-when",
-                  "ttft_p95 > 1s for 10s", "--plan"},
-                 {"--abort-when", "reads streams"});
+  expect_refused(
+      {"ladder", kNowhere, "--concurrency", "1", "--abort-when", "ttft_p95 > 1s for 10s", "--plan"},
+      {"--abort-when", "reads streams"});
   expect_refused({"soak", kNowhere, "--rate", "10", "--hold", "10s", "--window", "5s",
                   "--abort-when", "ttft_p95 > 1s for 10s", "--plan"},
                  {"--abort-when", "reads streams"});
