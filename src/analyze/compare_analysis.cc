@@ -9,6 +9,7 @@
 #include <tuple>
 
 #include "analyze/median.h"
+#include "common/text.h"
 #include "common/usage_error.h"
 
 namespace proofload::analyze {
@@ -18,12 +19,12 @@ struct MetricName {
   CompareMetric metric;
   std::string_view name;
 };
-constexpr std::array<MetricName, 5> kMetrics = {{{CompareMetric::kP50, "p50"},
-                                                 {CompareMetric::kP95, "p95"},
-                                                 {CompareMetric::kP99, "p99"},
-                                                 {CompareMetric::kThroughput, "throughput"},
-                                                 {CompareMetric::kCpuPerRequest,
-                                                  "cpu_per_request"}}};
+constexpr std::array<MetricName, 5> kMetrics = {
+    {{CompareMetric::kP50, "p50"},
+     {CompareMetric::kP95, "p95"},
+     {CompareMetric::kP99, "p99"},
+     {CompareMetric::kThroughput, "throughput"},
+     {CompareMetric::kCpuPerRequest, "cpu_per_request"}}};
 
 std::string percent(double share) { return fmt::format("{:.1f}%", share * 100); }
 
@@ -53,8 +54,8 @@ CompareMetric parse_compare_metric(std::string_view text) {
   for (const MetricName& m : kMetrics) {
     if (m.name == text) return m.metric;
   }
-  throw UsageError(fmt::format(
-      "metric '{}' is not one of p50, p95, p99, throughput, cpu_per_request", text));
+  throw UsageError(
+      fmt::format("metric '{}' is not one of p50, p95, p99, throughput, cpu_per_request", text));
 }
 
 std::string_view compare_metric_name(CompareMetric metric) {
@@ -65,6 +66,23 @@ std::string_view compare_metric_name(CompareMetric metric) {
 }
 
 bool lower_is_better(CompareMetric metric) { return metric != CompareMetric::kThroughput; }
+
+bool is_cold_condition(std::string_view condition) {
+  return condition == "cold" || condition.starts_with("cold at ");
+}
+
+std::optional<int64_t> first_request_decides_up_to(CompareMetric metric) {
+  switch (metric) {
+    case CompareMetric::kP50:
+      return 1;
+    case CompareMetric::kP95:
+      return 19;
+    case CompareMetric::kP99:
+      return 99;
+    default:
+      return std::nullopt;
+  }
+}
 
 CompareVerdict judge_check(const CompareCell& cell, const CompareOptions& options) {
   CompareVerdict v;
@@ -81,6 +99,14 @@ CompareVerdict judge_check(const CompareCell& cell, const CompareOptions& option
   v.spread_b = spread_of(b);
   v.noise = std::max({options.min_effect, v.spread_a.value_or(0), v.spread_b.value_or(0)});
   if (v.a && v.b && *v.a > 0) v.ratio = *v.b / *v.a;
+  const auto per_run = [](int64_t requests, size_t runs) {
+    return runs == 0 ? int64_t{0}
+                     : (requests + static_cast<int64_t>(runs) - 1) / static_cast<int64_t>(runs);
+  };
+  v.requests_per_run =
+      std::max(per_run(cell.a_requests, a.size()), per_run(cell.b_requests, b.size()));
+  const std::optional<int64_t> decided = first_request_decides_up_to(options.metric);
+  v.cold_diluted = is_cold_condition(cell.condition) && decided && v.requests_per_run > *decided;
 
   const auto repeats = static_cast<size_t>(std::max(options.min_repeats, 1));
   if (a.size() < repeats || b.size() < repeats) {
@@ -138,9 +164,9 @@ CompareCounts count_verdicts(std::span<const CompareVerdict> checks) {
     if (v.verdict == kSlower) ++c.slower;
     if (v.verdict == kNotJudged) ++c.not_judged;
   }
-  c.text = fmt::format("B faster on {} of {} check{}, level on {}, slower on {}",
-                       count_words(c.faster), c.total, c.total == 1 ? "" : "s",
-                       count_words(c.level), count_words(c.slower));
+  c.text =
+      fmt::format("B faster on {} of {} check{}, level on {}, slower on {}", count_words(c.faster),
+                  c.total, c.total == 1 ? "" : "s", count_words(c.level), count_words(c.slower));
   if (c.not_judged > 0) c.text += fmt::format(", not judged on {}", c.not_judged);
   return c;
 }
@@ -163,6 +189,20 @@ CompareAnalysis analyze_compare(std::span<const CompareCell> cells, const Compar
       if (v.condition == condition) in.push_back(v);
     }
     analysis.by_condition.emplace_back(condition, count_verdicts(in));
+  }
+  int64_t most = 0;
+  for (const CompareVerdict& v : analysis.checks) {
+    if (v.cold_diluted) most = std::max(most, v.requests_per_run);
+  }
+  if (most > 0) {
+    analysis.cold_warning = fmt::format(
+        "the cold {0} is of warm requests: a cold run sent up to {1} requests, and after the "
+        "reset only its first is surely cold (a cache fills with it), while the slowest request of "
+        "a run is its {0} only in a run of at most {2}. To measure the first request after a "
+        "reset, give the matrix `run: {{cold_requests: 1}}` and more repeats (each repeat has its "
+        "own reset)",
+        analysis.metric, group_thousands(std::to_string(most)),
+        *first_request_decides_up_to(options.metric));
   }
   analysis.statistic = fmt::format(
       "the medians of the repeats, B/A; a difference is a finding only when it exceeds both the "

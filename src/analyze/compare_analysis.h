@@ -12,6 +12,13 @@
 // that noise is `level`, never a verdict. Fewer repeats than the minimum (3 by default) on
 // either side, or a side with no value, is `not judged`, and said; so is a check with more than
 // max_error_share (1%) of a side's requests in error, for every metric but throughput.
+//
+// A cold cell is cold only at its start: after the reset, only its first request is surely a
+// miss (a cache fills with it). That slow request is a run's pNN (nearest rank) only when
+// n < 1 / (1 - NN/100) for a run of n requests (p50: 1, p95: 19, p99: 99); a cold check
+// whose runs sent more is flagged (cold_diluted) and the analysis says so (cold_warning): its
+// figure is of warm requests. Throughput and CPU per request are rates over the whole cell, and
+// are not flagged.
 #pragma once
 
 #include <cstdint>
@@ -62,11 +69,22 @@ struct CompareVerdict {
   std::optional<double> ratio;     // b / a
   std::optional<double> spread_a;  // (max - min) / median of the repeats; nullopt under 2
   std::optional<double> spread_b;
-  double noise = 0;  // what |ratio - 1| had to exceed: the largest of min_effect and the spreads
+  double noise = 0;     // what |ratio - 1| had to exceed: the largest of min_effect and the spreads
   std::string verdict;  // kFaster, kLevel, kSlower or kNotJudged
   std::string reason;   // "B 12.0% lower, outside the noise of 5.0% (minimum effect)"
   int64_t a_requests = 0, b_requests = 0, a_errors = 0, b_errors = 0;
+  // A cold check whose runs sent more requests than its first one can decide the metric for:
+  // the larger side's requests per run.
+  bool cold_diluted = false;
+  int64_t requests_per_run = 0;
 };
+
+// A condition made cold by the --reset hook: "cold", "cold at 0.5 CPU".
+bool is_cold_condition(std::string_view condition);
+// The most requests a run may send for its slowest (its cold first) to be `metric` (p50: 1,
+// p95: 19, p99: 99);
+// none for throughput and CPU per request.
+std::optional<int64_t> first_request_decides_up_to(CompareMetric metric);
 
 struct CompareCounts {
   int64_t faster = 0, level = 0, slower = 0, not_judged = 0, total = 0;
@@ -75,13 +93,15 @@ struct CompareCounts {
 };
 
 struct CompareAnalysis {
-  std::string metric;  // compare_metric_name
+  std::string metric;                  // compare_metric_name
   std::vector<CompareVerdict> checks;  // in the order of the cells
   CompareCounts headline;
   // The same counts per condition, in the order conditions first appear (none when no cell
   // names one): "cold at 0.5 CPU: faster on 6 of 7 checks, level on 1".
   std::vector<std::pair<std::string, CompareCounts>> by_condition;
   std::string statistic;  // the rule, in words, for the report
+  // When cold checks are cold_diluted: "The cold p50 is of warm requests: ...", else "".
+  std::string cold_warning;
 };
 
 CompareVerdict judge_check(const CompareCell& cell, const CompareOptions& options);

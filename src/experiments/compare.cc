@@ -46,9 +46,9 @@ const std::optional<std::string>& side_apply(const ComparePlan& plan, const std:
 }
 
 std::string load_words(const CompareMatrix& m) {
-  return m.rate_per_s ? fmt::format("{}/s", report::fixed_with_thousands(*m.rate_per_s, 1))
-                      : fmt::format("{} connection{}", m.connections,
-                                    m.connections == 1 ? "" : "s");
+  return m.rate_per_s
+             ? fmt::format("{}/s", report::fixed_with_thousands(*m.rate_per_s, 1))
+             : fmt::format("{} connection{}", m.connections, m.connections == 1 ? "" : "s");
 }
 
 int64_t cell_ns(const ComparePlan& plan, const CompareStep& step) {
@@ -159,7 +159,9 @@ plan::RunSpec compare_cell_run(const ComparePlan& plan, const CompareStep& step)
   spec.scenario = std::move(scenario);
   spec.connections = m.connections;
   spec.stages.clear();
+  // A cold cell may end at its first requests after the reset: the only ones surely cold.
   spec.requests_limit.reset();
+  if (step.condition_kind == kCold) spec.requests_limit = m.cold_requests;
   if (m.rate_per_s) {
     spec.executor = engine::Executor::kOpenLoop;
     spec.rate_per_s = m.rate_per_s;
@@ -189,6 +191,11 @@ std::string describe_compare_plan(const ComparePlan& plan) {
       conditions == 1 ? "" : "s", settings, settings == 1 ? "" : "s", m.repeat,
       m.repeat == 1 ? "" : "s", steps.size(), format_duration(m.duration_ns), load_words(m),
       format_duration(total_ns));
+  if (m.cold_requests) {
+    out += fmt::format(
+        "  a cold run ends after its first {} request{} after the reset (at most {})\n",
+        *m.cold_requests, *m.cold_requests == 1 ? "" : "s", format_duration(m.duration_ns));
+  }
   if (plan.switched_by_hooks()) {
     out += fmt::format("  A and B: {}, switched by --a-apply '{}' and --b-apply '{}'\n",
                        plan.a_target, *plan.a_apply, *plan.b_apply);
@@ -204,9 +211,9 @@ std::string describe_compare_plan(const ComparePlan& plan) {
     for (const auto& [name, command] : label_of(plan, s, i).first_hooks) {
       out += fmt::format("  {} hook: {}\n", name, command);
     }
-    out += fmt::format("  {:>3}. {} on {}{}, repeat {}{} -> {}\n", i + 1,
-                       check_name(plan, s.check), side_name(s.side),
-                       s.condition.empty() ? "" : " (" + s.condition + ")", s.repeat,
+    out += fmt::format("  {:>3}. {} on {}{}, repeat {}{} -> {}\n", i + 1, check_name(plan, s.check),
+                       side_name(s.side), s.condition.empty() ? "" : " (" + s.condition + ")",
+                       s.repeat,
                        s.condition_kind == kWarm
                            ? fmt::format(", after a {} warm-up", format_duration(m.warmup_ns))
                            : "",

@@ -18,9 +18,10 @@ using workload::scenario_yaml::Context;
 using yaml_reader::FieldMap;
 
 constexpr std::array<std::string_view, 11> kTopKeys = {
-    "target", "protocol", "defaults", "data",   "checks",    "conditions",
-    "settings", "metric", "run",      "repeat", "min_effect"};
-constexpr std::array<std::string_view, 4> kRunKeys = {"connections", "rate", "duration", "warmup"};
+    "target",   "protocol", "defaults", "data",   "checks",    "conditions",
+    "settings", "metric",   "run",      "repeat", "min_effect"};
+constexpr std::array<std::string_view, 5> kRunKeys = {"connections", "rate", "duration", "warmup",
+                                                      "cold_requests"};
 constexpr std::array<std::string_view, 2> kSettingKeys = {"apply", "restore"};
 constexpr std::array<std::string_view, 2> kConditions = {kCold, kWarm};
 constexpr std::array<std::string_view, 5> kMetrics = {"p50", "p95", "p99", "throughput",
@@ -50,8 +51,9 @@ std::vector<std::string> parse_conditions(const FieldMap& top) {
 std::vector<CompareSetting> parse_settings(const FieldMap& top) {
   const YAML::Node& map = *top.present("settings");
   if (!map.IsMap() || map.size() == 0) {
-    top.fail_at_value("settings", "expected a map of named hook pairs, e.g. "
-                                  "'0.5 CPU': {apply: ./limit.sh 0.5, restore: ./unlimit.sh}");
+    top.fail_at_value("settings",
+                      "expected a map of named hook pairs, e.g. "
+                      "'0.5 CPU': {apply: ./limit.sh 0.5, restore: ./unlimit.sh}");
   }
   if (map.size() > kMaxSettings) {
     top.fail_at_value("settings", "more than " + std::to_string(kMaxSettings) + " settings");
@@ -62,7 +64,8 @@ std::vector<CompareSetting> parse_settings(const FieldMap& top) {
     s.name = yaml_reader::read_string(top.source(), entry.first, "a setting's name");
     if (s.name.empty()) top.source().fail(entry.first, "a setting needs a name");
     for (const CompareSetting& before : settings) {
-      if (before.name == s.name) top.source().fail(entry.first, "setting '" + s.name + "' given twice");
+      if (before.name == s.name)
+        top.source().fail(entry.first, "setting '" + s.name + "' given twice");
     }
     const FieldMap fields(top.source(), entry.second, "setting '" + s.name + "'", kSettingKeys);
     if (!fields.has("apply")) fields.fail_missing("apply");
@@ -87,6 +90,11 @@ void parse_run(const FieldMap& top, CompareMatrix& m) {
   if (auto w = run.get_duration_ns("warmup")) {
     if (*w < 0) run.fail_at_value("warmup", "must not be negative");
     m.warmup_ns = *w;
+  }
+  m.cold_requests = run.get_integer("cold_requests", 1, 1'000'000'000);
+  if (m.cold_requests &&
+      std::find(m.conditions.begin(), m.conditions.end(), kCold) == m.conditions.end()) {
+    run.fail_at_key("cold_requests", "needs the cold condition (conditions: [cold, warm])");
   }
 }
 

@@ -33,7 +33,7 @@ struct CompareMatrix {
   // The checks are its requests, in the order written; target, protocol, default headers and
   // data as a scenario file has them.
   workload::Scenario checks;
-  std::vector<std::string> conditions;  // kCold, kWarm; empty: one condition, neither
+  std::vector<std::string> conditions;   // kCold, kWarm; empty: one condition, neither
   std::vector<CompareSetting> settings;  // empty: none
   analyze::CompareMetric metric = analyze::CompareMetric::kP50;
   // Each cell's run: closed loop with `connections`, or open loop at `rate` when given.
@@ -41,6 +41,9 @@ struct CompareMatrix {
   std::optional<double> rate_per_s;
   int64_t duration_ns = int64_t{30} * 1'000'000'000;
   int64_t warmup_ns = int64_t{5} * 1'000'000'000;  // a warm cell's warm-up pass, not measured
+  // run.cold_requests: a cold cell ends after this many requests (within duration_ns); 1 measures
+  // the first request after its reset, the only one surely cold. Warm cells run their duration.
+  std::optional<int64_t> cold_requests;
   int repeat = 3;
   double min_effect = 0.05;
 };

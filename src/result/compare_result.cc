@@ -31,7 +31,8 @@ json settings_json(const CompareSettings& s) {
           {"connections", optional_json(s.connections)},
           {"rate_per_s", optional_json(s.rate_per_s)},
           {"duration_s", s.duration_s},
-          {"warmup_s", s.warmup_s}};
+          {"warmup_s", s.warmup_s},
+          {"cold_requests", optional_json(s.cold_requests)}};
 }
 
 CompareSettings compare_settings_from_json(const JsonReader& r) {
@@ -52,6 +53,7 @@ CompareSettings compare_settings_from_json(const JsonReader& r) {
   s.rate_per_s = r.number("rate_per_s");
   s.duration_s = r.number("duration_s").value_or(0);
   s.warmup_s = r.number("warmup_s").value_or(0);
+  s.cold_requests = r.count("cold_requests");
   return s;
 }
 
@@ -83,7 +85,7 @@ CompareRun run_from_json(const JsonReader& r) {
 }
 
 json counts_json(const analyze::CompareCounts& c) {
-  return {{"faster", c.faster}, {"level", c.level},         {"slower", c.slower},
+  return {{"faster", c.faster},         {"level", c.level}, {"slower", c.slower},
           {"not_judged", c.not_judged}, {"total", c.total}, {"text", c.text}};
 }
 
@@ -102,7 +104,9 @@ json check_json(const analyze::CompareVerdict& v, const std::string& metric) {
           {"a_requests", v.a_requests},
           {"b_requests", v.b_requests},
           {"a_errors", v.a_errors},
-          {"b_errors", v.b_errors}};
+          {"b_errors", v.b_errors},
+          {"requests_per_run", v.requests_per_run},
+          {"cold_diluted", v.cold_diluted}};
 }
 
 }  // namespace
@@ -156,12 +160,15 @@ json compare_to_json(const CompareResult& r) {
   }
   json runs = json::array();
   for (const CompareRun& run : r.runs) runs.push_back(run_json(run));
-  out["compare"] = {{"metric", r.analysis.metric},
-                    {"statistic", r.analysis.statistic},
-                    {"headline", counts_json(r.analysis.headline)},
-                    {"by_condition", by_condition},
-                    {"checks", checks},
-                    {"runs", runs}};
+  out["compare"] = {
+      {"metric", r.analysis.metric},
+      {"statistic", r.analysis.statistic},
+      {"headline", counts_json(r.analysis.headline)},
+      {"by_condition", by_condition},
+      {"cold_warning",
+       r.analysis.cold_warning.empty() ? json(nullptr) : json(r.analysis.cold_warning)},
+      {"checks", checks},
+      {"runs", runs}};
   return out;
 }
 
