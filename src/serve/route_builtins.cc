@@ -115,8 +115,11 @@ int RouteHandler::serve_builtin(const Route& route, const RequestHead& request,
     if (created.status != LifecycleStatus::kOk) {
       return answer(lifecycle_error_status(created.status), "text/plain", "FULL\n");
     }
-    return answer("201 Created", kJson,
-                  "{\"id\":" + std::to_string(created.id) + ",\"state\":\"accepted\"}");
+    // Where the new item is, as a REST service says it (a scenario's `{header: Location}`).
+    const std::string id = std::to_string(created.id);
+    send_built(reply, request, "201 Created", kJson, "{\"id\":" + id + ",\"state\":\"accepted\"}",
+               0, std::string(limit_headers) + "Location: /items/" + id + "\r\n");
+    return 201;
   }
   if (name == "lifecycle.search") {
     std::string_view q = query_value(match.query, "q");

@@ -186,11 +186,11 @@ TEST(ScenarioYaml, TheCompleteFileOfTheDocsParses) {
   ASSERT_NE(start, std::string::npos);
   start += 8;
   std::string yaml = doc.substr(start, doc.find("```", start) - start);
-  // Its data files (ids.txt, companies.csv with a `sic` column) are the test's.
-  Scenario s = parse_scenario_yaml(yaml, "scenario.md", kTestdata);
-  EXPECT_EQ(s.requests.size(), 3u);
+  // Its data files (data/codes.txt, data/companies.csv with a `sic` column) are examples/'s.
+  Scenario s = parse_scenario_yaml(yaml, "scenario.md", PROOFLOAD_EXAMPLES_DIR);
+  EXPECT_EQ(s.requests.size(), 4u);
   EXPECT_EQ(s.flows.size(), 1u);
-  EXPECT_EQ(s.mix.size(), 2u);
+  EXPECT_EQ(s.mix.size(), 3u);
   EXPECT_EQ(s.thresholds.size(), 2u);
 }
 
