@@ -9,6 +9,7 @@
 #include <cstdlib>
 
 #include "analyze/median.h"
+#include "analyze/number_words.h"
 #include "common/text.h"
 #include "common/units.h"
 #include "common/usage_error.h"
@@ -16,7 +17,7 @@
 namespace proofload::analyze {
 namespace {
 
-constexpr const char* kExpectForm = "expected RATE[,burst=N], e.g. 100/s,burst=600";
+using namespace words;  // numbers as the report writes them (number_words.h)
 
 // Below this coefficient of variation a source's per-second counts are taken as constant: r over
 // near-constant counts is the correlation of their jitter (±1 request), not of the allowance.
@@ -39,51 +40,6 @@ constexpr double kLowerBoundShare = 0.8;
 // there rather than allocated.
 constexpr double kMaxProbeSeconds = 1e7;
 
-[[noreturn]] void bad_expectation(const std::string& what) {
-  throw UsageError(fmt::format("--expect: {} ({})", what, kExpectForm));
-}
-
-// ---- numbers in words (analyze does not use the report's helpers: the same conventions) ----
-
-// `value` with `decimals` (widened so that a non-zero value is not 0) and thousands separators.
-std::string fixed_words(double value, int decimals) {
-  int d = decimals;
-  while (d < 6 && value != 0 &&
-         std::strtod(fmt::format("{:.{}f}", value, d).c_str(), nullptr) == 0) {
-    ++d;
-  }
-  std::string text = fmt::format("{:.{}f}", value, d);
-  if (text.starts_with("-") && std::strtod(text.c_str(), nullptr) == 0) text.erase(0, 1);
-  return group_thousands(text);
-}
-
-// As given: "100", "2.5" (up to 3 decimals, trailing zeros dropped).
-std::string given_words(double value) {
-  std::string text = fixed_words(value, 3);
-  if (text.find('.') != std::string::npos) {
-    while (text.back() == '0') text.pop_back();
-    if (text.back() == '.') text.pop_back();
-  }
-  return text;
-}
-
-std::string count_words(double count) { return fixed_words(std::round(count), 0); }
-// A measured rate, as the report's tables print it: "99.8/s", "2,066/s".
-std::string rate_words(double rate) {
-  return fixed_words(rate, std::abs(rate) >= 100 ? 0 : 1) + "/s";
-}
-std::string given_rate_words(double rate) { return given_words(rate) + "/s"; }
-std::string share_words(double share) { return given_words(share * 100) + "%"; }
-std::string seconds_words(double seconds) { return given_words(seconds) + " s"; }
-
-std::string list_words(const std::vector<std::string>& items) {
-  std::string out;
-  for (size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += i + 1 == items.size() ? " and " : ", ";
-    out += items[i];
-  }
-  return out;
-}
 
 // ---- the counted seconds and their statistics ----
 
@@ -526,48 +482,6 @@ void name_pairs(const Evidence& e, const std::vector<size_t>& shared,
 
 }  // namespace
 
-ProbeExpectation parse_probe_expectation(std::string_view text, double tolerance) {
-  if (!std::isfinite(tolerance) || tolerance < 0 || tolerance > 1) {
-    throw UsageError(
-        fmt::format("--expect: a tolerance of {} is not a share from 0 to 1 (10% is "
-                    "0.1)",
-                    tolerance));
-  }
-  ProbeExpectation e;
-  e.tolerance = tolerance;
-  e.text = std::string(trim(text));
-  if (e.text.empty()) bad_expectation("empty");
-  std::vector<std::string_view> parts;
-  for (std::string_view rest = e.text;;) {
-    const size_t comma = rest.find(',');
-    parts.push_back(trim(rest.substr(0, comma)));
-    if (parts.back().empty()) bad_expectation(fmt::format("\"{}\" has an empty part", e.text));
-    if (comma == std::string_view::npos) break;
-    rest.remove_prefix(comma + 1);
-  }
-  try {
-    e.rate_per_s = parse_rate_per_s(parts[0]);  // "6000/m" is 100/s
-  } catch (const UsageError&) {
-    bad_expectation(fmt::format("\"{}\" is not a rate like 100/s or 6000/m", parts[0]));
-  }
-  if (!(e.rate_per_s > 0)) {
-    bad_expectation(fmt::format("the rate \"{}\" is not above 0", parts[0]));
-  }
-  for (size_t i = 1; i < parts.size(); ++i) {
-    const std::string_view part = parts[i];
-    if (!part.starts_with("burst=")) bad_expectation(fmt::format("\"{}\" is not burst=N", part));
-    if (e.burst) bad_expectation(fmt::format("\"{}\": the burst is given twice", part));
-    const std::string_view value = trim(part.substr(6));
-    int64_t burst = -1;
-    const auto [end, error] = std::from_chars(value.data(), value.data() + value.size(), burst);
-    if (value.empty() || error != std::errc() || end != value.data() + value.size() || burst < 0) {
-      bad_expectation(fmt::format("\"{}\" is not a whole number of requests", part));
-    }
-    e.burst = burst;
-  }
-  return e;
-}
-
 std::string correlation_text(double r) {
   std::string text = fmt::format("{:.2f}", r);
   if (text.starts_with("-")) {
@@ -618,53 +532,6 @@ ProbeAnalysis analyze_probe(std::span<const ProbeSourceSeries> sources, double d
     for (ProbeSourceFigures& f : a.sources) f.burst_is_lower_bound = false;
   }
   return a;
-}
-
-ProbeVariantVerdict judge_variant(const ProbeVariantRun& run, std::optional<double> allowance_per_s,
-                                  std::optional<double> burst) {
-  ProbeVariantVerdict v;
-  v.run = run;
-  const int64_t total = run.let_through + run.limited + run.other;
-  const auto unclear = [&](std::string reason) {
-    v.verdict = "unclear";
-    v.reason = std::move(reason);
-    return v;
-  };
-  if (run.limited > 0) {
-    v.limited = true;
-    v.verdict = "held";
-    v.reason =
-        fmt::format("{} of {} let through, {} limited: the limit holds with the header",
-                    count_words(run.let_through), count_words(total), count_words(run.limited));
-    return v;
-  }
-  if (run.let_through == 0) {
-    return unclear(fmt::format("nothing let through and no 429 ({} other of {}): cannot tell",
-                               count_words(run.other), count_words(total)));
-  }
-  if (!allowance_per_s) {
-    return unclear(
-        fmt::format("no 429 and {} let through, but no allowance is known to set it "
-                    "against: cannot tell",
-                    count_words(run.let_through)));
-  }
-  const double allowed = *allowance_per_s * run.duration_s + burst.value_or(0);
-  const std::string allowance =
-      fmt::format("in {} ({}{})", seconds_words(run.duration_s), rate_words(*allowance_per_s),
-                  burst ? " + burst " + count_words(*burst) : "");
-  if (static_cast<double>(run.let_through) > allowed) {
-    v.limited = false;
-    v.verdict = "lifted";
-    v.reason = fmt::format(
-        "{} of {} let through and no 429, more than the allowance allows {}: "
-        "the header lifts the limit",
-        count_words(run.let_through), count_words(total), allowance);
-    return v;
-  }
-  return unclear(
-      fmt::format("no 429 and {} let through, within what the allowance allows {}: "
-                  "sent too little to tell",
-                  count_words(run.let_through), allowance));
 }
 
 }  // namespace proofload::analyze
