@@ -1,5 +1,5 @@
-// The prose sections of a ladder's summary.md: the title and scope, findings and what this does
-// not show. Internal to ladder_report.cc. Pure; thread-safe.
+// The sections of a ladder's summary.md beside its short version: the title and scope, the levels
+// table, findings and what this does not show. Internal to ladder_report.cc. Pure; thread-safe.
 #pragma once
 
 #include <string>
@@ -9,6 +9,8 @@
 namespace proofload::report::ladder {
 
 std::string header_section(const LadderResult& v);
+// "Levels" (ladder_levels.cc): the table of every level, and the notes under it.
+std::string levels_table(const LadderResult& v);
 std::string findings_section(const LadderResult& v);
 std::string limits_section(const LadderResult& v);
 // "Streams by level" (ladder_streams.cc): only when a level streamed.
