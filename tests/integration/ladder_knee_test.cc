@@ -135,6 +135,39 @@ TEST(LadderKnee, AFlatCeilingOnADriftingServerHasOnlyFlatSteps) {
   EXPECT_EQ(analysis["plateau"]["from_level"], 500) << analysis["plateau"].dump();
 }
 
+// A flat ceiling on a flat server (issue 33): a route whose 5 ms of CPU runs one request at a time
+// (`serial`) answers 200/s however many connections wait for it, so every level from 2 on carries
+// the same, and the ladder says so: each step flat inside its measured floor, the plateau from
+// the first level, whatever the repeats' spread (the report's case said "No plateau: the last
+// step still gains +2.0%" of a flat ceiling).
+TEST(LadderKnee, AFlatServerPlateausFromItsFirstSaturatedLevel) {
+  const std::string dir = make_temp_dir("ladder-flat");
+  std::ofstream(dir + "/routes.yaml")
+      << "routes:\n  - {path: /one, cpu: 5ms, serial: true}\n";
+  ServeProcess server({"--routes", dir + "/routes.yaml", "--threads", "2"});
+  Completed c = run_to_completion(
+      {proofload_binary(), "ladder", server.url("/one"), "--concurrency", "2,4,8,16", "--repeat",
+       "3", "--hold", "2s", "--warmup", "500ms", "--workers", "1", "--timeout", "5s", "--slo",
+       "errors<=1%", "-q", "-o", dir + "/out"},
+      120s);
+  ASSERT_TRUE(c.exit_code == 0) << c.exit_code << c.err;
+  const json analysis = json::parse(read_file(dir + "/out/result.json"))["analysis"];
+  const json& levels = analysis["levels"];
+  ASSERT_EQ(levels.size(), 4u);
+  for (size_t i = 0; i < levels.size(); ++i) {
+    // 1 / 5 ms, less the little each answer waits for the next request to arrive.
+    EXPECT_NEAR(levels[i]["goodput_rps"].get<double>(), 190, 15) << levels[i].dump();
+  }
+  for (size_t i = 1; i < levels.size(); ++i) {
+    EXPECT_NE(levels[i]["gain_text"].get<std::string>().find(": flat, inside the"),
+              std::string::npos)
+        << levels[i]["gain_text"];
+  }
+  EXPECT_EQ(analysis["plateau"]["from_level"], 2) << analysis["plateau"].dump();
+  const std::string summary = read_file(dir + "/out/summary.md");
+  EXPECT_EQ(summary.find("No plateau"), std::string::npos) << summary;
+}
+
 // `make demo`: the demo's ladder (about a minute) reaches past the built-in server's capacity on
 // one core, so its report names a knee, with the server's CPU beside it.
 TEST(LadderKnee, TheDemoReportNamesTheKnee) {
