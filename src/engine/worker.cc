@@ -59,7 +59,12 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
     auto queue = static_cast<size_t>(schedule::share_of(spec.queue_capacity, shard, shards));
     dispatcher_.emplace(
         schedule::OpenLoopDispatcher::Limits{pool, most, queue, spec.request_timeout_ns});
-    arrivals_.emplace(spec.profile, shard, shards, spec.max_requests);
+    // -n counts measured arrivals: the warm-up's are sent on top of them.
+    arrival_cap_ = spec.max_requests > 0
+                       ? spec.max_requests + schedule::ArrivalSchedule(spec.profile)
+                                                 .total_arrivals_until(spec.warmup_ns)
+                       : 0;
+    arrivals_.emplace(spec.profile, shard, shards, arrival_cap_);
     dispatcher_->set_split(start_ns + spec.warmup_ns);
     connections_.resize(most);
     idle_.reserve(most);
@@ -288,7 +293,7 @@ void Worker::run_schedule(int64_t now) {
     if (!arrivals_->peek()) {
       // The last arrival is due before the planned end; the span still runs to that end,
       // unless -n used up the schedule early.
-      const bool by_count = spec_.max_requests > 0 && arrivals_->next_index() >= spec_.max_requests;
+      const bool by_count = arrival_cap_ > 0 && arrivals_->next_index() >= arrival_cap_;
       begin_drain(now, by_count);
     }
   } else {

@@ -262,7 +262,10 @@ class Worker {
   std::optional<schedule::OpenLoopDispatcher> dispatcher_;
   int64_t never_started_seen_ = 0;
   int64_t never_started_in_warmup_seen_ = 0;
-  int64_t request_budget_ = -1;  // closed loop with -n: requests this worker may still start
+  // Closed loop with -n: measured requests this worker may still start (the warm-up's are not
+  // counted: -n N measures N requests).
+  int64_t request_budget_ = -1;
+  int64_t arrival_cap_ = 0;  // open loop with -n: arrivals of the whole schedule, warm-up's too
 
   bool started_ = false;  // closed loop: users were released at the start time
   bool draining_ = false;

@@ -175,7 +175,7 @@ void Worker::on_connect_failed(Connection& c, int64_t now, Outcome outcome) {
   if (c.session.in_iteration()) {
     fail_unsent_step(c, outcome, c.session.next_step_due_ns);
   } else if (c.active && may_start_request()) {
-    if (request_budget_ > 0) --request_budget_;
+    if (request_budget_ > 0 && c.ready_ns >= start_ns_ + spec_.warmup_ns) --request_budget_;
     fail_unsent_step(c, outcome, c.ready_ns);
   } else {
     return;
@@ -228,7 +228,7 @@ void Worker::on_ready(Connection& c, int64_t now) {
     close_connection(c);
   } else if (may_start_request() && now >= start_ns_) {
     count_intended(c.ready_ns, true);
-    if (request_budget_ > 0) --request_budget_;
+    if (request_budget_ > 0 && c.ready_ns >= start_ns_ + spec_.warmup_ns) --request_budget_;
     start_request(c, c.ready_ns, now);
   }
 }

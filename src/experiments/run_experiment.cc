@@ -250,10 +250,10 @@ report::RunResult run_load_test(const RunOptions& options) {
   int stop_level = engine.stop_level();
   result.aborted = !abort_reason.empty();
   result.interrupted = stop_level > 0 && !result.aborted;
-  int64_t intended = result.total.intended + result.warmup_total.intended;
+  // -n counts the measured requests (or arrivals) only: the warm-up's come on top.
   result.end_reason = result.aborted       ? "aborted: " + abort_reason
                       : result.interrupted ? "interrupted by a signal"
-                      : run.load.max_requests > 0 && intended >= run.load.max_requests
+                      : run.load.max_requests > 0 && result.total.intended >= run.load.max_requests
                           ? "request count reached"
                           : "duration reached";
   result.span = engine.measured_span();

@@ -36,7 +36,8 @@ std::string describe_run(const PlannedRun& run) {
   out += "  duration " +
          (s["duration_s"].is_null() ? std::string("until -n") : s["duration_s"].dump() + " s") +
          ", warm-up " + s["warmup_s"].dump() + " s" +
-         (load.max_requests > 0 ? ", at most " + std::to_string(load.max_requests) + " requests"
+         (load.max_requests > 0 ? ", at most " + std::to_string(load.max_requests) + " requests" +
+                                      (load.warmup_ns > 0 ? " after the warm-up" : "")
                                 : std::string()) +
          "\n";
   if (s.contains("scenario")) {

@@ -272,6 +272,33 @@ TEST(Run, OpenLoopRequestCountCapsTheSchedule) {
   EXPECT_NEAR(summary["duration_s"].get<double>(), 0.3, 0.1);
 }
 
+// -n counts measured requests: a warm-up's come on top (issue 33: `-n 3000 --warmup 1s` against a
+// fast server sent all 3,000 inside the warm-up and measured none). Closed loop: exactly N
+// started after the warm-up; open loop: exactly N arrivals after it, the warm-up's own arrivals
+// (400/s for 1 s) beside them.
+TEST(Run, RequestCountIsOfMeasuredRequestsAfterTheWarmUp) {
+  ServeProcess server;
+  const std::string closed = make_temp_dir("count-closed");
+  auto run = run_to_completion({proofload_binary(), "run", server.url(), "-c", "4", "-n", "500",
+                                "--warmup", "500ms", "--workers", "2", "--out", closed});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  json result = read_result(closed);
+  EXPECT_EQ(result["summary"]["intended"], 500);
+  EXPECT_EQ(result["summary"]["requests"], 500);
+  EXPECT_GT(result["warmup"]["requests"].get<int64_t>(), 0);
+  EXPECT_EQ(result["end_reason"], "request count reached");
+
+  const std::string open = make_temp_dir("count-open");
+  run = run_to_completion({proofload_binary(), "run", server.url(), "--rate", "400", "-n", "100",
+                           "--warmup", "1s", "-c", "4", "--workers", "2", "--out", open});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  result = read_result(open);
+  EXPECT_EQ(result["summary"]["intended"], 100);
+  EXPECT_EQ(result["summary"]["requests"], 100);
+  EXPECT_EQ(result["warmup"]["requests"], 400);
+  EXPECT_EQ(result["end_reason"], "request count reached");
+}
+
 TEST(Run, ARateFarAboveWhatCanBeSentEndsOnTimeAndCountsTheRestAsNeverStarted) {
   // --rate 1e8 took 7.7 s for -d 1s, and 1e9 never ended: arrivals were handled one by one.
   ServeProcess server;
