@@ -3,14 +3,16 @@
 // scenario whose checks the server it names fails, fails here, not in a user's day-long soak.
 //
 // - every ```yaml block is a scenario (run against the demo profile: no errors), a canary section
-//   (soaked: every canary right), a routes file (served, and its routes answer), a compare matrix
-//   (planned), a Prometheus configuration (checked by promtool) or a named fragment;
+//   (soaked: every canary right), a routes file (served, and a plain route of it answers), a
+//   compare matrix (planned), a Prometheus configuration (checked by promtool) or a `json:` body
+//   (sent as a POST's); a block of no known kind fails, so that a new one is given its test;
 // - every `proofload` command of a ```sh block is planned (`--plan` sends nothing) when it is a
 //   load, run when it only reads files that exist, and has only flags its command knows
 //   otherwise (it needs what an earlier example made: a recorded directory, a running soak).
 //
 // Usage synopses (`proofload run URL [options]`) are ```text blocks and are not run. Every load
-// goes to 127.0.0.1 and ends by itself.
+// goes to 127.0.0.1 and ends by itself; a command naming another address is only planned, and a
+// plan sends nothing.
 #include <gtest/gtest.h>
 
 #include <algorithm>
