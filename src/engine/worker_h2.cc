@@ -208,6 +208,10 @@ void Worker::read_link(Link& link) {
     }
     settle_link(link, now);
     if (link.state == LinkState::kClosed) return;
+    // What nghttp2 answers (ACKs, window updates, the RST_STREAM or GOAWAY of a malformed
+    // response) goes out this turn, not with the next request: a reset stream ends only once
+    // its RST_STREAM is written, and with no other request to send it would wait for its timeout.
+    if (link.h2 && link.h2->wants_write()) mark_dirty(link);
     // Plain TCP: a short read emptied the socket. TLS reads a record at a time, so it reads on
     // until OpenSSL says it waits.
     if (!link.transport.tls() && io.bytes < read_buffer_.size()) return;
@@ -240,7 +244,9 @@ void Worker::settle_link(Link& link, int64_t now) {
     leave_going_away_link(link, now);
   }
   if (link.h2 && (link.h2->finished() || (link.going_away && link.h2->open_streams() == 0))) {
-    lose_link(link, now, Outcome::kReset, true);
+    // Ended by our GOAWAY for a broken rule: its streams are protocol errors, not resets.
+    const bool broken = link.h2->sent_protocol_error();
+    lose_link(link, now, broken ? Outcome::kProtocolError : Outcome::kReset, !broken);
   }
 }
 
@@ -390,6 +396,9 @@ void Worker::flush_link(Link& link) {
 // connection.
 void Worker::fail_stream(Connection& c, Outcome outcome, int64_t now) {
   count_outcome(outcome, c.intended_ns);
+  // A streamed request that failed is cut short, as over HTTP/1.1 (fail_request): every stream
+  // ends in exactly one of the stream figures' categories.
+  if (c.stream_body) c.stream_body->end(workload::StreamEnd::kCutShort, now);
   record_named(c, outcome, now, false);
   end_iteration(c, c.session.on_failure(outcome), now);
   --busy_;

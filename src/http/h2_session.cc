@@ -22,6 +22,7 @@ H2Session::H2Session(const H2Settings& settings, nghttp2_mem* memory) : settings
   nghttp2_session_callbacks_set_on_invalid_frame_recv_callback(callbacks, on_invalid_frame);
   nghttp2_session_callbacks_set_on_stream_close_callback(callbacks, on_stream_close);
   nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks, on_begin_headers);
+  nghttp2_session_callbacks_set_on_frame_send_callback(callbacks, on_frame_send);
   nghttp2_session_client_new3(&session_, callbacks, this, nullptr, memory);
   nghttp2_session_callbacks_del(callbacks);
 
@@ -255,6 +256,27 @@ int H2Session::on_invalid_frame(nghttp2_session*, const nghttp2_frame* frame, in
                                 void* self) {
   H2Stream* stream = self_of(self).stream_of(frame->hd.stream_id);
   if (stream != nullptr) self_of(self).protocol_error(*stream, nghttp2_strerror(error));
+  return 0;
+}
+
+// What we send that says the server broke the protocol. nghttp2 answers a malformed response
+// (DATA beyond its content-length, a bad :status, a header block it cannot decode, ...) with an
+// RST_STREAM of its own; the stream then closes with that code, which would read as a reset by
+// the server. A stream we cancel (a timeout) is forgotten before its RST_STREAM is sent, so it
+// is not ours here.
+int H2Session::on_frame_send(nghttp2_session*, const nghttp2_frame* frame, void* self) {
+  H2Session& s = self_of(self);
+  if (frame->hd.type == NGHTTP2_RST_STREAM && frame->rst_stream.error_code != NGHTTP2_NO_ERROR) {
+    H2Stream* stream = s.stream_of(frame->hd.stream_id);
+    if (stream != nullptr) {
+      s.protocol_error(*stream, nghttp2_http2_strerror(frame->rst_stream.error_code));
+    }
+  } else if (frame->hd.type == NGHTTP2_GOAWAY && frame->goaway.error_code != NGHTTP2_NO_ERROR) {
+    s.sent_goaway_error_ = true;
+    for (H2Stream* stream : s.live_) {
+      s.protocol_error(*stream, nghttp2_http2_strerror(frame->goaway.error_code));
+    }
+  }
   return 0;
 }
 

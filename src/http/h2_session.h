@@ -85,6 +85,10 @@ class H2Session {
   // written. The view is valid until the next call of any other member.
   std::string_view output();
   void wrote(size_t bytes);
+  // nghttp2 has frames to send (an ACK, a WINDOW_UPDATE, the RST_STREAM or GOAWAY of a malformed
+  // response): the caller writes output() soon, even when it has no request of its own to send.
+  // A reset stream ends only once its RST_STREAM is out.
+  bool wants_write() const { return !failed_ && nghttp2_session_want_write(session_) != 0; }
 
   // Streams that ended since the last take (each once, in the order they ended).
   std::vector<H2Stream*>& ended() { return ended_; }
@@ -107,6 +111,10 @@ class H2Session {
            (nghttp2_session_want_read(session_) == 0 && nghttp2_session_want_write(session_) == 0);
   }
   const std::string& error() const { return error_; }
+  // We ended the connection with a GOAWAY of an error (the server broke HTTP/2's rules: a frame
+  // too large, a PUSH_PROMISE we disabled, a stream id it may not use, a window overflow, ...):
+  // its open streams end as protocol errors, not as resets by the server.
+  bool sent_protocol_error() const { return sent_goaway_error_; }
 
  private:
   static int on_header(nghttp2_session*, const nghttp2_frame* frame, const uint8_t* name,
@@ -118,6 +126,7 @@ class H2Session {
   static int on_invalid_frame(nghttp2_session*, const nghttp2_frame* frame, int error, void* self);
   static int on_stream_close(nghttp2_session*, int32_t stream_id, uint32_t error_code, void* self);
   static int on_begin_headers(nghttp2_session*, const nghttp2_frame* frame, void* self);
+  static int on_frame_send(nghttp2_session*, const nghttp2_frame* frame, void* self);
   static ssize_t read_body(nghttp2_session*, int32_t stream_id, uint8_t* buf, size_t length,
                            uint32_t* data_flags, nghttp2_data_source* source, void* self);
   H2Stream* stream_of(int32_t id) const;
@@ -136,6 +145,7 @@ class H2Session {
   bool goaway_received_ = false;
   uint32_t goaway_error_ = 0;
   bool failed_ = false;
+  bool sent_goaway_error_ = false;
   bool received_any_ = false;
   std::string error_;
 };

@@ -8,6 +8,34 @@
 #include "common/usage_error.h"
 
 namespace proofload::workload {
+namespace {
+
+// Whether JSON text opens more than `limit` arrays or objects at once (strings skipped): a
+// linear scan, so that a nesting bomb is refused before a parser builds it.
+bool nests_deeper_than(std::string_view text, int limit) {
+  int depth = 0;
+  bool in_string = false, escaped = false;
+  for (const char c : text) {
+    if (in_string) {
+      if (escaped) {
+        escaped = false;
+      } else if (c == '\\') {
+        escaped = true;
+      } else if (c == '"') {
+        in_string = false;
+      }
+    } else if (c == '"') {
+      in_string = true;
+    } else if (c == '[' || c == '{') {
+      if (++depth > limit) return true;
+    } else if (c == ']' || c == '}') {
+      --depth;
+    }
+  }
+  return false;
+}
+
+}  // namespace
 
 StreamRules compile_stream_rules(const StreamSpec& spec, const std::string& what) {
   // Flags are named as flags ("--stream-tokens 'usage': ..."), a scenario's keys after the
@@ -78,6 +106,7 @@ void StreamTracker::start(const StreamRules& rules, int64_t origin_ns, StreamGap
   fixture_at_ = 0;
   fixture_mismatch_ = false;
   after_terminator_ = false;
+  bad_token_count_ = false;
 }
 
 void StreamTracker::feed(std::string_view bytes, int64_t now_ns) {
@@ -134,8 +163,11 @@ void StreamTracker::on_event_data(std::string_view data) {
   bool content = !data.empty() || rules.kind == StreamKind::kChunked;
   if (rules.content_pattern) content = rules.content_pattern->search(data);
   if (rules.content || rules.tokens) {
-    // Parsed once for both pointers; an event that is not JSON carries neither.
-    const nlohmann::json document = nlohmann::json::parse(data, nullptr, false);
+    // Parsed once for both pointers; an event that is not JSON (or nested past the bound)
+    // carries neither.
+    const nlohmann::json document = nests_deeper_than(data, kMaxEventJsonDepth)
+                                        ? nlohmann::json(nlohmann::json::value_t::discarded)
+                                        : nlohmann::json::parse(data, nullptr, false);
     const bool json = !document.is_discarded();
     if (rules.content) {
       const nlohmann::json* value = json ? rules.content->resolve(document) : nullptr;
@@ -144,10 +176,14 @@ void StreamTracker::on_event_data(std::string_view data) {
     }
     if (rules.tokens && json) {
       const nlohmann::json* count = rules.tokens->resolve(document);
-      if (count != nullptr && count->is_number() && count->get<double>() >= 0 &&
-          std::isfinite(count->get<double>())) {
-        figures_.tokens = static_cast<int64_t>(count->get<double>());
-        figures_.tokens_reported = true;
+      if (count != nullptr && count->is_number()) {
+        const double n = count->get<double>();
+        if (n >= 0 && n <= kMaxStreamTokens) {
+          figures_.tokens = static_cast<int64_t>(n);
+          figures_.tokens_reported = true;
+        } else {
+          bad_token_count_ = true;  // negative, not finite, or past any stream: never summed
+        }
       }
     }
   }
@@ -164,9 +200,10 @@ void StreamTracker::on_event_data(std::string_view data) {
 StreamEnd StreamTracker::finish() {
   if (rules_->kind == StreamKind::kChunked) {
     end_chunk();  // a body that was not chunked (a length, or to the close): one event
+    if (bad_token_count_) return StreamEnd::kMalformed;
   } else {
     const bool cut_mid_event = after_terminator_ ? false : parser_.finish();
-    if (parser_.malformed()) return StreamEnd::kMalformed;
+    if (parser_.malformed() || bad_token_count_) return StreamEnd::kMalformed;
     if (!rules_->terminator.empty() ? !figures_.terminated : cut_mid_event) {
       return StreamEnd::kCutShort;
     }

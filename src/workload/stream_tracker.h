@@ -53,7 +53,7 @@ StreamRules compile_stream_rules(const StreamSpec& spec, const std::string& what
 enum class StreamEnd {
   kCompleted,        // ended as configured (the terminator, or the body's end without one)
   kCutShort,         // the body ended (or the peer closed) before the terminator or mid-event
-  kMalformed,        // a line past the parser's bound: not an event stream
+  kMalformed,        // a line past the parser's bound, or a token count no stream can have
   kFixtureMismatch,  // a byte differed from the fixture's (or there were more or fewer)
   kIdleTimeout,      // no byte came for the stream idle timeout (the engine's, never finish's)
 };
@@ -116,6 +116,14 @@ class StreamTracker : private http::SseSink {
   size_t fixture_at_ = 0;  // bytes compared with the fixture so far
   bool fixture_mismatch_ = false;
   bool after_terminator_ = false;  // bytes came after the terminator (ignored, not an error)
+  bool bad_token_count_ = false;   // the server reported a count no stream can have
 };
+
+// The most tokens a stream's reported count may hold: above (1e300, 2^63), the count is the
+// server's mistake, and the stream is malformed rather than arithmetic on it.
+inline constexpr double kMaxStreamTokens = 1e12;
+// The deepest nesting an event's JSON is read at: past it (a nesting bomb, a megabyte of `[`) the
+// event is not read as JSON, so reading it costs no memory beyond its bytes.
+inline constexpr int kMaxEventJsonDepth = 64;
 
 }  // namespace proofload::workload

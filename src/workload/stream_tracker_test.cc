@@ -140,6 +140,43 @@ TEST(StreamTracker, ALineOverTheBoundIsMalformed) {
   EXPECT_EQ(t.finish(), StreamEnd::kMalformed);
 }
 
+// A count no stream can have (2^63, 1e300, below zero) is the server's mistake: the stream is
+// malformed and its count is never summed (before, 1e300 became -2^63 tokens in the run's
+// total).
+TEST(StreamTracker, ATokenCountNoStreamCanHaveMakesItMalformed) {
+  const StreamRules rules = chat_rules();
+  for (const std::string count : {"9223372036854775808", "1e300", "-5"}) {
+    SCOPED_TRACE(count);
+    StreamTracker t;
+    t.start(rules, 0, nullptr);
+    t.feed(delta("Hi") + "data: {\"usage\":{\"completion_tokens\":" + count +
+               "}}\n\ndata: [DONE]\n\n",
+           1);
+    EXPECT_EQ(t.finish(), StreamEnd::kMalformed);
+    EXPECT_FALSE(t.figures().tokens_reported);
+    EXPECT_EQ(t.figures().tokens, 1) << "the content events, not the server's count";
+  }
+  StreamTracker t;
+  t.start(rules, 0, nullptr);
+  t.feed(delta("Hi") + "data: {\"usage\":{\"completion_tokens\":1000000}}\n\ndata: [DONE]\n\n", 1);
+  EXPECT_EQ(t.finish(), StreamEnd::kCompleted);
+  EXPECT_EQ(t.figures().tokens, 1000000);
+}
+
+// An event nested past the bound (a megabyte of `[`) is not read as JSON: it carries no content
+// and no count, and reading it builds nothing. Nesting within the bound is read as ever.
+TEST(StreamTracker, AnEventNestedPastTheBoundIsNotReadAsJson) {
+  const StreamRules rules = chat_rules();
+  StreamTracker t;
+  t.start(rules, 0, nullptr);
+  t.feed("data: " + std::string((1 << 20) - 64, '[') + "\n\n", 1);  // a line within bounds
+  t.feed("data: {\"choices\":[{\"delta\":{\"content\":\"[[[{{{\"}}]}\n\n", 2);
+  t.feed("data: [DONE]\n\n", 3);
+  EXPECT_EQ(t.finish(), StreamEnd::kCompleted);
+  EXPECT_EQ(t.figures().events, 3);
+  EXPECT_EQ(t.figures().content_events, 1) << "brackets inside a string do not nest";
+}
+
 // A chunked stream: each chunk of the body is an event, the last chunk its end.
 TEST(StreamTracker, AChunkedStreamCountsChunksAsEvents) {
   const StreamRules rules = compile_stream_rules(with({{"kind", "chunked"}}), "test");

@@ -1,0 +1,50 @@
+// Test support: a hostile HTTP/2 (h2c, prior knowledge) "server" on 127.0.0.1 that writes frames
+// byte by byte as the test says, so that it can break the rules nghttp2's own server session
+// keeps: a bad :status, DATA beyond a content-length, a PUSH_PROMISE nobody enabled, a stream id
+// of the wrong parity. It reads the client's preface and frames, sends an empty SETTINGS and
+// acknowledges the client's, and answers each request's HEADERS with `answer(stream_id)`. It
+// counts what it was asked and what it was told (RST_STREAM, GOAWAY). Single-threaded poll loop
+// on its own thread, until destroyed.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <mutex>
+#include <string>
+#include <thread>
+
+namespace proofload::testing {
+
+// One frame: the 9-byte header (length, type, flags, stream id) and the payload.
+std::string h2_frame(uint8_t type, uint8_t flags, uint32_t stream_id, const std::string& payload);
+
+// Frame types and flags the tests write.
+inline constexpr uint8_t kH2Data = 0x0, kH2Headers = 0x1, kH2RstStream = 0x3, kH2Settings = 0x4,
+                         kH2PushPromise = 0x5, kH2Goaway = 0x7, kH2WindowUpdate = 0x8;
+inline constexpr uint8_t kH2EndStream = 0x1, kH2EndHeaders = 0x4, kH2Ack = 0x1;
+
+class H2RawServer {
+ public:
+  explicit H2RawServer(std::function<std::string(uint32_t stream_id)> answer);
+  ~H2RawServer();
+  H2RawServer(const H2RawServer&) = delete;
+  H2RawServer& operator=(const H2RawServer&) = delete;
+
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_) + "/"; }
+  int64_t requests() const { return requests_.load(); }        // HEADERS of a request received
+  int64_t resets_received() const { return resets_.load(); }   // RST_STREAM frames
+  int64_t goaways_received() const { return goaways_.load(); }  // GOAWAY frames
+
+ private:
+  void serve();
+
+  std::function<std::string(uint32_t)> answer_;
+  int listen_fd_ = -1;
+  int port_ = 0;
+  std::atomic<bool> stop_{false};
+  std::atomic<int64_t> requests_{0}, resets_{0}, goaways_{0};
+  std::thread thread_;
+};
+
+}  // namespace proofload::testing
