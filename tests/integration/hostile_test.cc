@@ -156,5 +156,33 @@ TEST(Hostile, AChunkWithoutItsCrlfIsAProtocolError) {
   EXPECT_EQ(s["outcomes"]["protocol_error"], 40) << s.dump();
 }
 
+// ---- hostile streams ----
+
+// A token count no stream can have (1e300, 2^63) makes its stream malformed, and the run ends
+// with its report. Before, each became -2^63 tokens, and an odd number of them made the run exit
+// 1 ("'summary.streams.tokens' is not a whole number") without summary.md.
+TEST(Hostile, ATokenCountNoStreamCanHaveIsAMalformedStreamAndTheRunKeepsItsReport) {
+  for (const std::string count : {"1e300", "9223372036854775808"}) {
+    SCOPED_TRACE(count);
+    const std::string body = "data: {\"choices\":[{\"delta\":{\"content\":\"hi\"}}]}\n\n"
+                             "data: {\"usage\":{\"completion_tokens\":" + count +
+                             "}}\n\ndata: [DONE]\n\n";
+    RawServer server("HTTP/1.1 200 OK\r\nContent-Type: text/event-stream\r\nContent-Length: " +
+                         std::to_string(body.size()) + "\r\n\r\n" + body,
+                     false);
+    const std::string out = make_temp_dir("tokens-" + count.substr(0, 4));
+    const Completed c = run_to_completion(
+        {proofload_binary(), "run", server.url(), "-c", "1", "-n", "3", "--stream", "sse",
+         "--stream-content", "/choices/0/delta/content", "--stream-tokens",
+         "/usage/completion_tokens", "--workers", "1", "-q", "-o", out},
+        30s);
+    EXPECT_EQ(c.exit_code, 0) << c.err;
+    const json streams = json::parse(read_file(out + "/result.json"))["summary"]["streams"];
+    EXPECT_EQ(streams["malformed"], 3) << streams.dump(1);
+    EXPECT_EQ(streams["tokens"], 0) << streams.dump(1);
+    EXPECT_FALSE(read_file(out + "/summary.md").empty());
+  }
+}
+
 }  // namespace
 }  // namespace proofload::testing
