@@ -19,12 +19,12 @@ struct MetricName {
   CompareMetric metric;
   std::string_view name;
 };
-constexpr std::array<MetricName, 5> kMetrics = {
-    {{CompareMetric::kP50, "p50"},
-     {CompareMetric::kP95, "p95"},
-     {CompareMetric::kP99, "p99"},
-     {CompareMetric::kThroughput, "throughput"},
-     {CompareMetric::kCpuPerRequest, "cpu_per_request"}}};
+constexpr std::array<MetricName, 5> kMetrics = {{{CompareMetric::kP50, "p50"},
+                                                 {CompareMetric::kP95, "p95"},
+                                                 {CompareMetric::kP99, "p99"},
+                                                 {CompareMetric::kThroughput, "throughput"},
+                                                 {CompareMetric::kCpuPerRequest,
+                                                  "cpu_per_request"}}};
 
 std::string percent(double share) { return fmt::format("{:.1f}%", share * 100); }
 
@@ -54,8 +54,8 @@ CompareMetric parse_compare_metric(std::string_view text) {
   for (const MetricName& m : kMetrics) {
     if (m.name == text) return m.metric;
   }
-  throw UsageError(
-      fmt::format("metric '{}' is not one of p50, p95, p99, throughput, cpu_per_request", text));
+  throw UsageError(fmt::format(
+      "metric '{}' is not one of p50, p95, p99, throughput, cpu_per_request", text));
 }
 
 std::string_view compare_metric_name(CompareMetric metric) {
@@ -164,9 +164,9 @@ CompareCounts count_verdicts(std::span<const CompareVerdict> checks) {
     if (v.verdict == kSlower) ++c.slower;
     if (v.verdict == kNotJudged) ++c.not_judged;
   }
-  c.text =
-      fmt::format("B faster on {} of {} check{}, level on {}, slower on {}", count_words(c.faster),
-                  c.total, c.total == 1 ? "" : "s", count_words(c.level), count_words(c.slower));
+  c.text = fmt::format("B faster on {} of {} check{}, level on {}, slower on {}",
+                       count_words(c.faster), c.total, c.total == 1 ? "" : "s",
+                       count_words(c.level), count_words(c.slower));
   if (c.not_judged > 0) c.text += fmt::format(", not judged on {}", c.not_judged);
   return c;
 }

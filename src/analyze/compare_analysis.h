@@ -69,7 +69,7 @@ struct CompareVerdict {
   std::optional<double> ratio;     // b / a
   std::optional<double> spread_a;  // (max - min) / median of the repeats; nullopt under 2
   std::optional<double> spread_b;
-  double noise = 0;     // what |ratio - 1| had to exceed: the largest of min_effect and the spreads
+  double noise = 0;  // what |ratio - 1| had to exceed: the largest of min_effect and the spreads
   std::string verdict;  // kFaster, kLevel, kSlower or kNotJudged
   std::string reason;   // "B 12.0% lower, outside the noise of 5.0% (minimum effect)"
   int64_t a_requests = 0, b_requests = 0, a_errors = 0, b_errors = 0;
@@ -82,8 +82,7 @@ struct CompareVerdict {
 // A condition made cold by the --reset hook: "cold", "cold at 0.5 CPU".
 bool is_cold_condition(std::string_view condition);
 // The most requests a run may send for its slowest (its cold first) to be `metric` (p50: 1,
-// p95: 19, p99: 99);
-// none for throughput and CPU per request.
+// p95: 19, p99: 99); none for throughput and CPU per request.
 std::optional<int64_t> first_request_decides_up_to(CompareMetric metric);
 
 struct CompareCounts {
@@ -93,7 +92,7 @@ struct CompareCounts {
 };
 
 struct CompareAnalysis {
-  std::string metric;                  // compare_metric_name
+  std::string metric;  // compare_metric_name
   std::vector<CompareVerdict> checks;  // in the order of the cells
   CompareCounts headline;
   // The same counts per condition, in the order conditions first appear (none when no cell

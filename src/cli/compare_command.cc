@@ -8,9 +8,9 @@
 #include <cstdio>
 #include <filesystem>
 
+#include "cli/live_flags.h"
 #include "cli/command_line.h"
 #include "cli/ladder_flags.h"
-#include "cli/live_flags.h"
 #include "cli/run_flags.h"
 #include "cli/scenario_options.h"
 #include "cli/subcommand.h"
@@ -71,9 +71,8 @@ int rejudge(const CompareFlags& f) {
   if (f.matrix) throw UsageError("with two recorded directories, give no matrix file");
   if (f.a_apply || f.b_apply || f.reset || f.restore || !f.a_observe.empty() ||
       !f.b_observe.empty()) {
-    throw UsageError(
-        "recorded directories are judged again, nothing is run: no hooks or "
-        "observers");
+    throw UsageError("recorded directories are judged again, nothing is run: no hooks or "
+                     "observers");
   }
   result::CompareResult initial = initial_result(f);
   result::CompareSettings& s = initial.settings;
@@ -112,9 +111,8 @@ experiments::ComparePlan build_plan(CompareFlags& f, CLI::App* app) {
             flag, *path, fs::exists(*path, ec) ? "not a directory" : "no such directory"));
       }
     }
-    throw UsageError(
-        "compare needs a matrix file (compare.yaml), or two recorded directories "
-        "as --a DIR --b DIR");
+    throw UsageError("compare needs a matrix file (compare.yaml), or two recorded directories "
+                     "as --a DIR --b DIR");
   }
   if (!f.run.targets.empty()) throw UsageError("compare takes its targets from --a and --b");
   if (f.a_apply.has_value() != f.b_apply.has_value()) {
@@ -144,9 +142,8 @@ experiments::ComparePlan build_plan(CompareFlags& f, CLI::App* app) {
   if (std::find(m.conditions.begin(), m.conditions.end(), experiments::kCold) !=
           m.conditions.end() &&
       !f.reset) {
-    throw UsageError(
-        "the matrix asks for cold checks: give the --reset hook that makes a cell "
-        "cold (e.g. a restart or a cache flush)");
+    throw UsageError("the matrix asks for cold checks: give the --reset hook that makes a cell "
+                     "cold (e.g. a restart or a cache flush)");
   }
   if (f.repeat) {
     if (*f.repeat < 1 || *f.repeat > 1000) throw UsageError("--repeat must be from 1 to 1000");
@@ -200,9 +197,8 @@ Subcommand add_compare_command(CLI::App& parent) {
       "compare",
       "Is B faster than A? Run a matrix of checks on both, repeated and interleaved, and judge "
       "each against the noise of its repeats; or judge two recorded directories again");
-  app->add_option("matrix", f->matrix,
-                  "The matrix file (compare.yaml): checks, conditions, "
-                  "settings, metric, run, repeat");
+  app->add_option("matrix", f->matrix, "The matrix file (compare.yaml): checks, conditions, "
+                                       "settings, metric, run, repeat");
   app->add_option("--a", f->a, "A: its URL, or a directory of recorded runs");
   app->add_option("--b", f->b, "B: its URL, or a directory of recorded runs");
   app->add_option("--a-apply", f->a_apply, "A hook that switches the target to A");
@@ -213,12 +209,10 @@ Subcommand add_compare_command(CLI::App& parent) {
   app->add_option("--reset", f->reset, "A hook run before each cold cell");
   app->add_option("--restore", f->restore, "A hook run once at the end, on every exit path");
   app->add_option("--hook-timeout", f->hook_timeout, "How long each hook may run (default 60s)");
-  app->add_option("--repeat", f->repeat,
-                  "Runs of each cell on each side (default: the "
-                  "matrix's, else 3)");
-  app->add_option("--metric", f->metric,
-                  "p50, p95, p99, throughput or cpu_per_request "
-                  "(default: the matrix's, else p50)");
+  app->add_option("--repeat", f->repeat, "Runs of each cell on each side (default: the "
+                                         "matrix's, else 3)");
+  app->add_option("--metric", f->metric, "p50, p95, p99, throughput or cpu_per_request "
+                                         "(default: the matrix's, else p50)");
   app->add_option("--min-effect", f->min_effect,
                   "The smallest difference that can be a finding (default 5%)");
   app->add_option("--min-repeats", f->min_repeats,

@@ -46,9 +46,9 @@ const std::optional<std::string>& side_apply(const ComparePlan& plan, const std:
 }
 
 std::string load_words(const CompareMatrix& m) {
-  return m.rate_per_s
-             ? fmt::format("{}/s", report::fixed_with_thousands(*m.rate_per_s, 1))
-             : fmt::format("{} connection{}", m.connections, m.connections == 1 ? "" : "s");
+  return m.rate_per_s ? fmt::format("{}/s", report::fixed_with_thousands(*m.rate_per_s, 1))
+                      : fmt::format("{} connection{}", m.connections,
+                                    m.connections == 1 ? "" : "s");
 }
 
 int64_t cell_ns(const ComparePlan& plan, const CompareStep& step) {
@@ -211,9 +211,9 @@ std::string describe_compare_plan(const ComparePlan& plan) {
     for (const auto& [name, command] : label_of(plan, s, i).first_hooks) {
       out += fmt::format("  {} hook: {}\n", name, command);
     }
-    out += fmt::format("  {:>3}. {} on {}{}, repeat {}{} -> {}\n", i + 1, check_name(plan, s.check),
-                       side_name(s.side), s.condition.empty() ? "" : " (" + s.condition + ")",
-                       s.repeat,
+    out += fmt::format("  {:>3}. {} on {}{}, repeat {}{} -> {}\n", i + 1,
+                       check_name(plan, s.check), side_name(s.side),
+                       s.condition.empty() ? "" : " (" + s.condition + ")", s.repeat,
                        s.condition_kind == kWarm
                            ? fmt::format(", after a {} warm-up", format_duration(m.warmup_ns))
                            : "",

@@ -18,8 +18,8 @@ using workload::scenario_yaml::Context;
 using yaml_reader::FieldMap;
 
 constexpr std::array<std::string_view, 11> kTopKeys = {
-    "target",   "protocol", "defaults", "data",   "checks",    "conditions",
-    "settings", "metric",   "run",      "repeat", "min_effect"};
+    "target", "protocol", "defaults", "data",   "checks",    "conditions",
+    "settings", "metric", "run",      "repeat", "min_effect"};
 constexpr std::array<std::string_view, 5> kRunKeys = {"connections", "rate", "duration", "warmup",
                                                       "cold_requests"};
 constexpr std::array<std::string_view, 2> kSettingKeys = {"apply", "restore"};
@@ -51,9 +51,8 @@ std::vector<std::string> parse_conditions(const FieldMap& top) {
 std::vector<CompareSetting> parse_settings(const FieldMap& top) {
   const YAML::Node& map = *top.present("settings");
   if (!map.IsMap() || map.size() == 0) {
-    top.fail_at_value("settings",
-                      "expected a map of named hook pairs, e.g. "
-                      "'0.5 CPU': {apply: ./limit.sh 0.5, restore: ./unlimit.sh}");
+    top.fail_at_value("settings", "expected a map of named hook pairs, e.g. "
+                                  "'0.5 CPU': {apply: ./limit.sh 0.5, restore: ./unlimit.sh}");
   }
   if (map.size() > kMaxSettings) {
     top.fail_at_value("settings", "more than " + std::to_string(kMaxSettings) + " settings");
@@ -64,8 +63,7 @@ std::vector<CompareSetting> parse_settings(const FieldMap& top) {
     s.name = yaml_reader::read_string(top.source(), entry.first, "a setting's name");
     if (s.name.empty()) top.source().fail(entry.first, "a setting needs a name");
     for (const CompareSetting& before : settings) {
-      if (before.name == s.name)
-        top.source().fail(entry.first, "setting '" + s.name + "' given twice");
+      if (before.name == s.name) top.source().fail(entry.first, "setting '" + s.name + "' given twice");
     }
     const FieldMap fields(top.source(), entry.second, "setting '" + s.name + "'", kSettingKeys);
     if (!fields.has("apply")) fields.fail_missing("apply");

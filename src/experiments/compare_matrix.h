@@ -33,7 +33,7 @@ struct CompareMatrix {
   // The checks are its requests, in the order written; target, protocol, default headers and
   // data as a scenario file has them.
   workload::Scenario checks;
-  std::vector<std::string> conditions;   // kCold, kWarm; empty: one condition, neither
+  std::vector<std::string> conditions;  // kCold, kWarm; empty: one condition, neither
   std::vector<CompareSetting> settings;  // empty: none
   analyze::CompareMetric metric = analyze::CompareMetric::kP50;
   // Each cell's run: closed loop with `connections`, or open loop at `rate` when given.

@@ -72,15 +72,15 @@ int64_t side_total(const CompareResult& r, const std::string& side, bool errors)
 }
 
 size_t runs_without_value(const CompareResult& r) {
-  return static_cast<size_t>(
-      std::count_if(r.runs.begin(), r.runs.end(), [](const auto& run) { return !run.value; }));
+  return static_cast<size_t>(std::count_if(r.runs.begin(), r.runs.end(),
+                                           [](const auto& run) { return !run.value; }));
 }
 
 std::string load_words(const result::CompareSettings& s) {
-  std::string load =
-      s.rate_per_s ? "at " + rate_text(*s.rate_per_s) + " (open loop)"
-                   : fmt::format("with {} connection{} (closed loop)", s.connections.value_or(0),
-                                 s.connections.value_or(0) == 1 ? "" : "s");
+  std::string load = s.rate_per_s ? "at " + rate_text(*s.rate_per_s) + " (open loop)"
+                                  : fmt::format("with {} connection{} (closed loop)",
+                                                s.connections.value_or(0),
+                                                s.connections.value_or(0) == 1 ? "" : "s");
   return fmt::format("{} {}", seconds_text(s.duration_s), load);
 }
 
@@ -94,9 +94,8 @@ void title_and_scope(std::string& out, const CompareResult& r) {
     out += fmt::format("A: {}. B: {}.", inline_code(s.a), inline_code(s.b));
   }
   if (s.a_a) {
-    out +=
-        " An A/A comparison: both sides are the same, so every difference it finds is the "
-        "matrix's noise.";
+    out += " An A/A comparison: both sides are the same, so every difference it finds is the "
+           "matrix's noise.";
   }
   if (s.mode == "recorded") {
     out += " Judged again from recorded runs: nothing was sent.";
@@ -133,15 +132,11 @@ std::string cold_answer(const CompareResult& r) {
     any = true;
     most = std::max(most, v.requests_per_run);
   }
-  const std::optional<analyze::CompareMetric> metric =
-      [&]() -> std::optional<analyze::CompareMetric> {
-    try {
-      return analyze::parse_compare_metric(r.analysis.metric);
-    } catch (const std::exception&) {
-      return std::nullopt;
-    }
-  }();
-  if (!any || most == 0 || !metric || !analyze::first_request_decides_up_to(*metric)) return "";
+  // Checks exist only as analyze_compare judged them, under a metric it named.
+  if (!any || most == 0 ||
+      !analyze::first_request_decides_up_to(analyze::parse_compare_metric(r.analysis.metric))) {
+    return "";
+  }
   return fmt::format(
       "Yes: a cold run sent at most {} request{} after its reset, few enough for "
       "its slowest (the first, surely cold) to be its {}",
@@ -151,10 +146,10 @@ std::string cold_answer(const CompareResult& r) {
 void short_version(std::string& out, const CompareResult& r) {
   const analyze::CompareAnalysis& a = r.analysis;
   out += "## The short version\n\n| Question | Answer | Evidence |\n| --- | --- | --- |\n";
-  out += table_row(
-      {"Is B faster than A?",
-       a.checks.empty() ? std::string("not judged: no cell ran") : table_cell(a.headline.text),
-       fmt::format("{} runs; the Checks table", r.runs.size())});
+  out += table_row({"Is B faster than A?",
+                    a.checks.empty() ? std::string("not judged: no cell ran")
+                                     : table_cell(a.headline.text),
+                    fmt::format("{} runs; the Checks table", r.runs.size())});
   if (!a.by_condition.empty()) {
     std::vector<std::string> each;
     for (const auto& [condition, counts] : a.by_condition) {
@@ -169,11 +164,12 @@ void short_version(std::string& out, const CompareResult& r) {
     out += table_row({"Were the cold checks cold?", table_cell(cold),
                       "requests a cold run sent after its reset"});
   }
-  out +=
-      table_row({"How was it judged?", table_cell(capitalized(a.statistic)), "the noise column"});
+  out += table_row({"How was it judged?", table_cell(capitalized(a.statistic)),
+                    "the noise column"});
   out += table_row(
       {"Errors and incomplete answers",
-       fmt::format("A: {}; B: {}", errors_text(side_total(r, "a", true), side_total(r, "a", false)),
+       fmt::format("A: {}; B: {}",
+                   errors_text(side_total(r, "a", true), side_total(r, "a", false)),
                    errors_text(side_total(r, "b", true), side_total(r, "b", false))),
        "requests of every run, per side"});
   out += "\n";
@@ -215,10 +211,9 @@ void findings(std::string& out, const CompareResult& r) {
     }
   }
   if (!level.empty()) {
-    out += fmt::format(
-        "- Level on {}: each difference inside its noise; not a finding either "
-        "way.\n",
-        list_text(level));
+    out += fmt::format("- Level on {}: each difference inside its noise; not a finding either "
+                       "way.\n",
+                       list_text(level));
   }
   for (const CompareVerdict& v : r.analysis.checks) {
     if (v.a_errors == 0 && v.b_errors == 0) continue;
@@ -229,10 +224,9 @@ void findings(std::string& out, const CompareResult& r) {
         errors_text(v.b_errors, v.b_requests), r.analysis.metric);
   }
   if (const size_t missing = runs_without_value(r); missing > 0) {
-    out += fmt::format(
-        "- {} of {} runs measured nothing (cut short, failed, or no answer): "
-        "they are not repeats.\n",
-        missing, r.runs.size());
+    out += fmt::format("- {} of {} runs measured nothing (cut short, failed, or no answer): "
+                       "they are not repeats.\n",
+                       missing, r.runs.size());
   }
   out += "\n";
 }
@@ -248,36 +242,29 @@ void not_shown(std::string& out, const CompareResult& r) {
   lines.push_back(
       "Every run came from one generator on one machine: a difference that needs more load, "
       "other clients or another network to appear is not tested.");
-  const bool cold =
-      std::find(s.conditions.begin(), s.conditions.end(), "cold") != s.conditions.end();
-  const bool warm =
-      std::find(s.conditions.begin(), s.conditions.end(), "warm") != s.conditions.end();
+  const bool cold = std::find(s.conditions.begin(), s.conditions.end(), "cold") != s.conditions.end();
+  const bool warm = std::find(s.conditions.begin(), s.conditions.end(), "warm") != s.conditions.end();
   if (warm) {
-    lines.push_back(
-        "Warm checks measure with caches filled by their warm-up pass: they say "
-        "nothing of a cache's misses.");
+    lines.push_back("Warm checks measure with caches filled by their warm-up pass: they say "
+                    "nothing of a cache's misses.");
   }
   if (cold) {
-    lines.push_back(
-        "Cold checks are as cold as the --reset hook makes them: what it does not "
-        "clear was warm.");
+    lines.push_back("Cold checks are as cold as the --reset hook makes them: what it does not "
+                    "clear was warm.");
   }
   if (!r.analysis.cold_warning.empty()) lines.push_back(capitalized(r.analysis.cold_warning) + ".");
   if (!cold && !warm && s.mode != "recorded") {
-    lines.push_back(
-        "No cold or warm condition was asked for: whatever the earlier runs left in "
-        "caches was there.");
+    lines.push_back("No cold or warm condition was asked for: whatever the earlier runs left in "
+                    "caches was there.");
   }
   if (!s.rate_per_s && s.mode != "recorded") {
-    lines.push_back(
-        "Closed loop: latency at the load each side accepted, which may differ "
-        "between A and B; an open-loop `rate` in the matrix compares at one arrival "
-        "rate.");
+    lines.push_back("Closed loop: latency at the load each side accepted, which may differ "
+                    "between A and B; an open-loop `rate` in the matrix compares at one arrival "
+                    "rate.");
   }
   if (r.analysis.metric == "cpu_per_request") {
-    lines.push_back(
-        "CPU per request is the server's CPU over its answers, from the observer; a "
-        "run without a server observer has none and is not judged.");
+    lines.push_back("CPU per request is the server's CPU over its answers, from the observer; a "
+                    "run without a server observer has none and is not judged.");
   }
   for (const std::string& line : lines) out += "- " + line + "\n";
   out += "\n";
@@ -294,10 +281,9 @@ std::string render_compare_summary(const CompareResult& r) {
   not_shown(out, r);
   out += "## Reproduce\n\n";
   out += command_block(r.command_line);
-  out +=
-      "Judge again from the recorded runs: `proofload report DIR`, or "
-      "`proofload compare --a DIR/a --b DIR/b` (with another `--metric` or `--min-effect` "
-      "if wanted).\n";
+  out += "Judge again from the recorded runs: `proofload report DIR`, or "
+         "`proofload compare --a DIR/a --b DIR/b` (with another `--metric` or `--min-effect` "
+         "if wanted).\n";
   return out;
 }
 

@@ -85,7 +85,7 @@ CompareRun run_from_json(const JsonReader& r) {
 }
 
 json counts_json(const analyze::CompareCounts& c) {
-  return {{"faster", c.faster},         {"level", c.level}, {"slower", c.slower},
+  return {{"faster", c.faster}, {"level", c.level},         {"slower", c.slower},
           {"not_judged", c.not_judged}, {"total", c.total}, {"text", c.text}};
 }
 
@@ -160,15 +160,15 @@ json compare_to_json(const CompareResult& r) {
   }
   json runs = json::array();
   for (const CompareRun& run : r.runs) runs.push_back(run_json(run));
-  out["compare"] = {
-      {"metric", r.analysis.metric},
-      {"statistic", r.analysis.statistic},
-      {"headline", counts_json(r.analysis.headline)},
-      {"by_condition", by_condition},
-      {"cold_warning",
-       r.analysis.cold_warning.empty() ? json(nullptr) : json(r.analysis.cold_warning)},
-      {"checks", checks},
-      {"runs", runs}};
+  out["compare"] = {{"metric", r.analysis.metric},
+                    {"statistic", r.analysis.statistic},
+                    {"headline", counts_json(r.analysis.headline)},
+                    {"by_condition", by_condition},
+                    {"cold_warning", r.analysis.cold_warning.empty()
+                                         ? json(nullptr)
+                                         : json(r.analysis.cold_warning)},
+                    {"checks", checks},
+                    {"runs", runs}};
   return out;
 }
 

@@ -41,7 +41,7 @@ struct CompareSettings {
   std::optional<int64_t> connections;
   std::optional<double> rate_per_s;
   double duration_s = 0;
-  double warmup_s = 0;                       // a warm cell's warm-up pass
+  double warmup_s = 0;  // a warm cell's warm-up pass
   std::optional<int64_t> cold_requests;  // run.cold_requests: a cold cell's requests
 };
 
@@ -50,15 +50,15 @@ struct CompareRun {
   std::string side;  // "a" or "b"
   std::string check, condition;
   int64_t repeat = 1;
-  std::string directory;        // the run's result directory, relative to the comparison's
-  std::string status;           // the run's: "complete", "interrupted", "failed", ...
+  std::string directory;  // the run's result directory, relative to the comparison's
+  std::string status;     // the run's: "complete", "interrupted", "failed", ...
   std::optional<double> value;  // the metric; nullopt: it measured nothing
   int64_t requests = 0, errors = 0;
 };
 
 struct CompareResult : ExperimentRecord {
   CompareSettings settings;
-  std::vector<CompareRun> runs;       // in the order they ran
+  std::vector<CompareRun> runs;     // in the order they ran
   analyze::CompareAnalysis analysis;  // judge_compare over `runs`
 };
 

@@ -378,9 +378,8 @@ TEST(DocsExamples, EveryDocumentedCommandIsPlannedOrKnowsItsFlags) {
     SCOPED_TRACE(c.where + ": " + c.line);
     ASSERT_GE(c.words.size(), 2u);
     const std::string& sub = c.words[1];
-    const bool recorded = sub == "compare" &&
-                          std::find(c.words.begin(), c.words.end(), "--a") != c.words.end() &&
-                          c.words[2] == "--a";  // judged from recorded directories: reads files
+    // `compare --a DIR --b DIR` judges recorded directories: it reads files, and plans nothing.
+    const bool recorded = sub == "compare" && c.words.size() > 2 && c.words[2] == "--a";
     if (sub == "analyze") {
       // Reads a table that examples/ holds: run as written.
       const Completed analyze = run_to_completion(

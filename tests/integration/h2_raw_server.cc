@@ -11,6 +11,8 @@
 #include <stdexcept>
 #include <vector>
 
+#include "process.h"
+
 namespace proofload::testing {
 namespace {
 
@@ -46,17 +48,7 @@ std::string h2_frame(uint8_t type, uint8_t flags, uint32_t stream_id, const std:
 
 H2RawServer::H2RawServer(std::function<std::string(uint32_t)> answer)
     : answer_(std::move(answer)) {
-  listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      listen(listen_fd_, 128) != 0) {
-    throw std::runtime_error("H2RawServer: cannot listen");
-  }
-  socklen_t length = sizeof address;
-  getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length);
-  port_ = ntohs(address.sin_port);
+  listen_fd_ = listen_on_loopback("H2RawServer", port_);
   thread_ = std::thread([this] { serve(); });
 }
 

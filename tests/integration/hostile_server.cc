@@ -9,6 +9,8 @@
 
 #include <stdexcept>
 
+#include "process.h"
+
 namespace proofload::testing {
 
 HostileServer::HostileServer(std::string reply, std::string flood) : reply_(std::move(reply)) {
@@ -16,17 +18,7 @@ HostileServer::HostileServer(std::string reply, std::string flood) : reply_(std:
   // every read it makes fills its buffer: the case where a reader that loops while reads come
   // back full never returns.
   while (!flood.empty() && flood_.size() < (256u << 10)) flood_ += flood;
-  listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      listen(listen_fd_, 128) != 0) {
-    throw std::runtime_error("HostileServer: cannot listen");
-  }
-  socklen_t length = sizeof address;
-  getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length);
-  port_ = ntohs(address.sin_port);
+  listen_fd_ = listen_on_loopback("HostileServer", port_);
   acceptor_ = std::thread([this] { accept_loop(); });
 }
 

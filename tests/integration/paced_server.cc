@@ -15,6 +15,8 @@
 #include <map>
 #include <stdexcept>
 
+#include "process.h"
+
 namespace proofload::testing {
 namespace {
 
@@ -29,17 +31,7 @@ constexpr char kReply[] = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
 }  // namespace
 
 PacedServer::PacedServer(int64_t service_ns) : service_ns_(service_ns) {
-  listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      listen(listen_fd_, 4096) != 0) {
-    throw std::runtime_error("PacedServer: cannot listen");
-  }
-  socklen_t length = sizeof address;
-  getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length);
-  port_ = ntohs(address.sin_port);
+  listen_fd_ = listen_on_loopback("PacedServer", port_, SOCK_NONBLOCK, 4096);
   stop_fd_ = eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK);
   thread_ = std::thread([this] { serve(); });
 }

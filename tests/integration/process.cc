@@ -220,4 +220,20 @@ int unused_loopback_port() {
   return ntohs(address.sin_port);
 }
 
+int listen_on_loopback(const char* who, int& port, int socket_flags, int backlog) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | socket_flags, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
+      listen(fd, backlog) != 0) {
+    close(fd);
+    throw std::runtime_error(std::string(who) + ": cannot listen");
+  }
+  socklen_t length = sizeof address;
+  getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length);
+  port = ntohs(address.sin_port);
+  return fd;
+}
+
 }  // namespace proofload::testing

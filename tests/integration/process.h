@@ -74,6 +74,11 @@ std::string http_get(int port, const std::string& path);
 // A port on 127.0.0.1 where nothing listens (bound, then released).
 int unused_loopback_port();
 
+// A socket listening on 127.0.0.1 at a free port, which is set in `port`: the test servers'.
+// `socket_flags` adds to SOCK_STREAM | SOCK_CLOEXEC (SOCK_NONBLOCK). Throws std::runtime_error
+// "WHO: cannot listen".
+int listen_on_loopback(const char* who, int& port, int socket_flags = 0, int backlog = 128);
+
 // Something listens on 127.0.0.1:port (a connect succeeds; the connection is closed at once).
 bool loopback_accepts(int port);
 

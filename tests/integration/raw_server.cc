@@ -11,21 +11,13 @@
 #include <stdexcept>
 #include <vector>
 
+#include "process.h"
+
 namespace proofload::testing {
 
 RawServer::RawServer(std::string reply, bool close_after)
     : reply_(std::move(reply)), close_after_(close_after) {
-  listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(listen_fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      listen(listen_fd_, 128) != 0) {
-    throw std::runtime_error("RawServer: cannot listen");
-  }
-  socklen_t length = sizeof address;
-  getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&address), &length);
-  port_ = ntohs(address.sin_port);
+  listen_fd_ = listen_on_loopback("RawServer", port_);
   thread_ = std::thread([this] { serve(); });
 }
 
