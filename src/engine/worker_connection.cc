@@ -336,6 +336,15 @@ void Worker::read_response(Connection& c) {
     const ReadStep step =
         n == 0 ? on_response_eof(c.parser)
                : on_response_bytes(c.parser, read_buffer_.data(), n, c.written == c.request.size());
+    if (n == 0 && step == ReadStep::kCompleteNotReusable &&
+        c.transport.closed_without_close_notify()) {
+      // A body delimited by the close, closed without close_notify: nothing says it is whole.
+      note_tls_failure(
+          "the server closed without close_notify, ending a body delimited by the "
+          "close (a truncation)");
+      fail_request(c, Outcome::kTlsError, now);
+      return;
+    }
     switch (step) {
       case ReadStep::kNeedMore:
         if (n < read_buffer_.size() && !c.transport.buffered()) return;  // wait for more

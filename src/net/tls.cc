@@ -61,10 +61,10 @@ TlsContext::TlsContext(const TlsOptions& options, const std::string& host)
   ctx_ = SSL_CTX_new(TLS_client_method());
   if (ctx_ == nullptr) throw UsageError("cannot set up TLS: " + openssl_reason());
   SSL_CTX_set_min_proto_version(ctx_, options.min_version);
-  // Servers often close a connection without close_notify after `Connection: close`; the HTTP
-  // framing (Content-Length, chunks) says whether a response is whole, so such an end reads as
-  // an end of stream, not an error.
-  SSL_CTX_set_options(ctx_, SSL_OP_IGNORE_UNEXPECTED_EOF);
+  // Servers often close a connection without close_notify after `Connection: close`. Such an
+  // end reads as an end of stream (Transport::tls_result), and is remembered: the HTTP framing
+  // (Content-Length, chunks) says whether a response is whole, and a body delimited only by the
+  // close is a truncation (Transport::closed_without_close_notify), as curl judges it.
   // A request may be written in parts (a full socket buffer): the retry passes the rest.
   SSL_CTX_set_mode(ctx_, SSL_MODE_ENABLE_PARTIAL_WRITE | SSL_MODE_ACCEPT_MOVING_WRITE_BUFFER);
   // Read what the socket holds in one read(2), not a record header and then its body in two:

@@ -19,13 +19,18 @@
 namespace proofload::net::testing {
 
 enum class ServerMode {
-  kTlsEcho,           // handshake, then answer each "\r\n\r\n"-ended request with "ok"
-  kPlain,             // no TLS: answer the ClientHello bytes with an HTTP 400
-  kCloseInHandshake,  // read the ClientHello, then close
-  kFirstOnly,         // the first connection as kTlsEcho (a pre-flight passes), later ones closed
-                      // in the handshake
-  kStallInHandshake,  // read the ClientHello, answer nothing until the client leaves
-  kFirstThenStall,    // the first connection as kTlsEcho, later ones as kStallInHandshake
+  kTlsEcho,            // handshake, then answer each "\r\n\r\n"-ended request with "ok"
+  kPlain,              // no TLS: answer the ClientHello bytes with an HTTP 400
+  kCloseInHandshake,   // read the ClientHello, then close
+  kFirstOnly,          // the first connection as kTlsEcho (a pre-flight passes), later ones closed
+                       // in the handshake
+  kStallInHandshake,   // read the ClientHello, answer nothing until the client leaves
+  kFirstThenStall,     // the first connection as kTlsEcho, later ones as kStallInHandshake
+  kCloseDelimited,     // handshake, answer one request with a body ended by the close, then
+                       // close_notify and close
+  kCloseDelimitedCut,  // as kCloseDelimited, but a bare FIN, without close_notify (a truncation)
+  kRequireClientCert,  // as kTlsEcho, for clients that present a certificate (any); the others
+                       // get TLS 1.3's certificate_required alert after their handshake
 };
 
 class TlsTestServer {
@@ -65,8 +70,11 @@ class TlsTestServer {
       const bool first = accepted_++ == 0;
       const bool first_only =
           mode_ == ServerMode::kFirstOnly || mode_ == ServerMode::kFirstThenStall;
-      if (mode_ == ServerMode::kTlsEcho || (first_only && first)) {
+      if (mode_ == ServerMode::kTlsEcho || mode_ == ServerMode::kRequireClientCert ||
+          (first_only && first)) {
         serve_tls(fd);
+      } else if (mode_ == ServerMode::kCloseDelimited || mode_ == ServerMode::kCloseDelimitedCut) {
+        serve_close_delimited(fd, mode_ == ServerMode::kCloseDelimited);
       } else {
         char buffer[4096];
         [[maybe_unused]] ssize_t n = recv(fd, buffer, sizeof buffer, 0);
@@ -86,6 +94,10 @@ class TlsTestServer {
   void serve_tls(int fd) {
     SSL* ssl = SSL_new(context_.get());
     SSL_set_fd(ssl, fd);
+    if (mode_ == ServerMode::kRequireClientCert) {
+      SSL_set_verify(ssl, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT,
+                     [](int, X509_STORE_CTX*) { return 1; });
+    }
     if (SSL_accept(ssl) == 1) {
       ++handshakes_;
       std::string pending;
@@ -103,6 +115,34 @@ class TlsTestServer {
           SSL_write(ssl, reply.data(), static_cast<int>(reply.size()));
         }
       }
+    } else if (mode_ == ServerMode::kRequireClientCert) {
+      // The alert is sent; a close with the client's request unread would be a reset that can
+      // overtake it, so the client's bytes are read to their end first (as s_server and nginx).
+      shutdown(fd, SHUT_WR);
+      char buffer[4096];
+      while (recv(fd, buffer, sizeof buffer, 0) > 0) {
+      }
+    }
+    ERR_clear_error();
+    SSL_free(ssl);
+  }
+
+  // One request's answer, its body delimited by the close (no Content-Length, no chunks).
+  void serve_close_delimited(int fd, bool close_notify) {
+    SSL* ssl = SSL_new(context_.get());
+    SSL_set_fd(ssl, fd);
+    if (SSL_accept(ssl) == 1) {
+      ++handshakes_;
+      std::string request;
+      char buffer[4096];
+      int n;
+      while (request.find("\r\n\r\n") == std::string::npos &&
+             (n = SSL_read(ssl, buffer, sizeof buffer)) > 0) {
+        request.append(buffer, static_cast<size_t>(n));
+      }
+      const std::string reply = "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + body_;
+      SSL_write(ssl, reply.data(), static_cast<int>(reply.size()));
+      if (close_notify) SSL_shutdown(ssl);
     }
     ERR_clear_error();
     SSL_free(ssl);

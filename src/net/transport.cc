@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -39,6 +40,7 @@ std::string failure_text(const TransportFailure& failure) {
 int Transport::connect(const Address& address, const Address* source) {
   close();
   failure_ = {};
+  closed_without_close_notify_ = false;
   const int fd = start_connect(address, source);
   if (fd < 0) {
     failure_.error_number = -fd;
@@ -142,7 +144,7 @@ Io Transport::tls_result(int ret, bool handshaking) {
       return {IoStatus::kWantRead};
     case SSL_ERROR_WANT_WRITE:
       return {IoStatus::kWantWrite};
-    case SSL_ERROR_ZERO_RETURN:  // close_notify, or (IGNORE_UNEXPECTED_EOF) a bare EOF
+    case SSL_ERROR_ZERO_RETURN:  // close_notify
       ERR_clear_error();
       if (!handshaking) return {IoStatus::kClosed};
       failure_.eof = true;
@@ -150,13 +152,28 @@ Io Transport::tls_result(int ret, bool handshaking) {
     case SSL_ERROR_SYSCALL:
       ERR_clear_error();
       if (saved_errno == 0 || saved_errno == EPIPE) {
-        if (!handshaking) return {IoStatus::kClosed};
+        if (!handshaking) {
+          closed_without_close_notify_ = true;  // OpenSSL before 3.0's word for a bare FIN
+          return {IoStatus::kClosed};
+        }
         failure_.eof = true;
       } else {
         failure_.error_number = saved_errno;
       }
       return {IoStatus::kFailed};
     default:
+      // OpenSSL 3: a bare FIN. After the handshake, an end of stream all the same: the caller
+      // asks whether the body it ends was delimited by it (closed_without_close_notify).
+      if (ERR_GET_LIB(ERR_peek_error()) == ERR_LIB_SSL &&
+          ERR_GET_REASON(ERR_peek_error()) == SSL_R_UNEXPECTED_EOF_WHILE_READING) {
+        ERR_clear_error();
+        if (handshaking) {
+          failure_.eof = true;
+          return {IoStatus::kFailed};
+        }
+        closed_without_close_notify_ = true;
+        return {IoStatus::kClosed};
+      }
       failure_.tls_error = ERR_peek_error();
       if (handshaking) {
         const long verify = SSL_get_verify_result(ssl_);
@@ -184,6 +201,38 @@ void Transport::close() {
   if (fd_ >= 0) ::close(fd_);  // closing removes it from epoll
   fd_ = -1;
 }
+
+namespace {
+
+// Whether OpenSSL's error is the alert of a server that wanted a (different) client certificate.
+// A handshake_failure alert says so only once the handshake is done (TLS 1.3's judgement after
+// it); within a handshake it may mean no cipher in common.
+bool client_certificate_refused(unsigned long error, bool after_handshake) {
+  if (ERR_GET_LIB(error) != ERR_LIB_SSL) return false;
+  switch (ERR_GET_REASON(error)) {
+    case SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED:
+    case SSL_R_SSLV3_ALERT_BAD_CERTIFICATE:
+    case SSL_R_SSLV3_ALERT_CERTIFICATE_UNKNOWN:
+    case SSL_R_TLSV1_ALERT_UNKNOWN_CA:
+      return true;
+    case SSL_R_SSLV3_ALERT_HANDSHAKE_FAILURE:
+      return after_handshake;
+    default:
+      return false;
+  }
+}
+
+[[noreturn]] void refuse_client_certificate(const Address& address, const TlsContext& context,
+                                            const TransportFailure& failure) {
+  if (context.options().cert_file.empty()) {
+    throw UsageError("TLS with " + address.text + ": the server requires a client certificate (" +
+                     failure_text(failure) + "); give one with --cert and --key");
+  }
+  throw UsageError("TLS with " + address.text + ": the server refused the client certificate " +
+                   context.options().cert_file + " (" + failure_text(failure) + "); check --cert");
+}
+
+}  // namespace
 
 bool wait_until(const Transport& t, IoStatus want, int64_t deadline_ns) {
   const int64_t left_ms = (deadline_ns - monotonic_ns()) / kNsPerMs;
@@ -218,14 +267,59 @@ Transport connect_checked(const Address& address, const TlsContext* tls, int64_t
     if (t.failure().verify_result != X509_V_OK) {
       throw UsageError(failure_text(t.failure()) + "; use --cacert or --insecure");
     }
+    if (client_certificate_refused(t.failure().tls_error, /*after_handshake=*/false)) {
+      refuse_client_certificate(address, *tls, t.failure());
+    }
     throw UsageError("TLS handshake with " + address.text +
                      " failed: " + failure_text(t.failure()));
   }
 }
 
+namespace {
+
+// TLS 1.3 asks for a client certificate inside the handshake but judges it after: the client's
+// handshake has finished when a server that requires one sends its alert. One exchange shows it:
+// the HTTP/2 preface (ALPN h2) or `OPTIONS *` (no resource touched) is written and the first
+// bytes read. Bytes, an end or no answer pass; only a TLS failure stops. The alert comes a
+// round trip after the handshake, so a server slow to answer is waited for a second at most.
+void exchange_once(Transport& t, const Address& address, const TlsContext& context,
+                   int64_t deadline_ns) {
+  deadline_ns = std::min(deadline_ns, monotonic_ns() + kNsPerS);
+  static constexpr std::string_view kH2Preface{
+      "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00", 33};
+  const std::string http1 =
+      "OPTIONS * HTTP/1.1\r\nHost: " + address.text + "\r\nConnection: close\r\n\r\n";
+  const std::string_view hello = t.alpn() == "h2" ? kH2Preface : std::string_view(http1);
+  size_t written = 0;
+  char buffer[4096];
+  for (;;) {
+    const bool writing = written < hello.size();
+    const Io io = writing ? t.write(hello.data() + written, hello.size() - written)
+                          : t.read(buffer, sizeof buffer);
+    if (io.status == IoStatus::kOk) {
+      if (!writing) return;  // the server answered: the connection carries requests
+      written += io.bytes;
+      continue;
+    }
+    if (io.status == IoStatus::kWantRead || io.status == IoStatus::kWantWrite) {
+      if (!wait_until(t, io.status, deadline_ns)) return;  // no answer in time: not judged here
+      continue;
+    }
+    if (io.status == IoStatus::kFailed &&
+        client_certificate_refused(t.failure().tls_error, /*after_handshake=*/true)) {
+      refuse_client_certificate(address, context, t.failure());
+    }
+    return;
+  }
+}
+
+}  // namespace
+
 TlsFacts check_tls_handshake(const Address& address, const TlsContext& context,
                              int64_t timeout_ns) {
-  const Transport t = connect_checked(address, &context, monotonic_ns() + timeout_ns);
+  const int64_t deadline_ns = monotonic_ns() + timeout_ns;
+  Transport t = connect_checked(address, &context, deadline_ns);
+  exchange_once(t, address, context, deadline_ns);
   return {tls_version_name(t.tls_version()), std::string(t.alpn())};
 }
 

@@ -114,6 +114,10 @@ class Transport {
   void close();
 
   const TransportFailure& failure() const { return failure_; }
+  // TLS: the last read's end of stream was a bare FIN, without the server's close_notify. The
+  // HTTP framing says whether that matters: a body delimited by the close may have been cut (an
+  // attacker or a proxy can end it anywhere), one with a length or chunks is checked anyway.
+  bool closed_without_close_notify() const { return closed_without_close_notify_; }
 
  private:
   Io tls_result(int ret, bool handshaking);
@@ -122,6 +126,7 @@ class Transport {
   SSL* ssl_ = nullptr;
   UringStreams* streams_ = nullptr;  // stream_through
   TransportFailure failure_;
+  bool closed_without_close_notify_ = false;
 };
 
 // What a finished handshake agreed.

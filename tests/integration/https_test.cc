@@ -214,6 +214,53 @@ TEST(HttpsTargets, HandshakesThatFailDuringTheRunAreCountedAsTlsErrorsWithTheirR
   EXPECT_NE(md.find("| tls error | 5 |"), std::string::npos) << md;
 }
 
+TEST(HttpsTargets, ABodyDelimitedByACloseWithoutCloseNotifyIsATruncationNotASuccess) {
+  // Each connection answers one request with a body that only the close ends. With close_notify
+  // the body is whole; with a bare FIN nothing says so (before: all counted success).
+  for (const auto mode :
+       {net::testing::ServerMode::kCloseDelimited, net::testing::ServerMode::kCloseDelimitedCut}) {
+    const bool cut = mode == net::testing::ServerMode::kCloseDelimitedCut;
+    SCOPED_TRACE(cut ? "without close_notify" : "with close_notify");
+    net::testing::TlsTestServer server(mode);
+    const std::string out = make_temp_dir(cut ? "https-cut" : "https-whole");
+    Completed run = run_to_completion({proofload_binary(), "run",
+                                       "https://127.0.0.1:" + std::to_string(server.port()) + "/",
+                                       "-c", "1", "-n", "6", "--insecure", "-q", "-o", out});
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const json result = read_result(out);
+    EXPECT_EQ(result["summary"]["outcomes"].value("success", 0), cut ? 0 : 6) << result["summary"];
+    EXPECT_EQ(result["summary"]["outcomes"].value("tls_error", 0), cut ? 6 : 0)
+        << result["summary"];
+    if (cut) {
+      EXPECT_NE(result["summary"]["tls"]["first_error"].get<std::string>().find("close_notify"),
+                std::string::npos);
+    }
+  }
+}
+
+TEST(HttpsTargets, AServerThatRequiresAClientCertificateStopsThePreflightNamingCert) {
+  // TLS 1.3: the client's handshake ends before the server judges its (missing) certificate;
+  // before, the pre-flight passed and every request failed (reset or tls_error).
+  net::testing::TlsTestServer server(net::testing::ServerMode::kRequireClientCert);
+  const std::string url = "https://127.0.0.1:" + std::to_string(server.port()) + "/";
+  const Completed without =
+      run_to_completion({proofload_binary(), "run", url, "-c", "1", "-n", "5", "--insecure", "-q"});
+  EXPECT_EQ(without.exit_code, 2) << without.err;
+  EXPECT_NE(without.err.find("requires a client certificate"), std::string::npos) << without.err;
+  EXPECT_NE(without.err.find("--cert"), std::string::npos) << without.err;
+  EXPECT_EQ(without.err.find('\n'), without.err.size() - 1) << without.err;
+
+  const net::PemPair client = net::make_self_signed("proofload-client");
+  const std::string dir = make_temp_dir("https-requires-cert");
+  write_file(dir + "/client.pem", client.certificate);
+  write_file(dir + "/client-key.pem", client.private_key);
+  const Completed with = run_to_completion({proofload_binary(), "run", url, "-c", "1", "-n", "5",
+                                            "--insecure", "--cert", dir + "/client.pem", "--key",
+                                            dir + "/client-key.pem", "-q", "-o", dir + "/run"});
+  ASSERT_EQ(with.exit_code, 0) << with.err;
+  EXPECT_EQ(read_result(dir + "/run")["summary"]["outcomes"]["success"], 5);
+}
+
 TEST(HttpsTargets, AServerThatNeverFinishesTheHandshakeStopsThePreflightWithinTheTimeout) {
   net::testing::TlsTestServer server(net::testing::ServerMode::kStallInHandshake);
   const auto start = std::chrono::steady_clock::now();
