@@ -27,7 +27,8 @@ Experiment::Experiment(ExperimentSetup setup) : setup_(std::move(setup)) {}
 bool Experiment::precheck() {
   if (!setup_.precheck_url) return true;
   const int64_t start = monotonic_ns();
-  const ProbeAnswer answer = http_get_status(*setup_.precheck_url, 10'000'000'000, setup_.trust);
+  const ProbeAnswer answer = http_get_status(*setup_.precheck_url, 10'000'000'000, setup_.trust,
+                                             &signals_.requested_flag());
   const bool ok = answer.status && *answer.status >= 200 && *answer.status < 300;
   Event event;
   event.kind = "precheck";
@@ -37,7 +38,10 @@ bool Experiment::precheck() {
   event.duration_s = seconds_of(monotonic_ns() - start);
   event.detail = answer.text();
   events_.push_back(std::move(event));
-  if (!ok) {
+  if (answer.cancelled) {
+    ending_.set("interrupted", "interrupted by a signal during the pre-check: nothing was sent",
+                kExitInterrupted);
+  } else if (!ok) {
     ending_.set("failed",
                 fmt::format("the pre-check {} answered {}, not 2xx: nothing was sent",
                             *setup_.precheck_url, answer.text()),

@@ -49,12 +49,12 @@ bool is_url(std::string_view text) {
 }
 
 ProbeAnswer http_get_status(const std::string& url_text, int64_t timeout_ns,
-                            const net::TlsOptions& trust) {
-  return http_get(url_text, timeout_ns, 0, trust);
+                            const net::TlsOptions& trust, const std::atomic<bool>* cancel) {
+  return http_get(url_text, timeout_ns, 0, trust, cancel);
 }
 
 ProbeAnswer http_get(const std::string& url_text, int64_t timeout_ns, size_t max_body_bytes,
-                     const net::TlsOptions& trust) {
+                     const net::TlsOptions& trust, const std::atomic<bool>* cancel) {
   http::RequestSpec request;
   request.url = http::parse_url(url_text);
   std::unique_ptr<net::TlsContext> tls;
@@ -76,6 +76,7 @@ ProbeAnswer http_get(const std::string& url_text, int64_t timeout_ns, size_t max
   parser.start(false, capture);
   http::ExchangeLimits limits;
   limits.max_bytes = kProbeMaxBytes + static_cast<int64_t>(max_body_bytes);
+  limits.cancel = cancel;
   // The status is known once the head of a final response is in: the body is needed only when
   // asked for.
   if (max_body_bytes == 0) {
@@ -83,7 +84,11 @@ ProbeAnswer http_get(const std::string& url_text, int64_t timeout_ns, size_t max
   }
   const http::Exchange done =
       http::exchange(addresses, request_bytes, parser, deadline_ns, limits, tls.get());
-  if (!done.ok()) return failure(exchange_failure_text(done, parser, timeout_ns));
+  if (!done.ok()) {
+    ProbeAnswer answer = failure(exchange_failure_text(done, parser, timeout_ns));
+    answer.cancelled = done.failure == http::Exchange::Failure::kCancelled;
+    return answer;
+  }
   ProbeAnswer answer;
   answer.status = parser.status();
   answer.body = parser.captured_body();
@@ -107,6 +112,8 @@ std::string exchange_failure_text(const http::Exchange& done, const http::Respon
       return fmt::format("bad response: no complete head in {} bytes", done.bytes_read);
     case Failure::kTls:
       return "TLS: " + done.tls_reason;
+    case Failure::kCancelled:
+      return "interrupted by a signal";
     case Failure::kSocket:
     case Failure::kConnect:
     case Failure::kPoll:

@@ -2,6 +2,7 @@
 // ("is the server up?", "has it caught up?"). Not for load. Thread-safe (no shared state).
 #pragma once
 
+#include <atomic>
 #include <cstdint>
 #include <optional>
 #include <string>
@@ -19,6 +20,7 @@ struct ProbeAnswer {
   // Without a status: "connection refused", "timed out after 2 s", "bad response: ...",
   // "connection closed without a response", "cannot resolve host 'x': ...".
   std::string error;
+  bool cancelled = false;    // the caller's cancel flag (a stop signal) ended the wait
   std::string text() const;  // "HTTP 200", or the error
 };
 
@@ -27,14 +29,16 @@ struct ProbeAnswer {
 // read) and by kProbeMaxBytes read. An https URL is verified as `trust` says (the command's
 // --cacert, --insecure; see net::trust_of). Throws UsageError for a URL that http::parse_url
 // rejects and for a --cacert that cannot be read; every failure at run time is an answer
-// ("TLS: certificate verify failed: ..."), never a throw.
+// ("TLS: certificate verify failed: ..."), never a throw. `cancel` (a stop signal's flag), when
+// set, ends the wait within http::kCancelCheckNs as a cancelled answer.
 ProbeAnswer http_get_status(const std::string& url, int64_t timeout_ns,
-                            const net::TlsOptions& trust = {});
+                            const net::TlsOptions& trust = {},
+                            const std::atomic<bool>* cancel = nullptr);
 
 // The same GET, reading the whole response and keeping up to `max_body_bytes` of its body (a
 // drain gate's JSON condition reads it). A body still unfinished at the timeout is an error.
 ProbeAnswer http_get(const std::string& url, int64_t timeout_ns, size_t max_body_bytes,
-                     const net::TlsOptions& trust = {});
+                     const net::TlsOptions& trust = {}, const std::atomic<bool>* cancel = nullptr);
 
 // Why a blocking exchange failed, as a probe's or a canary's answer says it: "connection
 // refused", "timed out after 2 s", "bad response: ...", "TLS: ...". "" when it did not fail.

@@ -9,6 +9,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
 
@@ -19,11 +20,14 @@
 namespace proofload::http {
 namespace {
 
-// Waits for `events` on fd until the deadline: 1 when ready, 0 at the deadline, -errno on error.
-int wait_for(int fd, short events, int64_t deadline_ns) {
+// Waits for `events` on fd until the deadline: 1 when ready, 0 at the deadline, -errno on error,
+// -ECANCELED once `cancel` is set (looked at every kCancelCheckNs).
+int wait_for(int fd, short events, int64_t deadline_ns, const std::atomic<bool>* cancel) {
   while (true) {
-    const int64_t left_ns = deadline_ns - monotonic_ns();
+    if (cancel != nullptr && cancel->load()) return -ECANCELED;
+    int64_t left_ns = deadline_ns - monotonic_ns();
     if (left_ns <= 0) return 0;
+    if (cancel != nullptr) left_ns = std::min(left_ns, kCancelCheckNs);
     pollfd p{fd, events, 0};
     // Rounded up so that a wait never ends a little before the deadline and spins.
     const int ready = ::poll(&p, 1, static_cast<int>((left_ns + kNsPerMs - 1) / kNsPerMs));
@@ -44,9 +48,10 @@ Exchange failed(Exchange::Failure failure, Exchange::Stage stage, int error_numb
 
 // A wait's outcome as the exchange's failure (or kNone when ready).
 Exchange::Failure wait_failure(int waited) {
-  return waited > 0    ? Exchange::Failure::kNone
-         : waited == 0 ? Exchange::Failure::kTimedOut
-                       : Exchange::Failure::kPoll;
+  return waited > 0             ? Exchange::Failure::kNone
+         : waited == 0          ? Exchange::Failure::kTimedOut
+         : waited == -ECANCELED ? Exchange::Failure::kCancelled
+                                : Exchange::Failure::kPoll;
 }
 
 }  // namespace
@@ -96,7 +101,8 @@ Exchange exchange(std::span<const SocketAddress> addresses, std::string_view req
   using net::IoStatus;
   // Waits for what the transport asked for.
   auto wait = [&](const net::Transport& t, IoStatus want) {
-    return wait_for(t.fd(), want == IoStatus::kWantWrite ? POLLOUT : POLLIN, deadline_ns);
+    return wait_for(t.fd(), want == IoStatus::kWantWrite ? POLLOUT : POLLIN, deadline_ns,
+                    limits.cancel);
   };
   net::Transport transport;
   Exchange refused = failed(Failure::kConnect, Stage::kConnecting, ECONNREFUSED);

@@ -7,6 +7,7 @@
 
 #include <sys/socket.h>
 
+#include <atomic>
 #include <cstdint>
 #include <functional>
 #include <limits>
@@ -43,6 +44,7 @@ struct Exchange {
     kClosed,       // the peer closed before the response was complete
     kOversized,    // more than ExchangeLimits::max_bytes arrived before it was
     kTls,          // https: the handshake (or TLS later) failed (tls_reason says why)
+    kCancelled,    // ExchangeLimits::cancel was set (a stop signal) while it waited
   };
   // kWaiting: no byte yet. kHandshaking: https, connected, TLS under way.
   enum class Stage { kConnecting, kHandshaking, kSending, kWaiting, kReading };
@@ -60,7 +62,12 @@ struct ExchangeLimits {
   // Ends the exchange as a success before the response is complete once this says so (the
   // status is known and the body is not wanted; enough of the body is in).
   std::function<bool(const ResponseParser&)> enough;
+  // When set (a command's stop signal), every wait ends within kCancelCheckNs of it.
+  const std::atomic<bool>* cancel = nullptr;
 };
+
+// How often a wait looks at ExchangeLimits::cancel: a Ctrl-C is heard within this.
+constexpr int64_t kCancelCheckNs = 50'000'000;
 
 // Connects to the first of `addresses` that accepts, (https: handshakes with `tls`), sends
 // `request`, and feeds what comes back to `parser` (started by the caller, with the capture it

@@ -192,6 +192,8 @@ class PromSampler : public Sampler {
         return std::string("bad HTTP response: ") + parser_.error_reason();
       case Failure::kTls:
         return "TLS with " + authority_ + ": " + done.tls_reason;
+      case Failure::kCancelled:
+        return "interrupted";
       case Failure::kClosed:
       case Failure::kOversized:
         return "connection closed before a response";

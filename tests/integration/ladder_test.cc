@@ -4,7 +4,9 @@
 // re-render byte for byte. Every load goes to `proofload serve` on 127.0.0.1. Timing-free: the
 // knee against a known cost is in ladder_knee_test.cc.
 #include <gtest/gtest.h>
+#include <poll.h>
 #include <signal.h>
+#include <unistd.h>
 
 #include <chrono>
 #include <filesystem>
@@ -187,6 +189,32 @@ TEST(Ladder, APreCheckThatFailsSendsNothing) {
   EXPECT_TRUE(result["rows"].empty());
   EXPECT_EQ(lines_of(read_file(log)), (std::vector<std::string>{"restore"}));
   EXPECT_FALSE(std::filesystem::exists(dir + "/out/levels"));
+}
+
+TEST(Ladder, ASignalDuringThePreCheckStopsTheLadderAtOnce) {
+  ServeProcess server;
+  // A pre-check URL whose server never accepts: the kernel completes the connection, the GET
+  // waits for an answer that never comes (its timeout is 10 s).
+  int silent_port = 0;
+  const int silent = listen_on_loopback("silent pre-check", silent_port);
+  const std::string dir = make_temp_dir("ladder-precheck-signal");
+  Process p(ladder(server.url(), dir + "/out",
+                   {"--concurrency", "1", "--hold", "1s", "--precheck",
+                    "http://127.0.0.1:" + std::to_string(silent_port) + "/health"}));
+  // Under way once its connection waits in the silent socket's queue.
+  pollfd queued{silent, POLLIN, 0};
+  ASSERT_EQ(::poll(&queued, 1, 10'000), 1) << "the pre-check never connected";
+  const auto sent = std::chrono::steady_clock::now();
+  p.signal(SIGTERM);
+  const std::optional<int> code = p.wait(20s);
+  ::close(silent);
+  ASSERT_TRUE(code.has_value());
+  // Before: the pre-check ran out its 10 s, then the ladder ended `failed` with exit 1.
+  EXPECT_EQ(*code, 130) << p.err();
+  EXPECT_LT(std::chrono::steady_clock::now() - sent, 3s);
+  const json result = read_json(dir + "/out/result.json");
+  EXPECT_EQ(result["status"], "interrupted");
+  EXPECT_TRUE(result["rows"].empty());
 }
 
 TEST(Ladder, AbortWhenEndsTheLevelAndTheLadderWithExit99) {
