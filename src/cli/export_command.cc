@@ -7,15 +7,16 @@
 // HTTP, with no JSON form a receiver accepts; the OpenMetrics file and promtool's backfill put a
 // run into Prometheus instead.
 #include <cstdio>
-#include <fstream>
 #include <sstream>
 
 #include "cli/subcommand.h"
+#include "common/recorded_file.h"
 #include "common/usage_error.h"
 #include "report/atomic_file.h"
 #include "report/openmetrics_export.h"
 #include "result/compare_result.h"
 #include "result/ladder_result.h"
+#include "result/recorded_json.h"
 #include "result/run_record.h"
 #include "result/soak_result.h"
 
@@ -29,7 +30,7 @@ struct ExportFlags {
 };
 
 std::string read_all(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
+  RecordedFileStream in(file);
   if (!in) throw UsageError("cannot read " + file.string() + ": no such file");
   std::ostringstream text;
   text << in.rdbuf();
@@ -37,19 +38,18 @@ std::string read_all(const std::filesystem::path& file) {
 }
 
 std::string schema_of(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
-  if (!in) throw UsageError("cannot read " + file.string() + ": no such file");
   // Only the schema is kept: a long run's windows are read past, never held.
   const nlohmann::json::parser_callback_t schema_only =
       [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
         return !(depth == 1 && event == nlohmann::json::parse_event_t::key && parsed != "schema");
       };
-  const nlohmann::json head = nlohmann::json::parse(in, schema_only, false);
-  if (head.is_discarded() || !head.is_object()) throw UsageError(file.string() + " is not JSON");
+  const nlohmann::json head = result::read_recorded_json(file.string(), schema_only);
+  if (!head.is_object()) throw UsageError(file.string() + " is not a result");
   return head.value("schema", "");
 }
 
-std::string export_text(const ExportFlags& f) {
+// Writes the export through `out`, a piece at a time.
+void export_to(const ExportFlags& f, const report::OpenMetricsSink& out) {
   const std::filesystem::path dir(f.directory);
   const std::filesystem::path result = dir / "result.json";
   const std::string schema = schema_of(result);
@@ -59,13 +59,15 @@ std::string export_text(const ExportFlags& f) {
                        " is '" + schema +
                        "'); a ladder's levels are runs of their own: " + f.directory + "/levels/*");
     }
-    const nlohmann::json run = nlohmann::json::parse(read_all(result), nullptr, false);
-    if (run.is_discarded()) throw UsageError(result.string() + " is not JSON");
+    RecordedFileStream in(result);
     try {
-      return report::run_openmetrics(run);
+      report::write_run_openmetrics(in, out);
+    } catch (const nlohmann::json::exception&) {
+      throw UsageError(result.string() + " is not JSON");
     } catch (const std::runtime_error& e) {
       throw UsageError(result.string() + ": " + e.what());
     }
+    return;
   }
   const char* table = schema == result::kRunSchema || schema == result::kSoakSchema ? "windows.csv"
                       : schema == result::kLadderSchema                             ? "levels.csv"
@@ -75,15 +77,17 @@ std::string export_text(const ExportFlags& f) {
     throw UsageError("export --format csv: " + f.directory + " ('" + schema +
                      "') keeps no single table; its CSV files are in the directory");
   }
-  return read_all(dir / table);
+  out(read_all(dir / table));
 }
 
 int run_export(const ExportFlags& f) {
-  const std::string text = export_text(f);
   if (f.out.empty()) {
-    std::fwrite(text.data(), 1, text.size(), stdout);
+    export_to(f, [](std::string_view text) { std::fwrite(text.data(), 1, text.size(), stdout); });
   } else {
-    report::write_file_atomically(f.out, text);
+    // Nothing of a failed export is left at -o: the file appears whole or not at all.
+    report::AtomicFileWriter file(f.out);
+    export_to(f, [&file](std::string_view text) { file.write(text); });
+    file.commit();
   }
   return kExitOk;
 }

@@ -2,6 +2,7 @@
 // any kind ends here as one line on stderr and exit code 2.
 #include <cstdio>
 #include <exception>
+#include <new>
 #include <vector>
 
 #include "cli/command_line.h"
@@ -54,6 +55,12 @@ int main(int argc, char** argv) {
   } catch (const UsageError& e) {
     std::fprintf(stderr, "proofload: error: %s\n",
                  plan::without_sensitive_values(e.what()).c_str());
+    return kExitUsage;
+  } catch (const std::bad_alloc&) {
+    // A file or answer larger than memory: what is bounded is refused earlier with its own
+    // line; anything that still gets here ends as one line, never an abort.
+    std::fputs("proofload: error: out of memory: the input is larger than this machine can hold\n",
+               stderr);
     return kExitUsage;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "proofload: error: %s\n",

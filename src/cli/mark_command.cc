@@ -30,7 +30,7 @@ Subcommand add_mark_command(CLI::App& parent) {
             }
             if (label->empty()) throw UsageError("the mark's label is empty");
             // A soak writes result.json only when it ends: a mark after that would judge nothing.
-            if (std::ifstream in(std::filesystem::path(*directory) / "result.json"); in) {
+            if (RecordedFileStream in(std::filesystem::path(*directory) / "result.json"); in) {
               const nlohmann::json result = nlohmann::json::parse(in, nullptr, false);
               if (result.is_object() && result.value("status", "running") != "running") {
                 std::fprintf(stderr,

@@ -10,6 +10,7 @@
 #include <fstream>
 
 #include "cli/subcommand.h"
+#include "common/recorded_file.h"
 #include "common/usage_error.h"
 #include "experiments/compare_record.h"
 #include "experiments/ladder_record.h"
@@ -19,18 +20,21 @@
 #include "report/atomic_file.h"
 #include "report/result_directory.h"
 #include "report/run_report.h"
+#include "result/recorded_json.h"
 
 namespace proofload::cli {
 namespace {
 
 // result.json without its windows (a long run's are many, and no report reads them).
 nlohmann::json read_without_windows(const std::filesystem::path& file) {
-  std::ifstream in(file, std::ios::binary);
+  RecordedFileStream in(file);
   if (!in) throw UsageError("cannot read " + file.string() + ": no such file");
   try {
     return report::parse_result_for_summary(in);
   } catch (const nlohmann::json::exception&) {
     throw UsageError(file.string() + " is not JSON");
+  } catch (const result::RecordedJsonTooDeep& e) {
+    throw UsageError(file.string() + ": " + e.what());
   }
 }
 
@@ -127,9 +131,7 @@ int run_report(const std::string& directory) {
     throw UsageError(file.string() + " has schema '" + schema + "', not " + result::kLadderSchema +
                      " or " + report::kResultSchema);
   }
-  std::ifstream in(file);
-  const nlohmann::json recorded = nlohmann::json::parse(in, nullptr, false);
-  if (recorded.is_discarded()) throw UsageError(file.string() + " is not JSON");
+  const nlohmann::json recorded = result::read_recorded_json(file.string());
   result::LadderResult ladder;
   try {
     ladder = result::ladder_from_json(recorded);

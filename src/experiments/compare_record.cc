@@ -2,15 +2,15 @@
 #include "experiments/compare_record.h"
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <system_error>
 
+#include "common/recorded_file.h"
 #include "common/usage_error.h"
 #include "http/url.h"
-#include "report/html/pages.h"
 #include "report/atomic_file.h"
 #include "report/compare_report.h"
+#include "report/html/pages.h"
 #include "report/run_report.h"
 
 namespace proofload::experiments {
@@ -55,9 +55,9 @@ std::optional<double> cpu_ms_per_request(const result::RunRecord& run) {
 // report::parse_result_for_summary skips them as it parses), when it is a run's; nullopt when the
 // directory has none, or another experiment's (searched further), or one that is not JSON.
 std::optional<nlohmann::json> run_document(const fs::path& dir) {
-  std::ifstream in(dir / "result.json", std::ios::binary);
-  if (!in) return std::nullopt;
   try {
+    RecordedFileStream in(dir / "result.json");
+    if (!in) return std::nullopt;
     nlohmann::json doc = report::parse_result_for_summary(in);
     if (doc.is_object() && doc.value("schema", "") == result::kRunSchema) return doc;
   } catch (const std::exception&) {

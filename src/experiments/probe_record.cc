@@ -3,9 +3,10 @@
 
 #include <algorithm>
 
-#include "common/file_text.h"
-#include "report/html/pages.h"
+#include "common/recorded_file.h"
+#include "common/usage_error.h"
 #include "report/atomic_file.h"
+#include "report/html/pages.h"
 #include "report/probe_report.h"
 
 namespace proofload::experiments {
@@ -17,7 +18,9 @@ namespace {
 constexpr int64_t kMaxProbeFileBytes = int64_t{256} << 20;
 
 std::string read_probe_file(const fs::path& path) {
-  return read_bounded_file(path.string(), "probe file", kMaxProbeFileBytes);
+  RecordedFileStream in(path, kMaxProbeFileBytes);
+  if (!in) throw UsageError("cannot read probe file '" + path.string() + "': no such file");
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 // The allowance a variant is judged against: the expectation's, else what its source sustained

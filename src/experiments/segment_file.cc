@@ -5,9 +5,11 @@
 #include <cstring>
 #include <stdexcept>
 
+#include "common/recorded_file.h"
 #include "common/wall_time.h"
 #include "experiments/segment_codec.h"
 #include "plan/segment.h"
+#include "result/recorded_json.h"
 
 namespace proofload::experiments {
 namespace {
@@ -86,9 +88,10 @@ void SegmentFileWriter::finish(const SegmentEnd& end) {
 
 SegmentFileReader::SegmentFileReader(const std::filesystem::path& directory)
     : path_(directory / kSegmentFile) {
-  file_ = std::fopen(path_.c_str(), "rb");
+  // Only a regular file: a segment's directory may come from a pod's tarball.
+  file_ = open_recorded_stdio(path_).release();
   if (file_ == nullptr) {
-    throw std::runtime_error(path_.string() + ": " + std::strerror(errno) +
+    throw std::runtime_error(path_.string() + ": " + std::strerror(ENOENT) +
                              " (a segment's directory holds the segment.jsonl that a run given "
                              "--segment writes)");
   }
@@ -130,22 +133,15 @@ SegmentFileReader::~SegmentFileReader() {
 
 std::optional<json> SegmentFileReader::next_line() {
   std::string line;
-  char chunk[64 * 1024];
-  bool whole = false;  // ended by its line break (a torn last line has none)
-  while (std::fgets(chunk, sizeof chunk, file_) != nullptr) {
-    const size_t length = std::strlen(chunk);
-    whole = length > 0 && chunk[length - 1] == '\n';
-    line.append(chunk, whole ? length - 1 : length);
-    if (line.size() > kMaxLineBytes) {
-      throw std::runtime_error(path_.string() + " line " + std::to_string(line_ + 1) +
-                               " is longer than 64 MiB");
-    }
-    if (whole) break;
+  const LineRead read = read_recorded_line(file_, line, kMaxLineBytes);
+  if (read == LineRead::kTooLong) {
+    throw std::runtime_error(path_.string() + " line " + std::to_string(line_ + 1) +
+                             " is longer than 64 MiB");
   }
-  if (!whole) return std::nullopt;  // the end, or a torn last line of a killed run
+  if (read == LineRead::kEnd) return std::nullopt;  // the end, or a torn last line of a killed run
   ++line_;
-  json parsed = json::parse(line, nullptr, false);
-  if (parsed.is_discarded() || !parsed.is_object()) {
+  std::optional<json> parsed = result::parse_recorded_object(line);
+  if (!parsed) {
     throw std::runtime_error(path_.string() + " line " + std::to_string(line_) +
                              " is not a JSON object");
   }

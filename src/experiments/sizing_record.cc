@@ -2,12 +2,13 @@
 #include "experiments/sizing_record.h"
 
 #include <algorithm>
-#include <fstream>
 
-#include "report/html/pages.h"
+#include "common/recorded_file.h"
 #include "report/atomic_file.h"
+#include "report/html/pages.h"
 #include "report/run_report.h"
 #include "report/sizing_report.h"
+#include "result/recorded_json.h"
 #include "result/run_record.h"
 
 namespace proofload::experiments {
@@ -21,10 +22,10 @@ void keep_max(std::optional<double>& into, std::optional<double> value) {
 
 // The most memory the server's observers saw in one level's run; nothing when it cannot be read.
 std::optional<double> memory_peak_of_run(const fs::path& run_dir) {
-  std::ifstream in(run_dir / "result.json", std::ios::binary);
-  if (!in) return std::nullopt;
   std::optional<double> peak;
   try {
+    RecordedFileStream in(run_dir / "result.json");
+    if (!in) return std::nullopt;
     const result::RunRecord run = result::run_from_json(report::parse_result_for_summary(in));
     for (const result::SourceRecord& s : run.sources) {
       if (s.is_generator() || s.is_host()) continue;
@@ -92,11 +93,10 @@ void refresh_config_figures(const fs::path& directory, result::SizingResult& siz
   for (result::SizingConfigRecord& c : sizing.configs) {
     if (c.directory.empty()) continue;
     const fs::path ladder_dir = directory / c.directory;
-    std::ifstream in(ladder_dir / "result.json");
-    if (!in) continue;
-    const nlohmann::json recorded = nlohmann::json::parse(in, nullptr, false);
-    if (recorded.is_discarded()) continue;
+    if (!fs::exists(fs::symlink_status(ladder_dir / "result.json"))) continue;
     try {
+      const nlohmann::json recorded =
+          result::read_recorded_json((ladder_dir / "result.json").string());
       fill_config_figures(c, result::ladder_from_json(recorded), ladder_dir);
     } catch (const std::runtime_error&) {
       // A ladder file that does not read keeps the figures the sizing recorded.

@@ -5,14 +5,15 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <stdexcept>
 
 #include "common/clock.h"
-#include "report/html/pages.h"
+#include "common/recorded_file.h"
 #include "report/atomic_file.h"
+#include "report/html/pages.h"
 #include "report/soak_report.h"
+#include "result/recorded_json.h"
 #include "result/run_record.h"
 
 namespace proofload::experiments {
@@ -21,14 +22,14 @@ namespace fs = std::filesystem;
 namespace {
 
 std::string read_text(const fs::path& path) {
-  std::ifstream in(path, std::ios::binary);
+  RecordedFileStream in(path);
   if (!in) throw std::runtime_error("cannot read " + path.string());
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
 std::optional<result::RunRecord> finished_run(const fs::path& directory) {
   try {
-    const nlohmann::json json = nlohmann::json::parse(read_text(directory / "result.json"));
+    const nlohmann::json json = result::read_recorded_json((directory / "result.json").string());
     result::RunRecord run = result::run_from_json(json);
     if (run.status == "running") return std::nullopt;
     return run;
@@ -160,11 +161,11 @@ bool is_soak_directory(const fs::path& directory) { return fs::exists(directory 
 result::SoakResult read_or_rebuild_soak(const fs::path& directory) {
   if (fs::exists(directory / "result.json")) {
     result::SoakResult r =
-        result::soak_from_json(nlohmann::json::parse(read_text(directory / "result.json")));
+        result::soak_from_json(result::read_recorded_json((directory / "result.json").string()));
     if (r.status != "running") return r;
   }
   result::SoakResult r =
-      result::soak_from_json(nlohmann::json::parse(read_text(directory / kSoakPlanJson)));
+      result::soak_from_json(result::read_recorded_json((directory / kSoakPlanJson).string()));
   std::vector<analyze::SoakWindowRow> rows;
   if (fs::exists(directory / kSoakWindowsCsv))
     rows = parse_soak_windows_csv(read_text(directory / kSoakWindowsCsv));

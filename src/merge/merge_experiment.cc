@@ -1,7 +1,6 @@
 // See merge_experiment.h.
 #include "merge/merge_experiment.h"
 
-#include <fstream>
 #include <nlohmann/json.hpp>
 
 #include "common/usage_error.h"
@@ -12,6 +11,7 @@
 #include "merge/merge_ladder.h"
 #include "merge/merge_run.h"
 #include "result/ladder_result.h"
+#include "result/recorded_json.h"
 
 namespace proofload::merge {
 
@@ -26,8 +26,7 @@ std::string kind_of(const fs::path& directory) {
   // A soak and a probe write their plan when their load starts, their result.json at the end.
   if (experiments::is_soak_directory(directory)) return "soak";
   if (experiments::is_probe_directory(directory)) return "probe";
-  std::ifstream in(directory / "result.json", std::ios::binary);
-  if (!in) {
+  if (!fs::exists(fs::symlink_status(directory / "result.json"))) {
     throw UsageError("merge: " + directory.string() +
                      " holds no segment.jsonl or result.json: not a segment's directory");
   }
@@ -35,7 +34,8 @@ std::string kind_of(const fs::path& directory) {
       [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
         return !(depth == 1 && event == nlohmann::json::parse_event_t::key && parsed != "schema");
       };
-  const nlohmann::json head = nlohmann::json::parse(in, schema_only, false);
+  const nlohmann::json head =
+      result::read_recorded_json((directory / "result.json").string(), schema_only);
   const std::string schema = head.is_object() ? head.value("schema", "") : "";
   if (schema == result::kLadderSchema) return "ladder";
   throw UsageError("merge: " + directory.string() + " is not a segment's directory (run, ladder, " +
@@ -43,8 +43,7 @@ std::string kind_of(const fs::path& directory) {
 }
 
 result::LadderResult read_ladder_result(const fs::path& directory) {
-  std::ifstream in(directory / "result.json", std::ios::binary);
-  return result::ladder_from_json(nlohmann::json::parse(in));
+  return result::ladder_from_json(result::read_recorded_json((directory / "result.json").string()));
 }
 
 }  // namespace

@@ -4,9 +4,9 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <set>
 
+#include "common/recorded_file.h"
 #include "common/usage_error.h"
 #include "experiments/probe_record.h"
 #include "experiments/soak_record.h"
@@ -43,7 +43,7 @@ result::MergeRecord record_of(const std::vector<std::pair<fs::path, Record>>& se
 
 // --goodput of the soak's run: its windows then keep the streams' goodput share.
 bool judged_by_goodput(const fs::path& run_directory) {
-  std::ifstream in(run_directory / "result.json", std::ios::binary);
+  RecordedFileStream in(run_directory / "result.json");
   if (!in) return false;
   const nlohmann::json run = report::parse_result_for_summary(in);
   return run.is_object() && !report::goodput_slo(run.value("spec", nlohmann::json())).empty();

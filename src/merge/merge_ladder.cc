@@ -4,7 +4,6 @@
 #include <fmt/format.h>
 
 #include <algorithm>
-#include <fstream>
 #include <map>
 
 #include "common/usage_error.h"
@@ -12,6 +11,7 @@
 #include "experiments/ladder_record.h"
 #include "experiments/segment_file.h"
 #include "merge/merge_run.h"
+#include "result/recorded_json.h"
 
 namespace proofload::merge {
 namespace {
@@ -24,11 +24,7 @@ struct SegmentLadder {
 };
 
 result::LadderResult read_ladder(const fs::path& directory) {
-  std::ifstream in(directory / "result.json", std::ios::binary);
-  if (!in) throw UsageError("cannot read " + (directory / "result.json").string());
-  const nlohmann::json parsed = nlohmann::json::parse(in, nullptr, false);
-  if (parsed.is_discarded())
-    throw UsageError((directory / "result.json").string() + " is not JSON");
+  const nlohmann::json parsed = result::read_recorded_json((directory / "result.json").string());
   try {
     return result::ladder_from_json(parsed);
   } catch (const std::runtime_error& e) {

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <fstream>
 #include <map>
 #include <memory>
 #include <optional>
@@ -13,6 +12,7 @@
 #include <string>
 
 #include "common/clock.h"
+#include "common/recorded_file.h"
 #include "common/usage_error.h"
 #include "experiments/observation.h"
 #include "experiments/segment_file.h"
@@ -20,6 +20,7 @@
 #include "plan/segment.h"
 #include "report/result_directory.h"
 #include "report/run_report.h"
+#include "result/recorded_json.h"
 
 namespace proofload::merge {
 namespace {
@@ -108,12 +109,14 @@ observe::SamplerFigures summed_generators(const std::vector<const observe::Sampl
 }  // namespace
 
 bool run_finished(const fs::path& directory) {
-  std::ifstream in(directory / report::ResultDirectory::kResultJson, std::ios::binary);
+  RecordedFileStream in(directory / report::ResultDirectory::kResultJson);
   if (!in) return false;
   try {
     const nlohmann::json result = report::parse_result_for_summary(in);
     return result.is_object() && result.value("status", "") != "running";
   } catch (const nlohmann::json::exception&) {
+    return false;
+  } catch (const result::RecordedJsonTooDeep&) {
     return false;
   }
 }

@@ -10,6 +10,7 @@
 #include <stdexcept>
 
 #include "common/text.h"
+#include "result/recorded_json.h"
 
 namespace proofload::report {
 namespace {
@@ -28,16 +29,18 @@ struct Family {
     if (fresh) label_sets.push_back(labels);
     it->second.emplace_back(t, value);
   }
-  std::string text() const {
-    if (label_sets.empty()) return "";
+  // Samples are stamped `start` + their time; written a series at a time.
+  void write(double start, const OpenMetricsSink& out) const {
+    if (label_sets.empty()) return;
     const std::string sample_name = type == "counter" ? name + "_total" : name;
-    std::string out = fmt::format("# TYPE {} {}\n# HELP {} {}\n", name, type, name, help);
+    out(fmt::format("# TYPE {} {}\n# HELP {} {}\n", name, type, name, help));
     for (const std::string& labels : label_sets) {
+      std::string series;
       for (const auto& [t, value] : samples.at(labels)) {
-        out += fmt::format("{}{} {} {:.3f}\n", sample_name, labels, value, t);
+        series += fmt::format("{}{} {} {:.3f}\n", sample_name, labels, value, start + t);
       }
+      out(series);
     }
-    return out;
   }
 };
 
@@ -70,14 +73,12 @@ std::optional<double> parse_utc_timestamp(const std::string& text) {
   return static_cast<double>(timegm(&tm)) + second;
 }
 
-std::string run_openmetrics(const json& result) {
-  const std::optional<double> start =
-      parse_utc_timestamp(result.is_object() ? result.value("start_time", "") : "");
-  if (!start)
-    throw std::runtime_error("result.json has no start_time of the form 2026-01-31T12:00:00.000Z");
-  if (!result.contains("windows") || !result["windows"].is_array()) {
-    throw std::runtime_error("result.json has no windows (a run that never finished a window)");
-  }
+namespace {
+
+// Every family of a run's export, fed one window at a time: a long run's windows are read as
+// they are parsed and dropped (a 943 MB result.json would otherwise be held whole, and then some).
+// Samples keep their time from the run's start; the start is added as they are written.
+struct RunFamilies {
   Family requests{"proofload_requests",
                   "counter",
                   "Requests that ended, by outcome (never_started included), from the run's "
@@ -111,9 +112,10 @@ std::string run_openmetrics(const json& result) {
                   {}};
   std::map<std::string, double> outcome_totals;
   double intended_total = 0;
-  for (const json& w : result["windows"]) {
-    if (!w.is_object()) continue;
-    const double t = *start + number_or(w, "start_s", 0) + number_or(w, "duration_s", 0);
+
+  void add_window(const json& w) {
+    if (!w.is_object()) return;
+    const double t = number_or(w, "start_s", 0) + number_or(w, "duration_s", 0);
     if (w.contains("outcomes") && w["outcomes"].is_object()) {
       for (const auto& [outcome, count] : w["outcomes"].items()) {
         if (count.is_number()) outcome_totals[outcome] += count.get<double>();
@@ -150,11 +152,63 @@ std::string run_openmetrics(const json& result) {
       }
     }
   }
-  std::string out;
-  for (const Family* f : {&requests, &intended, &rate, &latency, &in_flight, &warmup, &observed}) {
-    out += f->text();
+
+  void write(double start, const OpenMetricsSink& out) const {
+    for (const Family* f :
+         {&requests, &intended, &rate, &latency, &in_flight, &warmup, &observed}) {
+      f->write(start, out);
+    }
+    out("# EOF\n");
   }
-  return out + "# EOF\n";
+};
+
+double start_of(const json& result) {
+  const std::optional<double> start =
+      parse_utc_timestamp(result.is_object() ? result.value("start_time", "") : "");
+  if (!start)
+    throw std::runtime_error("result.json has no start_time of the form 2026-01-31T12:00:00.000Z");
+  return *start;
+}
+
+[[noreturn]] void no_windows() {
+  throw std::runtime_error("result.json has no windows (a run that never finished a window)");
+}
+
+}  // namespace
+
+std::string run_openmetrics(const json& result) {
+  const double start = start_of(result);
+  if (!result.contains("windows") || !result["windows"].is_array()) no_windows();
+  RunFamilies families;
+  for (const json& w : result["windows"]) families.add_window(w);
+  std::string out;
+  families.write(start, [&out](std::string_view text) { out += text; });
+  return out;
+}
+
+void write_run_openmetrics(std::istream& result_json, const OpenMetricsSink& out) {
+  RunFamilies families;
+  bool saw_windows = false;
+  bool in_windows = false;
+  // A window is added when its object closes (depth 2 inside the top-level "windows") and then
+  // dropped; of the rest only start_time is kept.
+  const json::parser_callback_t each_window = [&](int depth, json::parse_event_t event,
+                                                  json& parsed) {
+    if (depth == 1 && event == json::parse_event_t::key) {
+      in_windows = parsed == "windows";
+      saw_windows = saw_windows || in_windows;
+      return in_windows || parsed == "start_time";
+    }
+    if (in_windows && depth == 2 && event == json::parse_event_t::object_end) {
+      families.add_window(parsed);
+      return false;
+    }
+    return true;
+  };
+  const json head = result::parse_recorded_json(result_json, each_window);
+  const double start = start_of(head);
+  if (!saw_windows) no_windows();
+  families.write(start, out);
 }
 
 }  // namespace proofload::report

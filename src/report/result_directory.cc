@@ -17,6 +17,8 @@
 #include <system_error>
 #include <utility>
 
+#include "common/recorded_file.h"
+#include "common/units.h"
 #include "common/usage_error.h"
 #include "measure/hlog.h"
 #include "report/atomic_file.h"
@@ -24,9 +26,13 @@
 #include "report/result_json.h"
 #include "report/run_report.h"
 #include "report/windows_csv.h"
+#include "result/recorded_json.h"
 
 namespace proofload::report {
 namespace {
+
+// A window is a few KiB (its routes' and observers' figures); a journal line past this is not one.
+constexpr size_t kMaxJournalLineBytes = size_t{16} << 20;
 
 [[noreturn]] void unusable(const std::filesystem::path& directory, const std::string& reason) {
   throw UsageError("cannot write results to " + directory.string() + ": " + reason);
@@ -70,22 +76,30 @@ void write_with_journal(const std::filesystem::path& directory, nlohmann::json d
   out.write(head);
   out.write(",\n  \"windows\": [");
   const std::filesystem::path journal_path = directory / ResultDirectory::kWindowsJournal;
-  std::unique_ptr<std::FILE, int (*)(std::FILE*)> journal(std::fopen(journal_path.c_str(), "re"),
-                                                          &std::fclose);
+  // Only a regular file, each line a window before it goes in: `proofload report` may be given a
+  // directory from anywhere, and result.json is never replaced by something that does not parse.
+  const auto journal = open_recorded_stdio(journal_path);
   bool first = true;
   if (journal) {
-    // getline's buffer, freed however this ends (a write below may throw).
-    struct LineBuffer {
-      char* data = nullptr;
-      size_t capacity = 0;
-      ~LineBuffer() { std::free(data); }
-    } line;
-    ssize_t length;
-    while ((length = ::getline(&line.data, &line.capacity, journal.get())) > 0) {
-      if (line.data[length - 1] != '\n') break;  // a line cut by a crash is not a window
+    std::string line;
+    int64_t number = 0;
+    LineRead read;
+    while ((read = read_recorded_line(journal.get(), line, kMaxJournalLineBytes)) ==
+           LineRead::kLine) {
+      ++number;
+      if (!result::parse_recorded_object(line)) {
+        throw UsageError(journal_path.string() + " line " + std::to_string(number) +
+                         " is not a window; result.json is left as it was");
+      }
       out.write(first ? "\n    " : ",\n    ");
-      out.write(std::string_view(line.data, static_cast<size_t>(length - 1)));
+      out.write(line);
       first = false;
+    }
+    // kEnd also at a last line cut by a crash: that is not a window.
+    if (read == LineRead::kTooLong) {
+      throw UsageError(journal_path.string() + " line " + std::to_string(number + 1) +
+                       " is longer than " + bytes_text(kMaxJournalLineBytes) +
+                       ", longer than any window; result.json is left as it was");
     }
   }
   out.write(first ? "]\n}\n" : "\n  ]\n}\n");
@@ -228,10 +242,7 @@ void ResultDirectory::release_reserve() {
 
 bool complete_pending_windows(const std::filesystem::path& directory) {
   const std::filesystem::path path = directory / ResultDirectory::kResultJson;
-  std::ifstream in(path, std::ios::binary);
-  if (!in) throw std::runtime_error("cannot read " + path.string());
-  nlohmann::json document = nlohmann::json::parse(in, nullptr, false);
-  if (document.is_discarded()) throw std::runtime_error(path.string() + " is not JSON");
+  nlohmann::json document = result::read_recorded_json(path.string());
   if (!document.is_object() || !document.contains("pending_windows")) return false;
   document.erase("pending_windows");
   write_with_journal(directory, std::move(document));
@@ -244,13 +255,15 @@ void ResultDirectory::write_summary() { write_run_reports(directory_); }
 
 void write_run_reports(const std::filesystem::path& directory) {
   const std::filesystem::path result_path = directory / ResultDirectory::kResultJson;
-  std::ifstream in(result_path, std::ios::binary);
+  RecordedFileStream in(result_path);
   if (!in) throw std::runtime_error("cannot read back " + result_path.string());
   nlohmann::json result;
   try {
     result = parse_result_for_report(in);
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error("cannot read back " + result_path.string() + ": " + e.what());
+  } catch (const result::RecordedJsonTooDeep& e) {
+    throw UsageError(result_path.string() + ": " + e.what());
   }
   const std::string summary = render_run_summary(result);
   const std::string page = html::render_run_html(result, summary);

@@ -6,19 +6,17 @@
 // does not show are in run_sections.cc.
 #include "report/run_report.h"
 
-#include <algorithm>
-
-#include "report/html/pages.h"
-
 #include <fmt/format.h>
 
 #include <algorithm>
 #include <cmath>
 
+#include "report/html/pages.h"
 #include "report/ladder_text.h"
 #include "report/numbers.h"
 #include "report/run_sections.h"
 #include "report/segment_section.h"
+#include "result/recorded_json.h"
 #include "result/run_record.h"
 
 namespace proofload::report {
@@ -419,7 +417,7 @@ nlohmann::json parse_result_for_summary(std::istream& in) {
       [](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
         return !(depth == 1 && event == nlohmann::json::parse_event_t::key && parsed == "windows");
       };
-  return nlohmann::json::parse(in, without_windows);
+  return result::parse_recorded_json(in, without_windows);
 }
 
 nlohmann::json parse_result_for_report(std::istream& in) {
@@ -435,7 +433,7 @@ nlohmann::json parse_result_for_report(std::istream& in) {
         return std::find(std::begin(html::kWindowFields), std::end(html::kWindowFields), key) !=
                std::end(html::kWindowFields);
       };
-  return nlohmann::json::parse(in, window_fields);
+  return result::parse_recorded_json(in, window_fields);
 }
 
 }  // namespace proofload::report
