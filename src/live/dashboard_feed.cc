@@ -21,8 +21,12 @@ void DashboardFeed::publish(std::string event) {
     if (!sink(event)) gone.push_back(id);
   }
   for (uint64_t id : gone) sinks_.erase(id);
+  kept_bytes_ += event.size();
   events_.push_back(std::move(event));
-  if (events_.size() > keep_) events_.pop_front();
+  while (events_.size() > 1 && (events_.size() > keep_ || kept_bytes_ > keep_bytes_)) {
+    kept_bytes_ -= events_.front().size();
+    events_.pop_front();
+  }
 }
 
 void DashboardFeed::subscribe(uint64_t id, Sink sink) {

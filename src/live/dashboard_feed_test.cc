@@ -47,5 +47,22 @@ TEST(DashboardFeed, ASubscriberThatIsGoneIsForgotten) {
   EXPECT_EQ(after, (std::vector<std::string>{"a", "b", "end"}));  // a late page sees the end
 }
 
+// The replay a late page is sent at once is bounded in bytes, so that it fits the listener's
+// per-reader bound; the newest event is kept whatever its size.
+TEST(DashboardFeed, KeepsAtMostItsBytesNewestFirst) {
+  DashboardFeed feed(100, 25);
+  for (int i = 0; i < 10; ++i) feed.publish(std::string(10, static_cast<char>('0' + i)));
+  EXPECT_EQ(feed.kept(), 2u);
+  std::vector<std::string> got;
+  feed.subscribe(1, [&](std::string_view e) {
+    got.emplace_back(e);
+    return true;
+  });
+  EXPECT_EQ(got, (std::vector<std::string>{std::string(10, '8'), std::string(10, '9')}));
+  feed.publish(std::string(40, 'x'));
+  EXPECT_EQ(feed.kept(), 1u);
+  EXPECT_LE(kKeptBytes, size_t{4} << 20);
+}
+
 }  // namespace
 }  // namespace proofload::live

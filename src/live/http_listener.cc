@@ -317,6 +317,12 @@ void HttpListener::write_out(Client& c) {
       return;
     }
     c.out_sent += static_cast<size_t>(n);
+    // A reader that keeps up but never quite drains its queue would otherwise keep every byte
+    // ever sent to it: the sent half goes once it is half the buffer (amortized linear).
+    if (c.out_sent > c.out.size() / 2) {
+      c.out.erase(0, c.out_sent);
+      c.out_sent = 0;
+    }
   }
   c.out.clear();  // all sent: the buffer is reused
   c.out_sent = 0;

@@ -28,9 +28,13 @@ namespace proofload::live {
 constexpr int kMaxClients = 64;
 constexpr size_t kMaxHeadBytes = 8 * 1024;
 constexpr int64_t kHeadTimeoutNs = int64_t{10} * 1'000'000'000;
-// A dashboard that subscribes late is sent every kept window at once (dashboard_feed.h keeps at
-// most 3,600, a few KiB each): the bound leaves room for that replay.
-constexpr size_t kMaxStreamBacklogBytes = size_t{64} << 20;
+// A stream reader that falls this far behind is dropped (closed). A dashboard draws recent
+// windows: an event is a few KiB (~1.5 MB with a Prometheus observer's 10,000 series,
+// observe/prom_limits.h), and a late subscriber's replay, sent at once, is at most half of this
+// (dashboard_feed.h's kKeptBytes); so 4 MiB is a replay and then more than a thousand ordinary
+// windows unread. kMaxClients readers that never read hold 256 MiB at most; at 64 MiB each, 64
+// silent /events clients took a run from 43 MiB to 1.26 GiB in 15 s.
+constexpr size_t kMaxStreamBacklogBytes = size_t{4} << 20;
 
 class HttpListener {
  public:

@@ -11,6 +11,9 @@
 namespace proofload::live {
 namespace {
 
+// A replay (every kept event, queued at once) must leave a subscriber room for what comes next.
+static_assert(kKeptBytes <= kMaxStreamBacklogBytes / 2);
+
 // How long end() lets readers take what they were sent (event: end) before closing anyway: the
 // process exits promptly whatever a browser does.
 constexpr int64_t kFlushTimeoutNs = 1'000'000'000;

@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cstring>
 #include <string>
+#include <unordered_set>
 #include <vector>
 
 #include "common/clock.h"
@@ -15,13 +16,20 @@
 #include "http/blocking_client.h"
 #include "http/response_parser.h"
 #include "http/url.h"
+#include "observe/prom_limits.h"
 #include "observe/prom_text.h"
 
 namespace proofload::observe {
 namespace {
 
 constexpr std::string_view kPrefix = "prom:";
-constexpr size_t kMaxBodyBytes = size_t{16} << 20;  // as the parser's bound
+constexpr size_t kMaxBodyBytes = kPromBodySizeLimitBytes;
+
+// Keys looked up by string_view: a series already kept is found without a copy.
+struct KeyHash {
+  using is_transparent = void;
+  size_t operator()(std::string_view key) const { return std::hash<std::string_view>{}(key); }
+};
 
 // Splits the URL's query into proofload's `match` prefixes and the rest, which is sent.
 struct SplitSpec {
@@ -120,8 +128,15 @@ class PromSampler : public Sampler {
                "\r\nUser-Agent: proofload/" PROOFLOAD_VERSION
                "\r\nAccept: text/plain;version=0.0.4\r\nAccept-Encoding: identity\r\n"
                "Connection: close\r\n\r\n";
-    options_.max_bytes = kMaxBodyBytes;
     options_.family_prefixes = std::move(prefixes);
+    // The series cap is over the run, not the scrape: the series kept first stay kept, so an
+    // endpoint that churns new labels every scrape neither grows the run nor pushes them out.
+    options_.admit = [this](std::string_view key) {
+      if (kept_series_.find(key) != kept_series_.end()) return true;
+      if (kept_series_.size() >= kPromSeriesLimit) return false;
+      kept_series_.emplace(key);
+      return true;
+    };
   }
 
   const std::string& spec() const override { return spec_; }
@@ -132,6 +147,11 @@ class PromSampler : public Sampler {
     const int64_t deadline_ns = monotonic_ns() + timeout_ns_;
     std::string error = fetch(deadline_ns);
     if (error.empty()) error = check_response();
+    if (error.empty() && parser_.captured_body().size() > kMaxBodyBytes) {
+      ++scrapes_over_body_limit_;
+      error = "the body passed the body_size_limit of " + std::to_string(kMaxBodyBytes >> 20) +
+              " MiB: the scrape was skipped";
+    }
     if (!error.empty()) {
       sample.ok = false;
       sample.error = std::move(error);
@@ -145,9 +165,13 @@ class PromSampler : public Sampler {
                                std::to_string(parser_.captured_body().size()) + " bytes)"
                          : "no valid series in the body: " + std::to_string(parsed.bad_lines) +
                                " malformed lines, the first at " + parsed.first_bad;
+      if (parsed.long_series > 0) {
+        sample.error += "; " + std::to_string(parsed.long_series) + " series over the " +
+                        std::to_string(kPromSeriesKeyLimitBytes) + "-byte key limit skipped";
+      }
       return sample;
     }
-    sample.readings.reserve(parsed.series.size() + 2);
+    sample.readings.reserve(parsed.series.size() + 4);
     for (PromSeries& series : parsed.series) {
       sample.readings.push_back(Reading{std::move(series.key), series.kind, series.value});
     }
@@ -155,14 +179,21 @@ class PromSampler : public Sampler {
       sample.readings.push_back(
           Reading{"prom_bad_lines", MetricKind::kGauge, static_cast<double>(parsed.bad_lines)});
     }
-    if (!parsed.truncated.empty()) {
-      sample.readings.push_back(Reading{"prom_truncated", MetricKind::kGauge, 1});
-    }
+    // What the limits (prom_limits.h) left out, as gauges so that a window's peak and the run's
+    // end show it; only when there is something to say, as for bad lines.
+    auto say = [&](const char* name, size_t count) {
+      if (count > 0) {
+        sample.readings.push_back(Reading{name, MetricKind::kGauge, static_cast<double>(count)});
+      }
+    };
+    say(kPromSeriesNotKept, parsed.not_admitted);
+    say(kPromSeriesTooLong, parsed.long_series);
+    say(kPromScrapesOverBodyLimit, scrapes_over_body_limit_);
     return sample;
   }
 
  private:
-  // One GET; "" when a whole response (or its first 16 MiB and a byte) is in parser_.
+  // One GET; "" when a whole response (or its first kMaxBodyBytes and a byte) is in parser_.
   std::string fetch(int64_t deadline_ns) {
     // A body one byte over the bound tells the parser it was cut.
     parser_.start(false, http::ResponseCapture{true, kMaxBodyBytes + 1});
@@ -235,6 +266,9 @@ class PromSampler : public Sampler {
   std::string request_;                   // built once: the same GET every sample
   PromParseOptions options_;
   http::ResponseParser parser_;  // its buffers are reused from sample to sample
+  // Every series kept so far (at most kPromSeriesLimit), for options_.admit.
+  std::unordered_set<std::string, KeyHash, std::equal_to<>> kept_series_;
+  size_t scrapes_over_body_limit_ = 0;  // since the sampler was made
 };
 
 }  // namespace

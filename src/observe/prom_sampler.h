@@ -11,11 +11,18 @@
 // of the comma-separated prefixes (a histogram's or summary's series go with their family); it
 // may be given more than once and is not sent. Other query parameters are sent as written.
 //
+// What one sampler may hold is bounded (prom_limits.h): a body over 16 MiB is skipped, at most
+// 10,000 distinct series are kept over the run (the first seen), a series key over 2 KiB is
+// skipped; the fetch has a deadline and the parse is one linear pass, so a hostile endpoint
+// costs neither memory that grows nor a run that ends late.
+//
 // A sample is a gap (ok=false, a one-line error) when the connection is refused or fails, the
-// timeout passes, the response is not HTTP, its status is not 200, its body is compressed, or it
-// has no valid series. Otherwise it holds the series (none when `match` keeps none) and:
-//   "prom_bad_lines" (gauge): malformed lines skipped, when there were any;
-//   "prom_truncated" (gauge, 1): the body passed 16 MiB or 100,000 series and was cut there.
+// timeout passes, the response is not HTTP, its status is not 200, its body is compressed or over
+// the body limit, or it has no valid series. Otherwise it holds the series (none when `match`
+// keeps none) and, when there were any:
+//   "prom_bad_lines" (gauge): malformed lines skipped;
+//   "prom_series_not_kept", "prom_series_too_long", "prom_scrapes_over_body_limit" (gauges):
+//   what the limits left out (prom_limits.h).
 #pragma once
 
 #include <cstdint>

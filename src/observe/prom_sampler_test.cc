@@ -18,6 +18,7 @@
 #include <cmath>
 #include <csignal>
 #include <fstream>
+#include <functional>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -27,6 +28,7 @@
 #include "common/clock.h"
 #include "common/usage_error.h"
 #include "net/tls_test_server.h"
+#include "observe/prom_limits.h"
 #include "observe/prom_text.h"
 #include "process.h"
 
@@ -52,7 +54,11 @@ class TestEndpoint {
  public:
   enum class Mode { kReply, kHold, kCloseAtAccept, kCloseAfterRequest };
 
-  explicit TestEndpoint(Mode mode, std::string reply = "") : mode_(mode), reply_(std::move(reply)) {
+  explicit TestEndpoint(Mode mode, std::string reply = "")
+      : TestEndpoint(mode, [reply = std::move(reply)](int) { return reply; }) {}
+  // `reply(n)` is written to the n-th request, from 0: an endpoint whose answer changes.
+  TestEndpoint(Mode mode, std::function<std::string(int)> reply)
+      : mode_(mode), reply_(std::move(reply)) {
     listen_fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
     sockaddr_in address{};
     address.sin_family = AF_INET;
@@ -116,9 +122,10 @@ class TestEndpoint {
       last_request_ = request;
     }
     if (mode_ == Mode::kCloseAfterRequest) return;
+    const std::string reply = reply_(requests_++);
     size_t written = 0;
-    while (written < reply_.size()) {
-      ssize_t n = send(fd, reply_.data() + written, reply_.size() - written, MSG_NOSIGNAL);
+    while (written < reply.size()) {
+      ssize_t n = send(fd, reply.data() + written, reply.size() - written, MSG_NOSIGNAL);
       if (n <= 0) return;  // the client stopped reading and closed
       written += static_cast<size_t>(n);
     }
@@ -129,7 +136,8 @@ class TestEndpoint {
   }
 
   Mode mode_;
-  std::string reply_;
+  std::function<std::string(int)> reply_;
+  int requests_ = 0;  // the serving thread's
   int listen_fd_ = -1;
   int stop_pipe_[2] = {-1, -1};
   int port_ = 0;
@@ -384,21 +392,76 @@ TEST(PromSampler, TheDefaultTimeoutIsTwoSeconds) {
   EXPECT_LT(elapsed_ns, 2 * kNsPerS + kLateNs);
 }
 
-TEST(PromSampler, ABodyOver16MiBIsCutThereAndSaysSo) {
-  std::string body;
+// Issue 34: what a hostile endpoint can make one sampler hold is bounded (prom_limits.h).
+TEST(PromSampler, ABodyOverTheBodySizeLimitIsASkippedScrapeCountedInTheNextGoodOne) {
+  std::string big;
   const std::string padding(200, 'p');
-  for (int i = 0; body.size() <= (size_t{17} << 20); ++i) {
-    body += "s{i=\"" + std::to_string(i) + "\",pad=\"" + padding + "\"} 1\n";
+  for (int i = 0; big.size() <= kPromBodySizeLimitBytes; ++i) {
+    big += "s{i=\"" + std::to_string(i) + "\",pad=\"" + padding + "\"} 1\n";
   }
+  const std::string over = ok_response(big);
+  const std::string small = ok_response("up 1\n");
+  TestEndpoint endpoint(TestEndpoint::Mode::kReply,
+                        [&](int n) { return n % 2 == 0 ? over : small; });
+  std::unique_ptr<Sampler> sampler = make_prom_sampler(endpoint.spec(), 5 * kNsPerS);
+  Sample skipped = sampler->sample(0);
+  EXPECT_FALSE(skipped.ok);
+  EXPECT_EQ(skipped.error, "the body passed the body_size_limit of 16 MiB: the scrape was skipped");
+  EXPECT_TRUE(skipped.readings.empty());
+  Sample good = sampler->sample(1);
+  ASSERT_TRUE(good.ok) << good.error;
+  auto readings = by_name(good);
+  EXPECT_EQ(readings.at("up").value, 1);
+  EXPECT_EQ(readings.at(kPromScrapesOverBodyLimit).value, 1);
+  EXPECT_EQ(readings.size(), 2u);
+  EXPECT_FALSE(sampler->sample(2).ok);
+  EXPECT_EQ(by_name(sampler->sample(3)).at(kPromScrapesOverBodyLimit).value, 2);  // so far
+}
+
+// A 12 MiB label value once made a 6 s run hold 1.14 GiB and write 337 MB: the series is now
+// skipped, unread past the limit, and the others are kept.
+TEST(PromSampler, ASeriesKeyOverTheLimitIsSkippedAndCounted) {
+  const std::string body =
+      "up 1\nhuge{v=\"" + std::string(size_t{12} << 20, 'x') + "\"} 1\nafter 2\n";
   TestEndpoint endpoint(TestEndpoint::Mode::kReply, ok_response(body));
   Sample sample = make_prom_sampler(endpoint.spec(), 5 * kNsPerS)->sample(0);
   ASSERT_TRUE(sample.ok) << sample.error;
   auto readings = by_name(sample);
-  EXPECT_EQ(readings.at("prom_truncated").value, 1);
-  EXPECT_EQ(readings.count("prom_bad_lines"), 0u);  // the cut line is not called malformed
-  const std::string head = body.substr(0, size_t{16} << 20);
-  const auto whole_lines = static_cast<size_t>(std::count(head.begin(), head.end(), '\n'));
-  EXPECT_EQ(sample.readings.size(), whole_lines + 1);
+  EXPECT_EQ(readings.at("up").value, 1);
+  EXPECT_EQ(readings.at("after").value, 2);
+  EXPECT_EQ(readings.at(kPromSeriesTooLong).value, 1);
+  EXPECT_EQ(readings.size(), 3u);
+  for (const Reading& r : sample.readings) EXPECT_LE(r.name.size(), kPromSeriesKeyLimitBytes);
+}
+
+// 10k series with new labels every scrape grew a run by ~3 MiB/s: the first kPromSeriesLimit
+// distinct series stay kept, later ones are counted, not kept, however many scrapes bring them.
+TEST(PromSampler, ChurningSeriesKeepTheFirstOnesUpToTheCapAndCountTheRest) {
+  const size_t per_scrape = kPromSeriesLimit + kPromSeriesLimit / 2;
+  TestEndpoint endpoint(TestEndpoint::Mode::kReply, [&](int n) {
+    std::string body = "kept_always 1\n";
+    for (size_t i = 0; i < per_scrape; ++i) {
+      body += "churn{scrape=\"" + std::to_string(n) + "\",i=\"" + std::to_string(i) + "\"} 1\n";
+    }
+    return ok_response(body);
+  });
+  std::unique_ptr<Sampler> sampler = make_prom_sampler(endpoint.spec(), 5 * kNsPerS);
+  Sample first = sampler->sample(0);
+  ASSERT_TRUE(first.ok) << first.error;
+  auto readings = by_name(first);
+  EXPECT_EQ(readings.size(), kPromSeriesLimit + 1);  // the cap, and the count of the rest
+  EXPECT_EQ(readings.at(kPromSeriesNotKept).value,
+            static_cast<double>(per_scrape + 1 - kPromSeriesLimit));
+  EXPECT_EQ(readings.count("kept_always"), 1u);
+  for (int n = 1; n < 4; ++n) {
+    Sample next = sampler->sample(n);
+    ASSERT_TRUE(next.ok) << next.error;
+    readings = by_name(next);
+    // Only the series kept from the first scrape: every new one is over the cap.
+    EXPECT_EQ(readings.size(), 2u) << n;
+    EXPECT_EQ(readings.count("kept_always"), 1u);
+    EXPECT_EQ(readings.at(kPromSeriesNotKept).value, static_cast<double>(per_scrape));
+  }
 }
 
 TEST(PromSampler, AnHttpsEndpointIsReadWhenTrustedAndAGapSayingWhyWhenNot) {

@@ -4,6 +4,7 @@
 // family's TYPE and whether it has had samples. Stateless between calls; thread-safe.
 #include "observe/prom_text.h"
 
+#include <algorithm>
 #include <charconv>
 #include <string>
 #include <system_error>
@@ -16,6 +17,9 @@ namespace proofload::observe {
 namespace {
 
 enum class FamilyType { kUntyped, kCounter, kGauge, kHistogram, kSummary };
+
+// Not a malformed line: a series over max_key_bytes, skipped and counted apart.
+constexpr const char* kKeyTooLong = "a series key over the length limit";
 
 // What the lines seen so far said about a family.
 struct Family {
@@ -221,6 +225,7 @@ class Parser {
     }
     std::string_view raw = line_.substr(start, pos_ - start);
     ++pos_;  // the closing quote
+    if (key.size() + raw.size() + 2 > options_.max_key_bytes) return kKeyTooLong;
     if (!is_valid_utf8(raw)) return "label value is not valid UTF-8";
     key += raw;
     if (value) {
@@ -256,9 +261,6 @@ class Parser {
       size_t start = pos_;
       while (!at_end() && is_label_char(line_[pos_])) ++pos_;
       std::string_view label = line_.substr(start, pos_ - start);
-      for (std::string_view seen : label_names_) {
-        if (seen == label) return "a label given twice";
-      }
       label_names_.push_back(label);
       skip_blanks();
       if (at_end() || line_[pos_] != '=') return "expected '=' after a label name";
@@ -268,6 +270,7 @@ class Parser {
       first = false;
       key += label;
       key += "=\"";
+      if (key.size() > options_.max_key_bytes) return kKeyTooLong;
       const bool is_special = !special.empty() && label == special;
       if (const char* why = quoted_value(key, is_special ? &special_value : nullptr)) return why;
       key += '"';
@@ -282,6 +285,12 @@ class Parser {
     }
     ++pos_;  // '}'
     if (!first) key += '}';
+    // Sorted once rather than each name compared with those before it: a line of thousands of
+    // labels costs n log n, not n squared.
+    std::sort(label_names_.begin(), label_names_.end());
+    if (std::adjacent_find(label_names_.begin(), label_names_.end()) != label_names_.end()) {
+      return "a label given twice";
+    }
     return nullptr;
   }
 
@@ -353,14 +362,20 @@ class Parser {
       kind = MetricKind::kCounter;
     }
 
-    key_.assign(name);
     bool has_special = false;
-    skip_blanks();  // the reference parser allows blanks before the label set
-    if (!at_end() && line_[pos_] == '{') {
-      if (const char* why = labels(key_, special, has_special, special_value_)) {
-        bad(why);
-        return true;
-      }
+    const char* why = name.size() > options_.max_key_bytes ? kKeyTooLong : nullptr;
+    if (why == nullptr) {
+      key_.assign(name);
+      skip_blanks();  // the reference parser allows blanks before the label set
+      if (!at_end() && line_[pos_] == '{') why = labels(key_, special, has_special, special_value_);
+    }
+    if (why == kKeyTooLong) {
+      if (kept(family_name)) ++result_.long_series;  // the rest of the line is not read
+      return true;
+    }
+    if (why != nullptr) {
+      bad(why);
+      return true;
     }
     if (!special.empty()) {
       double bound = 0;
@@ -404,7 +419,7 @@ class Parser {
     family.sampled = true;
     ++result_.valid_samples;
     if (!kept(family_name)) return true;
-    if (!keys_.insert(key_).second) {
+    if (keys_.contains(key_)) {
       bad("a series given twice");
       return true;
     }
@@ -413,6 +428,11 @@ class Parser {
       result_.truncated += "stopped at " + std::to_string(options_.max_series) + " series";
       return false;
     }
+    if (options_.admit && !options_.admit(key_)) {
+      ++result_.not_admitted;
+      return true;
+    }
+    keys_.insert(key_);
     result_.series.push_back(PromSeries{std::string(family_name), key_, kind, value, timestamp_ms});
     return true;
   }

@@ -6,11 +6,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "observe/prom_limits.h"
 #include "observe/sampler.h"
 
 namespace proofload::observe {
@@ -41,11 +43,19 @@ struct PromSeries {
 };
 
 struct PromParseOptions {
-  size_t max_bytes = 16u << 20;  // input past this is not read (cut at the last whole line)
+  // Input past this is not read (cut at the last whole line). The sampler skips a larger body
+  // before it gets here; the cut is for any other caller.
+  size_t max_bytes = kPromBodySizeLimitBytes;
   size_t max_series = 100'000;   // series kept; parsing stops at this many
   // Keep only series whose family name starts with one of these; empty keeps all. Lines of
   // other families are still checked (and counted when malformed).
   std::vector<std::string> family_prefixes;
+  // A series whose key (`name{a="b"}` as exposed) passes this many bytes is skipped, read no
+  // further, and counted in long_series: a label value of any length costs one pass, no copy.
+  size_t max_key_bytes = kPromSeriesKeyLimitBytes;
+  // Asked for each well-formed series the prefixes keep, before it is kept: false leaves it out,
+  // counted in not_admitted (the sampler's cap on distinct series over a run). Empty: keep all.
+  std::function<bool(std::string_view key)> admit;
 };
 
 struct PromParseResult {
@@ -53,6 +63,8 @@ struct PromParseResult {
   size_t valid_samples = 0;        // well-formed sample lines, kept or filtered out
   size_t bad_lines = 0;            // malformed lines, skipped
   std::string first_bad;           // "line 12: <why>" for the first of them; "" if none
+  size_t long_series = 0;          // series skipped for a key over max_key_bytes
+  size_t not_admitted = 0;         // series `admit` refused
   // Parsing stopped at a limit: "input over 16 MiB read up to its last whole line" or
   // "stopped at 100000 series"; "" when the whole input was read.
   std::string truncated;

@@ -4,12 +4,14 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <map>
 #include <random>
 #include <sstream>
 #include <string>
+#include <vector>
 
 namespace proofload::observe {
 namespace {
@@ -273,6 +275,56 @@ TEST(PromText, DefaultBoundsAre16MiBAnd100000Series) {
   result = parse_prom_text(big);
   EXPECT_EQ(result.series.size(), 0u);
   EXPECT_EQ(result.truncated, "input over 16 MiB, read up to its last whole line");
+}
+
+TEST(PromText, ASeriesKeyOverTheLimitIsSkippedAndCountedNotCalledMalformed) {
+  PromParseOptions options;
+  options.max_key_bytes = 16;
+  PromParseResult result = parse_prom_text(
+      "a{v=\"short\"} 1\nb{v=\"much longer than sixteen\"} 2\n"
+      "a_very_long_metric_name_indeed 3\nc{v=\"x\",w=\"yyyyyyyyyyyyy\"} 4\n",
+      options);
+  ASSERT_EQ(result.series.size(), 1u);
+  EXPECT_EQ(result.series[0].key, "a{v=\"short\"}");
+  EXPECT_EQ(result.long_series, 3u);
+  EXPECT_EQ(result.bad_lines, 0u);
+  // A family ?match= leaves out is not counted: it was not asked for.
+  options.family_prefixes = {"a"};
+  EXPECT_EQ(parse_prom_text("b{v=\"much longer than sixteen\"} 2\n", options).long_series, 0u);
+  EXPECT_EQ(PromParseOptions{}.max_key_bytes, kPromSeriesKeyLimitBytes);
+}
+
+TEST(PromText, AdmitLeavesSeriesOutAndCountsThem) {
+  PromParseOptions options;
+  std::vector<std::string> asked;
+  options.admit = [&](std::string_view key) {
+    asked.emplace_back(key);
+    return key != "b";
+  };
+  PromParseResult result = parse_prom_text("a 1\nb 2\nc 3\n", options);
+  ASSERT_EQ(result.series.size(), 2u);
+  EXPECT_EQ(result.series[1].key, "c");
+  EXPECT_EQ(result.not_admitted, 1u);
+  EXPECT_EQ(asked, (std::vector<std::string>{"a", "b", "c"}));
+}
+
+// A label set is checked for a label given twice in n log n: a line of 20,000 labels took
+// seconds when each name was compared with every one before it.
+TEST(PromText, ManyLabelsParseInLinearTime) {
+  PromParseOptions options;
+  options.max_key_bytes = size_t{1} << 30;
+  std::string line = "x{";
+  for (int i = 0; i < 20'000; ++i) line += "l" + std::to_string(i) + "=\"\",";
+  line += "} 1\n";
+  std::string text;
+  for (int i = 0; i < 20; ++i) text += line;
+  const auto start = std::chrono::steady_clock::now();
+  PromParseResult result = parse_prom_text(text, options);
+  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
+  EXPECT_EQ(result.series.size(), 1u);
+  EXPECT_EQ(result.bad_lines, 19u);  // the same series again
+  EXPECT_EQ(parse_prom_text("x{a=\"1\",b=\"2\",a=\"3\"} 1\n").first_bad,
+            "line 1: a label given twice");
 }
 
 // Arbitrary bytes and mutations of real output: never a crash (the sanitizers watch), and every

@@ -152,7 +152,7 @@ void record_observed(const RunResult& result, result::RunRecord& r) {
   if (result.observed.empty()) return;
   r.observed_recorded = true;
   for (const ObservedSummary& o : result.observed) {
-    result::SourceRecord source;
+    result::SourceRecord source{};  // {}: GCC 12 falsely warns it may be uninitialized
     source.label = o.label;
     source.source = o.source;
     source.samples = o.samples;

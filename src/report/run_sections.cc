@@ -9,6 +9,7 @@
 #include <cmath>
 
 #include "measure/percentile_trust.h"
+#include "observe/prom_limits.h"
 #include "report/ladder_text.h"
 #include "report/numbers.h"
 
@@ -454,6 +455,40 @@ std::string observed_table(const RunRecord& v) {
   return out + "\n\n";
 }
 
+namespace {
+
+// What a Prometheus endpoint's limits (observe/prom_limits.h, named as Prometheus names its own)
+// left out of its figures: each total is the most any one scrape left out (the body limit's, the
+// scrapes skipped so far).
+void add_prom_limits(const SourceRecord& s, std::vector<std::string>& bullets) {
+  auto peak = [&](const char* reading) {
+    return s.value(std::string(reading) + "_peak").value_or(0);
+  };
+  std::vector<std::string> dropped;
+  if (const double n = peak(observe::kPromSeriesNotKept); n > 0) {
+    dropped.push_back("up to " + plural(n, "series", "series") +
+                      " a scrape not kept, past its cap of " +
+                      count_text(static_cast<double>(observe::kPromSeriesLimit)) +
+                      " distinct series over the run (sample_limit; the first seen are kept)");
+  }
+  if (const double n = peak(observe::kPromSeriesTooLong); n > 0) {
+    dropped.push_back("up to " + plural(n, "series", "series") +
+                      " a scrape skipped for a key over " +
+                      count_text(static_cast<double>(observe::kPromSeriesKeyLimitBytes)) +
+                      " bytes (label_value_length_limit)");
+  }
+  if (const double n = peak(observe::kPromScrapesOverBodyLimit); n > 0) {
+    dropped.push_back(plural(n, "scrape", "scrapes") + " skipped for a body over " +
+                      count_text(static_cast<double>(observe::kPromBodySizeLimitBytes >> 20)) +
+                      " MiB (body_size_limit)");
+  }
+  if (dropped.empty()) return;
+  bullets.push_back("The observer " + inline_code(s.source) + " did not keep all it was sent: " +
+                    list_text(dropped) + ". Its figures are of the series it kept.");
+}
+
+}  // namespace
+
 void add_observer_limits(const RunRecord& v, std::vector<std::string>& bullets) {
   if (!v.observed_recorded) {
     bullets.push_back(
@@ -479,6 +514,9 @@ void add_observer_limits(const RunRecord& v, std::vector<std::string>& bullets) 
         " samples";
     if (!s.error.empty()) text += " (last: " + s.error + ")";
     bullets.push_back(text + ": its figures have holes there.");
+  }
+  for (const SourceRecord& s : v.sources) {
+    if (s.is_prometheus()) add_prom_limits(s, bullets);
   }
   if (const SourceRecord* host = v.host()) {
     const auto start = host->value("load1_start");

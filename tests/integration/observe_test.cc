@@ -10,11 +10,14 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 #include <sstream>
 
 #include "process.h"
@@ -381,6 +384,87 @@ TEST(Observe, InterruptedObserveEndsPromptlyAndSaysSo) {
   const json result = json::parse(read_file(out + "/result.json"));
   EXPECT_EQ(result["status"], "interrupted");
   EXPECT_TRUE(result["observed"].contains("host")) << result.dump(2);
+}
+
+// ---- hostile metrics endpoints (issue 34) --------------------------------------------------
+
+std::string metrics_response(const std::string& body) {
+  return "HTTP/1.1 200 OK\r\nContent-Type: text/plain; version=0.0.4\r\nContent-Length: " +
+         std::to_string(body.size()) + "\r\n\r\n" + body;
+}
+
+// `proofload observe prom:URL -d 3s --every 100ms -o OUT`, and how long it took.
+Observed observe_prom(const std::string& url, const std::string& out,
+                      std::chrono::steady_clock::duration& took) {
+  const auto start = std::chrono::steady_clock::now();
+  Observed r = read_outputs(run_to_completion({proofload_binary(), "observe", "prom:" + url, "-d",
+                                               "3s", "--every", "100ms", "-o", out},
+                                              seconds(40)),
+                            out);
+  took = std::chrono::steady_clock::now() - start;
+  return r;
+}
+
+// A 12 MiB label value once made a 6 s run hold 1.14 GiB and write 337 MB: the series is skipped,
+// the others kept, the run ends on time and its result says what was left out.
+TEST(ObserveHostile, AHugeLabelValueIsSkippedAndTheResultSaysSo) {
+  RawServer server(
+      metrics_response("up 1\nhuge{v=\"" + std::string(size_t{12} << 20, 'x') + "\"} 1\n"), true);
+  const std::string out = make_temp_dir("observe-huge-label");
+  std::chrono::steady_clock::duration took{};
+  Observed r = observe_prom(server.url() + "metrics", out, took);
+  ASSERT_EQ(r.run.exit_code, 0) << r.run.err;
+  EXPECT_LT(took, seconds(8));
+  const json& prom = r.result["observed"]["prom"];
+  EXPECT_EQ(prom["gaps"], 0) << prom.dump(2);
+  EXPECT_EQ(prom.value("up_end", 0.0), 1) << prom.dump(2);
+  EXPECT_EQ(prom.value("prom_series_too_long_peak", 0.0), 1) << prom.dump(2);
+  EXPECT_LT(read_file(out + "/result.json").size(), size_t{1} << 20);
+  const std::string summary = read_file(out + "/summary.md");
+  EXPECT_NE(summary.find("up to 1 series a scrape skipped for a key over 2,048 bytes "
+                         "(label_value_length_limit)"),
+            std::string::npos)
+      << summary;
+}
+
+// 100,000 series with new labels every scrape made a 6 s run end after 43.5 s (and 10,000 grew it
+// ~3 MiB/s): the first 10,000 series are kept (5,000 that stay, and the first scrape's first
+// 5,000 churning ones, gone at the next scrape), the rest counted, and the run ends on time.
+TEST(ObserveHostile, ChurningSeriesAreCappedCountedAndTheRunEndsOnTime) {
+  std::atomic<int> scrapes{0};
+  RawServer server(
+      [&] {
+        const std::string scrape = std::to_string(scrapes++);
+        std::string body;
+        for (int i = 0; i < 5'000; ++i) body += "stable{i=\"" + std::to_string(i) + "\"} 1\n";
+        for (int i = 0; i < 100'000; ++i) {
+          body += "churn{scrape=\"" + scrape + "\",i=\"" + std::to_string(i) + "\"} 1\n";
+        }
+        return metrics_response(body);
+      },
+      true);
+  const std::string out = make_temp_dir("observe-churn");
+  std::chrono::steady_clock::duration took{};
+  Observed r = observe_prom(server.url() + "metrics", out, took);
+  ASSERT_EQ(r.run.exit_code, 0) << r.run.err;
+  EXPECT_LT(took, seconds(8));
+  EXPECT_GT(scrapes.load(), 10);
+  const json& prom = r.result["observed"]["prom"];
+  EXPECT_EQ(prom.value("prom_series_not_kept_peak", 0.0), 100'000) << prom["samples"];
+  // The series in the windows: the 5,000 that stay, every window; no churning one past the cap.
+  for (const json& window : r.result["windows"]) {
+    std::set<std::string> series;
+    for (const auto& [name, value] : window["observed"]["prom"].items()) {
+      if (name.find('{') != std::string::npos) series.insert(name.substr(0, name.find('}') + 1));
+    }
+    EXPECT_EQ(series.size(), 5'000u) << window["index"];
+    EXPECT_TRUE(series.contains("stable{i=\"4999\"}")) << window["index"];
+  }
+  const std::string summary = read_file(out + "/summary.md");
+  EXPECT_NE(summary.find("up to 100,000 series a scrape not kept, past its cap of 10,000 "
+                         "distinct series over the run (sample_limit"),
+            std::string::npos)
+      << summary;
 }
 
 // ---- bad specs ------------------------------------------------------------------------------

@@ -16,6 +16,9 @@
 namespace proofload::testing {
 
 RawServer::RawServer(std::string reply, bool close_after)
+    : RawServer([reply = std::move(reply)] { return reply; }, close_after) {}
+
+RawServer::RawServer(std::function<std::string()> reply, bool close_after)
     : reply_(std::move(reply)), close_after_(close_after) {
   listen_fd_ = listen_on_loopback("RawServer", port_);
   thread_ = std::thread([this] { serve(); });
@@ -60,9 +63,10 @@ void RawServer::serve() {
         request_lines_.push_back(request.substr(0, request.find("\r\n")));
       }
       request.clear();
+      const std::string reply = reply_();
       size_t written = 0;
-      while (written < reply_.size()) {
-        ssize_t w = send(fd, reply_.data() + written, reply_.size() - written, MSG_NOSIGNAL);
+      while (written < reply.size()) {
+        ssize_t w = send(fd, reply.data() + written, reply.size() - written, MSG_NOSIGNAL);
         if (w <= 0) break;
         written += static_cast<size_t>(w);
       }

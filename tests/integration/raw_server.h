@@ -4,8 +4,9 @@
 #pragma once
 
 #include <atomic>
-#include <string>
+#include <functional>
 #include <mutex>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -16,6 +17,8 @@ class RawServer {
   // `reply` is written after each request's headers arrive; `close_after` closes the connection
   // after writing it.
   RawServer(std::string reply, bool close_after);
+  // `reply()` is called for each request: an answer that changes (series churning).
+  RawServer(std::function<std::string()> reply, bool close_after);
   ~RawServer();
   int port() const { return port_; }
   // The request line of every request answered so far, in the order they came.
@@ -24,7 +27,7 @@ class RawServer {
 
  private:
   void serve();
-  std::string reply_;
+  std::function<std::string()> reply_;
   bool close_after_;
   int listen_fd_ = -1;
   int port_ = 0;
