@@ -243,7 +243,7 @@ TEST(K8sJob, SecretHeadersReachThePodsThroughASecretNeverTheJob) {
   }
   std::map<std::string, std::string> key_of;
   for (const YAML::Node& env : container["env"]) {
-    if (env["valueFrom"]["secretKeyRef"]) {
+    if (env["valueFrom"] && env["valueFrom"]["secretKeyRef"]) {
       EXPECT_EQ(env["valueFrom"]["secretKeyRef"]["name"].as<std::string>(), "edge-headers");
       key_of[env["name"].as<std::string>()] =
           env["valueFrom"]["secretKeyRef"]["key"].as<std::string>();
