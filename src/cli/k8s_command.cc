@@ -3,11 +3,16 @@
 // brings the segments' results home and merges them. The experiment's own flags go after `--`,
 // verbatim to every pod: an unknown flag before `--` is an error here rather than a surprise in
 // the cluster. docs/distributed.md walks through both.
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
+#include <cctype>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <iostream>
 
@@ -21,6 +26,7 @@
 #include "k8s/job_manifest.h"
 #include "k8s/scenario_files.h"
 #include "observe/bounded_command.h"
+#include "plan/redaction.h"
 #include "report/atomic_file.h"
 
 namespace proofload::cli {
@@ -35,6 +41,7 @@ struct JobFlags {
   std::vector<std::string> node_selector;
   std::vector<std::string> data_files;
   std::string out;  // "" : stdout
+  std::string secret_out;  // "" : the user creates the Secret (the command is said)
 };
 
 struct CollectFlags {
@@ -67,6 +74,69 @@ std::string shared_start(const JobFlags& f, bool start_at_given) {
   if (delay_ns <= 0) throw UsageError("--start-delay must be more than 0");
   return format_rfc3339_utc((now_s + (delay_ns + 999'999'999) / 1'000'000'000) * 1'000'000'000,
                             true);
+}
+
+// The sensitive -H flags of the experiment's (plan/redaction.h: Authorization, X-Api-Key, ...
+// and each --redact name, which main registered from argv, after `--` too), taken out of
+// `passthrough`: their values go to the pods through a Secret, never in the Job's text.
+std::vector<k8s::SecretHeader> take_secret_headers(std::vector<std::string>& passthrough) {
+  std::vector<k8s::SecretHeader> secrets;
+  std::vector<std::string> kept;
+  for (size_t i = 0; i < passthrough.size(); ++i) {
+    const std::string& arg = passthrough[i];
+    std::string header;
+    size_t words = 1;
+    if ((arg == "-H" || arg == "--header") && i + 1 < passthrough.size()) {
+      header = passthrough[i + 1];
+      words = 2;
+    } else if (arg.rfind("--header=", 0) == 0) {
+      header = arg.substr(9);
+    } else if (arg.rfind("-H", 0) == 0 && arg.size() > 2) {
+      header = arg.substr(2);
+    }
+    const size_t colon = header.find(':');
+    if (colon != std::string::npos && plan::is_sensitive_header(header.substr(0, colon))) {
+      secrets.push_back({header.substr(0, colon),
+                         std::string(trim_spaces_tabs(std::string_view(header).substr(colon + 1)))});
+    } else {
+      kept.insert(kept.end(), passthrough.begin() + static_cast<ptrdiff_t>(i),
+                  passthrough.begin() + static_cast<ptrdiff_t>(i + words));
+    }
+    i += words - 1;
+  }
+  passthrough = std::move(kept);
+  return secrets;
+}
+
+// Only its owner may read the file that holds the Secret.
+void write_private_file(const std::string& path, const std::string& content) {
+  const int fd = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (fd < 0) throw std::runtime_error("cannot write " + path + ": " + std::strerror(errno));
+  const bool written = ::fchmod(fd, 0600) == 0 &&
+                       ::write(fd, content.data(), content.size()) ==
+                           static_cast<ssize_t>(content.size());
+  const int error = errno;
+  if (::close(fd) != 0 || !written) {
+    throw std::runtime_error("cannot write " + path + ": " + std::strerror(error));
+  }
+}
+
+// How to create the Secret without its values on the command line: from variables the user
+// sets, named as a recorded command names them (plan/redaction.h).
+std::string create_secret_command(const k8s::JobSpec& spec) {
+  std::string line = "kubectl create secret generic " + k8s::secret_name(spec);
+  if (!spec.namespace_name.empty()) line += " -n " + spec.namespace_name;
+  const std::vector<std::string> keys = k8s::secret_keys(spec);
+  std::vector<std::string> variables;
+  for (size_t i = 0; i < keys.size(); ++i) {
+    std::string variable;
+    for (char c : keys[i]) variable += std::isalnum(static_cast<unsigned char>(c)) ? std::toupper(c) : '_';
+    line += " --from-literal=" + keys[i] + "=\"$" + variable + "\"";
+    variables.push_back(variable);
+  }
+  std::string note = "  # set ";
+  for (size_t i = 0; i < variables.size(); ++i) note += (i > 0 ? ", " : "") + variables[i];
+  return line + note + " first: their values are not written";
 }
 
 bool is_url(const std::string& target) {
@@ -139,6 +209,10 @@ int run_job(JobFlags& f, bool start_at_given) {
     spec.node_selector.emplace_back(pair.substr(0, equals), pair.substr(equals + 1));
   }
   check_passthrough(spec.passthrough);
+  spec.secret_headers = take_secret_headers(spec.passthrough);
+  if (!f.secret_out.empty() && spec.secret_headers.empty()) {
+    throw UsageError("--secret-out: no secret header after -- (-H 'Authorization: ...')");
+  }
   if (fs::is_regular_file(spec.target)) {
     spec.files = k8s::scenario_files(spec.target, f.data_files);
     spec.target = std::string(k8s::kScenarioDir) + "/" + spec.files.front().path;
@@ -154,6 +228,21 @@ int run_job(JobFlags& f, bool start_at_given) {
     std::fflush(stdout);
   } else {
     report::write_file_atomically(f.out, yaml);
+  }
+  if (!spec.secret_headers.empty()) {
+    const std::string names = k8s::secret_name(spec);
+    if (!f.secret_out.empty()) {
+      write_private_file(f.secret_out, k8s::render_secret_yaml(spec));
+      std::fprintf(stderr,
+                   "proofload: the secret headers' values are in Secret '%s', written to %s "
+                   "(mode 0600): apply it with the Job\n",
+                   names.c_str(), f.secret_out.c_str());
+    } else {
+      std::fprintf(stderr,
+                   "proofload: the secret headers' values go to the pods through Secret '%s', "
+                   "not in the Job: create it before applying (or use --secret-out FILE):\n  %s\n",
+                   names.c_str(), create_secret_command(spec).c_str());
+    }
   }
   std::fprintf(stderr,
                "proofload: the %d pods start together at %s: apply before then "
@@ -219,6 +308,8 @@ void add_job(CLI::App& k8s, std::shared_ptr<JobFlags> f, CLI::App** app, CLI::Op
   (*app)->add_option("--data-file", f->data_files,
                      "Another file the pods need, placed relative to the scenario (repeat)");
   (*app)->add_option("-o,--out", f->out, "Write the YAML here (atomically) instead of stdout");
+  (*app)->add_option("--secret-out", f->secret_out,
+                     "Write the Secret of the secret headers' values here (mode 0600)");
 }
 
 }  // namespace

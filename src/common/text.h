@@ -51,6 +51,32 @@ constexpr std::string_view trim_spaces_tabs(std::string_view text) {
   return text;
 }
 
+// Text from outside (a URL given, a name in a pod's tarball) made safe to quote in a one-line
+// message on a terminal: control bytes shown as \r, \n, \t or \xNN, so an escape sequence
+// is seen, never obeyed.
+inline std::string printable(std::string_view text) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out;
+  out.reserve(text.size());
+  for (char c : text) {
+    const auto byte = static_cast<unsigned char>(c);
+    if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (c == '\t') {
+      out += "\\t";
+    } else if (byte < 0x20 || byte == 0x7f) {
+      out += "\\x";
+      out += kHex[byte >> 4];
+      out += kHex[byte & 0xf];
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
 // ASCII lower case (names and keywords are ASCII; other bytes pass through).
 inline std::string ascii_lowercase(std::string_view text) {
   std::string out(text);

@@ -8,7 +8,6 @@
 #include <string>
 
 #include "common/usage_error.h"
-#include "http/printable.h"
 
 #ifndef PROOFLOAD_VERSION
 #error "PROOFLOAD_VERSION must be defined by the build (see src/http/CMakeLists.txt)"

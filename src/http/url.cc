@@ -5,7 +5,7 @@
 #include <string>
 
 #include "common/usage_error.h"
-#include "http/printable.h"
+#include "common/text.h"
 
 namespace proofload::http {
 namespace {

@@ -2,23 +2,32 @@
 // are the user's to read, and it is proofload's own binary, so its time is not bounded here.
 #include "k8s/collect.h"
 
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
 #include <filesystem>
+#include <fstream>
 #include <map>
 #include <nlohmann/json.hpp>
 #include <ostream>
 
+#include "common/text.h"
+#include "common/unique_fd.h"
 #include "common/usage_error.h"
 #include "k8s/job_manifest.h"
 #include "k8s/segment_tarball.h"
 #include "observe/bounded_command.h"
 
 extern char** environ;
+
+// The missing segments said one a line up to this many, then as a count: a Job of a thousand
+// pods that never ran is one screen, not a thousand lines.
+constexpr int kMissingLinesShown = 10;
 
 namespace proofload::k8s {
 namespace {
@@ -48,19 +57,28 @@ std::vector<std::string> kubectl_args(const CollectSpec& spec, std::vector<std::
   return args;
 }
 
-std::string kubectl(const CollectSpec& spec, const std::vector<std::string>& args, size_t max_bytes,
-                    std::string* failure) {
+std::string kubectl(const CollectSpec& spec, const std::vector<std::string>& args,
+                    size_t max_bytes) {
   observe::CommandLimits limits;
   limits.timeout_ns = spec.kubectl_timeout_ns;
   limits.max_stdout_bytes = max_bytes;
   observe::CommandOutcome outcome = observe::run_bounded(kubectl_args(spec, args), limits);
-  if (!outcome.succeeded()) {
-    if (failure == nullptr)
-      throw std::runtime_error("kubectl " + args[0] + ": " + outcome.failure());
-    *failure = "kubectl logs: " + outcome.failure();
-    return "";
-  }
+  if (!outcome.succeeded()) throw std::runtime_error("kubectl " + args[0] + ": " + outcome.failure());
   return std::move(outcome.out);
+}
+
+// The pod's log, written to `file` as kubectl gives it (a log can be hundreds of MB: it is never
+// held in memory). Returns "" or why it could not be had.
+std::string save_log(const CollectSpec& spec, const SegmentPod& pod, const fs::path& file) {
+  UniqueFd fd(::open(file.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600));
+  if (fd.get() < 0) return "cannot write " + file.string() + ": " + std::strerror(errno);
+  observe::CommandLimits limits;
+  limits.timeout_ns = spec.kubectl_timeout_ns;
+  limits.max_stdout_bytes = spec.max_log_bytes;
+  limits.stdout_fd = fd.get();
+  const observe::CommandOutcome outcome = observe::run_bounded(
+      kubectl_args(spec, {"logs", pod.name, "-c", std::string(kContainerName)}), limits);
+  return outcome.succeeded() ? "" : "kubectl logs: " + outcome.failure();
 }
 
 int run_merge(const std::vector<std::string>& argv) {
@@ -113,13 +131,16 @@ std::vector<SegmentPod> parse_job_pods(const std::string& json_text) {
     const json annotations =
         meta.is_object() ? meta.value("annotations", json::object()) : json::object();
     SegmentPod pod;
+    // A count or an index past what `k8s job` makes is not the Job's: left out, so that a
+    // hostile or mistaken annotation cannot make collect wait on a million segments.
     pod.index = number_or(text_at(annotations, std::string(kIndexAnnotation).c_str()), -1);
-    if (pod.index < 0) continue;
+    if (pod.index < 0 || pod.index >= kMaxSegments) continue;
     pod.name = text_at(meta, "name");
     pod.phase = text_at(item.value("status", json::object()), "phase");
     pod.results = text_at(annotations, std::string(kResultsAnnotation).c_str());
     pod.pvc = text_at(annotations, std::string(kPvcAnnotation).c_str());
     pod.segments = number_or(text_at(annotations, std::string(kSegmentsAnnotation).c_str()), 0);
+    if (pod.segments > kMaxSegments) pod.segments = 0;
     const json containers = item.value("spec", json::object()).value("containers", json::array());
     if (containers.is_array() && !containers.empty()) pod.image = text_at(containers[0], "image");
     if (pod.name.empty()) continue;
@@ -133,7 +154,7 @@ std::vector<SegmentPod> parse_job_pods(const std::string& json_text) {
 int collect_job(const CollectSpec& spec, std::ostream& say) {
   const std::vector<SegmentPod> pods =
       parse_job_pods(kubectl(spec, {"get", "pods", "-l", "job-name=" + spec.job, "-o", "json"},
-                             spec.max_pods_json_bytes, nullptr));
+                             spec.max_pods_json_bytes));
   if (pods.empty()) {
     throw UsageError("no pods of Job '" + spec.job + "'" +
                      (spec.namespace_name.empty() ? "" : " in namespace " + spec.namespace_name) +
@@ -149,31 +170,37 @@ int collect_job(const CollectSpec& spec, std::ostream& say) {
   fs::create_directories(segments_dir);
   for (const SegmentPod& pod : pods) {
     if (why_missing[pod.index].empty()) continue;  // a pod of this index already gave it
-    const std::string where = "pod " + pod.name + " " + pod.phase + ": ";
+    // The pod's name and phase are the cluster's words: quoted before they reach a terminal.
+    const std::string where = "pod " + printable(pod.name) + " " + printable(pod.phase) + ": ";
     if (pod.phase != "Succeeded" && pod.phase != "Failed") {
       why_missing[pod.index] = where + "not finished";
       continue;
     }
-    std::string failure;
-    const std::string log = kubectl(spec, {"logs", pod.name, "-c", std::string(kContainerName)},
-                                    spec.max_log_bytes, &failure);
-    if (!failure.empty()) {
-      why_missing[pod.index] = where + failure;
-      continue;
+    const std::string name = "segment-" + std::to_string(pod.index);
+    const fs::path log_file = segments_dir / (name + ".log");
+    std::string why = save_log(spec, pod, log_file);
+    if (why.empty()) {
+      std::ifstream log(log_file, std::ios::binary);
+      const fs::path destination = segments_dir / name;
+      fs::remove_all(destination);
+      why = log ? unpack_segment_log(log, pod.index, destination) : "cannot read its saved log";
     }
-    const fs::path destination = segments_dir / ("segment-" + std::to_string(pod.index));
-    fs::remove_all(destination);
-    const std::string refused = unpack_segment_log(log, pod.index, destination);
-    why_missing[pod.index] = refused.empty() ? "" : where + refused;
+    std::error_code ignored;
+    fs::remove(log_file, ignored);
+    why_missing[pod.index] = why.empty() ? "" : where + why;
   }
 
   std::vector<std::string> merge = {spec.proofload, "merge"};
+  int missing = 0;
   for (const auto& [index, why] : why_missing) {
     if (!why.empty()) {
-      say << "segment " << index << " missing: " << why << "\n";
+      if (++missing <= kMissingLinesShown) say << "segment " << index << " missing: " << why << "\n";
     } else {
       merge.push_back((segments_dir / ("segment-" + std::to_string(index))).string());
     }
+  }
+  if (missing > kMissingLinesShown) {
+    say << "and " << missing - kMissingLinesShown << " more segments missing\n";
   }
   const size_t collected = merge.size() - 2;
   say << "collected " << collected << " of " << segments << " segments into "

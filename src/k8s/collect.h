@@ -35,11 +35,12 @@ struct CollectSpec {
   std::string proofload;       // the binary that merges (/proc/self/exe)
   int64_t kubectl_timeout_ns = int64_t{120} * 1'000'000'000;
   size_t max_pods_json_bytes = size_t{64} << 20;
-  size_t max_log_bytes = size_t{512} << 20;  // a pod's whole log, held while it is unpacked
+  size_t max_log_bytes = size_t{4} << 30;  // a pod's whole log, saved to a file as it comes
 };
 
-// Collects and merges; says what it does on `say` (one line for each missing segment:
-// "segment 2 missing: pod NAME Failed: no tarball in its log"). Returns the exit code: the
+// Collects and merges; says what it does on `say` (one line for each missing segment, the first
+// ten: "segment 2 missing: pod NAME Failed: no tarball in its log", then "and N more segments
+// missing"). A pod's log is saved as OUT/segments/segment-I.log while it is unpacked, then removed. Returns the exit code: the
 // merge's when it fails, else 1 when a segment is missing, else 0. Throws UsageError for a Job
 // with no pods and std::runtime_error when kubectl fails.
 int collect_job(const CollectSpec& spec, std::ostream& say);

@@ -163,6 +163,9 @@ std::string escaped_for_expansion(std::string_view text) {
   return out;
 }
 
+// The environment variable that holds secret header `index` in the pod.
+std::string secret_variable(size_t index) { return "PL_SECRET_HEADER_" + std::to_string(index); }
+
 std::vector<std::string> experiment_args(const JobSpec& spec) {
   const std::string index = "$(JOB_COMPLETION_INDEX)";
   std::vector<std::string> args = {spec.experiment, escaped_for_expansion(spec.target),
@@ -170,6 +173,12 @@ std::vector<std::string> experiment_args(const JobSpec& spec) {
                                    "--start-at",    spec.start_at,
                                    "--out",         std::string(kResultsDir) + "/segment-" + index};
   for (const std::string& flag : spec.passthrough) args.push_back(escaped_for_expansion(flag));
+  // Unescaped: Kubernetes replaces $(VAR) with the Secret's value as the container starts, so
+  // the value is in the process's arguments but never in the Job.
+  for (size_t i = 0; i < spec.secret_headers.size(); ++i) {
+    args.push_back("-H");
+    args.push_back(spec.secret_headers[i].name + ": $(" + secret_variable(i) + ")");
+  }
   return args;
 }
 
@@ -221,7 +230,18 @@ void emit_container(YAML::Emitter& out, const JobSpec& spec) {
   out << YAML::BeginMap;
   key_value(out, "name", "PROOFLOAD_RESULTS");
   key_value(out, "value", kResultsDir);
-  out << YAML::EndMap << YAML::EndSeq;
+  out << YAML::EndMap;
+  const std::vector<std::string> keys = secret_keys(spec);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    out << YAML::BeginMap;
+    key_value(out, "name", secret_variable(i));
+    out << YAML::Key << "valueFrom" << YAML::Value << YAML::BeginMap << YAML::Key
+        << "secretKeyRef" << YAML::Value << YAML::BeginMap;
+    key_value(out, "name", secret_name(spec));
+    key_value(out, "key", keys[i]);
+    out << YAML::EndMap << YAML::EndMap << YAML::EndMap;
+  }
+  out << YAML::EndSeq;
   emit_resources(out, spec);
   out << YAML::Key << "volumeMounts" << YAML::Value << YAML::BeginSeq;
   out << YAML::BeginMap;
@@ -476,6 +496,45 @@ std::string render_job_yaml(const JobSpec& spec) {
                   "the target") +
           (spec.allow_same_node ? " (--allow-same-node: preferred, not required)." : "."));
   return text;
+}
+
+std::string secret_name(const JobSpec& spec) { return spec.name + "-headers"; }
+
+std::vector<std::string> secret_keys(const JobSpec& spec) {
+  // A Secret's keys allow [-._a-zA-Z0-9]: the header's name in lower case, other bytes as '-',
+  // and a repeated header (two Cookie lines) numbered.
+  std::vector<std::string> keys;
+  for (const SecretHeader& header : spec.secret_headers) {
+    std::string key;
+    for (char c : header.name) {
+      const char lower = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+      key += is_alnum_lower(lower) || c == '-' || c == '_' || c == '.' ? lower : '-';
+    }
+    if (std::find(keys.begin(), keys.end(), key) != keys.end()) {
+      key += "-" + std::to_string(keys.size());
+    }
+    keys.push_back(key);
+  }
+  return keys;
+}
+
+std::string render_secret_yaml(const JobSpec& spec) {
+  check_job_spec(spec);
+  YAML::Emitter out;
+  out.SetIndent(2);
+  out << YAML::BeginDoc << YAML::BeginMap;
+  key_value(out, "apiVersion", "v1");
+  key_value(out, "kind", "Secret");
+  metadata(out, spec, secret_name(spec));
+  key_value(out, "type", "Opaque");
+  out << YAML::Key << "stringData" << YAML::Value << YAML::BeginMap;
+  const std::vector<std::string> keys = secret_keys(spec);
+  for (size_t i = 0; i < keys.size(); ++i) {
+    out << YAML::Key << keys[i] << YAML::Value << YAML::DoubleQuoted
+        << spec.secret_headers[i].value;
+  }
+  out << YAML::EndMap << YAML::EndMap;
+  return std::string(out.c_str()) + "\n";
 }
 
 std::string tarball_begin_marker(int index) {

@@ -40,6 +40,14 @@ struct MountedFile {
   std::string content;  // its bytes (text goes in the ConfigMap's data, the rest in binaryData)
 };
 
+// A header whose value must reach the pods without being written in the Job (plan/redaction.h's
+// sensitive headers): it goes in a Secret, the container reads it into an environment variable
+// (secretKeyRef), and Kubernetes puts it in the header's -H argument ($(VAR)) when the pod starts.
+struct SecretHeader {
+  std::string name;   // as the user wrote it: "Authorization"
+  std::string value;  // never in render_job_yaml's text; only in render_secret_yaml's
+};
+
 enum class ResultsMode {
   kLog,     // the pod prints its segment as a base64 gzip tarball on stdout, between markers
   kVolume,  // the pod writes kResultsDir/segment-I on a PersistentVolumeClaim
@@ -54,6 +62,7 @@ struct JobSpec {
   int segments = 1;                      // completions = parallelism = segments
   std::string start_at;                  // RFC 3339, the same in every pod
   std::vector<std::string> passthrough;  // the experiment's own flags, verbatim
+  std::vector<SecretHeader> secret_headers;  // -H flags taken out of passthrough, passed after it
   ResultsMode results = ResultsMode::kLog;
   std::string pvc;  // kVolume: the claim's name
   // Kubernetes quantities ("500m", "2", "512Mi"); "" leaves it unset.
@@ -73,7 +82,14 @@ struct JobSpec {
 void check_job_spec(const JobSpec& spec);
 
 // The YAML documents (the ConfigMap first when there are files, then the Job), checked first.
+// A secret header's value is not in them: the Job names the Secret below.
 std::string render_job_yaml(const JobSpec& spec);
+
+// The Secret that carries `spec.secret_headers` (stringData, a key a header), for a file of its
+// own; and its name and each header's key, for a `kubectl create secret` of the user's.
+std::string render_secret_yaml(const JobSpec& spec);
+std::string secret_name(const JobSpec& spec);        // NAME-headers
+std::vector<std::string> secret_keys(const JobSpec& spec);  // "authorization", "x-api-key", ...
 
 // The `sh -c` script of a pod with ResultsMode::kLog: runs `proofload "$@"`, forwards SIGTERM to
 // it, then prints $PROOFLOAD_RESULTS/segment-$JOB_COMPLETION_INDEX as a tarball between the

@@ -1,5 +1,5 @@
-// See segment_tarball.h. The tarball is read as it is inflated, 64 KiB at a time: the memory
-// held is the log (bounded by the caller) and its decoded bytes, never the unpacked directory.
+// See segment_tarball.h. The log is read 64 KiB at a time, decoded, inflated and unpacked as it
+// comes: the memory held is a few buffers, never the log, its tarball or the unpacked directory.
 // GNU tar's format (what `tar -czf` writes) with its long names, and POSIX ustar and pax names.
 #include "k8s/segment_tarball.h"
 
@@ -11,6 +11,7 @@
 #include <stdexcept>
 #include <vector>
 
+#include "common/text.h"
 #include "k8s/job_manifest.h"
 #include "measure/hlog.h"
 
@@ -26,25 +27,44 @@ struct Refused : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// The text between the last begin marker line and the end marker line after it (the
-// experiment's own output comes before them).
-std::string_view between_markers(std::string_view log, int index) {
-  const std::string begin = tarball_begin_marker(index) + "\n";
-  const std::string end = "\n" + tarball_end_marker(index) + "\n";
-  size_t at = log.rfind("\n" + begin);
-  if (at != std::string_view::npos) {
-    at += 1;
-  } else if (log.substr(0, begin.size()) == begin) {
-    at = 0;
-  } else {
-    throw Refused("no tarball in its log");
+constexpr size_t kChunk = 64 << 10;
+
+// Where the tarball is in the log: the bytes between the last begin marker line and the end
+// marker line after it (the experiment's own output comes before them). One pass, a line at a
+// time, keeping no more of a line than a marker's length.
+struct Body {
+  std::streamoff begin = 0;
+  std::streamoff end = 0;
+};
+
+Body find_body(std::istream& log, int index) {
+  const std::string begin_marker = tarball_begin_marker(index);
+  const std::string end_marker = tarball_end_marker(index);
+  const size_t keep = std::max(begin_marker.size(), end_marker.size()) + 1;
+  std::streamoff begin = -1, end = -1;  // -1: none (yet)
+  std::string line;  // the current line's first `keep` bytes
+  std::streamoff line_at = 0, at = 0;
+  std::vector<char> chunk(kChunk);
+  while (log.read(chunk.data(), static_cast<std::streamsize>(chunk.size())) || log.gcount() > 0) {
+    const size_t got = static_cast<size_t>(log.gcount());
+    for (size_t i = 0; i < got; ++i, ++at) {
+      if (chunk[i] != '\n') {
+        if (line.size() < keep) line += chunk[i];
+        continue;
+      }
+      if (line == begin_marker) {
+        begin = at + 1;
+        end = -1;
+      } else if (line == end_marker && begin >= 0 && end < 0) {
+        end = line_at;
+      }
+      line.clear();
+      line_at = at + 1;
+    }
   }
-  const size_t body = at + begin.size();
-  const size_t stop = log.find(end, body - 1);  // body - 1: the begin line's own line break
-  if (stop == std::string_view::npos) {
-    throw Refused("tarball cut short (no end marker: the kubelet may have rotated the log)");
-  }
-  return log.substr(body, stop + 1 - body);
+  if (begin < 0) throw Refused("no tarball in its log");
+  if (end < 0) throw Refused("tarball cut short (no end marker: the kubelet may have rotated the log)");
+  return {begin, end};
 }
 
 uint64_t octal_field(const char* field, size_t width) {
@@ -93,6 +113,7 @@ class TarUnpacker {
   }
 
   bool ended() const { return ended_; }
+  uint64_t files() const { return files_; }
 
  private:
   enum class Sink { kFile, kName, kPax, kSkip };
@@ -124,12 +145,13 @@ class TarUnpacker {
     } else if (type == 'g') {
       sink_ = Sink::kSkip;
     } else if (type == '5') {
-      fs::create_directories(place(name));
+      make_directories(place(name), name);
       sink_ = Sink::kSkip;
     } else if (type == '0' || type == '\0' || type == '7') {
-      open_file(place(name), size);
+      open_file(place(name), size, name);
     } else {
-      throw Refused("the tarball holds a link or a special file ('" + name + "'): refused");
+      throw Refused("the tarball holds a link or a special file ('" + printable(name) +
+                    "'): refused");
     }
     if (data_left_ == 0) end_entry();
   }
@@ -144,10 +166,12 @@ class TarUnpacker {
       const std::string part = name.substr(begin, slash - begin);
       begin = slash + 1;
       if (first) {
-        if (part != prefix_) throw Refused("'" + name + "' is not under " + prefix_ + "/");
+        if (part != prefix_) {
+          throw Refused("'" + printable(name) + "' is not under " + prefix_ + "/");
+        }
         first = false;
       } else if (part == "..") {
-        throw Refused("'" + name + "' climbs out of its directory");
+        throw Refused("'" + printable(name) + "' climbs out of its directory");
       } else if (!part.empty() && part != ".") {
         under /= part;
       }
@@ -155,7 +179,21 @@ class TarUnpacker {
     return under;
   }
 
-  void open_file(const fs::path& path, uint64_t size) {
+  // A name that is a file in one member and a directory in another is refused, not a write error
+  // (which would end the whole collection).
+  void make_directories(const fs::path& path, const std::string& name) {
+    std::error_code error;
+    fs::create_directories(path, error);
+    if (error) throw Refused("'" + printable(name) + "' is both a file and a directory");
+  }
+
+  void open_file(const fs::path& path, uint64_t size, const std::string& name) {
+    if (path == root_) {
+      throw Refused("'" + printable(name) + "' is a file where the segment's directory should be");
+    }
+    if (fs::is_directory(path)) {
+      throw Refused("'" + printable(name) + "' is both a file and a directory");
+    }
     if (++files_ > static_cast<uint64_t>(limits_.max_files)) {
       throw Refused("more than " + std::to_string(limits_.max_files) + " files");
     }
@@ -163,7 +201,7 @@ class TarUnpacker {
     if (bytes_ > static_cast<uint64_t>(limits_.max_bytes)) {
       throw Refused("more than " + std::to_string(limits_.max_bytes) + " bytes unpacked");
     }
-    fs::create_directories(path.parent_path());
+    make_directories(path.parent_path(), name);
     file_.open(path, std::ios::binary | std::ios::trunc);
     if (!file_) throw std::runtime_error("cannot write " + path.string());
     sink_ = Sink::kFile;
@@ -216,57 +254,99 @@ class TarUnpacker {
   bool ended_ = false;
 };
 
-void gunzip_into(const std::vector<uint8_t>& gzip, TarUnpacker& tar) {
-  z_stream zs{};
-  if (inflateInit2(&zs, 16 + MAX_WBITS) != Z_OK) throw std::runtime_error("zlib: out of memory");
-  struct End {
-    z_stream* zs;
-    ~End() { inflateEnd(zs); }
-  } end{&zs};
-  zs.next_in = const_cast<Bytef*>(gzip.data());
-  zs.avail_in = static_cast<uInt>(gzip.size());
-  std::vector<char> chunk(64 << 10);
-  for (;;) {
-    zs.next_out = reinterpret_cast<Bytef*>(chunk.data());
-    zs.avail_out = static_cast<uInt>(chunk.size());
-    const int rc = inflate(&zs, Z_NO_FLUSH);
-    if (rc != Z_OK && rc != Z_STREAM_END) {
-      throw Refused(zs.total_out == 0 ? "its tarball is not gzip" : "its gzip stream is corrupt");
+// A gzip stream inflated as its bytes come, into the tar reader.
+class Gunzip {
+ public:
+  explicit Gunzip(TarUnpacker& tar) : tar_(tar), out_(kChunk) {
+    if (inflateInit2(&zs_, 16 + MAX_WBITS) != Z_OK) throw std::runtime_error("zlib: out of memory");
+  }
+  ~Gunzip() { inflateEnd(&zs_); }
+  Gunzip(const Gunzip&) = delete;
+  Gunzip& operator=(const Gunzip&) = delete;
+
+  void feed(const uint8_t* data, size_t size) {
+    zs_.next_in = const_cast<Bytef*>(data);
+    zs_.avail_in = static_cast<uInt>(size);
+    while (!ended_ && (zs_.avail_in > 0 || output_full_)) {
+      zs_.next_out = reinterpret_cast<Bytef*>(out_.data());
+      zs_.avail_out = static_cast<uInt>(out_.size());
+      const int rc = inflate(&zs_, Z_NO_FLUSH);
+      if (rc != Z_OK && rc != Z_STREAM_END && rc != Z_BUF_ERROR) {
+        throw Refused(zs_.total_out == 0 ? "its tarball is not gzip"
+                                          : "its gzip stream is corrupt");
+      }
+      output_full_ = zs_.avail_out == 0;
+      tar_.feed(out_.data(), out_.size() - zs_.avail_out);
+      ended_ = rc == Z_STREAM_END;  // what follows the stream is ignored, as gzip -d does
+      if (rc == Z_BUF_ERROR) break;  // it needs more input
     }
-    tar.feed(chunk.data(), chunk.size() - zs.avail_out);
-    if (rc == Z_STREAM_END) return;
-    if (zs.avail_in == 0 && zs.avail_out != 0) throw Refused("its gzip stream is cut short");
+  }
+
+  bool ended() const { return ended_; }
+
+ private:
+  TarUnpacker& tar_;
+  z_stream zs_{};
+  std::vector<char> out_;
+  bool output_full_ = false;  // inflate may hold more output for the same input
+  bool ended_ = false;
+};
+
+// The base64 text of the body, decoded in whole quads (line breaks skipped) into the gzip reader.
+void decode_body(std::istream& log, const Body& body, Gunzip& gunzip) {
+  log.clear();
+  log.seekg(body.begin);
+  std::vector<char> chunk(kChunk);
+  std::string quads;
+  std::streamoff left = body.end - body.begin;
+  while (left > 0) {
+    const auto want = static_cast<std::streamsize>(std::min<std::streamoff>(left, kChunk));
+    if (!log.read(chunk.data(), want)) throw std::runtime_error("cannot read the pod's log again");
+    left -= want;
+    for (std::streamsize i = 0; i < want; ++i) {
+      if (chunk[i] != '\n' && chunk[i] != '\r') quads += chunk[i];
+    }
+    const size_t whole = left > 0 ? quads.size() / 4 * 4 : quads.size();
+    std::vector<uint8_t> bytes;
+    try {
+      bytes = measure::base64_decode(std::string_view(quads).substr(0, whole));
+    } catch (const std::runtime_error&) {
+      throw Refused("its tarball is not base64");
+    }
+    quads.erase(0, whole);
+    gunzip.feed(bytes.data(), bytes.size());
   }
 }
 
 }  // namespace
 
-std::string unpack_segment_log(std::string_view log, int index, const fs::path& destination,
+std::string unpack_segment_log(std::istream& log, int index, const fs::path& destination,
                                const TarballLimits& limits) {
   const fs::path partial = destination.string() + ".partial";
+  std::string refused;
   try {
-    std::string base64;
-    for (char c : between_markers(log, index)) {
-      if (c != '\n' && c != '\r') base64 += c;
-    }
-    std::vector<uint8_t> gzip;
-    try {
-      gzip = measure::base64_decode(base64);
-    } catch (const std::runtime_error&) {
-      throw Refused("its tarball is not base64");
-    }
+    const Body body = find_body(log, index);
     fs::remove_all(partial);
     fs::create_directories(partial);
     TarUnpacker tar(partial, "segment-" + std::to_string(index), limits);
-    gunzip_into(gzip, tar);
+    {
+      Gunzip gunzip(tar);
+      decode_body(log, body, gunzip);
+      if (!gunzip.ended()) throw Refused("its gzip stream is cut short");
+    }
     if (!tar.ended()) throw Refused("its tarball is cut short");
+    if (tar.files() == 0) throw Refused("its tarball is empty");
     fs::rename(partial, destination);
     return "";
   } catch (const Refused& e) {
-    std::error_code ignored;
-    fs::remove_all(partial, ignored);
-    return e.what();
+    refused = e.what();
+  } catch (const std::exception& e) {
+    // A write that failed (a full disk): this segment is missing, the others still merge.
+    refused = "cannot unpack: " + printable(e.what());
   }
+  std::error_code ignored;
+  fs::remove_all(partial, ignored);
+  return refused;
 }
 
 }  // namespace proofload::k8s

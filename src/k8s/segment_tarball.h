@@ -2,13 +2,14 @@
 // base64 gzip tarball between its markers in the pod's log, unpacked. The log comes from a
 // cluster and is not trusted: everything is bounded (the unpacked bytes and files), only regular
 // files and directories under `segment-I/` are written, and nothing else (links, devices, "..",
-// absolute names) is accepted. Stateless, thread-safe for distinct destinations.
+// absolute names) is accepted. The log is read from a stream, 64 KiB at a time, never held whole
+// (a pod's log can be hundreds of MB). Stateless, thread-safe for distinct destinations.
 #pragma once
 
 #include <cstdint>
 #include <filesystem>
+#include <istream>
 #include <string>
-#include <string_view>
 
 namespace proofload::k8s {
 
@@ -17,10 +18,12 @@ struct TarballLimits {
   int64_t max_files = 100'000;
 };
 
-// Unpacks segment `index`'s tarball found in `log` into `destination` (which must not exist; it
-// is created, and left absent on failure). Returns "" on success, else why not in a few words:
-// "no tarball in its log", "tarball cut short (no end marker)", "not gzip", ...
-std::string unpack_segment_log(std::string_view log, int index,
+// Unpacks segment `index`'s tarball found in `log` (seekable: it is read twice, once to find the
+// markers) into `destination` (which must not exist; it is created, and left absent on failure,
+// with no `.partial` beside it). Returns "" on success, else why not in a few words: "no tarball
+// in its log", "tarball cut short (no end marker)", "not gzip", "its tarball is empty", ...; a
+// member's name quoted in it is printable() (common/text.h), safe on a terminal.
+std::string unpack_segment_log(std::istream& log, int index,
                                const std::filesystem::path& destination,
                                const TarballLimits& limits = {});
 

@@ -74,6 +74,28 @@ bool drain(int fd, std::string& into, size_t cap, bool& over_cap) {
   return true;
 }
 
+// drain()'s form for stdout_fd: what `fd` has is written to `sink` and counted in `total`, at
+// most `cap` bytes; `write_error` is set (errno) when the sink refuses it.
+bool drain_to(int fd, int sink, size_t& total, size_t cap, bool& over_cap, int& write_error) {
+  char buffer[65536];
+  ssize_t n = ::read(fd, buffer, sizeof buffer);
+  if (n < 0) return errno == EINTR || errno == EAGAIN;
+  if (n == 0) return false;
+  size_t keep = std::min(cap > total ? cap - total : 0, static_cast<size_t>(n));
+  over_cap = keep < static_cast<size_t>(n);
+  for (size_t done = 0; done < keep;) {
+    const ssize_t wrote = ::write(sink, buffer + done, keep - done);
+    if (wrote < 0 && errno == EINTR) continue;
+    if (wrote <= 0) {
+      write_error = wrote < 0 ? errno : ENOSPC;
+      return false;
+    }
+    done += static_cast<size_t>(wrote);
+  }
+  total += keep;
+  return true;
+}
+
 // Waits for the child after its group was killed; SIGKILL cannot be ignored, so this is prompt.
 void reap(pid_t pid, int& status) {
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
@@ -91,7 +113,9 @@ std::string CommandOutcome::failure() const {
     case End::kTimedOut:
       return "timed out after " + std::to_string(timeout_ns / kNsPerMs) + " ms";
     case End::kOutputTooLarge:
-      return "output over " + std::to_string(out.size()) + " bytes";
+      return "output over " + std::to_string(out_bytes) + " bytes";
+    case End::kOutputNotWritten:
+      return "cannot write its output: " + start_error;
     case End::kNotStarted:
       return "could not start: " + start_error;
   }
@@ -167,11 +191,21 @@ CommandOutcome run_bounded(const std::vector<std::string>& argv, const CommandLi
       break;
     }
     bool over_cap = false;
+    int write_error = 0;
     if (fds[0].fd >= 0 && fds[0].revents != 0 &&
-        !drain(fds[0].fd, outcome.out, limits.max_stdout_bytes, over_cap)) {
+        !(limits.stdout_fd >= 0
+              ? drain_to(fds[0].fd, limits.stdout_fd, outcome.out_bytes, limits.max_stdout_bytes,
+                         over_cap, write_error)
+              : drain(fds[0].fd, outcome.out, limits.max_stdout_bytes, over_cap))) {
       fds[0].fd = -1;
     }
-    if (over_cap) kill_group(CommandOutcome::End::kOutputTooLarge);
+    if (limits.stdout_fd < 0) outcome.out_bytes = outcome.out.size();
+    if (write_error != 0) {
+      outcome.start_error = std::strerror(write_error);
+      kill_group(CommandOutcome::End::kOutputNotWritten);
+    } else if (over_cap) {
+      kill_group(CommandOutcome::End::kOutputTooLarge);
+    }
     bool ignored = false;  // stderr past its cap is dropped: it only feeds a one-line reason
     if (fds[1].fd >= 0 && fds[1].revents != 0 &&
         !drain(fds[1].fd, outcome.err, limits.max_stderr_bytes, ignored)) {

@@ -17,16 +17,27 @@ struct CommandLimits {
   int64_t timeout_ns = 0;              // from the start to the exit; > 0
   size_t max_stdout_bytes = 16 << 20;  // more than this: killed, kOutputTooLarge
   size_t max_stderr_bytes = 64 << 10;  // more than this is dropped (the tool is not killed)
+  // >= 0: stdout is written to this file as it arrives rather than kept in `out`, so that a
+  // pod's log of hundreds of MB is never held in memory; max_stdout_bytes bounds it all the same.
+  int stdout_fd = -1;
 };
 
 struct CommandOutcome {
-  enum class End { kExited, kKilledBySignal, kTimedOut, kOutputTooLarge, kNotStarted };
+  enum class End {
+    kExited,
+    kKilledBySignal,
+    kTimedOut,
+    kOutputTooLarge,
+    kOutputNotWritten,  // stdout_fd refused a write (a full disk): killed
+    kNotStarted
+  };
   End end = End::kNotStarted;
   int exit_code = -1;       // kExited: the program's exit status
   int signal = 0;           // kKilledBySignal: the signal (not one of ours)
-  std::string out;          // stdout, at most max_stdout_bytes
+  std::string out;          // stdout, at most max_stdout_bytes (empty with stdout_fd)
+  size_t out_bytes = 0;     // stdout's bytes, kept in `out` or written to stdout_fd
   std::string err;          // stderr, at most max_stderr_bytes
-  std::string start_error;  // kNotStarted: why (errno text)
+  std::string start_error;  // kNotStarted, kOutputNotWritten: why (errno text)
   int64_t timeout_ns = 0;   // the limit it ran under, for the message
 
   bool succeeded() const { return end == End::kExited && exit_code == 0; }

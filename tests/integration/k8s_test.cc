@@ -2,14 +2,22 @@
 // Kubernetes API schema (tests/k8s/validate.js, kubernetes-models) and read back for what a user
 // relies on; collect runs against a stub kubectl replaying a Job whose pods' logs were made by
 // the pods' own script running the real binary against `proofload serve` on 127.0.0.1.
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <yaml-cpp/yaml.h>
 
 #include <chrono>
 #include <filesystem>
+#include <fstream>
 #include <nlohmann/json.hpp>
 
+#include "k8s/tarball_testing.h"
 #include "process.h"
+
+extern char** environ;
 
 namespace proofload::testing {
 namespace {
@@ -208,6 +216,63 @@ TEST(K8sJob, EveryBadValueIsOneLineAndExit2) {
   }
 }
 
+TEST(K8sJob, SecretHeadersReachThePodsThroughASecretNeverTheJob) {
+  // Before: all three values in clear in the Job's args.
+  const std::string dir = make_temp_dir("k8s-secret");
+  const std::vector<std::string> args = {
+      "job", "http://api.internal/", "--segments", "2", "--name", "edge", "-o", dir + "/job.yaml",
+      "--secret-out", dir + "/secret.yaml", "--", "-H", "Authorization: Bearer tok-123",
+      "--header=X-Api-Key: key-456", "--redact", "X-Custom", "-H", "X-Custom: custom-789",
+      "-H", "Accept: text/plain"};
+  auto job = k8s(args);
+  ASSERT_EQ(job.exit_code, 0) << job.err;
+  const std::string yaml = read_file(dir + "/job.yaml");
+  for (const char* value : {"tok-123", "key-456", "custom-789"}) {
+    EXPECT_EQ(yaml.find(value), std::string::npos) << value;
+    EXPECT_EQ(job.err.find(value), std::string::npos) << value;
+  }
+  auto checked = validate(dir + "/job.yaml");
+  EXPECT_EQ(checked.exit_code, 0) << checked.out << checked.err;
+  const YAML::Node container = YAML::LoadFile(dir + "/job.yaml")["spec"]["template"]["spec"]
+                                                               ["containers"][0];
+  const auto pod_args = strings(container["args"]);
+  for (const char* header : {"Authorization: $(PL_SECRET_HEADER_0)",
+                             "X-Api-Key: $(PL_SECRET_HEADER_1)", "X-Custom: $(PL_SECRET_HEADER_2)",
+                             "Accept: text/plain"}) {
+    EXPECT_NE(std::find(pod_args.begin(), pod_args.end(), header), pod_args.end()) << header;
+  }
+  std::map<std::string, std::string> key_of;
+  for (const YAML::Node& env : container["env"]) {
+    if (env["valueFrom"] && env["valueFrom"]["secretKeyRef"]) {
+      EXPECT_EQ(env["valueFrom"]["secretKeyRef"]["name"].as<std::string>(), "edge-headers");
+      key_of[env["name"].as<std::string>()] =
+          env["valueFrom"]["secretKeyRef"]["key"].as<std::string>();
+    }
+  }
+  EXPECT_EQ(key_of["PL_SECRET_HEADER_0"], "authorization");
+  EXPECT_EQ(key_of["PL_SECRET_HEADER_2"], "x-custom");
+  // The Secret carries them, readable by its owner only.
+  checked = validate(dir + "/secret.yaml");
+  EXPECT_EQ(checked.out, "ok: Secret/edge-headers\n") << checked.err;
+  const YAML::Node secret = YAML::LoadFile(dir + "/secret.yaml");
+  EXPECT_EQ(secret["stringData"]["authorization"].as<std::string>(), "Bearer tok-123");
+  EXPECT_EQ(secret["stringData"]["x-api-key"].as<std::string>(), "key-456");
+  EXPECT_EQ(secret["stringData"]["x-custom"].as<std::string>(), "custom-789");
+  EXPECT_EQ(fs::status(dir + "/secret.yaml").permissions() & fs::perms::all,
+            fs::perms::owner_read | fs::perms::owner_write);
+
+  // Without --secret-out: stdout holds no value, and stderr says how to create the Secret.
+  auto plain = k8s({"job", "http://api.internal/", "--segments", "2", "--name", "edge", "--",
+                    "-H", "Authorization: Bearer tok-123"});
+  ASSERT_EQ(plain.exit_code, 0) << plain.err;
+  EXPECT_EQ(plain.out.find("tok-123"), std::string::npos);
+  EXPECT_EQ(plain.err.find("tok-123"), std::string::npos);
+  EXPECT_NE(plain.err.find("kubectl create secret generic edge-headers "
+                           "--from-literal=authorization=\"$AUTHORIZATION\""),
+            std::string::npos)
+      << plain.err;
+}
+
 // A Job as kubectl shows it, with a pod's log a file: the stub kubectl records its calls.
 struct RecordedJob {
   explicit RecordedJob(const std::string& name) : dir(make_temp_dir(name)) {
@@ -349,6 +414,58 @@ TEST(K8sCollect, VolumeResultsAreExplainedKubectlFailuresAreOneLine) {
   EXPECT_EQ(missing.exit_code, 1);
   EXPECT_NE(missing.err.find("kubectl get: could not start"), std::string::npos) << missing.err;
   EXPECT_EQ(std::count(missing.err.begin(), missing.err.end(), '\n'), 1) << missing.err;
+}
+
+// The peak resident memory of a run of `argv` (and of what it waited for), in KiB; its output is
+// dropped.
+long peak_rss_kib(const std::vector<std::string>& argv, int* exit_code) {
+  std::vector<char*> args;
+  for (const std::string& arg : argv) args.push_back(const_cast<char*>(arg.c_str()));
+  args.push_back(nullptr);
+  posix_spawn_file_actions_t actions;
+  posix_spawn_file_actions_init(&actions);
+  posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+  posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0);
+  pid_t pid = -1;
+  const int spawned = posix_spawn(&pid, args[0], &actions, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&actions);
+  if (spawned != 0) return -1;
+  int status = 0;
+  rusage usage{};
+  while (wait4(pid, &status, 0, &usage) < 0 && errno == EINTR) {
+  }
+  *exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+  return usage.ru_maxrss;
+}
+
+TEST(K8sCollect, ALargeLogIsStreamedNeverHeldInMemory) {
+  // Before: the whole log was held (the 490 MB log took 1.48 GiB). Here 64 MB of the
+  // experiment's own output, then a tarball holding 16 MB that does not compress.
+  RecordedJob job("k8s-collect-large");
+  std::string noise(16 << 20, '\0');
+  uint64_t state = 88172645463325252ull;
+  for (char& c : noise) {
+    state ^= state << 13, state ^= state >> 7, state ^= state << 17;
+    c = static_cast<char>(state);
+  }
+  const std::string tar = k8s::testing::tar_member("segment-0/result.json", '0', "{}") +
+                          k8s::testing::tar_member("segment-0/noise.bin", '0', noise) +
+                          k8s::testing::tar_end();
+  {
+    std::ofstream log(job.dir + "/logs/edge-0-x7k2p", std::ios::binary);
+    const std::string line = "level 1: 1000 requests/s, p95 12 ms, no errors ...............\n";
+    for (size_t written = 0; written < (size_t{64} << 20); written += line.size()) log << line;
+    log << k8s::testing::pod_log(0, k8s::testing::gzip(tar));
+  }
+  job.pods("log", {"Succeeded"});
+  int exit_code = -1;
+  const long peak_kib = peak_rss_kib({proofload_binary(), "k8s", "collect", "edge", "--kubectl",
+                                      job.kubectl, "--out", job.dir + "/collected"},
+                                     &exit_code);
+  EXPECT_EQ(read_file(job.dir + "/collected/segments/segment-0/noise.bin"), noise);
+  EXPECT_GT(peak_kib, 0);
+  EXPECT_LT(peak_kib, 40 << 10) << "peak RSS " << peak_kib << " KiB for an 86 MB log";
+  EXPECT_FALSE(fs::exists(job.dir + "/collected/segments/segment-0.log"));
 }
 
 }  // namespace
