@@ -217,6 +217,7 @@ class Transport {
     fd_ = -1;
   }
   const net::TransportFailure& failure() const { return failure_; }
+  bool closed_without_close_notify() const { return false; }  // plain bytes: no TLS
 
  private:
   int fd_ = -1;
