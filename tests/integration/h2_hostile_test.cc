@@ -6,6 +6,7 @@
 // to 127.0.0.1 and ends by itself.
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <functional>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -108,6 +109,29 @@ TEST(Http2Hostile, AFrameThatBreaksTheConnectionEndsItsStreamsAsProtocolErrors) 
     EXPECT_GT(outcome(summary, "protocol_error"), 0) << summary.dump(1);
     EXPECT_EQ(outcome(summary, "success"), 0) << summary.dump(1);
   }
+}
+
+// A WINDOW_UPDATE that overflows the connection's window: nghttp2 ends the connection
+// (FLOW_CONTROL_ERROR), and each request ends with it as a protocol_error. The issue saw 8
+// requests counted `refused` that were never sent (the server saw 16, proofload counted 24);
+// since fc8c5a2 (our GOAWAY flushed at once, its streams protocol errors) the counts agree.
+TEST(Http2Hostile, AWindowUpdateOverflowCountsOnlyWhatTheServerSaw) {
+  H2RawServer server([](uint32_t) {
+    return h2_frame(kH2WindowUpdate, 0, 0, std::string{'\x7f', '\xff', '\xff', '\xff'});
+  });
+  const std::string out = make_temp_dir("h2-hostile-window-overflow");
+  const Completed run = run_to_completion(
+      {proofload_binary(), "run", server.url(), "--http2", "-c", "2", "--h2-streams", "4",
+       "--timeout", "8s", "-d", "2s", "--workers", "1", "-q", "-o", out},
+      std::chrono::seconds(60));
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json summary = json::parse(read_file(out + "/result.json"))["summary"];
+  EXPECT_EQ(outcome(summary, "timeout"), 0) << summary.dump(1);
+  EXPECT_EQ(outcome(summary, "refused"), 0) << summary.dump(1);
+  EXPECT_EQ(outcome(summary, "protocol_error"), summary["intended"].get<int64_t>());
+  // What was counted is what the server was sent: at most the 8 streams of the run's end apart.
+  EXPECT_LE(std::abs(summary["intended"].get<int64_t>() - server.requests()), 8)
+      << summary["intended"] << " counted, " << server.requests() << " seen by the server";
 }
 
 // Streams over HTTP/2 that the server resets after their first event: each is a `stream_reset`
