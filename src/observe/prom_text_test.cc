@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <cmath>
 #include <fstream>
 #include <map>
@@ -308,9 +307,9 @@ TEST(PromText, AdmitLeavesSeriesOutAndCountsThem) {
   EXPECT_EQ(asked, (std::vector<std::string>{"a", "b", "c"}));
 }
 
-// A label set is checked for a label given twice in n log n: a line of 20,000 labels took
-// seconds when each name was compared with every one before it.
-TEST(PromText, ManyLabelsParseInLinearTime) {
+// A label set of thousands is checked for a label given twice (in n log n: each name compared
+// with every one before it took seconds on 20,000; bench/observe_bench.cc measures it).
+TEST(PromText, ALabelSetOfThousandsIsCheckedForRepeats) {
   PromParseOptions options;
   options.max_key_bytes = size_t{1} << 30;
   std::string line = "x{";
@@ -318,9 +317,7 @@ TEST(PromText, ManyLabelsParseInLinearTime) {
   line += "} 1\n";
   std::string text;
   for (int i = 0; i < 20; ++i) text += line;
-  const auto start = std::chrono::steady_clock::now();
   PromParseResult result = parse_prom_text(text, options);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
   EXPECT_EQ(result.series.size(), 1u);
   EXPECT_EQ(result.bad_lines, 19u);  // the same series again
   EXPECT_EQ(parse_prom_text("x{a=\"1\",b=\"2\",a=\"3\"} 1\n").first_bad,

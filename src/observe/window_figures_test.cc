@@ -4,7 +4,6 @@
 
 #include <gtest/gtest.h>
 
-#include <chrono>
 #include <string>
 #include <vector>
 
@@ -140,9 +139,10 @@ TEST(WindowFigures, OldSamplesAreDroppedSoMemoryStaysBounded) {
   EXPECT_GT(again.samples, 0);
 }
 
-// A Prometheus endpoint's sample holds thousands of readings, looked up in every sample of the
-// window: by name, not by a linear search (100,000 series kept a 6 s run going for 43 s).
-TEST(WindowFigures, ThousandsOfReadingsTakeLinearTime) {
+// A Prometheus endpoint's sample holds thousands of readings, each with its own figures. They are
+// looked up by name (a linear search per reading kept a 6 s run with 100,000 series going for
+// 43 s; bench/observe_bench.cc measures it).
+TEST(WindowFigures, ThousandsOfReadingsEachGetTheirFigures) {
   constexpr int kReadings = 40'000;
   SampleSeries series;
   for (int at = 0; at <= 4; ++at) {
@@ -153,9 +153,7 @@ TEST(WindowFigures, ThousandsOfReadingsTakeLinearTime) {
     }
     series.add(good(at * kS / 4, std::move(readings)));
   }
-  const auto start = std::chrono::steady_clock::now();
   WindowFigures w = series.figures(0, kS, kSlack);
-  EXPECT_LT(std::chrono::steady_clock::now() - start, std::chrono::seconds(1));
   EXPECT_EQ(w.figures.size(), size_t{kReadings} / 2 * 3);  // a rate; a value and a peak
   EXPECT_NEAR(*w.value("s{i=\"0\"}_per_s"), 4, 1e-9);
   EXPECT_EQ(*w.value("s{i=\"1\"}_peak"), 4);

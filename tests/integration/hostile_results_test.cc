@@ -122,15 +122,6 @@ TEST_F(HostileResults, AResultJsonNestedAMillionDeepIsRefusedWithOneLine) {
                               "nests deeper than 64");
 }
 
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
-#define PL_UNDER_SANITIZER 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define PL_UNDER_SANITIZER 1
-#endif
-
 TEST_F(HostileResults, AnOpenMetricsExportReadsWindowsAsTheyAreParsed) {
 #ifdef PL_UNDER_SANITIZER
   GTEST_SKIP() << "a sanitizer reserves terabytes of address space, so no `ulimit -v` can hold "

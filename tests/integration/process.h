@@ -9,6 +9,17 @@
 #include <string>
 #include <vector>
 
+// Defined in a sanitizer's build (ASan or TSan, clang or gcc): a test of memory peaks skips there,
+// as the sanitizer's shadow memory is most of what it would measure.
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer)
+#define PL_UNDER_SANITIZER 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define PL_UNDER_SANITIZER 1
+#endif
+
 namespace proofload::testing {
 
 // Path of the proofload binary under test (set by CMake).
