@@ -1,6 +1,7 @@
 // The tables of a run's summary.md and what this does not show, with the conventions the short
 // version shares with them (a percentile's trust, a figure printed no rounder than a threshold's
-// own text). Internal to run_report.cc. Pure; thread-safe.
+// own text), in run_sections.cc and (what it does not show) run_limits.cc. Internal to
+// run_report.cc. Pure; thread-safe.
 #pragma once
 
 #include <optional>
