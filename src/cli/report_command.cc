@@ -25,12 +25,13 @@
 namespace proofload::cli {
 namespace {
 
-// result.json without its windows (a long run's are many, and no report reads them).
-nlohmann::json read_without_windows(const std::filesystem::path& file) {
+// result.json with a run's windows thinned as its report.html draws them (a long run's are
+// many): read once, both to learn what the directory holds and to render a run's report.
+report::RunForReport read_for_report(const std::filesystem::path& file) {
   RecordedFileStream in(file);
   if (!in) throw UsageError("cannot read " + file.string() + ": no such file");
   try {
-    return report::parse_result_for_summary(in);
+    return report::parse_result_for_report(in);
   } catch (const nlohmann::json::exception&) {
     throw UsageError(file.string() + " is not JSON");
   } catch (const result::RecordedJsonTooDeep& e) {
@@ -40,18 +41,25 @@ nlohmann::json read_without_windows(const std::filesystem::path& file) {
 
 // A run's summary.md, rendered as ResultDirectory::finish rendered it, from the same data.
 int rerender_run(const std::string& directory, const std::filesystem::path& file,
-                 const nlohmann::json& result) {
+                 const report::RunForReport& run) {
+  const nlohmann::json& result = run.result;
   if (result.value("status", "") == "running") {
     throw UsageError(file.string() +
                      " holds a run that never finished (status running): it has no summary to "
                      "render");
   }
   // A run that finished on a full disk left its windows in the journal: put them in now.
-  if (result.contains("pending_windows") && report::complete_pending_windows(directory)) {
+  const bool completed =
+      result.contains("pending_windows") && report::complete_pending_windows(directory);
+  if (completed) {
     std::printf("report: put the pending windows into result.json in %s\n", directory.c_str());
   }
   try {
-    report::write_run_reports(directory);
+    if (completed) {
+      report::write_run_reports(directory);
+    } else {
+      report::write_run_reports(directory, run);
+    }
   } catch (const std::runtime_error& e) {
     throw UsageError(file.string() + " does not hold a run's recorded data: " + e.what());
   }
@@ -122,9 +130,11 @@ int run_report(const std::string& directory) {
   if (experiments::is_soak_directory(directory)) return soak_report(directory);
   if (experiments::is_probe_directory(directory)) return probe_report(directory);
   const std::filesystem::path file = std::filesystem::path(directory) / "result.json";
-  const nlohmann::json head = read_without_windows(file);
-  const std::string schema = head.is_object() ? head.value("schema", "") : "";
-  if (schema == report::kResultSchema) return rerender_run(directory, file, head);
+  report::RunForReport read = read_for_report(file);
+  const std::string schema = read.result.is_object() ? read.result.value("schema", "") : "";
+  if (schema == report::kResultSchema) return rerender_run(directory, file, read);
+  nlohmann::json head = std::move(read.result);
+  if (head.is_object()) head.erase("windows");  // only a run's are read
   if (schema == result::kCompareSchema) return compare_report(directory, file, head);
   if (schema == result::kSizingSchema) return sizing_report(directory, file, head);
   if (schema != result::kLadderSchema) {

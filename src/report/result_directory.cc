@@ -257,16 +257,20 @@ void write_run_reports(const std::filesystem::path& directory) {
   const std::filesystem::path result_path = directory / ResultDirectory::kResultJson;
   RecordedFileStream in(result_path);
   if (!in) throw std::runtime_error("cannot read back " + result_path.string());
-  nlohmann::json result;
+  RunForReport run;
   try {
-    result = parse_result_for_report(in);
+    run = parse_result_for_report(in);
   } catch (const nlohmann::json::exception& e) {
     throw std::runtime_error("cannot read back " + result_path.string() + ": " + e.what());
   } catch (const result::RecordedJsonTooDeep& e) {
     throw UsageError(result_path.string() + ": " + e.what());
   }
-  const std::string summary = render_run_summary(result);
-  const std::string page = html::render_run_html(result, summary);
+  write_run_reports(directory, run);
+}
+
+void write_run_reports(const std::filesystem::path& directory, const RunForReport& run) {
+  const std::string summary = render_run_summary(run.result);
+  const std::string page = html::render_run_html(run, summary);
   write_file_atomically(directory / ResultDirectory::kSummaryMd, summary);
   write_file_atomically(directory / html::kReportHtml, page);
 }

@@ -13,6 +13,7 @@
 #include <memory>
 
 #include "measure/window_stats.h"
+#include "report/run_report.h"
 #include "report/run_result.h"
 
 namespace proofload::measure {
@@ -96,5 +97,8 @@ bool complete_pending_windows(const std::filesystem::path& directory);
 // that `proofload report DIR` renders the same bytes); throws std::runtime_error when it cannot be
 // read or does not hold a run's recorded data.
 void write_run_reports(const std::filesystem::path& directory);
+// The same from result.json as parse_result_for_report read it (`proofload report` has, to learn
+// what the directory holds: a long run's file is then read once).
+void write_run_reports(const std::filesystem::path& directory, const RunForReport& run);
 
 }  // namespace proofload::report

@@ -11,6 +11,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "report/drawn_windows.h"
 #include "report/html/pages.h"
 #include "report/ladder_text.h"
 #include "report/numbers.h"
@@ -420,12 +421,19 @@ nlohmann::json parse_result_for_summary(std::istream& in) {
   return result::parse_recorded_json(in, without_windows);
 }
 
-nlohmann::json parse_result_for_report(std::istream& in) {
-  // Keys are dropped as they are read: a window's (a key at depth 3 while inside the top-level
-  // "windows") unless report.html draws it.
+RunForReport parse_result_for_report(std::istream& in) {
+  // A window's keys are dropped as they are read (a key at depth 3 while inside the top-level
+  // "windows") unless report.html draws it; each window, once read (an object ending at depth 2),
+  // goes to `drawn` and out of the parsed array.
   bool in_windows = false;
-  const nlohmann::json::parser_callback_t window_fields =
-      [&in_windows](int depth, nlohmann::json::parse_event_t event, nlohmann::json& parsed) {
+  DrawnWindows drawn;
+  const nlohmann::json::parser_callback_t thin_windows =
+      [&in_windows, &drawn](int depth, nlohmann::json::parse_event_t event,
+                            nlohmann::json& parsed) {
+        if (event == nlohmann::json::parse_event_t::object_end && depth == 2 && in_windows) {
+          drawn.add(std::move(parsed));
+          return false;
+        }
         if (event != nlohmann::json::parse_event_t::key) return true;
         if (depth == 1) in_windows = parsed == "windows";
         if (depth != 3 || !in_windows) return true;
@@ -433,7 +441,15 @@ nlohmann::json parse_result_for_report(std::istream& in) {
         return std::find(std::begin(html::kWindowFields), std::end(html::kWindowFields), key) !=
                std::end(html::kWindowFields);
       };
-  return result::parse_recorded_json(in, window_fields);
+  RunForReport run;
+  run.result = result::parse_recorded_json(in, thin_windows);
+  run.windows = drawn.windows();
+  run.windows_per_point = drawn.group();
+  if (run.result.is_object() && run.result.contains("windows") &&
+      run.result["windows"].is_array()) {
+    run.result["windows"] = drawn.take();
+  }
+  return run;
 }
 
 }  // namespace proofload::report

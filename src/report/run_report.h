@@ -3,6 +3,8 @@
 // `proofload report DIR` renders the same bytes again from the recorded data. Thread-safe.
 #pragma once
 
+#include <cstddef>
+#include <cstdint>
 #include <istream>
 #include <nlohmann/json.hpp>
 #include <string>
@@ -25,8 +27,17 @@ std::string render_run_summary(const nlohmann::json& result);
 // nlohmann::json::parse_error when the text is not JSON.
 nlohmann::json parse_result_for_summary(std::istream& in);
 
-// Parses result.json's text with, of each window, only the fields report.html draws
-// (html::kWindowFields), so that a long run's windows are held small.
-nlohmann::json parse_result_for_report(std::istream& in);
+// A run's result.json as its report.html reads it.
+struct RunForReport {
+  nlohmann::json result;         // windows[]: the points drawn (see DrawnWindows)
+  int64_t windows = 0;           // windows the file holds
+  size_t windows_per_point = 1;  // at most, in a group drawn as one point
+};
+
+// Parses result.json's text with its windows thinned as they are read (report/drawn_windows.h):
+// of each, only the fields report.html draws (html::kWindowFields), and past
+// DrawnWindows::kMaxDrawnPoints windows, groups of them; so a run of any length is held in
+// bounded memory. Throws as parse_result_for_summary does.
+RunForReport parse_result_for_report(std::istream& in);
 
 }  // namespace proofload::report

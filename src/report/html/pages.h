@@ -14,11 +14,15 @@ struct CompareResult;
 struct SizingResult;
 }  // namespace proofload::result
 
+namespace proofload::report {
+struct RunForReport;
+}  // namespace proofload::report
+
 namespace proofload::report::html {
 
-// A run's: from its result.json with its windows (a run that never finished has no summary and
-// gets none).
-std::string render_run_html(const nlohmann::json& result, const std::string& summary_md);
+// A run's: from its result.json with its windows as drawn (parse_result_for_report; a run that
+// never finished has no summary and gets none).
+std::string render_run_html(const RunForReport& run, const std::string& summary_md);
 // A ladder's, a rate search's or an analysis's.
 std::string render_ladder_html(const result::LadderResult& ladder, const std::string& summary_md);
 std::string render_soak_html(const result::SoakResult& soak, const std::string& summary_md);

@@ -2,20 +2,12 @@
 // (the same function the live dashboard draws with), and the latency distribution.
 #include "report/html/page.h"
 #include "report/html/pages.h"
+#include "report/run_report.h"
 
 namespace proofload::report::html {
 namespace {
 
 using nlohmann::json;
-
-// The fields of a window report.js reads: the page carries no more of a long run than it draws.
-json window_fields(const json& window) {
-  json out = json::object();
-  for (const char* key : kWindowFields) {
-    if (window.contains(key)) out[key] = window[key];
-  }
-  return out;
-}
 
 // The latency at each percentile, x as 1/(1-p) on a log scale (HdrHistogram's plots): the tail
 // gets as much room as the body.
@@ -52,24 +44,37 @@ std::optional<Chart> spectrum_chart(const json& summary) {
   return chart;
 }
 
+// How the points over time read: a window each, or (a long run's) a group of windows each.
+std::string over_time_note(const RunForReport& run) {
+  const std::string window_s = json(run.result.value("window_s", 1.0)).dump();
+  if (run.windows_per_point <= 1) {
+    return "One point per window of " + window_s +
+           " s, at its start; the warm-up and the drain are shaded. Rates are per second of each "
+           "window.";
+  }
+  return "This run has " + std::to_string(run.windows) + " windows of " + window_s +
+         " s, more than a page draws: each point is a group of up to " +
+         std::to_string(run.windows_per_point) +
+         " consecutive windows, at its first window's start. In a group, counts are added, rates "
+         "and observed figures are averaged over its time, and latency and stream percentiles "
+         "are its windows' highest. The warm-up and the drain are shaded. windows.csv and "
+         "result.json hold every window.";
+}
+
 }  // namespace
 
-std::string render_run_html(const json& result, const std::string& summary_md) {
+std::string render_run_html(const RunForReport& run, const std::string& summary_md) {
+  const json& result = run.result;
   Page page;
   page.kind = "run";
   page.summary_md = summary_md;
   page.run_windows = json::array();
-  if (result.contains("windows") && result["windows"].is_array()) {
-    for (const json& w : result["windows"]) page.run_windows.push_back(window_fields(w));
-  }
-  const double window_s = result.value("window_s", 1.0);
-  page.sections.push_back(
-      {.title = "Over time",
-       .note = "One point per window of " + json(window_s).dump() +
-               " s, at its start; the warm-up and the drain are shaded. Rates are per second of "
-               "each window.",
-       .charts = {},
-       .script_box = "run-windows"});
+  if (result.contains("windows") && result["windows"].is_array())
+    page.run_windows = result["windows"];
+  page.sections.push_back({.title = "Over time",
+                           .note = over_time_note(run),
+                           .charts = {},
+                           .script_box = "run-windows"});
   if (result.contains("summary") && result["summary"].is_object()) {
     if (auto chart = spectrum_chart(result["summary"])) {
       page.sections.push_back({.title = "Latency distribution",
