@@ -58,8 +58,8 @@ const World::Socket* World::socket(int fd) const {
   return it == sockets_.end() ? nullptr : &it->second;
 }
 
-void World::schedule(int64_t at_ns, int fd, bool is_answer) {
-  due_.push(Due{at_ns, sequence_++, fd, is_answer});
+void World::schedule(int64_t at_ns, int fd, DueKind kind) {
+  due_.push(Due{at_ns, sequence_++, fd, kind});
 }
 
 int World::open_socket(const std::string& address) {
@@ -68,10 +68,12 @@ int World::open_socket(const std::string& address) {
   ++stats_.connects_attempted;
   ++stats_.connects_to[address];
   s.open_at_ns = now_ns_ + model_.connect_ns;
-  s.refused = every_nth(model_.refuse_every_nth_connect, stats_.connects_attempted);
+  s.refused = every_nth(model_.refuse_every_nth_connect, stats_.connects_attempted) ||
+              (model_.refuse_connects_after > 0 &&
+               stats_.connects_attempted > model_.refuse_connects_after);
   if (s.refused) ++stats_.connects_refused;
   stats_.most_open = std::max(stats_.most_open, static_cast<int>(sockets_.size()));
-  schedule(s.open_at_ns, fd, false);
+  schedule(s.open_at_ns, fd, DueKind::kConnect);
   return fd;
 }
 
@@ -90,6 +92,7 @@ net::Io World::read(int fd, char* buffer, size_t size) {
     const size_t n = std::min(size, s->to_client.size());
     std::memcpy(buffer, s->to_client.data(), n);
     s->to_client.erase(0, n);
+    stats_.bytes_read += static_cast<int64_t>(n);
     return {net::IoStatus::kOk, n};
   }
   return {s->closed_by_server ? net::IoStatus::kClosed : net::IoStatus::kWantRead};
@@ -100,8 +103,51 @@ net::Io World::write(int fd, const char* data, size_t size) {
   if (s == nullptr || s->refused || s->closed_by_server) return {net::IoStatus::kFailed};
   if (now_ns_ < s->open_at_ns) return {net::IoStatus::kWantWrite};
   s->to_server.append(data, size);
-  take_requests(fd, *s);
+  stats_.bytes_written += static_cast<int64_t>(size);
+  if (model_.script.empty()) {
+    take_requests(fd, *s);
+  } else {
+    if (!s->script_started) {
+      s->script_started = true;
+      schedule(now_ns_, fd, DueKind::kScriptPiece);
+    }
+    take_frames(*s);
+  }
   return {net::IoStatus::kOk, size};
+}
+
+// Scripted: the client's HTTP/2 frames, after its preface, are only counted (HEADERS as
+// requests); whatever they say, the script goes on.
+void World::take_frames(Socket& s) {
+  constexpr size_t kPrefaceBytes = 24;  // "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+  constexpr size_t kFrameHeaderBytes = 9;
+  constexpr uint8_t kHeadersFrame = 0x1;
+  if (!s.preface_read) {
+    if (s.to_server.size() < kPrefaceBytes) return;
+    s.to_server.erase(0, kPrefaceBytes);
+    s.preface_read = true;
+  }
+  size_t at = 0;
+  while (s.to_server.size() - at >= kFrameHeaderBytes) {
+    const auto* header = reinterpret_cast<const unsigned char*>(s.to_server.data() + at);
+    const size_t length = size_t{header[0]} << 16 | size_t{header[1]} << 8 | header[2];
+    if (s.to_server.size() - at < kFrameHeaderBytes + length) break;
+    if (header[3] == kHeadersFrame) ++stats_.requests;
+    at += kFrameHeaderBytes + length;
+  }
+  s.to_server.erase(0, at);
+}
+
+void World::write_script_piece(int fd) {
+  Socket* s = socket(fd);
+  if (s == nullptr || s->closed_by_server) return;  // the client closed it first
+  s->to_client.append(model_.script[s->script_next++]);
+  if (s->script_next < model_.script.size()) {
+    schedule(now_ns_ + model_.script_gap_ns, fd, DueKind::kScriptPiece);
+  } else if (model_.script_close) {
+    s->closed_by_server = true;
+    ++stats_.closes;
+  }
 }
 
 // Every complete request in what the client sent is answered, one after the other.
@@ -118,7 +164,7 @@ void World::take_requests(int fd, Socket& s) {
       ++stats_.ignored;
       continue;
     }
-    schedule(answer_time(now_ns_), fd, true);
+    schedule(answer_time(now_ns_), fd, DueKind::kAnswer);
   }
 }
 
@@ -209,7 +255,9 @@ std::span<const epoll_event> World::wait(int64_t deadline_ns) {
     while (!due_.empty() && due_.top().at_ns <= now_ns_) {
       const Due due = due_.top();
       due_.pop();
-      if (due.is_answer) answer(due.fd);  // a completed connect needs nothing: it is by time
+      // A completed connect needs nothing: it is by time.
+      if (due.kind == DueKind::kAnswer) answer(due.fd);
+      if (due.kind == DueKind::kScriptPiece) write_script_piece(due.fd);
     }
     collect_ready();
   }

@@ -15,7 +15,9 @@
 //
 // The server answers each request (HTTP/1.1, one at a time per connection, as the worker sends
 // them) `service_ns` after it arrived, or after the stall it arrived in. Faults are counted: it can
-// refuse connects, close a connection after its answer, or leave a request unanswered.
+// refuse connects, close a connection after its answer, or leave a request unanswered. Scripted
+// (ServerModel::script), it plays given bytes instead, whatever the client sends: a hostile
+// HTTP/2 server, frame by frame, for the h2_worker fuzzing harness.
 // Single-threaded: one World per thread, alive while a Loop or Transport is used.
 #pragma once
 
@@ -55,17 +57,29 @@ struct ServerModel {
   int64_t limited_from_answer = 0;
   // When set, every answer is 200 with this body (an event stream, say), all of it at once.
   std::string body;
+  // Every connect after the first this many is refused: ECONNREFUSED (0: never).
+  int refuse_connects_after = 0;
+  // Scripted, when not empty: the server parses no HTTP/1.1. Once a connection's first bytes
+  // arrived (an HTTP/2 client's preface), it writes these pieces to it, the first at once and each
+  // next `script_gap_ns` later (the client's turn comes between two pieces), then closes the
+  // connection if `script_close`. Every connection gets the whole script. What the client sends
+  // is read as HTTP/2 frames after the preface; its HEADERS frames count as requests.
+  std::vector<std::string> script;
+  int64_t script_gap_ns = 1'000;
+  bool script_close = false;
 };
 
 // What the server saw.
 struct ServerStats {
   int64_t connects_attempted = 0;
   int64_t connects_refused = 0;
-  int64_t requests = 0;   // complete requests received
+  int64_t requests = 0;   // complete requests received (scripted: HEADERS frames)
   int64_t answers = 0;    // answers sent
   int64_t ignored = 0;    // requests left unanswered
-  int64_t closes = 0;     // connections the server closed after an answer
+  int64_t closes = 0;     // connections the server closed after an answer (or its script)
   int most_open = 0;      // connections open or opening at once, at most
+  int64_t bytes_read = 0;                      // by the client: answer bytes it took
+  int64_t bytes_written = 0;                   // by the client: request bytes the server took
   std::map<std::string, int64_t> connects_to;  // connects by the address they were made to
 };
 
@@ -102,13 +116,18 @@ class World {
     bool closed_by_server = false;
     std::string to_server;  // request bytes not yet parsed into a request
     std::string to_client;  // answer bytes not yet read
+    bool script_started = false;  // scripted: its first bytes came, the pieces are due
+    bool preface_read = false;    // scripted: the client's 24-byte preface was taken
+    size_t script_next = 0;       // scripted: the next piece to write
   };
-  // Something that happens at a time: a connect completes (or is refused), or an answer is due.
+  // Something that happens at a time: a connect completes (or is refused), an answer is due, or
+  // a scripted server's next piece.
+  enum class DueKind : uint8_t { kConnect, kAnswer, kScriptPiece };
   struct Due {
     int64_t at_ns;
     int64_t sequence;  // ties in the order they were made
     int fd;
-    bool is_answer;
+    DueKind kind;
     bool operator>(const Due& other) const {
       return at_ns != other.at_ns ? at_ns > other.at_ns : sequence > other.sequence;
     }
@@ -120,8 +139,10 @@ class World {
 
   Socket* socket(int fd);
   const Socket* socket(int fd) const;
-  void schedule(int64_t at_ns, int fd, bool is_answer);
+  void schedule(int64_t at_ns, int fd, DueKind kind);
   void take_requests(int fd, Socket& s);
+  void take_frames(Socket& s);
+  void write_script_piece(int fd);
   int64_t answer_time(int64_t arrival_ns) const;
   void answer(int fd);
   uint32_t ready_events(int fd, const Watch& watch) const;

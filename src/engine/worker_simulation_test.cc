@@ -7,6 +7,8 @@
 #include <algorithm>
 #include <cstdint>
 #include <optional>
+#include <string>
+#include <string_view>
 #include <vector>
 
 #include "common/clock.h"
@@ -455,6 +457,50 @@ TEST(WorkerSimulationStreams, GoodputCountsTheStreamsThatMetTheSlo) {
   const Result missed = run(spec, model);
   ASSERT_GT(missed.measured.streams.completed, 0);
   EXPECT_EQ(missed.measured.streams.goodput, 0);
+}
+
+}  // namespace
+}  // namespace proofload::engine
+
+namespace proofload::engine {
+namespace {
+
+// A scripted server (ServerModel::script, the h2_worker fuzzing harness's): HTTP/2 frames played
+// to each connection after the client's preface. Here its SETTINGS at once, then a frame every
+// 60 ms (the first after the run's start at 50 ms): 200 on streams 1 and 3 (the first two of the
+// four slots), then a close. Two successes; the three streams still open are reset with it: 5, 7
+// and 9, which the first user sent at 120 ms, on its answer, before the end at 150 ms.
+std::string h2_frame(uint8_t type, uint8_t flags, uint32_t stream, std::string_view payload) {
+  std::string frame;
+  for (int shift : {16, 8, 0}) frame += static_cast<char>(payload.size() >> shift);
+  frame += static_cast<char>(type);
+  frame += static_cast<char>(flags);
+  for (int shift : {24, 16, 8, 0}) frame += static_cast<char>(stream >> shift);
+  return frame.append(payload);
+}
+
+TEST(WorkerSimulationScripted, AnHttp2ServerFrameByFrame) {
+  constexpr uint8_t kData = 0, kHeaders = 1, kSettings = 4;
+  constexpr uint8_t kEndStream = 1, kEndHeaders = 4;
+  simulated::ServerModel model;
+  model.script = {h2_frame(kSettings, 0, 0, "")};
+  for (uint32_t stream : {1u, 3u}) {
+    model.script.push_back(h2_frame(kHeaders, kEndHeaders, stream, "\x88"));  // :status 200
+    model.script.push_back(h2_frame(kData, kEndStream, stream, "ok"));
+  }
+  model.script_gap_ns = 60 * kNsPerMs;
+  model.script_close = true;
+  model.refuse_connects_after = 1;
+  LoadSpec spec = closed_loop(1, 100 * kNsPerMs);
+  spec.protocol = Protocol::kHttp2;
+  spec.h2_streams = 4;
+  const Result r = run(spec, model);
+  ASSERT_EQ(r.failure, "");
+  EXPECT_EQ(r.server.requests, 5) << "the HEADERS of five streams";
+  EXPECT_EQ(r.measured.count(Outcome::kSuccess), 2);
+  EXPECT_EQ(r.measured.count(Outcome::kReset), 3);
+  EXPECT_EQ(r.server.closes, 1);
+  EXPECT_EQ(r.measured.ended(), r.measured.intended);
 }
 
 }  // namespace
