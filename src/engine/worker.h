@@ -194,6 +194,7 @@ class Worker {
   void advance_link_handshake(Link& link, int64_t now);
   void start_h2(Link& link);
   void on_link_ready(Link& link, int64_t now);
+  void follow_stream_limit(Link& link, int64_t now);
   void read_link(Link& link);
   void flush_link(Link& link);
   void mark_dirty(Link& link);

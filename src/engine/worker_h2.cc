@@ -161,9 +161,20 @@ void Worker::start_h2(Link& link) {
 
 void Worker::on_link_ready(Link& link, int64_t now) {
   link.state = LinkState::kReady;
+  link.usable_streams = 0;
+  follow_stream_limit(link, now);
+}
+
+// The server's stream limit as its latest SETTINGS says: a server may change it while the
+// connection lives (one that starts at 0 until it is ready, then raises it). The slots it now
+// allows that wait start; one it no longer allows finishes its stream (nghttp2 holds a new stream
+// past the limit until one ends).
+void Worker::follow_stream_limit(Link& link, int64_t now) {
   const uint32_t limit = link.h2->max_concurrent_streams();
   h2_server_max_streams_ = std::min(h2_server_max_streams_, limit);
-  link.usable_streams = static_cast<int>(std::min<uint32_t>(limit, spec_.h2_streams));
+  const int usable = static_cast<int>(std::min<uint32_t>(limit, spec_.h2_streams));
+  if (usable == link.usable_streams) return;
+  link.usable_streams = usable;
   const int first = first_slot_of(link);
   const int end = std::min(first + spec_.h2_streams, static_cast<int>(connections_.size()));
   for (int j = first; j < end; ++j) {
@@ -205,6 +216,8 @@ void Worker::read_link(Link& link) {
     }
     if (link.state == LinkState::kSettings && link.h2->settings_received()) {
       on_link_ready(link, now);
+    } else if (link.state == LinkState::kReady) {
+      follow_stream_limit(link, now);
     }
     settle_link(link, now);
     if (link.state == LinkState::kClosed) return;

@@ -503,5 +503,32 @@ TEST(WorkerSimulationScripted, AnHttp2ServerFrameByFrame) {
   EXPECT_EQ(r.measured.ended(), r.measured.intended);
 }
 
+// A server that allows no stream until it is ready, then raises its limit (SETTINGS of
+// MAX_CONCURRENT_STREAMS 0, then 4): the slots start once it does. Before, the worker read the
+// limit from the first SETTINGS only, and nothing was ever sent on the connection.
+TEST(WorkerSimulationScripted, AServerThatRaisesItsStreamLimitGetsTheStreamsItAllows) {
+  constexpr uint8_t kData = 0, kHeaders = 1, kSettings = 4;
+  constexpr uint8_t kEndStream = 1, kEndHeaders = 4;
+  const auto max_streams = [](char n) {
+    return std::string("\x00\x03\x00\x00\x00", 5) + n;  // SETTINGS_MAX_CONCURRENT_STREAMS
+  };
+  simulated::ServerModel model;
+  model.script = {h2_frame(kSettings, 0, 0, max_streams(0)),
+                  h2_frame(kSettings, 0, 0, max_streams(4))};
+  for (uint32_t stream : {1u, 3u}) {
+    model.script.push_back(h2_frame(kHeaders, kEndHeaders, stream, "\x88"));  // :status 200
+    model.script.push_back(h2_frame(kData, kEndStream, stream, "ok"));
+  }
+  model.script_gap_ns = 30 * kNsPerMs;  // the raise at 30 ms, before the run's start at 50 ms;
+  model.refuse_connects_after = 1;      // the answers from 60 ms
+  LoadSpec spec = closed_loop(1, 200 * kNsPerMs);
+  spec.protocol = Protocol::kHttp2;
+  spec.h2_streams = 4;
+  const Result r = run(spec, model);
+  ASSERT_EQ(r.failure, "");
+  EXPECT_GE(r.server.requests, 4) << "the four slots' streams, once the limit was raised";
+  EXPECT_EQ(r.measured.count(Outcome::kSuccess), 2);
+}
+
 }  // namespace
 }  // namespace proofload::engine
