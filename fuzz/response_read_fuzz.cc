@@ -90,7 +90,7 @@ ReadStep read_one(proofload::http::ResponseParser& parser, std::string_view& byt
     bytes.remove_prefix(size);
     if (step != ReadStep::kNeedMore) return step;
   }
-  return proofload::engine::on_response_eof(parser);
+  return proofload::engine::on_response_eof(parser, false);
 }
 
 }  // namespace

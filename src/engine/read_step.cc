@@ -16,10 +16,12 @@ ReadStep on_response_bytes(http::ResponseParser& parser, const char* data, size_
                                              : ReadStep::kCompleteNotReusable;
 }
 
-ReadStep on_response_eof(http::ResponseParser& parser) {
-  return parser.finish_eof().state == http::ResponseParser::State::kComplete
-             ? ReadStep::kCompleteNotReusable
-             : ReadStep::kReset;
+ReadStep on_response_eof(http::ResponseParser& parser, bool without_close_notify) {
+  if (parser.finish_eof().state != http::ResponseParser::State::kComplete) return ReadStep::kReset;
+  // Only a body delimited by the close completes at the end of the stream. Without close_notify
+  // an attacker or a proxy may have ended it anywhere (curl judges it so); a body with a length
+  // or chunks was judged by its framing before.
+  return without_close_notify ? ReadStep::kTruncated : ReadStep::kCompleteNotReusable;
 }
 
 }  // namespace proofload::engine

@@ -15,12 +15,15 @@ enum class ReadStep {
   kCompleteNotReusable,  // complete; the connection must be closed (close, HTTP/1.0, early answer)
   kProtocolError,        // malformed, or bytes after the response: the connection is not trusted
   kReset,                // the peer closed before the response was complete
+  kTruncated,            // TLS: a body delimited by the close, ended by a bare FIN without the
+                         // server's close_notify: nothing says it is whole
 };
 
 // One read's bytes (`size` > 0). `request_sent`: the whole request had been written.
 ReadStep on_response_bytes(http::ResponseParser& parser, const char* data, size_t size,
                            bool request_sent);
-// The peer closed its side (a read returned 0).
-ReadStep on_response_eof(http::ResponseParser& parser);
+// The peer closed its side (a read returned 0). `without_close_notify`: a TLS stream ended by a
+// bare FIN (Transport::closed_without_close_notify); the framing says whether that matters.
+ReadStep on_response_eof(http::ResponseParser& parser, bool without_close_notify);
 
 }  // namespace proofload::engine

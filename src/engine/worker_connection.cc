@@ -334,17 +334,8 @@ void Worker::read_response(Connection& c) {
     }
     if (c.stream_body && n > 0) c.stream_body->set_now(now);
     const ReadStep step =
-        n == 0 ? on_response_eof(c.parser)
+        n == 0 ? on_response_eof(c.parser, c.transport.closed_without_close_notify())
                : on_response_bytes(c.parser, read_buffer_.data(), n, c.written == c.request.size());
-    if (n == 0 && step == ReadStep::kCompleteNotReusable &&
-        c.transport.closed_without_close_notify()) {
-      // A body delimited by the close, closed without close_notify: nothing says it is whole.
-      note_tls_failure(
-          "the server closed without close_notify, ending a body delimited by the "
-          "close (a truncation)");
-      fail_request(c, Outcome::kTlsError, now);
-      return;
-    }
     switch (step) {
       case ReadStep::kNeedMore:
         if (n < read_buffer_.size() && !c.transport.buffered()) return;  // wait for more
@@ -360,6 +351,12 @@ void Worker::read_response(Connection& c) {
         return;
       case ReadStep::kReset:
         fail_request(c, Outcome::kReset, now);
+        return;
+      case ReadStep::kTruncated:
+        note_tls_failure(
+            "the server closed without close_notify, ending a body delimited by the "
+            "close (a truncation)");
+        fail_request(c, Outcome::kTlsError, now);
         return;
     }
   }

@@ -31,6 +31,7 @@ enum class ServerMode {
   kCloseDelimitedCut,  // as kCloseDelimited, but a bare FIN, without close_notify (a truncation)
   kRequireClientCert,  // as kTlsEcho, for clients that present a certificate (any); the others
                        // get TLS 1.3's certificate_required alert after their handshake
+  kRequireClientCertTls12,  // as kRequireClientCert in TLS 1.2: the alert ends the handshake
 };
 
 class TlsTestServer {
@@ -70,8 +71,7 @@ class TlsTestServer {
       const bool first = accepted_++ == 0;
       const bool first_only =
           mode_ == ServerMode::kFirstOnly || mode_ == ServerMode::kFirstThenStall;
-      if (mode_ == ServerMode::kTlsEcho || mode_ == ServerMode::kRequireClientCert ||
-          (first_only && first)) {
+      if (mode_ == ServerMode::kTlsEcho || requires_client_cert() || (first_only && first)) {
         serve_tls(fd);
       } else if (mode_ == ServerMode::kCloseDelimited || mode_ == ServerMode::kCloseDelimitedCut) {
         serve_close_delimited(fd, mode_ == ServerMode::kCloseDelimited);
@@ -91,12 +91,19 @@ class TlsTestServer {
     }
   }
 
+  bool requires_client_cert() const {
+    return mode_ == ServerMode::kRequireClientCert || mode_ == ServerMode::kRequireClientCertTls12;
+  }
+
   void serve_tls(int fd) {
     SSL* ssl = SSL_new(context_.get());
     SSL_set_fd(ssl, fd);
-    if (mode_ == ServerMode::kRequireClientCert) {
+    if (requires_client_cert()) {
       SSL_set_verify(ssl, SSL_VERIFY_PEER | SSL_VERIFY_FAIL_IF_NO_PEER_CERT,
                      [](int, X509_STORE_CTX*) { return 1; });
+    }
+    if (mode_ == ServerMode::kRequireClientCertTls12) {
+      SSL_set_max_proto_version(ssl, TLS1_2_VERSION);
     }
     if (SSL_accept(ssl) == 1) {
       ++handshakes_;
@@ -115,7 +122,7 @@ class TlsTestServer {
           SSL_write(ssl, reply.data(), static_cast<int>(reply.size()));
         }
       }
-    } else if (mode_ == ServerMode::kRequireClientCert) {
+    } else if (requires_client_cert()) {
       // The alert is sent; a close with the client's request unread would be a reset that can
       // overtake it, so the client's bytes are read to their end first (as s_server and nginx).
       shutdown(fd, SHUT_WR);

@@ -50,6 +50,13 @@ int Transport::connect(const Address& address, const Address* source) {
   return 0;
 }
 
+void Transport::adopt(int fd) {
+  close();
+  failure_ = {};
+  closed_without_close_notify_ = false;
+  fd_ = fd;
+}
+
 int Transport::finish_connect() {
   const int error = net::finish_connect(fd_);
   failure_.error_number = error;
@@ -176,8 +183,12 @@ Io Transport::tls_result(int ret, bool handshaking) {
       }
       failure_.tls_error = ERR_peek_error();
       if (handshaking) {
+        // Without verification (--insecure) OpenSSL still records what it would have found (a
+        // self-signed certificate): a handshake the server refused later is not a verify failure.
         const long verify = SSL_get_verify_result(ssl_);
-        if (verify != X509_V_OK) failure_.verify_result = verify;
+        if (verify != X509_V_OK && (SSL_get_verify_mode(ssl_) & SSL_VERIFY_PEER) != 0) {
+          failure_.verify_result = verify;
+        }
       }
       ERR_clear_error();
       return {IoStatus::kFailed};

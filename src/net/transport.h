@@ -88,6 +88,9 @@ class Transport {
   int connect(const Address& address, const Address* source = nullptr);
   // After the socket became writable: 0 when connected, else the errno.
   int finish_connect();
+  // Takes a socket connected elsewhere (owned from now on; non-blocking for the load's loops):
+  // a socketpair's end in fuzz/tls_transport_fuzz.cc, where the server is in the same thread.
+  void adopt(int fd);
   // Starts TLS on the connected socket; the session in `cache` is offered, and new ones stored
   // there (nullptr: no resumption).
   void begin_tls(const TlsContext& context, TlsSessionCache* cache);

@@ -190,6 +190,28 @@ TEST_F(TransportTest, AServerThatClosesInTheHandshakeIsSaidSo) {
       << text;
 }
 
+TEST_F(TransportTest, AnInsecureHandshakeTheServerRefusesIsNotCalledAVerifyFailure) {
+  // --insecure judges no certificate, yet OpenSSL records what it would have found (self-signed).
+  // TLS 1.2 refuses a missing client certificate inside the handshake: that was reported as
+  // "certificate verify failed: self-signed certificate; use --cacert or --insecure" (found by
+  // fuzz/tls_transport_fuzz.cc).
+  TlsTestServer server(ServerMode::kRequireClientCertTls12, pem_);
+  TlsOptions insecure;
+  insecure.verify = false;
+  TlsContext context(insecure, "localhost");
+  Transport t;
+  EXPECT_EQ(connect_and_handshake(t, server.port(), context, nullptr), IoStatus::kFailed);
+  EXPECT_EQ(t.failure().verify_result, X509_V_OK);
+  EXPECT_EQ(failure_text(t.failure()), "sslv3 alert handshake failure");
+  t.close();  // the server takes one connection at a time
+  try {
+    check_tls_handshake(resolve("127.0.0.1", server.port()), context, 5 * kNsPerS);
+    FAIL() << "the refused handshake passed the pre-flight";
+  } catch (const UsageError& e) {
+    EXPECT_EQ(std::string(e.what()).find("verify"), std::string::npos) << e.what();
+  }
+}
+
 TEST_F(TransportTest, UnusableFilesAreRefusedWithOneLine) {
   TlsOptions options;
   options.ca_file = "/nonexistent/ca.pem";
