@@ -216,9 +216,10 @@ void Transport::close() {
 namespace {
 
 // Whether OpenSSL's error is the alert of a server that wanted a (different) client certificate.
-// A handshake_failure alert says so only once the handshake is done (TLS 1.3's judgement after
-// it); within a handshake it may mean no cipher in common.
-bool client_certificate_refused(unsigned long error, bool after_handshake) {
+// A handshake_failure alert says so once the handshake is done (TLS 1.3's judgement after it), or
+// when the server had asked for a certificate in it (TLS 1.2's); otherwise it may mean no cipher
+// in common.
+bool client_certificate_refused(unsigned long error, bool after_handshake_or_asked) {
   if (ERR_GET_LIB(error) != ERR_LIB_SSL) return false;
   switch (ERR_GET_REASON(error)) {
     case SSL_R_TLSV13_ALERT_CERTIFICATE_REQUIRED:
@@ -227,7 +228,7 @@ bool client_certificate_refused(unsigned long error, bool after_handshake) {
     case SSL_R_TLSV1_ALERT_UNKNOWN_CA:
       return true;
     case SSL_R_SSLV3_ALERT_HANDSHAKE_FAILURE:
-      return after_handshake;
+      return after_handshake_or_asked;
     default:
       return false;
   }
@@ -278,7 +279,7 @@ Transport connect_checked(const Address& address, const TlsContext* tls, int64_t
     if (t.failure().verify_result != X509_V_OK) {
       throw UsageError(failure_text(t.failure()) + "; use --cacert or --insecure");
     }
-    if (client_certificate_refused(t.failure().tls_error, /*after_handshake=*/false)) {
+    if (client_certificate_refused(t.failure().tls_error, t.certificate_requested())) {
       refuse_client_certificate(address, *tls, t.failure());
     }
     throw UsageError("TLS handshake with " + address.text +
@@ -317,7 +318,7 @@ void exchange_once(Transport& t, const Address& address, const TlsContext& conte
       continue;
     }
     if (io.status == IoStatus::kFailed &&
-        client_certificate_refused(t.failure().tls_error, /*after_handshake=*/true)) {
+        client_certificate_refused(t.failure().tls_error, /*after_handshake_or_asked=*/true)) {
       refuse_client_certificate(address, context, t.failure());
     }
     return;

@@ -67,7 +67,8 @@ class Transport {
       : fd_(std::exchange(other.fd_, -1)),
         ssl_(std::exchange(other.ssl_, nullptr)),
         streams_(std::exchange(other.streams_, nullptr)),
-        failure_(other.failure_) {}
+        failure_(other.failure_),
+        closed_without_close_notify_(other.closed_without_close_notify_) {}
   Transport& operator=(Transport&& other) noexcept {
     if (this != &other) {
       close();
@@ -75,6 +76,7 @@ class Transport {
       ssl_ = std::exchange(other.ssl_, nullptr);
       streams_ = std::exchange(other.streams_, nullptr);
       failure_ = other.failure_;
+      closed_without_close_notify_ = other.closed_without_close_notify_;
     }
     return *this;
   }
@@ -121,6 +123,11 @@ class Transport {
   // HTTP framing says whether that matters: a body delimited by the close may have been cut (an
   // attacker or a proxy can end it anywhere), one with a length or chunks is checked anyway.
   bool closed_without_close_notify() const { return closed_without_close_notify_; }
+  // TLS: the server asked for a client certificate in the handshake (a CertificateRequest: OpenSSL
+  // keeps its CA names, an empty list too, on the client only when one came).
+  bool certificate_requested() const {
+    return ssl_ != nullptr && SSL_get_client_CA_list(ssl_) != nullptr;
+  }
 
  private:
   Io tls_result(int ret, bool handshaking);

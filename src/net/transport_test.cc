@@ -209,6 +209,10 @@ TEST_F(TransportTest, AnInsecureHandshakeTheServerRefusesIsNotCalledAVerifyFailu
     FAIL() << "the refused handshake passed the pre-flight";
   } catch (const UsageError& e) {
     EXPECT_EQ(std::string(e.what()).find("verify"), std::string::npos) << e.what();
+    // It had asked for a certificate in the handshake: the alert is its refusal of none.
+    EXPECT_NE(std::string(e.what()).find("requires a client certificate"), std::string::npos)
+        << e.what();
+    EXPECT_NE(std::string(e.what()).find("--cert"), std::string::npos) << e.what();
   }
 }
 
