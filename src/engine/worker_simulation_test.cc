@@ -396,12 +396,6 @@ TEST(WorkerSimulationTargets, ConnectionsGoRoundRobinOverTheTargets) {
   EXPECT_EQ(r.server.connects_to.count(""), 0u);  // none went to the single address
 }
 
-}  // namespace
-}  // namespace proofload::engine
-
-namespace proofload::engine {
-namespace {
-
 // --stream sse on the real worker in simulated time: every answer an event stream (two content
 // events and the terminator, all at once after the service time), so each stream completes, its
 // events and tokens are counted, and its times are exactly the service time from the intended
@@ -459,17 +453,10 @@ TEST(WorkerSimulationStreams, GoodputCountsTheStreamsThatMetTheSlo) {
   EXPECT_EQ(missed.measured.streams.goodput, 0);
 }
 
-}  // namespace
-}  // namespace proofload::engine
+constexpr uint8_t kH2Data = 0, kH2Headers = 1, kH2Settings = 4;
+constexpr uint8_t kH2EndStream = 1, kH2EndHeaders = 4;
 
-namespace proofload::engine {
-namespace {
-
-// A scripted server (ServerModel::script, the h2_worker fuzzing harness's): HTTP/2 frames played
-// to each connection after the client's preface. Here its SETTINGS at once, then a frame every
-// 60 ms (the first after the run's start at 50 ms): 200 on streams 1 and 3 (the first two of the
-// four slots), then a close. Two successes; the three streams still open are reset with it: 5, 7
-// and 9, which the first user sent at 120 ms, on its answer, before the end at 150 ms.
+// An HTTP/2 frame: its 9-byte header, then `payload`.
 std::string h2_frame(uint8_t type, uint8_t flags, uint32_t stream, std::string_view payload) {
   std::string frame;
   for (int shift : {16, 8, 0}) frame += static_cast<char>(payload.size() >> shift);
@@ -479,22 +466,39 @@ std::string h2_frame(uint8_t type, uint8_t flags, uint32_t stream, std::string_v
   return frame.append(payload);
 }
 
-TEST(WorkerSimulationScripted, AnHttp2ServerFrameByFrame) {
-  constexpr uint8_t kData = 0, kHeaders = 1, kSettings = 4;
-  constexpr uint8_t kEndStream = 1, kEndHeaders = 4;
+// A scripted server (ServerModel::script, the h2_worker fuzzing harness's), a frame a piece after
+// the client's preface: SETTINGS frames with these payloads, then a 200 with the body "ok" on
+// streams 1 and 3. One connection: those after it are refused.
+simulated::ServerModel h2_script(const std::vector<std::string>& settings) {
   simulated::ServerModel model;
-  model.script = {h2_frame(kSettings, 0, 0, "")};
-  for (uint32_t stream : {1u, 3u}) {
-    model.script.push_back(h2_frame(kHeaders, kEndHeaders, stream, "\x88"));  // :status 200
-    model.script.push_back(h2_frame(kData, kEndStream, stream, "ok"));
+  for (const std::string& payload : settings) {
+    model.script.push_back(h2_frame(kH2Settings, 0, 0, payload));
   }
-  model.script_gap_ns = 60 * kNsPerMs;
-  model.script_close = true;
+  for (uint32_t stream : {1u, 3u}) {
+    model.script.push_back(h2_frame(kH2Headers, kH2EndHeaders, stream, "\x88"));  // :status 200
+    model.script.push_back(h2_frame(kH2Data, kH2EndStream, stream, "ok"));
+  }
   model.refuse_connects_after = 1;
-  LoadSpec spec = closed_loop(1, 100 * kNsPerMs);
+  return model;
+}
+
+// One connection of four streams, each a closed-loop user.
+LoadSpec h2_users(int64_t duration_ns) {
+  LoadSpec spec = closed_loop(1, duration_ns);
   spec.protocol = Protocol::kHttp2;
   spec.h2_streams = 4;
-  const Result r = run(spec, model);
+  return spec;
+}
+
+// SETTINGS at once, then a frame every 60 ms (the first after the run's start at 50 ms): 200 on
+// streams 1 and 3 (the first two of the four slots), then a close. Two successes; the three
+// streams still open are reset with it: 5, 7 and 9, which the first user sent at 120 ms, on its
+// answer, before the end at 150 ms.
+TEST(WorkerSimulationScripted, AnHttp2ServerFrameByFrame) {
+  simulated::ServerModel model = h2_script({""});
+  model.script_gap_ns = 60 * kNsPerMs;
+  model.script_close = true;
+  const Result r = run(h2_users(100 * kNsPerMs), model);
   ASSERT_EQ(r.failure, "");
   EXPECT_EQ(r.server.requests, 5) << "the HEADERS of five streams";
   EXPECT_EQ(r.measured.count(Outcome::kSuccess), 2);
@@ -507,24 +511,13 @@ TEST(WorkerSimulationScripted, AnHttp2ServerFrameByFrame) {
 // MAX_CONCURRENT_STREAMS 0, then 4): the slots start once it does. Before, the worker read the
 // limit from the first SETTINGS only, and nothing was ever sent on the connection.
 TEST(WorkerSimulationScripted, AServerThatRaisesItsStreamLimitGetsTheStreamsItAllows) {
-  constexpr uint8_t kData = 0, kHeaders = 1, kSettings = 4;
-  constexpr uint8_t kEndStream = 1, kEndHeaders = 4;
   const auto max_streams = [](char n) {
     return std::string("\x00\x03\x00\x00\x00", 5) + n;  // SETTINGS_MAX_CONCURRENT_STREAMS
   };
-  simulated::ServerModel model;
-  model.script = {h2_frame(kSettings, 0, 0, max_streams(0)),
-                  h2_frame(kSettings, 0, 0, max_streams(4))};
-  for (uint32_t stream : {1u, 3u}) {
-    model.script.push_back(h2_frame(kHeaders, kEndHeaders, stream, "\x88"));  // :status 200
-    model.script.push_back(h2_frame(kData, kEndStream, stream, "ok"));
-  }
+  simulated::ServerModel model = h2_script({max_streams(0), max_streams(4)});
   model.script_gap_ns = 30 * kNsPerMs;  // the raise at 30 ms, before the run's start at 50 ms;
-  model.refuse_connects_after = 1;      // the answers from 60 ms
-  LoadSpec spec = closed_loop(1, 200 * kNsPerMs);
-  spec.protocol = Protocol::kHttp2;
-  spec.h2_streams = 4;
-  const Result r = run(spec, model);
+                                        // the answers from 60 ms
+  const Result r = run(h2_users(200 * kNsPerMs), model);
   ASSERT_EQ(r.failure, "");
   EXPECT_GE(r.server.requests, 4) << "the four slots' streams, once the limit was raised";
   EXPECT_EQ(r.measured.count(Outcome::kSuccess), 2);

@@ -69,8 +69,9 @@ std::string render_run_html(const RunForReport& run, const std::string& summary_
   page.kind = "run";
   page.summary_md = summary_md;
   page.run_windows = json::array();
-  if (result.contains("windows") && result["windows"].is_array())
+  if (result.contains("windows") && result["windows"].is_array()) {
     page.run_windows = result["windows"];
+  }
   page.sections.push_back({.title = "Over time",
                            .note = over_time_note(run),
                            .charts = {},
