@@ -15,27 +15,18 @@
 #include "common/text.h"
 #include "common/usage_error.h"
 #include "measure/percentile_trust.h"
+#include "words/numbers.h"
 
 namespace proofload::analyze {
 namespace {
 
-// ---- Numbers in texts ----
-
-std::string fixed(double value, int decimals) {
-  return group_thousands(fmt::format("{:.{}f}", value, decimals));
-}
-
-// Throughput: "2,066/s", "99.8/s".
-std::string rate_text(double rps) { return fixed(rps, std::abs(rps) >= 100 ? 0 : 1) + "/s"; }
+// ---- Numbers in texts (words/numbers.h writes rates, levels and counts) ----
 
 using steps::percent_text;
 using steps::signed_gain_text;
-
-// A level as given: "512", "1,000", "2.5".
-std::string level_text(double level) {
-  if (level == std::floor(level) && std::abs(level) < 1e15) return fixed(level, 0);
-  return fmt::format("{}", level);
-}
+using words::fixed;
+using words::level_text;
+using words::rate_text;
 
 // Latency: "0.250 ms", "18.4 ms", "1,140 ms".
 std::string ms_text(double ms) { return fixed(ms, ms < 1 ? 3 : ms < 100 ? 1 : 0) + " ms"; }

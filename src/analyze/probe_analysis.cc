@@ -9,15 +9,15 @@
 #include <cstdlib>
 
 #include "analyze/median.h"
-#include "analyze/number_words.h"
 #include "common/text.h"
 #include "common/units.h"
 #include "common/usage_error.h"
+#include "words/numbers.h"
 
 namespace proofload::analyze {
 namespace {
 
-using namespace words;  // numbers as the report writes them (number_words.h)
+using namespace words;  // numbers as the report writes them (words/numbers.h)
 
 // Below this coefficient of variation a source's per-second counts are taken as constant: r over
 // near-constant counts is the correlation of their jitter (±1 request), not of the allowance.
@@ -109,7 +109,7 @@ std::string allowances_words(std::optional<double> implied) {
   static constexpr const char* kNames[] = {"one", "two",   "three", "four", "five",
                                            "six", "seven", "eight", "nine", "ten"};
   const double n = std::max(1.0, std::round(*implied));
-  const std::string count = n <= 10 ? kNames[static_cast<size_t>(n) - 1] : count_words(n);
+  const std::string count = n <= 10 ? kNames[static_cast<size_t>(n) - 1] : count_text(n);
   return count + (n == 1 ? " allowance" : " allowances");
 }
 
@@ -180,14 +180,14 @@ void judge_expectation(const ProbeExpectation& e, ProbeSourceFigures& f) {
   }
   const ExpectationCheck c = check_expectation(e, f);
   f.expect_met = c.rate_met && c.burst_met;
-  f.expect_reason = fmt::format("sustained {}, {}within {} of {}", rate_words(f.sustained->mean),
-                                c.rate_met ? "" : "not ", share_words(e.tolerance),
-                                given_rate_words(e.rate_per_s));
+  f.expect_reason = fmt::format("sustained {}, {}within {} of {}", rate_text(f.sustained->mean),
+                                c.rate_met ? "" : "not ", given_percent_text(e.tolerance),
+                                given_rate_text(e.rate_per_s));
   if (e.burst) {
-    f.expect_reason +=
-        fmt::format("; burst from the totals {}, {}within {} of {}",
-                    count_words(f.burst_from_totals.value_or(0)), c.burst_met ? "" : "not ",
-                    count_words(c.burst_slack), count_words(static_cast<double>(*e.burst)));
+    f.expect_reason += fmt::format("; burst from the totals {}, {}within {} of {}",
+                                   count_text(std::round(f.burst_from_totals.value_or(0))),
+                                   c.burst_met ? "" : "not ", count_text(std::round(c.burst_slack)),
+                                   count_text(static_cast<double>(*e.burst)));
   }
 }
 
@@ -229,12 +229,12 @@ std::optional<double> implied_by(const Evidence& e, const std::vector<size_t>& n
 std::string together_words(const Evidence& e, const std::vector<size_t>& named) {
   double sum = 0;
   for (size_t k : named) sum += e.mean(k);
-  std::string out = "together they got " + rate_words(sum);
+  std::string out = "together they got " + rate_text(sum);
   if (const std::optional<double> implied = implied_by(e, named)) {
-    out += fmt::format(", against {} × {} expected: {} allowance{} of {}", named.size(),
-                       given_rate_words(e.expect->rate_per_s), fixed_words(*implied, 2),
-                       fixed_words(*implied, 2) == "1.00" ? "" : "s",
-                       given_rate_words(e.expect->rate_per_s));
+    out +=
+        fmt::format(", against {} × {} expected: {} allowance{} of {}", named.size(),
+                    given_rate_text(e.expect->rate_per_s), fixed(*implied, 2),
+                    fixed(*implied, 2) == "1.00" ? "" : "s", given_rate_text(e.expect->rate_per_s));
   }
   return out;
 }
@@ -311,15 +311,14 @@ std::optional<Verdict> shared_allowance(const Evidence& e) {
 
   // Three or more in the group: the group names them all, where a pair would name two.
   if (group_steady && (group.size() >= 3 || !lowest)) {
-    return Verdict{kSharedAllowance,
-                   fmt::format("{} share {}: the sum of their per-second counts "
-                               "varies far less than they do (variance {} against {} summed) "
-                               "and {}",
-                               list_words(addresses_of(e, group)),
-                               allowances_words(implied_by(e, group)),
-                               fixed_words(variance_of_sum, 0), fixed_words(sum_variance, 0),
-                               together_words(e, group)),
-                   group};
+    return Verdict{
+        kSharedAllowance,
+        fmt::format("{} share {}: the sum of their per-second counts "
+                    "varies far less than they do (variance {} against {} summed) "
+                    "and {}",
+                    list_text(addresses_of(e, group)), allowances_words(implied_by(e, group)),
+                    fixed(variance_of_sum, 0), fixed(sum_variance, 0), together_words(e, group)),
+        group};
   }
   if (lowest) {
     const auto [i, j] = *lowest;
@@ -341,7 +340,7 @@ std::optional<Verdict> shared_allowance(const Evidence& e) {
       return Verdict{kSharedAllowance,
                      fmt::format("{} share {}: {}, though no pair's per-second "
                                  "counts show it (none at r ≤ −0.5)",
-                                 list_words(addresses_of(e, all)),
+                                 list_text(addresses_of(e, all)),
                                  allowances_words(implied_by(e, all)), together_words(e, all)),
                      all};
     }
@@ -379,20 +378,20 @@ Verdict separate_or_unclear(const Evidence& e, const std::string& sources_words)
         misses.push_back(f.address + " was not judged against --expect");
       } else if (!check_expectation(*e.expect, f).rate_met) {
         misses.push_back(fmt::format("{} sustained {} against {} expected", f.address,
-                                     rate_words(f.sustained->mean),
-                                     given_rate_words(e.expect->rate_per_s)));
+                                     rate_text(f.sustained->mean),
+                                     given_rate_text(e.expect->rate_per_s)));
       } else {
         misses.push_back(
             fmt::format("{}'s burst from the totals was {} against {} expected", f.address,
-                        count_words(f.burst_from_totals.value_or(0)),
+                        count_text(std::round(f.burst_from_totals.value_or(0))),
                         count_words(static_cast<double>(e.expect->burst.value_or(0)))));
       }
     }
     if (misses.empty()) {
       return {kSeparateAllowances,
               fmt::format("each of {} met {} on its own (sustained {} to {}, together {}) and {}",
-                          sources_words, e.expect->text, rate_words(low), rate_words(high),
-                          rate_words(e.analysis.sustained_sum), no_opposed_pair)};
+                          sources_words, e.expect->text, rate_text(low), rate_text(high),
+                          rate_text(e.analysis.sustained_sum), no_opposed_pair)};
     }
   } else {
     std::vector<double> means;
@@ -403,13 +402,13 @@ Verdict separate_or_unclear(const Evidence& e, const std::string& sources_words)
       misses.push_back(fmt::format(
           "{} sustained {} against the sources' median {} (more than {} "
           "apart)",
-          e.address(k), rate_words(e.mean(k)), rate_words(median), share_words(e.tolerance)));
+          e.address(k), rate_text(e.mean(k)), rate_text(median), given_percent_text(e.tolerance)));
     }
     if (misses.empty()) {
       return {kSeparateAllowances,
               fmt::format("{} each sustained {} to {}, within {} of their median {}, and {}",
-                          sources_words, rate_words(low), rate_words(high),
-                          share_words(e.tolerance), rate_words(median), no_opposed_pair)};
+                          sources_words, rate_text(low), rate_text(high),
+                          given_percent_text(e.tolerance), rate_text(median), no_opposed_pair)};
     }
   }
   std::string reason;
@@ -425,7 +424,7 @@ Verdict judge(const Evidence& e, const CountedSeconds& counted, double duration_
     if (f.failed) failed.push_back(f.address);
   }
   const std::string failed_words =
-      failed.empty() ? "" : fmt::format(" ({} failed)", list_words(failed));
+      failed.empty() ? "" : fmt::format(" ({} failed)", list_text(failed));
   if (e.answered.empty()) {
     return {kUnclear, "no source got an answer" + failed_words + ": nothing to compare"};
   }
@@ -435,15 +434,15 @@ Verdict judge(const Evidence& e, const CountedSeconds& counted, double duration_
                           : "one source answered" + failed_words + ": nothing to compare"};
   }
   if (counted.count == 0) {
-    return {kUnclear, fmt::format("no whole second after the settle time ({}) in the {} probe: "
-                                  "nothing to compare",
-                                  seconds_words(settle_s), seconds_words(duration_s))};
+    return {kUnclear, fmt::format("no whole second after the settle time ({} s) in the {} s "
+                                  "probe: nothing to compare",
+                                  given_text(settle_s), given_text(duration_s))};
   }
   int64_t limited = 0;
   for (size_t k = 0; k < e.answered.size(); ++k) limited += e.source(k).limited;
   if (limited == 0) {
     return {kUnclear,
-            fmt::format("no 429 in {}: no limit was seen at this load", seconds_words(duration_s))};
+            fmt::format("no 429 in {} s: no limit was seen at this load", given_text(duration_s))};
   }
   if (std::optional<Verdict> shared = shared_allowance(e)) return *shared;
   const std::string sources_words =
@@ -473,8 +472,8 @@ void name_pairs(const Evidence& e, const std::vector<size_t>& shared,
         for (size_t k : shared) {
           if (k != i && k != j) others.push_back(e.address(k));
         }
-        meaning = fmt::format("share {} with {}: the group's per-second sum is steady",
-                              allowances, list_words(others));
+        meaning = fmt::format("share {} with {}: the group's per-second sum is steady", allowances,
+                              list_text(others));
       }
     }
   }

@@ -5,11 +5,11 @@
 #include <charconv>
 #include <cmath>
 
-#include "analyze/number_words.h"
 #include "analyze/probe_analysis.h"
 #include "common/text.h"
 #include "common/units.h"
 #include "common/usage_error.h"
+#include "words/numbers.h"
 
 namespace proofload::analyze {
 namespace {
@@ -79,38 +79,37 @@ ProbeVariantVerdict judge_variant(const ProbeVariantRun& run, std::optional<doub
   if (run.limited > 0) {
     v.limited = true;
     v.verdict = "held";
-    v.reason =
-        fmt::format("{} of {} let through, {} limited: the limit holds with the header",
-                    count_words(run.let_through), count_words(total), count_words(run.limited));
+    v.reason = fmt::format("{} of {} let through, {} limited: the limit holds with the header",
+                           count_text(run.let_through), count_text(total), count_text(run.limited));
     return v;
   }
   if (run.let_through == 0) {
     return unclear(fmt::format("nothing let through and no 429 ({} other of {}): cannot tell",
-                               count_words(run.other), count_words(total)));
+                               count_text(run.other), count_text(total)));
   }
   if (!allowance_per_s) {
     return unclear(
         fmt::format("no 429 and {} let through, but no allowance is known to set it "
                     "against: cannot tell",
-                    count_words(run.let_through)));
+                    count_text(run.let_through)));
   }
   const double allowed = *allowance_per_s * run.duration_s + burst.value_or(0);
   const std::string allowance =
-      fmt::format("in {} ({}{})", seconds_words(run.duration_s), rate_words(*allowance_per_s),
-                  burst ? " + burst " + count_words(*burst) : "");
+      fmt::format("in {} s ({}{})", given_text(run.duration_s), rate_text(*allowance_per_s),
+                  burst ? " + burst " + count_text(std::round(*burst)) : "");
   if (static_cast<double>(run.let_through) > allowed) {
     v.limited = false;
     v.verdict = "lifted";
     v.reason = fmt::format(
         "{} of {} let through and no 429, more than the allowance allows {}: "
         "the header lifts the limit",
-        count_words(run.let_through), count_words(total), allowance);
+        count_text(run.let_through), count_text(total), allowance);
     return v;
   }
   return unclear(
       fmt::format("no 429 and {} let through, within what the allowance allows {}: "
                   "sent too little to tell",
-                  count_words(run.let_through), allowance));
+                  count_text(run.let_through), allowance));
 }
 
 }  // namespace proofload::analyze

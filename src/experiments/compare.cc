@@ -14,6 +14,7 @@
 #include "experiments/run_experiment.h"
 #include "plan/plan_run.h"
 #include "report/numbers.h"
+#include "words/numbers.h"
 
 namespace proofload::experiments {
 namespace {
@@ -46,9 +47,9 @@ const std::optional<std::string>& side_apply(const ComparePlan& plan, const std:
 }
 
 std::string load_words(const CompareMatrix& m) {
-  return m.rate_per_s ? fmt::format("{}/s", report::fixed_with_thousands(*m.rate_per_s, 1))
-                      : fmt::format("{} connection{}", m.connections,
-                                    m.connections == 1 ? "" : "s");
+  return m.rate_per_s
+             ? fmt::format("{}/s", words::fixed_with_thousands(*m.rate_per_s, 1))
+             : fmt::format("{} connection{}", m.connections, m.connections == 1 ? "" : "s");
 }
 
 int64_t cell_ns(const ComparePlan& plan, const CompareStep& step) {

@@ -15,6 +15,7 @@
 #include "experiments/thresholds.h"
 #include "plan/plan_run.h"
 #include "report/numbers.h"
+#include "words/numbers.h"
 
 namespace proofload::experiments {
 namespace {
@@ -167,7 +168,7 @@ class LadderRun {
       return v ? fmt::format("{:.1f} ms", *v) : std::string("no data");
     };
     std::fprintf(stderr, "ladder:   achieved %s/s, p50 %s, p95 %s, errors %s: %s\n",
-                 report::fixed_with_thousands(row.achieved_rps, 1).c_str(), ms(row.p50_ms).c_str(),
+                 words::fixed_with_thousands(row.achieved_rps, 1).c_str(), ms(row.p50_ms).c_str(),
                  ms(row.p95_ms).c_str(),
                  row.error_rate ? fmt::format("{:.2f}%", *row.error_rate * 100).c_str() : "no data",
                  passed ? "within the SLO" : "outside the SLO");
@@ -266,7 +267,7 @@ std::string describe_plan(const LadderPlan& plan) {
                        duration_text(plan.warmup_ns), duration_text(plan.hold_ns));
     out += fmt::format(
         "  at most {} search steps and {} confirming runs{}\n", s.max_steps, s.confirm_attempts,
-        s.max_rps ? fmt::format(", never above {}/s", report::fixed_with_thousands(*s.max_rps, 0))
+        s.max_rps ? fmt::format(", never above {}/s", words::fixed_with_thousands(*s.max_rps, 0))
                   : "");
     load_ns = s.max_steps * (plan.warmup_ns + plan.step_hold_ns) +
               s.confirm_attempts * (plan.warmup_ns + plan.hold_ns);
@@ -314,7 +315,7 @@ std::string describe_plan(const LadderPlan& plan) {
   if (plan.fail_below_rps) {
     out += fmt::format("Exit 99 when {} is below {}/s (--fail-below).\n",
                        plan.search ? "the confirmed rate" : "best sustained",
-                       report::fixed_with_thousands(*plan.fail_below_rps, 0));
+                       words::fixed_with_thousands(*plan.fail_below_rps, 0));
   }
   int hooks_per_level =
       (plan.hooks.reset ? 1 : 0) + (plan.hooks.before ? 1 : 0) + (plan.hooks.after ? 1 : 0);
@@ -433,8 +434,8 @@ std::string ci_bar_failure(const LadderPlan& plan, const result::LadderResult& r
   if (plan.fail_below_rps && *shown_rps < *plan.fail_below_rps) {
     return fmt::format("{} {}/s is below --fail-below {}/s",
                        plan.search ? "the confirmed rate" : "best sustained",
-                       report::fixed_with_thousands(*shown_rps, 1),
-                       report::fixed_with_thousands(*plan.fail_below_rps, 1));
+                       words::fixed_with_thousands(*shown_rps, 1),
+                       words::fixed_with_thousands(*plan.fail_below_rps, 1));
   }
   return "";
 }

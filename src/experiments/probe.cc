@@ -18,6 +18,7 @@
 #include "report/line_file.h"
 #include "report/numbers.h"
 #include "report/probe_report.h"
+#include "words/numbers.h"
 
 namespace proofload::experiments {
 namespace {
@@ -139,12 +140,11 @@ plan::RunSpec variant_run(const ProbePlan& plan, size_t index) {
 
 std::string describe_probe_plan(const ProbePlan& plan) {
   std::string out = fmt::format(
-      "Probe: {} source{} at once ({}), {} connection{} each, {}, for {}.\n",
-      plan.sources.size(), plan.sources.size() == 1 ? "" : "s",
-      fmt::format("{}", fmt::join(plan.sources, ", ")), plan.connections_per_source,
-      plan.connections_per_source == 1 ? "" : "s",
+      "Probe: {} source{} at once ({}), {} connection{} each, {}, for {}.\n", plan.sources.size(),
+      plan.sources.size() == 1 ? "" : "s", fmt::format("{}", fmt::join(plan.sources, ", ")),
+      plan.connections_per_source, plan.connections_per_source == 1 ? "" : "s",
       plan.rate_per_source
-          ? fmt::format("{}/s each", report::fixed_with_thousands(*plan.rate_per_source, 1))
+          ? fmt::format("{}/s each", words::fixed_with_thousands(*plan.rate_per_source, 1))
           : std::string("flat out"),
       format_duration(plan.duration_ns));
   out += fmt::format("  target: {}\n", plan.base_run.target);

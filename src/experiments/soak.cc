@@ -21,6 +21,7 @@
 #include "plan/plan_run.h"
 #include "report/atomic_file.h"
 #include "report/numbers.h"
+#include "words/numbers.h"
 
 namespace proofload::experiments {
 namespace {
@@ -166,7 +167,7 @@ class SoakRun {
       std::fprintf(stderr, "%ssoak: %s window %lld (%+.0f s): %s requests, p95 %s, %s\n",
                    isatty(STDERR_FILENO) ? "\r\033[K" : "", row.ramp ? "ramp" : "hold",
                    static_cast<long long>(row.index), row.start_s,
-                   report::with_thousands(row.requests).c_str(), ms_text(row.p95_ms).c_str(),
+                   words::with_thousands(row.requests).c_str(), ms_text(row.p95_ms).c_str(),
                    row.bar_met ? "bar met" : ("bar missed: " + row.reasons.front()).c_str());
     }
     rows_.push_back(std::move(row));
@@ -296,7 +297,7 @@ std::string describe_soak_plan(const SoakPlan& plan) {
   std::string out =
       fmt::format("Soak: {} at {}{} for {}{}, in windows of {}.\n",
                   plan.open_loop ? "open loop" : "closed loop",
-                  report::fixed_with_thousands(plan.level, plan.open_loop ? 1 : 0),
+                  words::fixed_with_thousands(plan.level, plan.open_loop ? 1 : 0),
                   plan.open_loop ? "/s" : " connections", duration_text(plan.hold_ns),
                   plan.ramp_ns > 0 ? fmt::format(" after a ramp of {} in {} steps",
                                                  duration_text(plan.ramp_ns), plan.ramp_steps)

@@ -8,12 +8,14 @@
 #include <cmath>
 
 #include "report/csv_fields.h"
-#include "report/ladder_text.h"
+#include "report/markdown_text.h"
+#include "words/numbers.h"
 
 namespace proofload::report {
 namespace {
 
-using namespace ladder;  // the shared number and Markdown conventions (ladder_text.h)
+using namespace markdown;  // tables and code (markdown_text.h)
+using namespace words;     // numbers (words/numbers.h)
 using analyze::CompareVerdict;
 using result::CompareResult;
 

@@ -7,9 +7,13 @@
 #include <algorithm>
 #include <cmath>
 
-#include "report/ladder_text.h"
+#include "report/markdown_text.h"
+#include "words/numbers.h"
 
 namespace proofload::report::ladder {
+
+using namespace markdown;  // tables and code (markdown_text.h)
+using namespace words;     // numbers (words/numbers.h)
 
 // Levels recorded with fewer runs than planned, and how many they had.
 std::vector<std::pair<double, int>> short_levels(const LadderResult& v) {

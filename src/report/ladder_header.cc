@@ -3,10 +3,14 @@
 #include <fmt/format.h>
 
 #include "report/ladder_sections.h"
-#include "report/ladder_text.h"
+#include "report/markdown_text.h"
 #include "report/segment_section.h"
+#include "words/numbers.h"
 
 namespace proofload::report::ladder {
+
+using namespace markdown;  // tables and code (markdown_text.h)
+using namespace words;     // numbers (words/numbers.h)
 namespace {
 
 std::string title_of(const LadderResult& v) {

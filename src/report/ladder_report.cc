@@ -10,12 +10,14 @@
 #include <cmath>
 
 #include "report/ladder_sections.h"
-#include "report/ladder_text.h"
+#include "report/markdown_text.h"
+#include "words/numbers.h"
 
 namespace proofload::report {
 namespace {
 
-using namespace ladder;
+using namespace markdown;  // tables and code (markdown_text.h)
+using namespace words;     // numbers (words/numbers.h)
 
 const std::string kDash(kNotMeasured);
 

@@ -7,9 +7,13 @@
 
 #include "measure/percentile_trust.h"
 #include "report/ladder_sections.h"
-#include "report/ladder_text.h"
+#include "report/markdown_text.h"
+#include "words/numbers.h"
 
 namespace proofload::report::ladder {
+
+using namespace markdown;  // tables and code (markdown_text.h)
+using namespace words;     // numbers (words/numbers.h)
 namespace {
 
 bool shown(const LadderResult& v) { return v.analysis && v.analysis->routes.size() >= 2; }

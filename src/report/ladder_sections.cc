@@ -9,9 +9,13 @@
 #include <cmath>
 
 #include "report/ladder_facts.h"
-#include "report/ladder_text.h"
+#include "report/markdown_text.h"
+#include "words/numbers.h"
 
 namespace proofload::report::ladder {
+
+using namespace markdown;  // tables and code (markdown_text.h)
+using namespace words;     // numbers (words/numbers.h)
 namespace {
 
 // A server throttled in at least this share of its CPU periods was held back by its CPU quota.

@@ -7,9 +7,13 @@
 #include <algorithm>
 
 #include "report/ladder_sections.h"
-#include "report/ladder_text.h"
+#include "report/markdown_text.h"
+#include "words/numbers.h"
 
 namespace proofload::report::ladder {
+
+using namespace markdown;  // tables and code (markdown_text.h)
+using namespace words;     // numbers (words/numbers.h)
 namespace {
 
 std::string number_or_dash(const std::optional<double>& value, int decimals) {

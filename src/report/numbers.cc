@@ -70,45 +70,6 @@ std::optional<double> share(int64_t numerator, int64_t denominator) {
   return static_cast<double>(numerator) / static_cast<double>(denominator);
 }
 
-namespace {
-
-// Inserts a comma every three digits of an unsigned digit string.
-std::string group_digits(const std::string& digits) {
-  std::string out;
-  out.reserve(digits.size() + digits.size() / 3);
-  const size_t first = digits.size() % 3 == 0 ? 3 : digits.size() % 3;
-  for (size_t i = 0; i < digits.size(); ++i) {
-    if (i >= first && (i - first) % 3 == 0) out += ',';
-    out += digits[i];
-  }
-  return out;
-}
-
-}  // namespace
-
-std::string with_thousands(int64_t value) {
-  // Through uint64 so that INT64_MIN has a magnitude.
-  const uint64_t magnitude =
-      value < 0 ? uint64_t{0} - static_cast<uint64_t>(value) : static_cast<uint64_t>(value);
-  // Appends rather than `"-" + s`: g++ 12 at -O3 warns falsely (-Wrestrict) on the latter.
-  std::string out = value < 0 ? "-" : "";
-  out += group_digits(std::to_string(magnitude));
-  return out;
-}
-
-std::string fixed_with_thousands(double value, int decimals) {
-  std::string text = fmt::format("{:.{}f}", value, decimals);
-  const bool negative = !text.empty() && text[0] == '-';
-  if (negative) text.erase(0, 1);
-  const size_t dot = text.find('.');
-  const std::string integer = text.substr(0, dot);
-  const std::string fraction = dot == std::string::npos ? "" : text.substr(dot);
-  std::string out = negative ? "-" : "";
-  out += group_digits(integer);
-  out += fraction;
-  return out;
-}
-
 std::string iso8601_utc(int64_t wall_ns) { return format_rfc3339_utc(wall_ns); }
 
 }  // namespace proofload::report

@@ -1,6 +1,7 @@
 // Number conventions every report format shares: histogram values in microseconds become
 // milliseconds with microsecond precision, an empty histogram has no percentiles (not zero),
-// and counts read with thousands separators. Pure functions, thread-safe.
+// and counts read with thousands separators (words/numbers.h writes them). Pure functions,
+// thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -40,11 +41,6 @@ std::optional<double> share(int64_t numerator, int64_t denominator);
 // when every pick of the scenario's mix is a flow, "requests" when none is, "arrivals
 // (requests and flows)" for a mix of both. `spec` is result.json's spec.
 std::string arrivals_noun(const nlohmann::json& spec);
-
-// 1234567 -> "1,234,567"; -1234 -> "-1,234".
-std::string with_thousands(int64_t value);
-// 1234.5678 with 2 decimals -> "1,234.57".
-std::string fixed_with_thousands(double value, int decimals);
 
 // ns since the Unix epoch -> "2024-05-01T12:00:00.123Z" (UTC, millisecond precision).
 std::string iso8601_utc(int64_t wall_ns);

@@ -7,13 +7,15 @@
 #include <cmath>
 #include <exception>
 
-#include "report/ladder_text.h"
+#include "report/markdown_text.h"
 #include "report/segment_section.h"
+#include "words/numbers.h"
 
 namespace proofload::report {
 namespace {
 
-using namespace ladder;  // the shared number and Markdown conventions (ladder_text.h)
+using namespace markdown;  // tables and code (markdown_text.h)
+using namespace words;     // numbers (words/numbers.h)
 using analyze::ProbeSourceFigures;
 using result::ProbeResult;
 

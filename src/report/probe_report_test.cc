@@ -7,9 +7,10 @@
 
 #include <stdexcept>
 
-#include "report/ladder_text.h"
 #include "report/markdown_test_support.h"
+#include "report/markdown_text.h"
 #include "result/probe_test_support.h"
+#include "words/numbers.h"
 
 namespace proofload::report {
 namespace {
@@ -79,20 +80,20 @@ TEST(ProbeReport, TwoSourcesSharingOneAllowance) {
 
   for (const ProbeSourceFigures& f : r.analysis.sources) {
     const auto row = source_row(md, f.failed ? f.address + " (failed)" : f.address);
-    EXPECT_EQ(row[1], ladder::count_text(static_cast<double>(f.let_through)));
-    EXPECT_EQ(row[2], ladder::count_text(static_cast<double>(f.limited)));
-    EXPECT_EQ(row[3], ladder::count_text(static_cast<double>(f.other)));
-    EXPECT_EQ(row[4], ladder::count_text(static_cast<double>(f.total)));
+    EXPECT_EQ(row[1], words::count_text(static_cast<double>(f.let_through)));
+    EXPECT_EQ(row[2], words::count_text(static_cast<double>(f.limited)));
+    EXPECT_EQ(row[3], words::count_text(static_cast<double>(f.other)));
+    EXPECT_EQ(row[4], words::count_text(static_cast<double>(f.total)));
     if (f.failed) {
       EXPECT_EQ(row[5], "–");
       EXPECT_EQ(row[8], "failed");
       continue;
     }
     EXPECT_EQ(row[5], "300");
-    EXPECT_EQ(row[6], ladder::count_text(std::round(*f.burst_from_totals)));
+    EXPECT_EQ(row[6], words::count_text(std::round(*f.burst_from_totals)));
     EXPECT_EQ(row[7], ladder::rate_number(f.sustained->mean) + " (" +
-                          ladder::count_text(f.sustained->min) + "–" +
-                          ladder::count_text(f.sustained->max) + ")");
+                          words::count_text(f.sustained->min) + "–" +
+                          words::count_text(f.sustained->max) + ")");
     EXPECT_EQ(row[8], "missed");
   }
   EXPECT_TRUE(has(section(md, "Sources"),

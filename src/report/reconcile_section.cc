@@ -2,18 +2,19 @@
 // Reconciled with the server section stating what the server counted against the client's
 // successes as a finding, exact or not.
 #include "analyze/reconcile.h"
-#include "report/ladder_text.h"
+#include "report/markdown_text.h"
 #include "report/run_sections.h"
+#include "words/numbers.h"
 
 namespace proofload::report::run {
 namespace {
 
-using ladder::capitalized;
-using ladder::count_text;
-using ladder::inline_code;
-using ladder::kNotMeasured;
-using ladder::table_cell;
-using ladder::table_row;
+using markdown::inline_code;
+using markdown::kNotMeasured;
+using markdown::table_cell;
+using markdown::table_row;
+using words::capitalized;
+using words::count_text;
 
 std::string count_cell(const std::optional<double>& value) {
   return value ? count_text(*value) : std::string(kNotMeasured);

@@ -8,13 +8,15 @@
 
 #include "measure/percentile_trust.h"
 #include "observe/prom_limits.h"
-#include "report/ladder_text.h"
+#include "report/markdown_text.h"
 #include "report/numbers.h"
 #include "report/run_sections.h"
+#include "words/numbers.h"
 
 namespace proofload::report::run {
 
-using namespace ladder;
+using namespace markdown;  // tables and code (markdown_text.h)
+using namespace words;     // numbers (words/numbers.h)
 
 namespace {
 

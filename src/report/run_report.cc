@@ -1,7 +1,7 @@
 // summary.md of one run, from its result.json (see run_report.h). Every figure is read from the
 // result as recorded; the only arithmetic is a share's denominator (the started requests, from the
-// outcomes) and a sum of named requests for the mix's shares. The number and Markdown conventions
-// are the ladder report's (ladder_text.h), so that both reports read alike. The title, the short
+// outcomes) and a sum of named requests for the mix's shares. Numbers are written as every report
+// writes them (words/numbers.h, markdown_text.h), so that all read alike. The title, the short
 // version, how to reproduce it and an observation's summary are here; the tables and what this
 // does not show are in run_sections.cc.
 #include "report/run_report.h"
@@ -13,17 +13,19 @@
 
 #include "report/drawn_windows.h"
 #include "report/html/pages.h"
-#include "report/ladder_text.h"
+#include "report/markdown_text.h"
 #include "report/numbers.h"
 #include "report/run_sections.h"
 #include "report/segment_section.h"
 #include "result/recorded_json.h"
 #include "result/run_record.h"
+#include "words/numbers.h"
 
 namespace proofload::report {
 namespace {
 
-using namespace ladder;
+using namespace markdown;  // tables and code (markdown_text.h)
+using namespace words;     // numbers (words/numbers.h)
 using namespace run;
 
 const std::string kDash(kNotMeasured);

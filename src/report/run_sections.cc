@@ -9,12 +9,14 @@
 #include <cmath>
 
 #include "measure/percentile_trust.h"
-#include "report/ladder_text.h"
+#include "report/markdown_text.h"
 #include "report/numbers.h"
+#include "words/numbers.h"
 
 namespace proofload::report::run {
 
-using namespace ladder;
+using namespace markdown;  // tables and code (markdown_text.h)
+using namespace words;     // numbers (words/numbers.h)
 
 namespace {
 

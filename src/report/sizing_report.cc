@@ -6,12 +6,14 @@
 #include <algorithm>
 
 #include "analyze/ladder_analysis.h"
-#include "report/ladder_text.h"
+#include "report/markdown_text.h"
+#include "words/numbers.h"
 
 namespace proofload::report {
 namespace {
 
-using namespace ladder;  // the shared number and Markdown conventions (ladder_text.h)
+using namespace markdown;  // tables and code (markdown_text.h)
+using namespace words;     // numbers (words/numbers.h)
 using result::SizingConfigRecord;
 using result::SizingResult;
 

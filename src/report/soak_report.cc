@@ -6,13 +6,15 @@
 #include <algorithm>
 #include <cmath>
 
-#include "report/ladder_text.h"
+#include "report/markdown_text.h"
 #include "report/segment_section.h"
+#include "words/numbers.h"
 
 namespace proofload::report {
 namespace {
 
-using namespace ladder;  // the shared number and Markdown conventions (ladder_text.h)
+using namespace markdown;  // tables and code (markdown_text.h)
+using namespace words;     // numbers (words/numbers.h)
 using analyze::SoakWindowRow;
 
 std::string ms(const std::optional<double>& value) {

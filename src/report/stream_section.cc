@@ -3,14 +3,15 @@
 // start, with what the rates count said.
 #include <fmt/format.h>
 
-#include "report/ladder_text.h"
+#include "report/markdown_text.h"
 #include "report/run_sections.h"
+#include "words/numbers.h"
 
 namespace proofload::report::run {
 namespace {
 
-using ladder::percent_text;
-using ladder::table_row;
+using markdown::table_row;
+using words::percent_text;
 
 std::string ms_cell(const RunRecord& v, const std::optional<double>& ms) {
   return ms ? ms_number(v, "", *ms) : std::string("–");

@@ -12,6 +12,7 @@
 #include "analyze/reconcile.h"
 #include "measure/percentile_trust.h"
 #include "report/numbers.h"
+#include "words/numbers.h"
 
 namespace proofload::report {
 namespace {
@@ -20,6 +21,8 @@ using measure::HdrHistogram;
 using measure::Outcome;
 using measure::WindowStats;
 using nlohmann::json;
+using words::fixed_with_thousands;
+using words::with_thousands;
 
 std::string percent(double fraction) { return fmt::format("{:.2f}%", fraction * 100.0); }
 

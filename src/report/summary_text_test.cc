@@ -235,18 +235,6 @@ TEST(LiveLine, EmptyWindowWarmupAndNeverStarted) {
             "  (warm-up)");
 }
 
-TEST(Numbers, ThousandsSeparators) {
-  EXPECT_EQ(with_thousands(0), "0");
-  EXPECT_EQ(with_thousands(999), "999");
-  EXPECT_EQ(with_thousands(1000), "1,000");
-  EXPECT_EQ(with_thousands(1234567), "1,234,567");
-  EXPECT_EQ(with_thousands(-1234), "-1,234");
-  EXPECT_EQ(with_thousands(INT64_MIN), "-9,223,372,036,854,775,808");
-  EXPECT_EQ(fixed_with_thousands(1234.5678, 2), "1,234.57");
-  EXPECT_EQ(fixed_with_thousands(-999.7, 0), "-1,000");
-  EXPECT_EQ(fixed_with_thousands(12.0, 3), "12.000");
-}
-
 TEST(Numbers, Iso8601Utc) {
   EXPECT_EQ(iso8601_utc(0), "1970-01-01T00:00:00.000Z");
   EXPECT_EQ(iso8601_utc(1'714'564'800'123'456'789), "2024-05-01T12:00:00.123Z");

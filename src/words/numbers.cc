@@ -1,5 +1,5 @@
-// Number and Markdown conventions of the ladder report (see ladder_text.h).
-#include "report/ladder_text.h"
+// See numbers.h.
+#include "words/numbers.h"
 
 #include <fmt/format.h>
 
@@ -7,16 +7,30 @@
 #include <cmath>
 #include <cstdlib>
 
-#include "report/numbers.h"
+#include "common/text.h"
 
-namespace proofload::report::ladder {
+namespace proofload::words {
 namespace {
 
 constexpr int kMaxDecimals = 6;
 
 bool is_whole(double value) { return value == std::floor(value) && std::abs(value) < 1e15; }
 
+// Trailing zeros after the point dropped, and the point when nothing follows it.
+std::string trimmed(std::string text) {
+  if (text.find('.') == std::string::npos) return text;
+  while (text.back() == '0') text.pop_back();
+  if (text.back() == '.') text.pop_back();
+  return text;
+}
+
 }  // namespace
+
+std::string with_thousands(int64_t value) { return group_thousands(std::to_string(value)); }
+
+std::string fixed_with_thousands(double value, int decimals) {
+  return group_thousands(fmt::format("{:.{}f}", value, decimals));
+}
 
 std::string fixed(double value, int decimals) {
   int d = decimals;
@@ -24,12 +38,18 @@ std::string fixed(double value, int decimals) {
          std::strtod(fmt::format("{:.{}f}", value, d).c_str(), nullptr) == 0) {
     ++d;
   }
-  return fixed_with_thousands(value, d);
+  std::string text = fmt::format("{:.{}f}", value, d);
+  if (text.starts_with("-") && std::strtod(text.c_str(), nullptr) == 0) text.erase(0, 1);
+  return group_thousands(std::move(text));
 }
+
+std::string given_text(double value) { return trimmed(fixed(value, 3)); }
 
 std::string rate_number(double rps) { return fixed(rps, std::abs(rps) >= 100 ? 0 : 1); }
 
 std::string rate_text(double rps) { return rate_number(rps) + "/s"; }
+
+std::string given_rate_text(double rps) { return given_text(rps) + "/s"; }
 
 std::string level_text(double level) {
   if (is_whole(level)) return fixed_with_thousands(level, 0);
@@ -50,6 +70,8 @@ std::string percent_text(double share, int decimals) {
   return fixed_with_thousands(share * 100, d) + "%";
 }
 
+std::string given_percent_text(double share) { return given_text(share * 100) + "%"; }
+
 std::string cores_text(double cores) { return fixed(cores, 2); }
 
 std::string count_text(double count) {
@@ -59,10 +81,7 @@ std::string count_text(double count) {
 
 std::string seconds_text(double seconds) {
   if (is_whole(seconds)) return fixed_with_thousands(seconds, 0) + " s";
-  std::string text = fixed(seconds, std::abs(seconds) < 10 ? 2 : 1);
-  while (text.back() == '0') text.pop_back();
-  if (text.back() == '.') text.pop_back();
-  return text + " s";
+  return trimmed(fixed(seconds, std::abs(seconds) < 10 ? 2 : 1)) + " s";
 }
 
 std::string list_text(const std::vector<std::string>& items) {
@@ -78,41 +97,6 @@ std::string levels_text(const std::vector<double>& levels) {
   std::vector<std::string> items;
   for (double level : levels) items.push_back(level_text(level));
   return list_text(items);
-}
-
-std::string table_cell(std::string_view text) {
-  std::string out;
-  for (char c : text) {
-    if (c == '|') {
-      out += "\\|";
-    } else if (c == '\n' || c == '\r') {
-      out += ' ';
-    } else {
-      out += c;
-    }
-  }
-  return out;
-}
-
-std::string inline_code(std::string_view text) {
-  std::string fence = "`";
-  while (text.find(fence) != std::string_view::npos) fence += '`';
-  // A fence of two or more needs spaces when the text starts or ends with a backtick.
-  const bool pad = fence.size() > 1;
-  return fence + (pad ? " " : "") + std::string(text) + (pad ? " " : "") + fence;
-}
-
-std::string command_block(const std::string& command_line) {
-  if (command_line.empty()) return "The command was not recorded.\n\n";
-  std::string fence = "```";
-  while (command_line.find(fence) != std::string::npos) fence += '`';
-  return fence + "\n" + command_line + "\n" + fence + "\n\n";
-}
-
-std::string table_row(const std::vector<std::string>& cells) {
-  std::string out = "|";
-  for (const std::string& cell : cells) out += " " + cell + " |";
-  return out + "\n";
 }
 
 int decimals_in(std::string_view number) {
@@ -131,4 +115,4 @@ std::string capitalized(std::string text) {
   return text;
 }
 
-}  // namespace proofload::report::ladder
+}  // namespace proofload::words
