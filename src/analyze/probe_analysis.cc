@@ -381,10 +381,10 @@ Verdict separate_or_unclear(const Evidence& e, const std::string& sources_words)
                                      rate_text(f.sustained->mean),
                                      given_rate_text(e.expect->rate_per_s)));
       } else {
-        misses.push_back(
-            fmt::format("{}'s burst from the totals was {} against {} expected", f.address,
-                        count_text(std::round(f.burst_from_totals.value_or(0))),
-                        count_words(static_cast<double>(e.expect->burst.value_or(0)))));
+        misses.push_back(fmt::format("{}'s burst from the totals was {} against {} expected",
+                                     f.address,
+                                     count_text(std::round(f.burst_from_totals.value_or(0))),
+                                     count_text(static_cast<double>(e.expect->burst.value_or(0)))));
       }
     }
     if (misses.empty()) {

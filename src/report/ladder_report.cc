@@ -16,6 +16,7 @@
 namespace proofload::report {
 namespace {
 
+using namespace ladder;    // the ladder report's facts and sections
 using namespace markdown;  // tables and code (markdown_text.h)
 using namespace words;     // numbers (words/numbers.h)
 

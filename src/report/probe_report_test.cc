@@ -91,7 +91,7 @@ TEST(ProbeReport, TwoSourcesSharingOneAllowance) {
     }
     EXPECT_EQ(row[5], "300");
     EXPECT_EQ(row[6], words::count_text(std::round(*f.burst_from_totals)));
-    EXPECT_EQ(row[7], ladder::rate_number(f.sustained->mean) + " (" +
+    EXPECT_EQ(row[7], words::rate_number(f.sustained->mean) + " (" +
                           words::count_text(f.sustained->min) + "–" +
                           words::count_text(f.sustained->max) + ")");
     EXPECT_EQ(row[8], "missed");
