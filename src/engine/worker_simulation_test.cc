@@ -15,6 +15,7 @@
 #include "engine/simulated_io.h"
 #include "engine/window_mailbox.h"
 #include "engine/worker.h"
+#include "http/h2_frame_test_support.h"
 #include "measure/outcome.h"
 
 namespace proofload::engine {
@@ -453,18 +454,12 @@ TEST(WorkerSimulationStreams, GoodputCountsTheStreamsThatMetTheSlo) {
   EXPECT_EQ(missed.measured.streams.goodput, 0);
 }
 
-constexpr uint8_t kH2Data = 0, kH2Headers = 1, kH2Settings = 4;
-constexpr uint8_t kH2EndStream = 1, kH2EndHeaders = 4;
-
-// An HTTP/2 frame: its 9-byte header, then `payload`.
-std::string h2_frame(uint8_t type, uint8_t flags, uint32_t stream, std::string_view payload) {
-  std::string frame;
-  for (int shift : {16, 8, 0}) frame += static_cast<char>(payload.size() >> shift);
-  frame += static_cast<char>(type);
-  frame += static_cast<char>(flags);
-  for (int shift : {24, 16, 8, 0}) frame += static_cast<char>(stream >> shift);
-  return frame.append(payload);
-}
+using proofload::testing::h2_frame;
+using proofload::testing::kH2Data;
+using proofload::testing::kH2EndHeaders;
+using proofload::testing::kH2EndStream;
+using proofload::testing::kH2Headers;
+using proofload::testing::kH2Settings;
 
 // A scripted server (ServerModel::script, the h2_worker fuzzing harness's), a frame a piece after
 // the client's preface: SETTINGS frames with these payloads, then a 200 with the body "ok" on

@@ -35,17 +35,6 @@ struct Peer {
 
 }  // namespace
 
-std::string h2_frame(uint8_t type, uint8_t flags, uint32_t stream_id, const std::string& payload) {
-  const size_t n = payload.size();
-  std::string frame{static_cast<char>((n >> 16) & 0xff), static_cast<char>((n >> 8) & 0xff),
-                    static_cast<char>(n & 0xff),         static_cast<char>(type),
-                    static_cast<char>(flags),            static_cast<char>((stream_id >> 24) & 0x7f),
-                    static_cast<char>((stream_id >> 16) & 0xff),
-                    static_cast<char>((stream_id >> 8) & 0xff),
-                    static_cast<char>(stream_id & 0xff)};
-  return frame + payload;
-}
-
 H2RawServer::H2RawServer(std::function<std::string(uint32_t)> answer)
     : answer_(std::move(answer)) {
   listen_fd_ = listen_on_loopback("H2RawServer", port_);

@@ -14,15 +14,9 @@
 #include <string>
 #include <thread>
 
+#include "http/h2_frame_test_support.h"  // h2_frame and the frame types
+
 namespace proofload::testing {
-
-// One frame: the 9-byte header (length, type, flags, stream id) and the payload.
-std::string h2_frame(uint8_t type, uint8_t flags, uint32_t stream_id, const std::string& payload);
-
-// Frame types and flags the tests write.
-inline constexpr uint8_t kH2Data = 0x0, kH2Headers = 0x1, kH2RstStream = 0x3, kH2Settings = 0x4,
-                         kH2PushPromise = 0x5, kH2Goaway = 0x7, kH2WindowUpdate = 0x8;
-inline constexpr uint8_t kH2EndStream = 0x1, kH2EndHeaders = 0x4, kH2Ack = 0x1;
 
 class H2RawServer {
  public:
