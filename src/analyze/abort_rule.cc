@@ -12,6 +12,7 @@
 #include "common/text.h"
 #include "common/units.h"
 #include "common/usage_error.h"
+#include "words/numbers.h"
 
 namespace proofload::analyze {
 namespace {
@@ -46,14 +47,6 @@ double more_extreme(measure::Comparison comparison, double held, double seen) {
       return seen;
   }
   return seen;
-}
-
-// "10 s", "2.5 s", "0.25 s".
-std::string seconds_text(int64_t ns) {
-  std::string text = fmt::format("{:.3f}", static_cast<double>(ns) / 1e9);
-  text.erase(text.find_last_not_of('0') + 1);
-  if (text.back() == '.') text.pop_back();
-  return text + " s";
 }
 
 }  // namespace
@@ -119,7 +112,7 @@ bool AbortWatch::add_window(int64_t duration_ns, const measure::MetricLookup& lo
   const auto worst = measure::evaluate_thresholds(
       {rule_.condition}, [&](const measure::MetricRef&) { return std::optional<double>(worst_); });
   reason_ = rule_.text + ": " + worst.front().observed_text + " over the last " +
-            seconds_text(streak_ns_);
+            words::seconds_text(static_cast<double>(streak_ns_) / 1e9);
   return true;
 }
 

@@ -11,6 +11,7 @@
 #include "analyze/median.h"
 #include "common/text.h"
 #include "common/usage_error.h"
+#include "words/numbers.h"
 
 namespace proofload::analyze {
 namespace {
@@ -25,8 +26,6 @@ constexpr std::array<MetricName, 5> kMetrics = {{{CompareMetric::kP50, "p50"},
                                                  {CompareMetric::kThroughput, "throughput"},
                                                  {CompareMetric::kCpuPerRequest,
                                                   "cpu_per_request"}}};
-
-std::string percent(double share) { return fmt::format("{:.1f}%", share * 100); }
 
 // (max - min) / median of the finite values; nullopt with fewer than two or a median of 0.
 std::optional<double> spread_of(const std::vector<double>& values) {
@@ -45,8 +44,6 @@ std::vector<double> finite_values(const std::vector<double>& values) {
   }
   return out;
 }
-
-std::string count_words(int64_t n) { return n == 0 ? "none" : std::to_string(n); }
 
 }  // namespace
 
@@ -123,8 +120,9 @@ CompareVerdict judge_check(const CompareCell& cell, const CompareOptions& option
         v.verdict = kNotJudged;
         v.reason = fmt::format(
             "{} had {} errors in {} requests ({}), above {}: its answers are not comparable", side,
-            errors, requests, percent(static_cast<double>(errors) / static_cast<double>(requests)),
-            percent(options.max_error_share));
+            errors, requests,
+            words::percent_text(static_cast<double>(errors) / static_cast<double>(requests), 1),
+            words::percent_text(options.max_error_share, 1));
         return v;
       }
     }
@@ -145,12 +143,14 @@ CompareVerdict judge_check(const CompareCell& cell, const CompareOptions& option
   const std::string direction = change < 0 ? "lower" : "higher";
   if (std::abs(change) > v.noise) {
     v.verdict = b_better ? kFaster : kSlower;
-    v.reason = fmt::format("B {} {}, outside the noise of {} ({})", percent(std::abs(change)),
-                           direction, percent(v.noise), noise_source);
+    v.reason = fmt::format("B {} {}, outside the noise of {} ({})",
+                           words::percent_text(std::abs(change), 1), direction,
+                           words::percent_text(v.noise, 1), noise_source);
   } else {
     v.verdict = kLevel;
-    v.reason = fmt::format("B {} {}, inside the noise of {} ({})", percent(std::abs(change)),
-                           direction, percent(v.noise), noise_source);
+    v.reason = fmt::format("B {} {}, inside the noise of {} ({})",
+                           words::percent_text(std::abs(change), 1), direction,
+                           words::percent_text(v.noise, 1), noise_source);
   }
   return v;
 }
@@ -164,9 +164,9 @@ CompareCounts count_verdicts(std::span<const CompareVerdict> checks) {
     if (v.verdict == kSlower) ++c.slower;
     if (v.verdict == kNotJudged) ++c.not_judged;
   }
-  c.text = fmt::format("B faster on {} of {} check{}, level on {}, slower on {}",
-                       count_words(c.faster), c.total, c.total == 1 ? "" : "s",
-                       count_words(c.level), count_words(c.slower));
+  const auto none_or = [](int64_t n) { return n == 0 ? std::string("none") : std::to_string(n); };
+  c.text = fmt::format("B faster on {} of {} check{}, level on {}, slower on {}", none_or(c.faster),
+                       c.total, c.total == 1 ? "" : "s", none_or(c.level), none_or(c.slower));
   if (c.not_judged > 0) c.text += fmt::format(", not judged on {}", c.not_judged);
   return c;
 }
@@ -208,11 +208,11 @@ CompareAnalysis analyze_compare(std::span<const CompareCell> cells, const Compar
       "the medians of the repeats, B/A; a difference is a finding only when it exceeds both the "
       "minimum effect ({}) and the spread between repeats on either side ((max - min) / median); "
       "fewer than {} repeats a side is not judged{}; {} is better {}",
-      percent(options.min_effect), std::max(options.min_repeats, 1),
+      words::percent_text(options.min_effect, 1), std::max(options.min_repeats, 1),
       options.metric == CompareMetric::kThroughput
           ? ""
           : fmt::format(", nor a side with more than {} of its requests in error",
-                        percent(options.max_error_share)),
+                        words::percent_text(options.max_error_share, 1)),
       analysis.metric, lower_is_better(options.metric) ? "lower" : "higher");
   return analysis;
 }

@@ -22,20 +22,11 @@ namespace {
 
 // ---- Numbers in texts (words/numbers.h writes rates, levels and counts) ----
 
-using steps::percent_text;
 using steps::signed_gain_text;
-using words::fixed;
 using words::level_text;
+using words::ms_text;
+using words::percent_text;
 using words::rate_text;
-
-// Latency: "0.250 ms", "18.4 ms", "1,140 ms".
-std::string ms_text(double ms) { return fixed(ms, ms < 1 ? 3 : ms < 100 ? 1 : 0) + " ms"; }
-
-std::string fraction_text(double fraction) {
-  std::string text = fmt::format("{:.1f}", fraction * 100);
-  if (text.ends_with(".0")) text.resize(text.size() - 2);
-  return text + "%";
-}
 
 // ---- Aggregation over repeats ----
 
@@ -300,7 +291,7 @@ NoiseFloor noise_floor_of(const std::vector<LevelGroup>& groups, const AnalysisO
   if (options.noise_floor) {
     floor.value = *options.noise_floor;
     floor.source = NoiseFloor::Source::kStated;
-    floor.text = percent_text(floor.value) + " (stated with --noise-floor)";
+    floor.text = percent_text(floor.value, 1) + " (stated with --noise-floor)";
     return floor;
   }
   std::vector<double> spreads;
@@ -323,7 +314,7 @@ NoiseFloor noise_floor_of(const std::vector<LevelGroup>& groups, const AnalysisO
     most_repeats = std::max(most_repeats, group.rows.size());
   }
   if (spreads.empty()) {
-    floor.text = percent_text(floor.value) +
+    floor.text = percent_text(floor.value, 1) +
                  " (default: no repeats to measure it from; set --repeat or --noise-floor)";
     return floor;
   }
@@ -343,14 +334,15 @@ NoiseFloor noise_floor_of(const std::vector<LevelGroup>& groups, const AnalysisO
   floor.text = fmt::format(
       "{} (measured from repeats of {} {}: a spread of {} between a level's "
       "repeats",
-      percent_text(floor.value), n, n == 1 ? "level" : "levels", percent_text(*floor.spread));
+      percent_text(floor.value, 1), n, n == 1 ? "level" : "levels", percent_text(*floor.spread, 1));
   if (options.repeat_order == RepeatOrder::kInterleaved) {
     floor.text += ", which holds the drift between passes (repeats interleaved)";
   } else {
-    floor.text += " plus " + percent_text(*floor.drift) + " of drift over the time between levels";
+    floor.text +=
+        " plus " + percent_text(*floor.drift, 1) + " of drift over the time between levels";
   }
   if (measured < kMinimumMeasuredNoiseFloor) {
-    floor.text += ", raised to the " + percent_text(kMinimumMeasuredNoiseFloor) + " minimum";
+    floor.text += ", raised to the " + percent_text(kMinimumMeasuredNoiseFloor, 1) + " minimum";
   }
   floor.text += ")";
   return floor;
@@ -386,8 +378,8 @@ std::string knee_reason_of(const std::vector<LevelAnalysis>& levels, size_t i, i
     return std::string(arrivals ? "arrivals " : "achieved ") +
            rate_text(level.achieved_in_target_unit) + " falls short of the " +
            rate_text(*level.target_rps) + (arrivals ? " arrivals" : "") + " target by " +
-           percent_text(1 - level.achieved_in_target_unit / *level.target_rps) + " (beyond the " +
-           percent_text(floor) + " noise floor)";
+           percent_text(1 - level.achieved_in_target_unit / *level.target_rps, 1) +
+           " (beyond the " + percent_text(floor, 1) + " noise floor)";
   }
   if (loop != Loop::kClosed || i + 1 >= levels.size()) return "";
   const LevelAnalysis& next = levels[i + 1];
@@ -403,9 +395,10 @@ std::string knee_reason_of(const std::vector<LevelAnalysis>& levels, size_t i, i
   if (!here || !there || !(*there > (1 + floor) * *here)) return "";
   const std::string step = std::abs(*next.gain) < floor
                                ? "gains " + signed_gain_text(*next.gain, floor) + " (inside the "
-                               : "falls by " + percent_text(-*next.gain) + " (beyond the ";
-  return "saturation point: the next level " + step + percent_text(floor) + " noise floor) while " +
-         name + " climbs from " + ms_text(*here) + " to " + ms_text(*there);
+                               : "falls by " + percent_text(-*next.gain, 1) + " (beyond the ";
+  return "saturation point: the next level " + step + percent_text(floor, 1) +
+         " noise floor) while " + name + " climbs from " + ms_text(*here) + " to " +
+         ms_text(*there);
 }
 
 }  // namespace
@@ -485,7 +478,7 @@ LadderAnalysis analyze_ladder(const std::vector<LevelRow>& rows, const Slo& slo,
   a.plateau_from = steps::plateau_start(gains, floor);
   a.routes = analyze_routes(repeats_of(groups), floor);
 
-  const std::string fraction = fraction_text(a.operating_fraction);
+  const std::string fraction = words::given_percent_text(a.operating_fraction);
   const std::string headroom = fmt::format("{:.1f}x headroom", 1 / a.operating_fraction);
   if (a.knee && *a.knee == 0 && !a.levels[0].meets_slo) {
     a.operating_basis = "none: the lowest level already broke the SLO";

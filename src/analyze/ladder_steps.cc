@@ -7,16 +7,9 @@
 #include <cstdlib>
 
 #include "common/text.h"
+#include "words/numbers.h"
 
 namespace proofload::analyze::steps {
-
-std::string percent_text(double share) {
-  int decimals = 1;
-  while (decimals < 4 && share != 0 && std::abs(share) * 100 < 0.5 * std::pow(10, -decimals)) {
-    ++decimals;
-  }
-  return group_thousands(fmt::format("{:.{}f}", share * 100, decimals)) + "%";
-}
 
 std::string signed_gain_text(double gain, double floor) {
   const bool flat = std::abs(gain) < floor;
@@ -37,7 +30,7 @@ std::optional<double> gain(double previous_goodput, double goodput) {
 std::string gain_text(std::optional<double> gain, double floor) {
   if (!gain) return "grows from nothing (the level before had no goodput)";
   const std::string shown = signed_gain_text(*gain, floor);
-  const std::string floor_text = percent_text(floor);
+  const std::string floor_text = words::percent_text(floor, 1);
   if (std::abs(*gain) < floor) return shown + ": flat, inside the " + floor_text + " noise floor";
   return shown + (*gain < 0 ? ": falls" : ": grows") + ", beyond the " + floor_text +
          " noise floor";

@@ -9,9 +9,6 @@
 
 namespace proofload::analyze::steps {
 
-// A share as a percentage with one decimal, widened so a non-zero share never prints as 0.0%.
-std::string percent_text(double share);
-
 // "+1.3%", "-7.0%": one decimal, more when one would put the gain on the other side of the
 // floor than its verdict (4.96% is flat inside 5%, so it is not printed as 5.0%).
 std::string signed_gain_text(double gain, double floor);

@@ -13,31 +13,19 @@
 #include "common/text.h"
 #include "common/units.h"
 #include "common/usage_error.h"
+#include "words/numbers.h"
 
 namespace proofload::analyze {
 namespace {
 
-constexpr int kMaxDecimals = 6;
-
-// `value` with `decimals`, trailing zeros (and a bare point) removed.
-std::string trimmed_fixed(double value, int decimals) {
-  std::string text = fmt::format("{:.{}f}", value, decimals);
-  if (text.find('.') != std::string::npos) {
-    text.erase(text.find_last_not_of('0') + 1);
-    if (text.back() == '.') text.pop_back();
-  }
-  return text;
-}
-
-std::string percent_text(double share) { return trimmed_fixed(share * 100, 4) + "%"; }
-
 // Both ends of a bracket, with enough decimals that they do not print alike.
 std::pair<std::string, std::string> bracket_text(double lo, double hi) {
   double precision = 0.0005;
-  std::pair<std::string, std::string> texts{rate_text(lo, precision), rate_text(hi, precision)};
+  std::pair<std::string, std::string> texts{words::rate_to_precision(lo, precision),
+                                            words::rate_to_precision(hi, precision)};
   while (texts.first == texts.second && precision > 1e-12) {
     precision /= 10;
-    texts = {rate_text(lo, precision), rate_text(hi, precision)};
+    texts = {words::rate_to_precision(lo, precision), words::rate_to_precision(hi, precision)};
   }
   return texts;
 }
@@ -50,18 +38,6 @@ std::string between(double lo, double hi) {
 [[noreturn]] void bad_option(const std::string& why) { throw UsageError("rate search: " + why); }
 
 }  // namespace
-
-std::string rate_text(double rps, double relative_precision) {
-  if (!std::isfinite(rps)) return fmt::format("{}", rps);
-  std::string text;
-  for (int decimals = 0; decimals <= kMaxDecimals; ++decimals) {
-    text = trimmed_fixed(rps, decimals);
-    const double shown = std::strtod(text.c_str(), nullptr);
-    if (std::abs(shown - rps) <= relative_precision * std::abs(rps)) break;
-  }
-  if (text == "-0") text = "0";
-  return group_thousands(text);
-}
 
 std::string_view phase_text(RateSearch::Phase phase) {
   switch (phase) {
@@ -82,29 +58,30 @@ RateSearch::RateSearch(RateSearchOptions options) : options_(std::move(options))
   // Negated comparisons so that NaN is rejected too.
   if (!(o.start_rps > 0) || !(o.start_rps <= kMaxRatePerS)) {
     bad_option(fmt::format("the start rate must be above 0/s and at most {}/s (got {})",
-                           rate_text(kMaxRatePerS), o.start_rps));
+                           words::rate_to_precision(kMaxRatePerS), o.start_rps));
   }
   if (!(o.growth > 1) || !std::isfinite(o.growth)) {
     bad_option(fmt::format("the growth factor must be above 1, like 2 (got {})", o.growth));
   }
   if (!(o.tolerance > 0 && o.tolerance <= 0.5)) {
-    bad_option(
-        "the tolerance must be above 0% and at most 50%, like 1% (got " +
-        (std::isfinite(o.tolerance) ? percent_text(o.tolerance) : fmt::format("{}", o.tolerance)) +
-        ")");
+    bad_option("the tolerance must be above 0% and at most 50%, like 1% (got " +
+               (std::isfinite(o.tolerance) ? words::given_percent_text(o.tolerance)
+                                           : fmt::format("{}", o.tolerance)) +
+               ")");
   }
   if (o.max_rps) {
     if (!(*o.max_rps >= o.start_rps) || !(*o.max_rps <= kMaxRatePerS)) {
       bad_option(
           fmt::format("--max-rate {}/s must be at least the start rate {}/s and at most {}/s",
-                      rate_text(*o.max_rps), rate_text(o.start_rps), rate_text(kMaxRatePerS)));
+                      words::rate_to_precision(*o.max_rps), words::rate_to_precision(o.start_rps),
+                      words::rate_to_precision(kMaxRatePerS)));
     }
   }
   if (!(o.min_rps > 0 && o.min_rps <= o.start_rps)) {
     bad_option(
         fmt::format("the minimum rate must be above 0/s and at most the start rate {}/s "
                     "(got {}/s)",
-                    rate_text(o.start_rps), o.min_rps));
+                    words::rate_to_precision(o.start_rps), o.min_rps));
   }
   if (o.max_steps < 1) {
     bad_option(fmt::format("the step limit must be at least 1 (got {})", o.max_steps));
@@ -160,21 +137,23 @@ void RateSearch::after_grow(double rate, bool passed) {
     // Going down from a failing start: this pass closes the bracket.
     if (hi_) return bisect_or_confirm();
     if (rate >= ceiling_rps()) {
-      return confirm(options_.max_rps ? "held the SLO up to --max-rate " + rate_text(rate) + "/s"
-                                      : "held the SLO up to " + rate_text(rate) +
-                                            "/s, the highest rate a schedule can run");
+      return confirm(options_.max_rps
+                         ? "held the SLO up to --max-rate " + words::rate_to_precision(rate) + "/s"
+                         : "held the SLO up to " + words::rate_to_precision(rate) +
+                               "/s, the highest rate a schedule can run");
     }
     if (search_steps_ >= options_.max_steps) {
-      return confirm(step_limit + "held the SLO up to " + rate_text(rate) + "/s");
+      return confirm(step_limit + "held the SLO up to " + words::rate_to_precision(rate) + "/s");
     }
     next_rps_ = std::min(rate * options_.growth, ceiling_rps());
     return;
   }
   hi_ = rate;
   if (lo_) return bisect_or_confirm();
-  if (rate <= options_.min_rps) return finish("no rate passed down to " + rate_text(rate) + "/s");
+  if (rate <= options_.min_rps)
+    return finish("no rate passed down to " + words::rate_to_precision(rate) + "/s");
   if (search_steps_ >= options_.max_steps) {
-    return finish(step_limit + "no rate passed down to " + rate_text(rate) + "/s");
+    return finish(step_limit + "no rate passed down to " + words::rate_to_precision(rate) + "/s");
   }
   next_rps_ = std::max(rate / options_.growth, options_.min_rps);
 }
@@ -184,7 +163,7 @@ void RateSearch::after_confirm(double rate, bool passed) {
     std::string text;
     for (size_t i = 0; i < failed_confirms_.size(); ++i) {
       if (i > 0) text += i + 1 == failed_confirms_.size() ? " and " : ", ";
-      text += rate_text(failed_confirms_[i]) + "/s";
+      text += words::rate_to_precision(failed_confirms_[i]) + "/s";
     }
     return text;
   };
@@ -193,8 +172,8 @@ void RateSearch::after_confirm(double rate, bool passed) {
     confirmed_ = true;
     confirmed_rps_ = rate;
     if (failed_confirms_.empty()) return finish(reason_);
-    return finish(reason_ + "; confirmed at " + rate_text(rate) + "/s after the confirming " +
-                  runs() + failed_list() + " broke the SLO");
+    return finish(reason_ + "; confirmed at " + words::rate_to_precision(rate) +
+                  "/s after the confirming " + runs() + failed_list() + " broke the SLO");
   }
   failed_confirms_.push_back(rate);
   const double lower = rate * (1 - options_.confirm_step_down);
@@ -210,7 +189,8 @@ void RateSearch::bisect_or_confirm() {
   const double lo = *lo_;
   const double hi = *hi_;
   if ((hi - lo) / lo <= options_.tolerance) {
-    return confirm("converged within " + percent_text(options_.tolerance) + ": " + between(lo, hi));
+    return confirm("converged within " + words::given_percent_text(options_.tolerance) + ": " +
+                   between(lo, hi));
   }
   if (search_steps_ >= options_.max_steps) {
     return confirm(fmt::format("step limit ({}) reached: ", options_.max_steps) + between(lo, hi));

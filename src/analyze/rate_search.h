@@ -102,8 +102,4 @@ class RateSearch {
 // "grow", "bisect", "confirm", "done".
 std::string_view phase_text(RateSearch::Phase phase);
 
-// A rate for messages: thousands separators and the fewest decimals (at most 6) that stay
-// within `relative_precision` of the value: 5000 -> "5,000", 148.4375 -> "148.4".
-std::string rate_text(double rps, double relative_precision = 0.0005);
-
 }  // namespace proofload::analyze

@@ -6,32 +6,12 @@
 #include <cmath>
 
 #include "common/text.h"
+#include "words/numbers.h"
 
 namespace proofload::analyze {
 namespace {
 
-// A counter's value in a sentence: whole numbers with thousands separators (counters are), any
-// other value with the decimals it needs, up to 3.
-std::string count_words(double value) {
-  if (value == std::trunc(value) && std::abs(value) < 9e15) {
-    return group_thousands(fmt::format("{:.0f}", value));
-  }
-  std::string text = fmt::format("{:.3f}", value);
-  text.erase(text.find_last_not_of('0') + 1);
-  if (text.back() == '.') text.pop_back();
-  return group_thousands(text);
-}
 
-// A share as a percentage with one decimal, more when one would print 0.0% for a drop.
-std::string share_words(double share) {
-  const double percent = share * 100;
-  for (int decimals = 1; decimals < 6; ++decimals) {
-    if (std::round(percent * std::pow(10, decimals)) != 0) {
-      return fmt::format("{:.{}f}%", percent, decimals);
-    }
-  }
-  return fmt::format("{:.6f}%", percent);
-}
 
 }  // namespace
 
@@ -76,20 +56,20 @@ std::string reconcile_sentence(const Reconciliation& r) {
     return "not reconciled: the server's counter could not be read (" +
            (r.reason.empty() ? std::string("no reason recorded") : r.reason) + ")";
   }
-  const std::string successes = count_words(static_cast<double>(r.client_successes));
+  const std::string successes = words::given_text(static_cast<double>(r.client_successes));
   const std::string requests =
       r.client_successes == 1 ? " successful request" : " successful requests";
   if (*diff == 0) {
-    return "the server recorded " + count_words(*delta) + " + 0 drops = " + successes + requests +
-           ": exact";
+    return "the server recorded " + words::given_text(*delta) + " + 0 drops = " + successes +
+           requests + ": exact";
   }
   if (*diff > 0) {
     const std::optional<double> share = r.drop_share();
-    return "the server recorded " + count_words(*delta) + " of " + successes + requests + ": " +
-           count_words(*diff) + (*diff == 1 ? " drop" : " drops") +
-           (share ? " (" + share_words(*share) + ")" : "") + ", a mismatch";
+    return "the server recorded " + words::given_text(*delta) + " of " + successes + requests +
+           ": " + words::given_text(*diff) + (*diff == 1 ? " drop" : " drops") +
+           (share ? " (" + words::percent_text(*share, 1) + ")" : "") + ", a mismatch";
   }
-  return "the server recorded " + count_words(*delta) + ", " + count_words(-*diff) +
+  return "the server recorded " + words::given_text(*delta) + ", " + words::given_text(-*diff) +
          " more than the client's " + successes + requests + ", a mismatch";
 }
 

@@ -9,6 +9,7 @@
 
 #include "common/text.h"
 #include "common/usage_error.h"
+#include "words/numbers.h"
 
 namespace proofload::analyze {
 namespace {
@@ -72,37 +73,30 @@ std::optional<double> route_figure(const LevelRow& row, const measure::MetricRef
   return std::nullopt;
 }
 
-// A bound in the prose of a report: up to 3 decimals, trailing zeros dropped ("1", "0.25").
-std::string short_number(double value) {
-  std::string text = fmt::format("{:.3f}", value);
-  text.erase(text.find_last_not_of('0') + 1);
-  if (text.back() == '.') text.pop_back();
-  return text;
-}
-
 std::string describe_bound(const measure::Threshold& t) {
   switch (t.metric.kind) {
     case Kind::kPercentile:
     case Kind::kMean:
     case Kind::kMax:
     case Kind::kStreamPercentile:
-      return t.bound >= 1000 ? short_number(t.bound / 1000) + " s" : short_number(t.bound) + " ms";
+      return t.bound >= 1000 ? words::given_text(t.bound / 1000) + " s"
+                             : words::given_text(t.bound) + " ms";
     case Kind::kErrorRate:
     case Kind::kNeverStarted:
     case Kind::kOutcomeRate:
     case Kind::kDrops:
     case Kind::kStreamGoodput:
-      return short_number(t.bound * 100) + "%";
+      return words::given_text(t.bound * 100) + "%";
     case Kind::kReconcile:
       return "exact";
     case Kind::kThroughput:
     case Kind::kGoodput:
     case Kind::kStreamRate:
-      return short_number(t.bound) + "/s";
+      return words::given_text(t.bound) + "/s";
     case Kind::kCount:
-      return short_number(t.bound);
+      return words::given_text(t.bound);
   }
-  return short_number(t.bound);
+  return words::given_text(t.bound);
 }
 
 std::string_view comparison_symbol(measure::Comparison comparison) {

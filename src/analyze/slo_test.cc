@@ -120,7 +120,7 @@ TEST(DescribeSlo, SymbolsDurationsAndShares) {
   EXPECT_EQ(describe_slo(parse_slo("p99 < 250ms, p95<1.5s, errors<0.5%")),
             "p99 < 250 ms, p95 < 1.5 s, errors < 0.5%");
   EXPECT_EQ(describe_slo(parse_slo("rps>=500, requests>1000, rate(status_429)==0")),
-            "rps ≥ 500/s, requests > 1000, rate(status_429) = 0%");
+            "rps ≥ 500/s, requests > 1,000, rate(status_429) = 0%");
   EXPECT_EQ(describe_slo(parse_slo("p99.9(lookup)<=250us")), "p99.9(lookup) ≤ 0.25 ms");
 }
 

@@ -10,6 +10,7 @@
 #include "common/text.h"
 #include "common/units.h"
 #include "common/usage_error.h"
+#include "words/numbers.h"
 
 namespace proofload::analyze {
 namespace {
@@ -56,16 +57,6 @@ Comparison split_comparison(std::string_view part) {
   return c;
 }
 
-std::string ms_text(double ms) {
-  if (ms >= 1000) return fmt::format("{:g} s", std::round(ms / 10) / 100);
-  if (ms >= 10) return fmt::format("{:.0f} ms", ms);
-  return fmt::format("{:.1f} ms", ms);
-}
-
-std::string percent_text(double share) {
-  return fmt::format("{:g}%", std::round(share * 1e4) / 100);
-}
-
 std::string joined(const std::vector<std::string>& reasons) {
   std::string out;
   for (const std::string& reason : reasons) out += (out.empty() ? "" : "; ") + reason;
@@ -90,8 +81,8 @@ void judge_streams(const SoakBar& bar, SoakWindowRow& row) {
       continue;
     }
     if (b.inclusive ? *value > b.limit_ms : *value >= b.limit_ms) {
-      row.reasons.push_back(fmt::format("{} {} {} {}", b.figure, ms_text(*value),
-                                        b.inclusive ? ">" : ">=", ms_text(b.limit_ms)));
+      row.reasons.push_back(fmt::format("{} {} {} {}", b.figure, words::ms_text(*value),
+                                        b.inclusive ? ">" : ">=", words::ms_text(b.limit_ms)));
     }
   }
   if (!bar.min_stream_goodput) return;
@@ -102,9 +93,9 @@ void judge_streams(const SoakBar& bar, SoakWindowRow& row) {
   const double share = *row.stream_goodput;
   if (bar.stream_goodput_inclusive ? share < *bar.min_stream_goodput
                                    : share <= *bar.min_stream_goodput) {
-    row.reasons.push_back(fmt::format("stream_goodput {} {} {}", percent_text(share),
+    row.reasons.push_back(fmt::format("stream_goodput {} {} {}", words::percent_text(share),
                                       bar.stream_goodput_inclusive ? "<" : "<=",
-                                      percent_text(*bar.min_stream_goodput)));
+                                      words::given_percent_text(*bar.min_stream_goodput)));
   }
 }
 
@@ -170,16 +161,16 @@ void judge_window(const SoakBar& bar, SoakWindowRow& row) {
       const bool ok =
           bar.errors_inclusive ? share <= *bar.max_error_share : share < *bar.max_error_share;
       if (!ok) {
-        row.reasons.push_back(
-            fmt::format("errors {} {} {}", percent_text(share),
-                        bar.errors_inclusive ? ">" : ">=", percent_text(*bar.max_error_share)));
+        row.reasons.push_back(fmt::format(
+            "errors {} {} {}", words::percent_text(share),
+            bar.errors_inclusive ? ">" : ">=", words::given_percent_text(*bar.max_error_share)));
       }
     }
     if (bar.max_429_share) {
       const double share = static_cast<double>(row.status_429) / requests;
       if (share > *bar.max_429_share) {
-        row.reasons.push_back(
-            fmt::format("429s {} > {}", percent_text(share), percent_text(*bar.max_429_share)));
+        row.reasons.push_back(fmt::format("429s {} > {}", words::percent_text(share),
+                                          words::given_percent_text(*bar.max_429_share)));
       }
     }
   }
@@ -194,8 +185,8 @@ void judge_window(const SoakBar& bar, SoakWindowRow& row) {
     }
     const bool ok = p.inclusive ? *value <= p.limit_ms : *value < p.limit_ms;
     if (!ok) {
-      row.reasons.push_back(fmt::format("p{} {} {} {}", p.percentile, ms_text(*value),
-                                        p.inclusive ? ">" : ">=", ms_text(p.limit_ms)));
+      row.reasons.push_back(fmt::format("p{} {} {} {}", p.percentile, words::ms_text(*value),
+                                        p.inclusive ? ">" : ">=", words::ms_text(p.limit_ms)));
     }
   }
   judge_streams(bar, row);
@@ -228,7 +219,7 @@ Drift analyze_drift(std::span<const SoakWindowRow> rows, const DriftRule& rule) 
   if (rule.stated_noise_ms) {
     drift.noise_ms = *rule.stated_noise_ms;
     drift.noise_source = "stated";
-    drift.noise_text = fmt::format("stated: {}", ms_text(*rule.stated_noise_ms));
+    drift.noise_text = fmt::format("stated: {}", words::ms_text(*rule.stated_noise_ms));
   } else if (first.size() >= 2) {
     // The window-to-window spread: the median change of p95 from one window to the next over the
     // hold. A slow drift moves each window little, so this measures the jitter, not the drift.
@@ -251,8 +242,8 @@ Drift analyze_drift(std::span<const SoakWindowRow> rows, const DriftRule& rule) 
         "measured: {}, the largest of the window-to-window spread (the median change of p95 from "
         "one window to the next) {}, the relative floor ({} of the first quarter's p95) {} and "
         "the absolute floor {}",
-        largest, ms_text(*drift.spread_ms), percent_text(rule.noise_floor),
-        ms_text(*drift.relative_floor_ms), ms_text(rule.floor_ms));
+        largest, words::ms_text(*drift.spread_ms), words::given_percent_text(rule.noise_floor),
+        words::ms_text(*drift.relative_floor_ms), words::ms_text(rule.floor_ms));
   }
 
   const double block = rule.block_s > 0 ? rule.block_s : quarter_s;
@@ -287,9 +278,9 @@ Drift analyze_drift(std::span<const SoakWindowRow> rows, const DriftRule& rule) 
   drift.direction = change >= 0 ? "rose" : "fell";
   drift.fails = outside && (change >= 0 || rule.fails == DriftFails::kAny);
   drift.reason = fmt::format(
-      "p95 {} {} ({} -> {}), {} the noise of {}", drift.direction, ms_text(std::abs(change)),
-      ms_text(*drift.first_quarter_p95_ms), ms_text(*drift.last_quarter_p95_ms),
-      outside ? "beyond" : "within", ms_text(drift.noise_ms));
+      "p95 {} {} ({} -> {}), {} the noise of {}", drift.direction, words::ms_text(std::abs(change)),
+      words::ms_text(*drift.first_quarter_p95_ms), words::ms_text(*drift.last_quarter_p95_ms),
+      outside ? "beyond" : "within", words::ms_text(drift.noise_ms));
   if (outside && !drift.fails) {
     drift.reason += ": a fall is reported, not failed (--drift-fails any fails it)";
   }
@@ -348,11 +339,11 @@ MarkVerdict judge_mark(std::span<const SoakWindowRow> rows, const Mark& mark, do
                     v.windows, first_missed->start_s - mark.at_s, joined(first_missed->reasons));
   } else {
     v.verdict = "PASS";
-    v.reason = fmt::format(
-        "all {} windows around it met the bar; worst p95 {}{}", v.windows,
-        v.worst_p95_ms ? ms_text(*v.worst_p95_ms) : "not measured",
-        v.baseline_p95_ms ? fmt::format(" against a baseline of {}", ms_text(*v.baseline_p95_ms))
-                          : "");
+    v.reason = fmt::format("all {} windows around it met the bar; worst p95 {}{}", v.windows,
+                           v.worst_p95_ms ? words::ms_text(*v.worst_p95_ms) : "not measured",
+                           v.baseline_p95_ms ? fmt::format(" against a baseline of {}",
+                                                           words::ms_text(*v.baseline_p95_ms))
+                                             : "");
   }
   return v;
 }

@@ -96,7 +96,7 @@ TEST(SoakBar, StreamPartsJudgeTheWindowsStreams) {
   ASSERT_EQ(bad.reasons.size(), 3u);
   EXPECT_EQ(bad.reasons[0], "ttft_p95 640 ms >= 500 ms");
   EXPECT_EQ(bad.reasons[1], "itl_p99 150 ms > 100 ms");
-  EXPECT_EQ(bad.reasons[2], "stream_goodput 50% < 90%");
+  EXPECT_EQ(bad.reasons[2], "stream_goodput 50.00% < 90%");
 
   SoakWindowRow none = window(2, 100);  // requests ended, no stream did
   judge_window(bar, none);
@@ -144,9 +144,9 @@ TEST(SoakDrift, AChangeUnderTheAbsoluteFloorIsNotDrift) {
   EXPECT_DOUBLE_EQ(d.noise_ms, 1.0);
   EXPECT_EQ(d.noise_text,
             "measured: the absolute floor, the largest of the window-to-window spread (the median "
-            "change of p95 from one window to the next) 0.0 ms, the relative floor (5% of the "
-            "first quarter's p95) 0.3 ms and the absolute floor 1.0 ms");
-  EXPECT_EQ(d.reason, "p95 fell 0.6 ms (6.1 ms -> 5.5 ms), within the noise of 1.0 ms");
+            "change of p95 from one window to the next) 0.050 ms, the relative floor (5% of the "
+            "first quarter's p95) 0.306 ms and the absolute floor 1.0 ms");
+  EXPECT_EQ(d.reason, "p95 fell 0.600 ms (6.1 ms -> 5.5 ms), within the noise of 1.0 ms");
   // Without the absolute floor, as before: the relative floor judged it, and it was drift.
   DriftRule no_absolute_floor;
   no_absolute_floor.floor_ms = 0;
@@ -212,7 +212,7 @@ TEST(SoakMarks, AMarkInAnOutageFailsAndOneInAQuietStretchPasses) {
   EXPECT_EQ(fail.verdict, "FAIL");
   EXPECT_EQ(fail.windows, 5);  // 10:30 .. 14:30 overlaps windows 10 to 14
   EXPECT_EQ(fail.errors, 300);
-  EXPECT_NE(fail.reason.find("errors 50% > 1%"), std::string::npos) << fail.reason;
+  EXPECT_NE(fail.reason.find("errors 50.00% > 1%"), std::string::npos) << fail.reason;
   ASSERT_TRUE(fail.baseline_p95_ms);
   EXPECT_DOUBLE_EQ(*fail.baseline_p95_ms, 20);
 

@@ -16,6 +16,7 @@
 #include "common/usage_error.h"
 #include "experiments/hooks.h"
 #include "experiments/http_probe.h"
+#include "words/numbers.h"
 
 namespace proofload::experiments {
 
@@ -157,10 +158,10 @@ bool DrainCondition::holds(std::string_view body, std::string& seen) const {
 }
 
 std::string DrainResult::describe() const {
-  const std::string waited = seconds_text(waited_s);
-  if (drained) return fmt::format("drained after {} s ({})", waited, attempts_text(attempts));
+  const std::string waited = words::seconds_text(waited_s);
+  if (drained) return fmt::format("drained after {} ({})", waited, attempts_text(attempts));
   const std::string last = last_answer.empty() ? "" : "; last: " + last_answer;
-  return fmt::format("{} after {} s ({}{})", cancelled ? "cancelled" : "not drained", waited,
+  return fmt::format("{} after {} ({}{})", cancelled ? "cancelled" : "not drained", waited,
                      attempts_text(attempts), last);
 }
 
@@ -183,10 +184,11 @@ DrainResult wait_until_drained(const std::string& until, int64_t timeout_ns, int
     const TryOutcome outcome = by_url ? try_url(target, left_ns, every_ns, trust)
                                       : try_command(until, left_ns, output_file, cancel);
     result.last_answer = outcome.answer;
-    append_line(output_file,
-                fmt::format("try {} at {} s: {}\n", result.attempts,
-                            seconds_text(static_cast<double>(try_start_ns - start_ns) / kNsPerS),
-                            outcome.answer));
+    append_line(
+        output_file,
+        fmt::format("try {} at {}: {}\n", result.attempts,
+                    words::seconds_text(static_cast<double>(try_start_ns - start_ns) / kNsPerS),
+                    outcome.answer));
     if (outcome.drained) {
       result.drained = true;
       break;

@@ -23,6 +23,7 @@
 
 #include "common/clock.h"
 #include "common/unique_fd.h"
+#include "words/numbers.h"
 
 extern char** environ;
 
@@ -194,20 +195,10 @@ bool HookResult::ok() const { return exit_code == 0 && !timed_out && !cancelled;
 
 std::string HookResult::describe() const {
   if (cancelled) return "cancelled";
-  if (timed_out) return "timed out after " + seconds_text(timeout_s) + " s (killed)";
+  if (timed_out) return "timed out after " + words::seconds_text(timeout_s) + " (killed)";
   if (signal) return fmt::format("killed by signal {}", *signal);
   if (exit_code) return fmt::format("exit {}", *exit_code);
   return "exit status unknown";
-}
-
-std::string seconds_text(double seconds) {
-  const int decimals = std::fabs(seconds) < 1 ? 2 : std::fabs(seconds) < 10 ? 1 : 0;
-  std::string text = fmt::format("{:.{}f}", seconds, decimals);
-  if (text.find('.') != std::string::npos) {
-    text.erase(text.find_last_not_of('0') + 1);
-    if (text.back() == '.') text.pop_back();
-  }
-  return text == "-0" ? "0" : text;
 }
 
 HookResult run_hook(const std::string& name, const std::string& command, int64_t timeout_ns,

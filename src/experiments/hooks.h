@@ -59,8 +59,4 @@ HookResult run_hook(const std::string& name, const std::string& command, int64_t
                     const std::vector<std::pair<std::string, std::string>>& env = {},
                     const std::atomic<bool>* cancel = nullptr);
 
-// Seconds for messages: "60", "1.5", "0.25" (at most two decimals under 1 s, one under 10 s,
-// none above; trailing zeros dropped).
-std::string seconds_text(double seconds);
-
 }  // namespace proofload::experiments

@@ -231,15 +231,5 @@ TEST(RunHook, TheChildStartsWithDefaultSignalsAndTheCallersAreUnchanged) {
   EXPECT_EQ(sigismember(&mask_after, SIGUSR1), 1);
 }
 
-TEST(SecondsText, ShowsWhatMattersAtEachScale) {
-  EXPECT_EQ(seconds_text(60), "60");
-  EXPECT_EQ(seconds_text(60.04), "60");
-  EXPECT_EQ(seconds_text(1.5), "1.5");
-  EXPECT_EQ(seconds_text(2.0), "2");
-  EXPECT_EQ(seconds_text(0.25), "0.25");
-  EXPECT_EQ(seconds_text(0.3), "0.3");
-  EXPECT_EQ(seconds_text(0), "0");
-}
-
 }  // namespace
 }  // namespace proofload::experiments

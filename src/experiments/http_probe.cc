@@ -14,6 +14,7 @@
 #include "http/request.h"
 #include "http/response_parser.h"
 #include "http/url.h"
+#include "words/numbers.h"
 
 namespace proofload::experiments {
 
@@ -102,7 +103,7 @@ std::string exchange_failure_text(const http::Exchange& done, const http::Respon
     case Failure::kNone:
       return "";
     case Failure::kTimedOut:
-      return "timed out after " + seconds_text(static_cast<double>(timeout_ns) / kNsPerS) + " s";
+      return "timed out after " + words::seconds_text(static_cast<double>(timeout_ns) / kNsPerS);
     case Failure::kBadResponse:
       return std::string("bad response: ") + parser.error_reason();
     case Failure::kClosed:

@@ -22,14 +22,9 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string level_text(double level) { return fmt::format("{}", level); }
-
-std::string duration_text(int64_t ns) {
-  double s = seconds_of(ns);
-  if (s >= 3600) return fmt::format("{:.1f} h", s / 3600);
-  if (s >= 120) return fmt::format("{:.1f} min", s / 60);
-  return fmt::format("{:g} s", s);
-}
+// A level as a hook's environment and a step's directory name carry it: the shortest text that
+// reads back as the same number, no separators ("1000", "2.5").
+std::string level_value(double level) { return fmt::format("{}", level); }
 
 // A ladder on the experiment runner: the planner is the caller's loop (the levels, or the
 // search); this runs a level as a step, records its row, and keeps the result being built.
@@ -87,7 +82,7 @@ class LadderRun {
     label.repeat = at.repeat;
     label.file_prefix = prefix(at);
     label.where = where(at);
-    label.env = {{"PROOFLOAD_LEVEL", level_text(at.level)},
+    label.env = {{"PROOFLOAD_LEVEL", level_value(at.level)},
                  {"PROOFLOAD_REPEAT", std::to_string(at.repeat)}};
     experiment_.step(label, [&] { return run_level(at, hold_ns, index); });
     return index;
@@ -110,9 +105,10 @@ class LadderRun {
       options.run = plan::plan_run(spec);
       plan::aim(options.run, preflight_);
     } catch (const std::exception& e) {
-      ending().set("failed",
-                   fmt::format("level {} could not start: {}", level_text(at.level), e.what()),
-                   kExitFailure);
+      ending().set(
+          "failed",
+          fmt::format("level {} could not start: {}", words::level_text(at.level), e.what()),
+          kExitFailure);
       return false;
     }
     options.print_summary = false;
@@ -120,9 +116,10 @@ class LadderRun {
     options.live = plan_.live;
     const std::string unit = plan_.loop == analyze::Loop::kOpen ? "/s" : " connections";
     options.progress_label =
-        plan_.search ? fmt::format("search step {} ({}{})", ordinal_, level_text(at.level), unit)
-                     : fmt::format("level {} of {} ({}{})", ordinal_, schedule_levels(plan_).size(),
-                                   level_text(at.level), unit);
+        plan_.search
+            ? fmt::format("search step {} ({}{})", ordinal_, words::level_text(at.level), unit)
+            : fmt::format("level {} of {} ({}{})", ordinal_, schedule_levels(plan_).size(),
+                          words::level_text(at.level), unit);
     std::optional<analyze::AbortWatch> watch;
     if (plan_.abort_when) {
       watch.emplace(*plan_.abort_when);
@@ -133,10 +130,11 @@ class LadderRun {
       };
     }
     if (!plan_.quiet) {
-      std::fprintf(stderr, "ladder: level %s%s (%s), hold %s\n", level_text(at.level).c_str(),
+      std::fprintf(stderr, "ladder: level %s%s (%s), hold %s\n",
+                   words::level_text(at.level).c_str(),
                    plan_.loop == analyze::Loop::kOpen ? "/s" : " connections",
                    plan_.repeat > 1 ? fmt::format("repeat {}", at.repeat).c_str() : "once",
-                   duration_text(hold_ns).c_str());
+                   words::duration_text(seconds_of(hold_ns)).c_str());
     }
     const StepRun step = run_step_load(options, experiment_, where(at));
     const report::RunResult& run = step.run;
@@ -176,13 +174,13 @@ class LadderRun {
 
   // "03-400-" (and "03-400-r2-" when levels repeat): the run order keeps the files sorted.
   std::string prefix(const ScheduledLevel& at) const {
-    std::string p = fmt::format("{:02}-{}-", ordinal_, level_text(at.level));
+    std::string p = fmt::format("{:02}-{}-", ordinal_, level_value(at.level));
     if (plan_.repeat > 1) p += fmt::format("r{}-", at.repeat);
     return p;
   }
 
   std::string where(const ScheduledLevel& at) const {
-    return fmt::format(" at level {}{}", level_text(at.level),
+    return fmt::format(" at level {}{}", words::level_text(at.level),
                        plan_.repeat > 1 ? fmt::format(" (repeat {})", at.repeat) : "");
   }
 
@@ -260,11 +258,13 @@ std::string describe_plan(const LadderPlan& plan) {
         "Search: open loop from {}/s, growing x{:g} while the SLO ({}) holds, then bisecting to "
         "within {:g}%, then a confirming run at the rate found ({:g}% lower after one that "
         "breaks the SLO, up to {}).\n",
-        level_text(s.start_rps), s.growth, analyze::describe_slo(plan.slo), s.tolerance * 100,
-        s.confirm_step_down * 100, s.confirm_attempts);
+        words::level_text(s.start_rps), s.growth, analyze::describe_slo(plan.slo),
+        s.tolerance * 100, s.confirm_step_down * 100, s.confirm_attempts);
     out += fmt::format("  each step: {} warm-up + {} measured; each confirming run: {} + {}\n",
-                       duration_text(plan.warmup_ns), duration_text(plan.step_hold_ns),
-                       duration_text(plan.warmup_ns), duration_text(plan.hold_ns));
+                       words::duration_text(seconds_of(plan.warmup_ns)),
+                       words::duration_text(seconds_of(plan.step_hold_ns)),
+                       words::duration_text(seconds_of(plan.warmup_ns)),
+                       words::duration_text(seconds_of(plan.hold_ns)));
     out += fmt::format(
         "  at most {} search steps and {} confirming runs{}\n", s.max_steps, s.confirm_attempts,
         s.max_rps ? fmt::format(", never above {}/s", words::fixed_with_thousands(*s.max_rps, 0))
@@ -281,10 +281,11 @@ std::string describe_plan(const LadderPlan& plan) {
         plan.repeat == 1   ? "run"
         : plan.interleaved ? "passes (interleaved)"
                            : "runs in a row",
-        duration_text(plan.warmup_ns), duration_text(plan.hold_ns));
+        words::duration_text(seconds_of(plan.warmup_ns)),
+        words::duration_text(seconds_of(plan.hold_ns)));
     int n = 0;
     for (const ScheduledLevel& l : levels) {
-      out += fmt::format("  {:>3}. level {}{}{}\n", ++n, level_text(l.level), unit,
+      out += fmt::format("  {:>3}. level {}{}{}\n", ++n, words::level_text(l.level), unit,
                          plan.repeat > 1 ? fmt::format(" (repeat {})", l.repeat) : "");
     }
     load_ns = static_cast<int64_t>(levels.size()) * (plan.warmup_ns + plan.hold_ns);
@@ -296,9 +297,10 @@ std::string describe_plan(const LadderPlan& plan) {
   };
   line("reset", plan.hooks.reset);
   out += fmt::format("  {:<13} {}\n", "drain gate",
-                     plan.drain_until ? fmt::format("{} (at most {})", *plan.drain_until,
-                                                    duration_text(plan.drain_timeout_ns))
-                                      : "(none)");
+                     plan.drain_until
+                         ? fmt::format("{} (at most {})", *plan.drain_until,
+                                       words::duration_text(seconds_of(plan.drain_timeout_ns)))
+                         : "(none)");
   line("before-level", plan.hooks.before);
   out += fmt::format("  {:<13} the load\n", "");
   line("after-level", plan.hooks.after);
@@ -323,9 +325,10 @@ std::string describe_plan(const LadderPlan& plan) {
                               (plan.drain_until ? plan.drain_timeout_ns : 0)) +
                      (plan.hooks.restore ? plan.hooks.timeout_ns : 0);
   out += fmt::format("Total: {} of load{}{}.\n",
-                     plan.search ? "at most " + duration_text(load_ns) : duration_text(load_ns),
+                     plan.search ? "at most " + words::duration_text(seconds_of(load_ns))
+                                 : words::duration_text(seconds_of(load_ns)),
                      bound_ns > 0 ? fmt::format(", plus at most {} in hooks and drain waits",
-                                                duration_text(bound_ns))
+                                                words::duration_text(seconds_of(bound_ns)))
                                   : "",
                      "");
   if (const plan::RunSpec& base = plan.base_run; base.segments > 1) {
@@ -333,8 +336,9 @@ std::string describe_plan(const LadderPlan& plan) {
         "Segment {} of {}: each level starts at an agreed time, level K at {} + (K-1) x {} "
         "(warm-up + hold + grace + {}), on every segment alike.\n",
         base.segment, base.segments, format_rfc3339_utc(base.start_at_wall_ns.value_or(0)),
-        duration_text(segment_level_start_ns(plan, 2) - segment_level_start_ns(plan, 1)),
-        duration_text(kSegmentLevelGapNs));
+        words::duration_text(
+            seconds_of(segment_level_start_ns(plan, 2) - segment_level_start_ns(plan, 1))),
+        words::duration_text(seconds_of(kSegmentLevelGapNs)));
   }
   out += fmt::format("Results: {}\n", plan.out_dir.string());
   out += "Nothing was sent (--plan).\n";
@@ -386,7 +390,7 @@ LadderOutcome run_ladder(const LadderPlan& ladder) {
             run.ending().set("stopped",
                              fmt::format("stopped at level {}, the first that broke the SLO "
                                          "(--stop-on-fail)",
-                                         level_text(at.level)),
+                                         words::level_text(at.level)),
                              kExitOk);
             break;
           }

@@ -6,6 +6,7 @@
 #include <algorithm>
 
 #include "observe/factory.h"
+#include "words/numbers.h"
 
 namespace proofload::experiments {
 namespace {
@@ -57,13 +58,6 @@ ServerKind server_kind_of(const std::string& spec) {
   if (kind == "cgroup") return ServerKind::kCgroup;
   if (kind == "prom") return ServerKind::kPrometheus;
   return ServerKind::kOther;  // the generator itself, the host
-}
-
-std::string cores_words(double cores) {
-  std::string text = fmt::format("{:.2f}", cores);
-  while (text.back() == '0') text.pop_back();
-  if (text.back() == '.') text.pop_back();
-  return text;
 }
 
 }  // namespace
@@ -135,19 +129,19 @@ report::ServerFigures server_figures(const std::vector<report::ObservedSummary>&
   }
   if (threads > 0) {
     const std::string whose = processes.size() > 1 ? "their " : "its ";
-    limits.emplace_back(threads, threads == 1 ? "its one thread"
-                                              : whose + cores_words(threads) + " threads");
+    limits.emplace_back(
+        threads, threads == 1 ? "its one thread" : whose + words::given_text(threads) + " threads");
   }
   if (processes.size() == 1) {
     if (auto cpus = processes.front()->value("cpus_allowed_end"); cpus && *cpus > 0) {
-      limits.emplace_back(*cpus, *cpus == 1 ? "the one CPU its affinity allows"
-                                            : "the " + cores_words(*cpus) +
-                                                  " CPUs its affinity allows");
+      limits.emplace_back(
+          *cpus, *cpus == 1 ? "the one CPU its affinity allows"
+                            : "the " + words::given_text(*cpus) + " CPUs its affinity allows");
     }
   }
   if (server.quota_cores && *server.quota_cores > 0) {
     limits.emplace_back(*server.quota_cores,
-                        "its CPU quota of " + cores_words(*server.quota_cores) + " cores");
+                        "its CPU quota of " + words::given_text(*server.quota_cores) + " cores");
   }
   for (const auto& [cores, basis] : limits) {
     if (!server.cpu_limit_cores || cores < *server.cpu_limit_cores) {

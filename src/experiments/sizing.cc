@@ -16,6 +16,7 @@
 #include "common/usage_error.h"
 #include "experiments/sizing_record.h"
 #include "report/numbers.h"
+#include "words/numbers.h"
 
 namespace proofload::experiments {
 namespace {
@@ -63,13 +64,6 @@ std::optional<int64_t> parse_memory(std::string_view text) {
   std::optional<double> value = parse_number(number);
   if (!value || *value * scale > 9e18) return std::nullopt;
   return static_cast<int64_t>(std::llround(*value * scale));
-}
-
-std::string duration_text(int64_t ns) {
-  double s = seconds_of(ns);
-  if (s >= 3600) return fmt::format("{:.1f} h", s / 3600);
-  if (s >= 120) return fmt::format("{:.1f} min", s / 60);
-  return fmt::format("{:g} s", s);
 }
 
 // The targets the apply hook wrote for its configuration (one URL a line); empty when none.
@@ -227,7 +221,8 @@ std::string describe_sizing_plan(const SizingPlan& plan) {
       ladder.search ? "a rate search"
                     : fmt::format("{} loop ladder of {} level runs, each {} warm-up + {} measured",
                                   open ? "an open" : "a closed", level_runs,
-                                  duration_text(ladder.warmup_ns), duration_text(ladder.hold_ns)));
+                                  words::duration_text(seconds_of(ladder.warmup_ns)),
+                                  words::duration_text(seconds_of(ladder.hold_ns))));
   int64_t load_ns = 0;
   int64_t bound_ns = 0;
   int index = 0;
@@ -241,7 +236,7 @@ std::string describe_sizing_plan(const SizingPlan& plan) {
     out += fmt::format("       apply    {}\n", plan.apply ? *plan.apply : "(none)");
     if (plan.ready_until) {
       out += fmt::format("       ready    {} (at most {})\n", *plan.ready_until,
-                         duration_text(plan.ready_timeout_ns));
+                         words::duration_text(seconds_of(plan.ready_timeout_ns)));
     }
     if (ladder.search) {
       out += "       a rate search (see below)\n";
@@ -274,11 +269,11 @@ std::string describe_sizing_plan(const SizingPlan& plan) {
     out += search.substr(0, search.find("Around each level"));
   }
   if (plan.restore) bound_ns += plan.hook_timeout_ns;
-  out += fmt::format(
-      "Total: {}{} of load{}.\n", ladder.search ? "at most " : "", duration_text(load_ns),
-      bound_ns > 0
-          ? fmt::format(", plus at most {} in hooks and ready waits", duration_text(bound_ns))
-          : "");
+  out += fmt::format("Total: {}{} of load{}.\n", ladder.search ? "at most " : "",
+                     words::duration_text(seconds_of(load_ns)),
+                     bound_ns > 0 ? fmt::format(", plus at most {} in hooks and ready waits",
+                                                words::duration_text(seconds_of(bound_ns)))
+                                  : "");
   out += fmt::format("Results: {}\n", plan.out_dir.string());
   out += "Nothing was sent (--plan).\n";
   return out;

@@ -28,17 +28,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-std::string duration_text(int64_t ns) {
-  const double s = seconds_of(ns);
-  if (s >= 3600) return fmt::format("{:g} h", std::round(s / 360) / 10);
-  if (s >= 120) return fmt::format("{:g} min", std::round(s / 6) / 10);
-  return fmt::format("{:g} s", s);
-}
-
-std::string ms_text(const std::optional<double>& ms) {
-  return ms ? fmt::format("{:.1f} ms", *ms) : std::string("no response");
-}
-
 // The runner's setup: the soak's directory, its pre-check and restore; no drain gate.
 ExperimentSetup setup_of(const SoakPlan& plan) {
   ExperimentSetup setup;
@@ -167,7 +156,8 @@ class SoakRun {
       std::fprintf(stderr, "%ssoak: %s window %lld (%+.0f s): %s requests, p95 %s, %s\n",
                    isatty(STDERR_FILENO) ? "\r\033[K" : "", row.ramp ? "ramp" : "hold",
                    static_cast<long long>(row.index), row.start_s,
-                   words::with_thousands(row.requests).c_str(), ms_text(row.p95_ms).c_str(),
+                   words::with_thousands(row.requests).c_str(),
+                   (row.p95_ms ? words::ms_text(*row.p95_ms) : "no response").c_str(),
                    row.bar_met ? "bar met" : ("bar missed: " + row.reasons.front()).c_str());
     }
     rows_.push_back(std::move(row));
@@ -294,35 +284,36 @@ plan::RunSpec soak_run(const SoakPlan& plan) {
 
 std::string describe_soak_plan(const SoakPlan& plan) {
   const result::SoakSettings& s = plan.initial.settings;
-  std::string out =
-      fmt::format("Soak: {} at {}{} for {}{}, in windows of {}.\n",
-                  plan.open_loop ? "open loop" : "closed loop",
-                  words::fixed_with_thousands(plan.level, plan.open_loop ? 1 : 0),
-                  plan.open_loop ? "/s" : " connections", duration_text(plan.hold_ns),
-                  plan.ramp_ns > 0 ? fmt::format(" after a ramp of {} in {} steps",
-                                                 duration_text(plan.ramp_ns), plan.ramp_steps)
-                                   : "",
-                  duration_text(plan.window_ns));
+  std::string out = fmt::format(
+      "Soak: {} at {}{} for {}{}, in windows of {}.\n",
+      plan.open_loop ? "open loop" : "closed loop",
+      words::fixed_with_thousands(plan.level, plan.open_loop ? 1 : 0),
+      plan.open_loop ? "/s" : " connections", words::duration_text(seconds_of(plan.hold_ns)),
+      plan.ramp_ns > 0
+          ? fmt::format(" after a ramp of {} in {} steps",
+                        words::duration_text(seconds_of(plan.ramp_ns)), plan.ramp_steps)
+          : "",
+      words::duration_text(seconds_of(plan.window_ns)));
   out += fmt::format("  each window must meet the bar: {}\n", s.bar);
   if (s.canaries.empty()) {
     out += "  canaries: none (a scenario file's `canaries:` section adds them)\n";
   } else {
     out += fmt::format("  canaries: {} every {}, on their own connection\n", s.canaries.size(),
-                       duration_text(plan.canary_every_ns));
+                       words::duration_text(seconds_of(plan.canary_every_ns)));
   }
-  out += fmt::format("  drift: first quarter of the hold against the last, by blocks of {}\n",
-                     s.drift_block_s ? duration_text(static_cast<int64_t>(*s.drift_block_s * 1e9))
-                                     : std::string("a quarter"));
+  out += fmt::format(
+      "  drift: first quarter of the hold against the last, by blocks of {}\n",
+      s.drift_block_s ? words::duration_text(*s.drift_block_s) : std::string("a quarter"));
   for (const result::ScheduledMark& m : s.marks) {
-    out += fmt::format("  mark '{}' at {} into the hold{}\n", m.label,
-                       duration_text(static_cast<int64_t>(m.at_s * 1e9)),
+    out += fmt::format("  mark '{}' at {} into the hold{}\n", m.label, words::duration_text(m.at_s),
                        m.command.empty() ? "" : ": runs " + m.command);
   }
   out += fmt::format("  marks are judged from the windows {} either side\n",
-                     duration_text(static_cast<int64_t>(s.mark_window_s * 1e9)));
+                     words::duration_text(s.mark_window_s));
   if (plan.abort_when) out += fmt::format("Abort when: {}\n", plan.abort_when->text);
   out += fmt::format("Total: {} of load.\nResults: {}\nNothing was sent (--plan).\n",
-                     duration_text(plan.ramp_ns + plan.hold_ns), plan.out_dir.string());
+                     words::duration_text(seconds_of(plan.ramp_ns + plan.hold_ns)),
+                     plan.out_dir.string());
   return out;
 }
 

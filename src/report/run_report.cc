@@ -84,7 +84,7 @@ std::string load_words(const RunRecord& v) {
   return v.executor.empty() ? "Executor not recorded" : "Executor " + v.executor;
 }
 
-std::string duration_words(const RunRecord& v) {
+std::string load_length_words(const RunRecord& v) {
   std::string out;
   if (v.planned_duration_s && v.requests_limit) {
     out = "for up to " + seconds_text(*v.planned_duration_s) + " or " +
@@ -153,7 +153,7 @@ std::string header_of(const RunRecord& v) {
   const std::string title = !v.target.empty()          ? v.target
                             : !v.scenario_file.empty() ? v.scenario_file
                                                        : "target not recorded";
-  return "# Run: " + title + "\n\n" + load_words(v) + "; " + duration_words(v) + ".\n\n" +
+  return "# Run: " + title + "\n\n" + load_words(v) + "; " + load_length_words(v) + ".\n\n" +
          scenario_words(v) + when_words(v) + "\n\n" + segments_paragraph(v.segment, v.merged) +
          status_notice(v);
 }

@@ -35,12 +35,6 @@ std::string offset_text(double s) {
   return fmt::format("{}{} h {:02} min", sign, total / 3600, total % 3600 / 60);
 }
 
-std::string duration_words(double s) {
-  if (s >= 3600) return fmt::format("{:g} h", std::round(s / 360) / 10);
-  if (s >= 120) return fmt::format("{:g} min", std::round(s / 6) / 10);
-  return seconds_text(s);
-}
-
 std::string reasons_text(const SoakWindowRow& w) {
   std::string out;
   for (const std::string& r : w.reasons) out += (out.empty() ? "" : "; ") + r;
@@ -111,10 +105,10 @@ void title_and_scope(std::string& out, const result::SoakResult& r) {
           ? fmt::format("{} connections (closed loop)", count_text(s.connections.value_or(0)))
           : fmt::format("{} (open loop)", rate_text(s.rate_rps.value_or(0)));
   out += fmt::format("{} held for {} in windows of {}{}; each window judged against the bar {}.",
-                     capitalized(load), duration_words(s.hold_s), duration_words(s.window_s),
+                     capitalized(load), duration_text(s.hold_s), duration_text(s.window_s),
                      s.ramp_s > 0 ? fmt::format(", after a ramp of {} in {} steps (not judged "
                                                 "for drift)",
-                                                duration_words(s.ramp_s), s.ramp_steps)
+                                                duration_text(s.ramp_s), s.ramp_steps)
                                   : "",
                      inline_code(s.bar));
   if (!r.source.scenario_file.empty())
@@ -258,7 +252,7 @@ void marks_section(std::string& out, const result::SoakResult& r) {
     return;
   }
   out += fmt::format("Each mark is judged from the windows {} either side of it.\n\n",
-                     duration_words(r.settings.mark_window_s));
+                     duration_text(r.settings.mark_window_s));
   out +=
       "| mark | at | source | baseline p95 ms | worst p95 ms | errors | 429 | canaries wrong "
       "| rate/s | verdict |\n| --- | ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | --- "

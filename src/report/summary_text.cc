@@ -22,9 +22,8 @@ using measure::Outcome;
 using measure::WindowStats;
 using nlohmann::json;
 using words::fixed_with_thousands;
+using words::percent_text;
 using words::with_thousands;
-
-std::string percent(double fraction) { return fmt::format("{:.2f}%", fraction * 100.0); }
 
 std::string mode_text(const json& spec) {
   if (!spec.is_object()) return "";
@@ -117,7 +116,7 @@ void append_outcomes(std::string& out, const WindowStats& t) {
     if (t.outcomes[i] == 0 && outcome != Outcome::kSuccess) continue;
     const std::optional<double> fraction = share(t.outcomes[i], started);
     out += fmt::format("  {:<16}{:>14}{:>10}\n", measure::kOutcomeNames[i],
-                       with_thousands(t.outcomes[i]), fraction ? percent(*fraction) : "-");
+                       with_thousands(t.outcomes[i]), fraction ? percent_text(*fraction) : "-");
   }
 }
 
@@ -153,7 +152,7 @@ void append_requests_by_name(std::string& out, const RunResult& result) {
     };
     const std::optional<double> mix_share = share(r.ended(), all);
     out += fmt::format("  {:<14}{:>10}{:>8}{:>9}{:>12}{:>12}{:>12}\n", result.request_names[i],
-                       with_thousands(r.ended()), mix_share ? percent(*mix_share) : "-",
+                       with_thousands(r.ended()), mix_share ? percent_text(*mix_share) : "-",
                        with_thousands(errors), ms(50), ms(95), ms(99));
   }
 }
@@ -170,7 +169,7 @@ void append_flows(std::string& out, const RunResult& result) {
     out += fmt::format("  {:<14}{:>10}{:>11}{:>9}{:>11}{:>10}{:>12}\n", result.flow_names[i],
                        with_thousands(f.started), with_thousands(f.succeeded),
                        with_thousands(f.failed), with_thousands(f.abandoned),
-                       rate ? percent(*rate) : "-", p50 ? fixed_with_thousands(*p50, 3) : "-");
+                       rate ? percent_text(*rate) : "-", p50 ? fixed_with_thousands(*p50, 3) : "-");
   }
   out +=
       "  success: flows whose every step answered and passed its checks, of the flows that\n"
@@ -196,7 +195,7 @@ void append_observed(std::string& out, const RunResult& result) {
       parts.push_back(cpu);
     }
     if (auto share = o.value("cpu_throttled_share_mean")) {
-      parts.push_back("throttled " + percent(*share) + " of periods");
+      parts.push_back("throttled " + percent_text(*share) + " of periods");
     }
     for (const char* gauge : {"rss_bytes", "memory_bytes"}) {
       auto end = o.value(std::string(gauge) + "_end");
@@ -212,7 +211,7 @@ void append_observed(std::string& out, const RunResult& result) {
     if (auto kills = o.value("oom_kills")) parts.push_back(fmt::format("{:.0f} OOM kills", *kills));
     if (auto load = o.value("load1_max")) parts.push_back(fmt::format("load {:.2f} max", *load));
     if (auto busy = o.value("cpu_busy_share_mean"))
-      parts.push_back("CPUs " + percent(*busy) + " busy");
+      parts.push_back("CPUs " + percent_text(*busy) + " busy");
     std::string name = o.label == o.source ? o.label : o.label + " (" + o.source + ")";
     if (o.label == "self") name = "self (the generator)";
     // A Prometheus endpoint's series are too many for a line: they are in result.json.
@@ -287,7 +286,7 @@ std::string format_summary(const RunResult& result) {
 
   if (errors > 0) {
     out += fmt::format("ERRORS: {} of {} started requests failed ({}).\n", with_thousands(errors),
-                       with_thousands(started), percent(*share(errors, started)));
+                       with_thousands(started), percent_text(*share(errors, started)));
   }
   const std::string arrivals = arrivals_noun(result.spec);
   if (never_started > 0) {
@@ -296,7 +295,7 @@ std::string format_summary(const RunResult& result) {
         "NEVER STARTED: {} of {} {} offered ({}) were due but found no free connection in "
         "time;\n  the schedule was not kept, and they are not in the latency figures.\n",
         with_thousands(never_started), with_thousands(t.arrivals), arrivals,
-        fraction ? percent(*fraction) : "-");
+        fraction ? percent_text(*fraction) : "-");
   }
   const int64_t warmup_errors = result.warmup_total.errors();
   if (warmup_errors > 0) {
@@ -327,7 +326,8 @@ std::string format_summary(const RunResult& result) {
   append_outcomes(out, t);
   const std::optional<double> never_share = t.never_started_share();
   out += fmt::format("never started   {} of {} {} offered ({})\n", with_thousands(never_started),
-                     with_thousands(t.arrivals), arrivals, never_share ? percent(*never_share) : "-");
+                     with_thousands(t.arrivals), arrivals,
+                     never_share ? percent_text(*never_share) : "-");
   out += "\n";
   append_status_codes(out, t);
   out += fmt::format("bytes           {} in, {} out\n", with_thousands(t.bytes_in),

@@ -84,6 +84,30 @@ std::string seconds_text(double seconds) {
   return trimmed(fixed(seconds, std::abs(seconds) < 10 ? 2 : 1)) + " s";
 }
 
+std::string duration_text(double seconds) {
+  if (seconds >= 3600) return fmt::format("{:g} h", std::round(seconds / 360) / 10);
+  if (seconds >= 120) return fmt::format("{:g} min", std::round(seconds / 6) / 10);
+  return seconds_text(seconds);
+}
+
+std::string ms_text(double ms) {
+  const double size = std::abs(ms);
+  if (size >= 1000) return seconds_text(ms / 1000);
+  return fixed(ms, size < 1 ? 3 : size < 100 ? 1 : 0) + " ms";
+}
+
+std::string rate_to_precision(double rps, double relative_precision) {
+  if (!std::isfinite(rps)) return fmt::format("{}", rps);
+  std::string text;
+  for (int decimals = 0; decimals <= kMaxDecimals; ++decimals) {
+    text = trimmed(fmt::format("{:.{}f}", rps, decimals));
+    const double shown = std::strtod(text.c_str(), nullptr);
+    if (std::abs(shown - rps) <= relative_precision * std::abs(rps)) break;
+  }
+  if (text == "-0") text = "0";
+  return group_thousands(text);
+}
+
 std::string list_text(const std::vector<std::string>& items) {
   std::string out;
   for (size_t i = 0; i < items.size(); ++i) {

@@ -45,6 +45,16 @@ std::string cores_text(double cores);
 std::string count_text(double count);
 // A duration: "30 s", "1.5 s", "0.12 s" (2 decimals below 10 s, else 1, trailing zeros dropped).
 std::string seconds_text(double seconds);
+// A longer duration: seconds as seconds_text below 2 minutes, then minutes, and hours from one
+// hour, to a tenth ("90 s", "2.5 min", "12 h").
+std::string duration_text(double seconds);
+// Latency in a sentence: "0.250 ms", "18.4 ms", "250 ms", from a second in seconds ("2 s",
+// "1.14 s"): 3 decimals below 1 ms, 1 below 100 ms, none to 1 s (a figure's own precision, not
+// a table's column, whose unit stays ms).
+std::string ms_text(double ms);
+// A rate without its unit, with the fewest decimals (up to 6) that keep it within
+// `relative_precision` of its value: a search's bracket ("148.4", "1.563", "1,234,567").
+std::string rate_to_precision(double rps, double relative_precision = 0.0005);
 
 // "a", "a and b", "a, b and c".
 std::string list_text(const std::vector<std::string>& items);

@@ -44,8 +44,33 @@ TEST(Numbers, FiguresInTheirUnits) {
   EXPECT_EQ(seconds_text(1.5), "1.5 s");
   EXPECT_EQ(seconds_text(0.123), "0.12 s");
   EXPECT_EQ(seconds_text(12.25), "12.2 s");
+  EXPECT_EQ(seconds_text(60), "60 s");
+  EXPECT_EQ(seconds_text(60.04), "60 s");
+  EXPECT_EQ(seconds_text(0.25), "0.25 s");
+  EXPECT_EQ(seconds_text(0.3), "0.3 s");
+  EXPECT_EQ(seconds_text(0), "0 s");
+  EXPECT_EQ(duration_text(90), "90 s");
+  EXPECT_EQ(duration_text(150), "2.5 min");
+  EXPECT_EQ(duration_text(7200), "2 h");
+  EXPECT_EQ(duration_text(5400), "1.5 h");
+  EXPECT_EQ(ms_text(0.25), "0.250 ms");
+  EXPECT_EQ(ms_text(18.44), "18.4 ms");
+  EXPECT_EQ(ms_text(250.4), "250 ms");
+  EXPECT_EQ(ms_text(1140.2), "1.14 s");
+  EXPECT_EQ(ms_text(2000), "2 s");
+  EXPECT_EQ(ms_text(0), "0.000 ms");
   EXPECT_EQ(ms_decimals(0.25), 3);
   EXPECT_EQ(ms_decimals(18.4), 1);
+}
+
+TEST(Numbers, ARateToThePrecisionThatTellsItApart) {
+  EXPECT_EQ(rate_to_precision(5000), "5,000");
+  EXPECT_EQ(rate_to_precision(1'234'567.25), "1,234,567");
+  EXPECT_EQ(rate_to_precision(148.4375), "148.4");
+  EXPECT_EQ(rate_to_precision(1.5626), "1.563");
+  EXPECT_EQ(rate_to_precision(0.5), "0.5");
+  EXPECT_EQ(rate_to_precision(148.4375, 1e-9), "148.4375");
+  EXPECT_EQ(rate_to_precision(-0.0), "0");
 }
 
 TEST(Numbers, WhatWasGivenIsWrittenAsItWasGiven) {
