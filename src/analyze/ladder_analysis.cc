@@ -20,14 +20,6 @@
 namespace proofload::analyze {
 namespace {
 
-// ---- Numbers in texts (words/numbers.h writes rates, levels and counts) ----
-
-using steps::signed_gain_text;
-using words::level_text;
-using words::ms_text;
-using words::percent_text;
-using words::rate_text;
-
 // ---- Aggregation over repeats ----
 
 struct LevelGroup {
@@ -143,8 +135,8 @@ bool is_error_bound(const measure::Threshold& t) {
          kind == measure::MetricRef::Kind::kNeverStarted;
 }
 
-// One level's figures over its repeats; `failed_repeats` counts the repeats that broke the SLO.
-LevelAnalysis aggregate(const LevelGroup& group, const Slo& slo, int& failed_repeats) {
+// One level's figures over its repeats.
+LevelAnalysis aggregate(const LevelGroup& group, const Slo& slo) {
   LevelAnalysis level;
   level.level = group.level;
   level.repeats = static_cast<int>(group.rows.size());
@@ -204,20 +196,19 @@ LevelAnalysis aggregate(const LevelGroup& group, const Slo& slo, int& failed_rep
 
   // Every repeat is judged on its own: a level passes only when each one did.
   std::vector<std::vector<measure::ThresholdResult>> per_bound(slo.bounds.size());
-  failed_repeats = 0;
   for (const LevelRow* row : group.rows) {
     const std::vector<measure::ThresholdResult> results =
         measure::evaluate_thresholds(slo.bounds, [&](const measure::MetricRef& metric) {
           return row_metric(*row, metric, slo.count_429_as_error);
         });
-    if (!measure::all_passed(results)) ++failed_repeats;
+    if (!measure::all_passed(results)) ++level.failed_repeats;
     for (size_t b = 0; b < results.size(); ++b) per_bound[b].push_back(results[b]);
   }
   for (size_t b = 0; b < per_bound.size(); ++b) {
     level.slo.push_back(worst_of(per_bound[b], slo.bounds[b].comparison));
     if (is_error_bound(slo.bounds[b]) && !level.slo.back().passed) level.errors_meet_slo = false;
   }
-  level.meets_slo = failed_repeats == 0;
+  level.meets_slo = level.failed_repeats == 0;
   mark_untrusted(group, slo, level);
   return level;
 }
@@ -291,7 +282,6 @@ NoiseFloor noise_floor_of(const std::vector<LevelGroup>& groups, const AnalysisO
   if (options.noise_floor) {
     floor.value = *options.noise_floor;
     floor.source = NoiseFloor::Source::kStated;
-    floor.text = percent_text(floor.value, 1) + " (stated with --noise-floor)";
     return floor;
   }
   std::vector<double> spreads;
@@ -313,12 +303,9 @@ NoiseFloor noise_floor_of(const std::vector<LevelGroup>& groups, const AnalysisO
     trends.push_back(*trend_per_run(group));
     most_repeats = std::max(most_repeats, group.rows.size());
   }
-  if (spreads.empty()) {
-    floor.text = percent_text(floor.value, 1) +
-                 " (default: no repeats to measure it from; set --repeat or --noise-floor)";
-    return floor;
-  }
-  const size_t n = spreads.size();
+  if (spreads.empty()) return floor;
+  floor.levels_measured = static_cast<int>(spreads.size());
+  floor.interleaved = options.repeat_order == RepeatOrder::kInterleaved;
   floor.source = NoiseFloor::Source::kMeasured;
   floor.spread = *median_of(spreads);
   // Run in sequence, a step compares two levels whose runs lie K runs apart (centre to centre),
@@ -329,22 +316,7 @@ NoiseFloor noise_floor_of(const std::vector<LevelGroup>& groups, const AnalysisO
   floor.drift = options.repeat_order == RepeatOrder::kInterleaved
                     ? 0
                     : std::abs(*median_of(trends)) * static_cast<double>(most_repeats);
-  const double measured = *floor.spread + *floor.drift;
-  floor.value = std::max(measured, kMinimumMeasuredNoiseFloor);
-  floor.text = fmt::format(
-      "{} (measured from repeats of {} {}: a spread of {} between a level's "
-      "repeats",
-      percent_text(floor.value, 1), n, n == 1 ? "level" : "levels", percent_text(*floor.spread, 1));
-  if (options.repeat_order == RepeatOrder::kInterleaved) {
-    floor.text += ", which holds the drift between passes (repeats interleaved)";
-  } else {
-    floor.text +=
-        " plus " + percent_text(*floor.drift, 1) + " of drift over the time between levels";
-  }
-  if (measured < kMinimumMeasuredNoiseFloor) {
-    floor.text += ", raised to the " + percent_text(kMinimumMeasuredNoiseFloor, 1) + " minimum";
-  }
-  floor.text += ")";
+  floor.value = std::max(*floor.spread + *floor.drift, kMinimumMeasuredNoiseFloor);
   return floor;
 }
 
@@ -356,49 +328,25 @@ bool stops_growing(const LevelAnalysis& level, double floor) {
   return level.gain && *level.gain < floor;
 }
 
-// Why level `i` is the knee, or "" when it is not.
-std::string knee_reason_of(const std::vector<LevelAnalysis>& levels, size_t i, int failed_repeats,
-                           const Slo& slo, Loop loop, double floor) {
+// Why level `i` is the knee; kNone when it is not. `latency_is_p50`: a saturation point judged
+// on p50, for want of p95.
+KneeCause knee_cause_of(const std::vector<LevelAnalysis>& levels, size_t i, Loop loop, double floor,
+                        bool& latency_is_p50) {
   const LevelAnalysis& level = levels[i];
-  if (!level.meets_slo) {
-    std::string reason = "breaks the SLO";
-    if (level.repeats > 1) {
-      reason += fmt::format(" in {} of {} repeats", failed_repeats, level.repeats);
-    }
-    std::string failures;
-    for (size_t b = 0; b < level.slo.size(); ++b) {
-      if (level.slo[b].passed) continue;
-      if (!failures.empty()) failures += ", ";
-      failures += level.slo[b].observed_text + " (bound " + slo.bounds[b].expression + ")";
-    }
-    return reason + ": " + failures;
-  }
-  if (level.short_of_target) {
-    const bool arrivals = level.arrivals_rps.has_value();
-    return std::string(arrivals ? "arrivals " : "achieved ") +
-           rate_text(level.achieved_in_target_unit) + " falls short of the " +
-           rate_text(*level.target_rps) + (arrivals ? " arrivals" : "") + " target by " +
-           percent_text(1 - level.achieved_in_target_unit / *level.target_rps, 1) +
-           " (beyond the " + percent_text(floor, 1) + " noise floor)";
-  }
-  if (loop != Loop::kClosed || i + 1 >= levels.size()) return "";
+  if (!level.meets_slo) return KneeCause::kBreaksSlo;
+  if (level.short_of_target) return KneeCause::kShortOfTarget;
+  if (loop != Loop::kClosed || i + 1 >= levels.size()) return KneeCause::kNone;
   const LevelAnalysis& next = levels[i + 1];
-  if (!stops_growing(next, floor)) return "";
-  std::string name = "p95";
+  if (!stops_growing(next, floor)) return KneeCause::kNone;
   std::optional<double> here = level.p95_ms;
   std::optional<double> there = next.p95_ms;
-  if (!here || !there) {
-    name = "p50";
+  latency_is_p50 = !here || !there;
+  if (latency_is_p50) {
     here = level.p50_ms;
     there = next.p50_ms;
   }
-  if (!here || !there || !(*there > (1 + floor) * *here)) return "";
-  const std::string step = std::abs(*next.gain) < floor
-                               ? "gains " + signed_gain_text(*next.gain, floor) + " (inside the "
-                               : "falls by " + percent_text(-*next.gain, 1) + " (beyond the ";
-  return "saturation point: the next level " + step + percent_text(floor, 1) +
-         " noise floor) while " + name + " climbs from " + ms_text(*here) + " to " +
-         ms_text(*there);
+  if (!here || !there || !(*there > (1 + floor) * *here)) return KneeCause::kNone;
+  return KneeCause::kSaturation;
 }
 
 }  // namespace
@@ -421,24 +369,22 @@ LadderAnalysis analyze_ladder(const std::vector<LevelRow>& rows, const Slo& slo,
   a.noise_floor = noise_floor_of(groups, options);
   const double floor = a.noise_floor.value;
 
-  std::vector<int> failed_repeats(groups.size(), 0);
-  for (size_t i = 0; i < groups.size(); ++i) {
-    a.levels.push_back(aggregate(groups[i], slo, failed_repeats[i]));
-  }
+  for (const LevelGroup& group : groups) a.levels.push_back(aggregate(group, slo));
   for (size_t i = 0; i < a.levels.size(); ++i) {
     LevelAnalysis& level = a.levels[i];
     if (level.target_rps)
       level.short_of_target = level.achieved_in_target_unit < *level.target_rps * (1 - floor);
     if (i == 0) continue;
     level.gain = steps::gain(a.levels[i - 1].goodput_rps, level.goodput_rps);
-    level.gain_text = steps::gain_text(level.gain, floor);
   }
 
   for (size_t i = 0; i < a.levels.size() && !a.knee; ++i) {
-    std::string reason = knee_reason_of(a.levels, i, failed_repeats[i], slo, a.loop, floor);
-    if (!reason.empty()) {
+    bool latency_is_p50 = false;
+    const KneeCause cause = knee_cause_of(a.levels, i, a.loop, floor, latency_is_p50);
+    if (cause != KneeCause::kNone) {
       a.knee = i;
-      a.knee_reason = std::move(reason);
+      a.knee_cause = cause;
+      a.knee_latency_is_p50 = cause == KneeCause::kSaturation && latency_is_p50;
     }
   }
   for (size_t i = 0; i < a.levels.size(); ++i) {
@@ -466,11 +412,8 @@ LadderAnalysis analyze_ladder(const std::vector<LevelRow>& rows, const Slo& slo,
   }
   if (a.best_sustained) {
     const LevelAnalysis& best = a.levels[*a.best_sustained];
-    a.best_sustained_text = rate_text(best.goodput_rps) + " at level " + level_text(best.level);
     a.daily_requests_at_best_sustained =
         round_significant(best.goodput_rps * kSecondsPerDay, kDailySignificantDigits);
-  } else {
-    a.best_sustained_text = "none: the lowest level was already past it";
   }
 
   std::vector<std::optional<double>> gains;
@@ -478,42 +421,29 @@ LadderAnalysis analyze_ladder(const std::vector<LevelRow>& rows, const Slo& slo,
   a.plateau_from = steps::plateau_start(gains, floor);
   a.routes = analyze_routes(repeats_of(groups), floor);
 
-  const std::string fraction = words::given_percent_text(a.operating_fraction);
-  const std::string headroom = fmt::format("{:.1f}x headroom", 1 / a.operating_fraction);
   if (a.knee && *a.knee == 0 && !a.levels[0].meets_slo) {
-    a.operating_basis = "none: the lowest level already broke the SLO";
+    a.operating_basis_kind = OperatingBasis::kNone;
   } else if (a.knee) {
     const LevelAnalysis& knee = a.levels[*a.knee];
+    a.operating_basis_kind = OperatingBasis::kKnee;
     a.operating_target_rps = a.operating_fraction * knee.goodput_rps;
     a.operating_headroom = 1 / a.operating_fraction;
-    a.operating_basis = fraction + " of the knee (" + rate_text(knee.goodput_rps) + " at level " +
-                        level_text(knee.level) + "): " + headroom;
     // A knee that broke the SLO can have more throughput than any level that met it: never
     // recommend running above what was shown to meet the SLO.
     if (a.best_sustained) {
       const LevelAnalysis& best = a.levels[*a.best_sustained];
       if (*a.operating_target_rps > best.goodput_rps) {
+        a.operating_basis_kind = OperatingBasis::kBestSustained;
         a.operating_target_rps = best.goodput_rps;
         // A best level that carried nothing has no ratio to the knee (it would print "infx").
         a.operating_headroom.reset();
         if (best.goodput_rps > 0) a.operating_headroom = knee.goodput_rps / best.goodput_rps;
-        a.operating_basis =
-            "best sustained (" + rate_text(best.goodput_rps) + " at level " +
-            level_text(best.level) + "): " + fraction + " of the knee (" +
-            rate_text(knee.goodput_rps) + " at level " + level_text(knee.level) +
-            ") would be above the most that met the SLO; " +
-            (a.operating_headroom
-                 ? fmt::format("{:.1f}x headroom to the knee", *a.operating_headroom)
-                 : std::string("it carried nothing, so there is no headroom to state"));
       }
     }
   } else {
-    const LevelAnalysis& last = a.levels.back();
-    a.operating_target_rps = a.operating_fraction * last.goodput_rps;
+    a.operating_basis_kind = OperatingBasis::kHighestTested;
+    a.operating_target_rps = a.operating_fraction * a.levels.back().goodput_rps;
     a.operating_headroom = 1 / a.operating_fraction;
-    a.operating_basis = fraction + " of the highest level tested (" + rate_text(last.goodput_rps) +
-                        " at level " + level_text(last.level) +
-                        "; no knee reached: the true headroom is larger)";
   }
   if (a.operating_target_rps) {
     a.daily_requests_at_operating_target =

@@ -104,10 +104,12 @@ struct NoiseFloor {
   // Measured only: the parts of the floor, shares of goodput (0..1).
   std::optional<double> spread;  // median (max - min) / mean of goodput over a level's repeats
   std::optional<double> drift;   // drift over the time between two levels; 0 when interleaved
-  // "6.7% (measured from repeats of 4 levels: a spread of 2.2% between a level's repeats plus
-  // 4.5% of drift over the time between levels)",
-  // "5.0% (default: no repeats to measure it from; set --repeat or --noise-floor)",
-  // "6.7% (stated with --noise-floor)".
+  int levels_measured = 0;       // the levels with 2 or more repeats it was measured over
+  bool interleaved = false;      // measured over interleaved repeats (their spread holds drift)
+  // Its words, filled by words::describe_ladder (words/ladder_words.h) and read back from
+  // result.json: "6.7% (measured from repeats of 4 levels: a spread of 2.2% between a level's
+  // repeats plus 4.5% of drift over the time between levels)", "5.0% (default: no repeats to
+  // measure it from; set --repeat or --noise-floor)", "6.7% (stated with --noise-floor)".
   std::string text;
 };
 std::string_view noise_floor_source_text(NoiseFloor::Source source);  // "stated", "measured", ...
@@ -134,11 +136,14 @@ struct LevelAnalysis {
   bool generator_busy = false;
 
   bool meets_slo = false;
+  int failed_repeats = 0;                     // repeats that broke the SLO
   bool errors_meet_slo = true;                // every error-kind bound passed (may be a peak)
   std::vector<measure::ThresholdResult> slo;  // per bound, the worst repeat
   std::vector<std::string> untrusted;         // percentiles with too few samples: "p99", "p95"
   std::optional<double> gain;                 // from the previous level; none for the first
-  std::string gain_text;         // "+1.3%: flat, inside the 6.7% noise floor"; "" for the first
+  // Its words (words::describe_ladder): "+1.3%: flat, inside the 6.7% noise floor"; "" for the
+  // first.
+  std::string gain_text;
   bool short_of_target = false;  // has a target and achieved < target * (1 - floor)
   std::optional<double> rps_per_server_core;
   std::optional<double> server_cpu_ms_per_request;
@@ -147,12 +152,27 @@ struct LevelAnalysis {
   Verdict verdict = Verdict::kClean;
 };
 
+// Why a level is the knee: it broke the SLO; it fell short of its target rate by more than the
+// noise floor; or it is the saturation point (the next level stops growing while latency climbs
+// by more than the floor).
+enum class KneeCause { kNone, kBreaksSlo, kShortOfTarget, kSaturation };
+
+// What the operating target is a fraction of: the knee; the best sustained level, when the
+// fraction of the knee would be above it; the highest level tested, with no knee; none when the
+// lowest level already broke the SLO.
+enum class OperatingBasis { kNone, kKnee, kBestSustained, kHighestTested };
+
+// The analysis is facts (numbers and enums); its sentences (the *_text, knee_reason and
+// operating_basis strings) are written by words::describe_ladder, which every caller runs after
+// analyze_ladder, and read back from result.json by its from_json.
 struct LadderAnalysis {
   Loop loop = Loop::kClosed;
   Slo slo;
   NoiseFloor noise_floor;
   std::vector<LevelAnalysis> levels;  // ascending by level
   std::optional<size_t> knee;         // index into levels
+  KneeCause knee_cause = KneeCause::kNone;
+  bool knee_latency_is_p50 = false;  // a saturation point judged on p50 (p95 was not measured)
   // "breaks the SLO: p95 = 1,140 ms (bound p95 <= 1s)"; "achieved 2,066/s falls short of the
   // 2,500/s target by 17.4% (beyond the 5.0% noise floor)"; "saturation point: the next level
   // gains +1.3% (inside the 5.0% noise floor) while p95 climbs from 184 ms to 317 ms". "" if none.
@@ -165,6 +185,7 @@ struct LadderAnalysis {
   double operating_fraction = kDefaultOperatingFraction;
   std::optional<double> operating_target_rps;
   std::optional<double> operating_headroom;  // the knee's (or highest level's) throughput / target
+  OperatingBasis operating_basis_kind = OperatingBasis::kNone;
   // "50% of the knee (2,066/s at level 6): 2.0x headroom"; "50% of the highest level tested
   // (no knee reached: the true headroom is larger)"; "none: the lowest level already broke the
   // SLO".

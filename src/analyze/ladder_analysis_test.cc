@@ -10,6 +10,7 @@
 
 #include "common/usage_error.h"
 #include "result/ladder_analysis_json.h"
+#include "words/ladder_words.h"
 
 namespace proofload::analyze {
 namespace {
@@ -45,7 +46,7 @@ std::vector<std::string> verdicts(const LadderAnalysis& a) {
 
 LadderAnalysis analyze(const std::vector<LevelRow>& rows, AnalysisOptions options = {},
                        std::string_view slo = kDefaultSlo) {
-  return analyze_ladder(rows, parse_slo(slo), options);
+  return words::described_ladder(rows, parse_slo(slo), options);
 }
 
 AnalysisOptions open_loop() {

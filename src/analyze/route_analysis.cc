@@ -80,10 +80,7 @@ std::vector<RouteAnalysis> analyze_routes(
       if (!level) continue;
       const std::optional<double> previous =
           route.levels.empty() ? std::nullopt : route.levels.back().goodput_rps;
-      if (previous && level->goodput_rps) {
-        level->gain = steps::gain(*previous, *level->goodput_rps);
-        level->gain_text = steps::gain_text(level->gain, noise_floor);
-      }
+      if (previous && level->goodput_rps) level->gain = steps::gain(*previous, *level->goodput_rps);
       gains.push_back(level->gain);
       route.levels.push_back(std::move(*level));
     }

@@ -24,7 +24,9 @@ struct RouteLevel {
   std::optional<int64_t> requests;  // sum over repeats; none when a repeat did not say
   // From its previous level's goodput; none for the first, or without goodput here or there.
   std::optional<double> gain;
-  std::string gain_text;  // "+0.4%: flat, inside the 5.0% noise floor"; "" without a step
+  // Its words (words::describe_ladder): "+0.4%: flat, inside the 5.0% noise floor"; "" without
+  // a step (the first level, or no goodput here or at the level before).
+  std::string gain_text;
 };
 
 struct RouteAnalysis {

@@ -7,6 +7,7 @@
 
 #include "analyze/ladder_analysis.h"
 #include "result/ladder_analysis_json.h"
+#include "words/ladder_words.h"
 
 namespace proofload::analyze {
 namespace {
@@ -44,7 +45,7 @@ const RouteAnalysis& named(const LadderAnalysis& a, const std::string& name) {
 
 TEST(RouteAnalysis, ARequestHeldAtALimitIsFlatWhileTheMixStillGains) {
   // Writes held at 30/s from level 80; reads double at every step, so the mix gains +50%, +60%.
-  const LadderAnalysis a = analyze_ladder(
+  const LadderAnalysis a = words::described_ladder(
       {mix_row(40, 20, 20), mix_row(80, 40, 30), mix_row(160, 80, 30.3)}, parse_slo("p95<1s"), {});
   EXPECT_FALSE(a.plateau_from);
   ASSERT_EQ(a.routes.size(), 2u);
@@ -58,9 +59,10 @@ TEST(RouteAnalysis, ARequestHeldAtALimitIsFlatWhileTheMixStillGains) {
 }
 
 TEST(RouteAnalysis, RepeatsAreMeanedAndTheirRequestsSummed) {
-  const LadderAnalysis a = analyze_ladder({mix_row(10, 100, 50, 1), mix_row(10, 110, 52, 2),
-                                           mix_row(20, 200, 100, 1), mix_row(20, 190, 98, 2)},
-                                          parse_slo("p95<1s"), {});
+  const LadderAnalysis a =
+      words::described_ladder({mix_row(10, 100, 50, 1), mix_row(10, 110, 52, 2),
+                               mix_row(20, 200, 100, 1), mix_row(20, 190, 98, 2)},
+                              parse_slo("p95<1s"), {});
   const RouteAnalysis& read = named(a, "read");
   ASSERT_EQ(read.levels.size(), 2u);
   EXPECT_DOUBLE_EQ(*read.levels[0].goodput_rps, 105);
@@ -74,7 +76,7 @@ TEST(RouteAnalysis, WithoutGoodputARequestIsShownButNotJudged) {
   for (LevelRow& r : rows) {
     for (LevelRoute& route : r.routes) route.goodput_rps.reset();
   }
-  const LadderAnalysis a = analyze_ladder(rows, parse_slo("p95(write)<1s"), {});
+  const LadderAnalysis a = words::described_ladder(rows, parse_slo("p95(write)<1s"), {});
   const RouteAnalysis& write = named(a, "write");
   EXPECT_FALSE(write.plateau_from);
   EXPECT_FALSE(write.levels[1].gain);
@@ -85,7 +87,7 @@ TEST(RouteAnalysis, WithoutGoodputARequestIsShownButNotJudged) {
 }
 
 TEST(RouteAnalysis, RoutesSurviveTheAnalysisJson) {
-  const LadderAnalysis a = analyze_ladder(
+  const LadderAnalysis a = words::described_ladder(
       {mix_row(40, 20, 20), mix_row(80, 40, 30), mix_row(160, 80, 30.3)}, parse_slo("p95<1s"), {});
   const LadderAnalysis back = result::analysis_from_json(result::analysis_to_json(a));
   ASSERT_EQ(back.routes.size(), 2u);

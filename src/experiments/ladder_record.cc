@@ -16,6 +16,7 @@
 #include "report/numbers.h"
 #include "report/result_json.h"
 #include "report/run_result.h"
+#include "words/ladder_words.h"
 
 namespace proofload::experiments {
 namespace {
@@ -185,7 +186,7 @@ std::optional<analyze::LadderAnalysis> analysis_of(const result::LadderResult& r
                                                                 : analyze::RepeatOrder::kSequence;
   options.operating_fraction =
       settings.operating_fraction.value_or(analyze::kDefaultOperatingFraction);
-  return analyze::analyze_ladder(rows, slo_of(settings), options);
+  return words::described_ladder(rows, slo_of(settings), options);
 }
 
 analyze::Slo slo_of(const result::LadderSettings& settings) {

@@ -8,6 +8,7 @@
 
 #include "report/ladder_sections.h"
 #include "report/markdown_text.h"
+#include "words/ladder_words.h"
 #include "words/numbers.h"
 
 namespace proofload::report::ladder {
@@ -82,13 +83,8 @@ std::string share_cell(const LevelAnalysis& level, std::string_view metric,
   return percent_text(*share, honest_decimals(level, metric, *share, 2));
 }
 
-std::string gain_cell(const LevelAnalysis& level) {
-  if (!level.gain) return kDash;
-  // The gain's own text was printed so as not to contradict flat/grows; take its number.
-  std::string number = level.gain_text.substr(0, level.gain_text.find(':'));
-  if (number.empty()) number = (*level.gain < 0 ? "" : "+") + fixed(*level.gain * 100, 1) + "%";
-  if (level.gain_text.find("flat") != std::string::npos) return number + " flat";
-  return number;
+std::string gain_cell(const LevelAnalysis& level, double floor) {
+  return level.gain ? words::step_cell_text(*level.gain, floor) : std::string(kDash);
 }
 
 }  // namespace
@@ -174,7 +170,7 @@ std::string levels_table(const LadderResult& v) {
                       (analyze::host_saturated(l.host_cpu_busy) ? " (saturated)" : ""));
       any_saturated = any_saturated || analyze::host_saturated(l.host_cpu_busy);
     }
-    cells.push_back(gain_cell(l));
+    cells.push_back(gain_cell(l, v.analysis->noise_floor.value));
     for (size_t k : slo_columns) cells.push_back(slo_cell(l, k));
     if (repeated) {
       cells.push_back(l.achieved_cv ? percent_text(*l.achieved_cv, 1) : kDash);

@@ -8,6 +8,7 @@
 #include "measure/percentile_trust.h"
 #include "report/ladder_sections.h"
 #include "report/markdown_text.h"
+#include "words/ladder_words.h"
 #include "words/numbers.h"
 
 namespace proofload::report::ladder {
@@ -29,10 +30,11 @@ std::string rate_cell(std::optional<double> rps) {
   return rps ? rate_number(*rps) : std::string(kNotMeasured);
 }
 
-std::string step_cell(const analyze::RouteLevel& l) {
+// The step into this level: none without one (gain_text is empty there), "grows from nothing …"
+// after a level with no goodput.
+std::string step_cell(const analyze::RouteLevel& l, double floor) {
   if (l.gain_text.empty()) return std::string(kNotMeasured);
-  const std::string number = l.gain_text.substr(0, l.gain_text.find(':'));
-  return l.gain_text.find("flat") != std::string::npos ? number + " flat" : number;
+  return l.gain ? words::step_cell_text(*l.gain, floor) : words::gain_text(std::nullopt, floor);
 }
 
 }  // namespace
@@ -53,7 +55,7 @@ std::string routes_by_level(const LadderResult& v) {
              ms_cell(l, l.p99_ms, 99),
              l.error_rate ? percent_text(*l.error_rate) : std::string(kNotMeasured),
              l.requests ? count_text(static_cast<double>(*l.requests)) : std::string(kNotMeasured),
-             step_cell(l)});
+             step_cell(l, v.analysis->noise_floor.value)});
       }
     }
   }
@@ -80,9 +82,11 @@ std::string route_plateaus_text(const LadderResult& v) {
                       level_text(route.levels[*route.plateau_from].level));
     } else {
       const analyze::RouteLevel& last = route.levels.back();
+      const double floor = v.analysis->noise_floor.value;
       parts.push_back(inline_code(route.name) + " still gains " +
-                      last.gain_text.substr(0, last.gain_text.find(':')) + " at level " +
-                      level_text(last.level));
+                      (last.gain ? words::signed_gain_text(*last.gain, floor)
+                                 : words::gain_text(std::nullopt, floor)) +
+                      " at level " + level_text(last.level));
     }
   }
   if (parts.empty()) return "";
