@@ -11,7 +11,6 @@
 #include "analyze/median.h"
 #include "common/text.h"
 #include "common/usage_error.h"
-#include "words/numbers.h"
 
 namespace proofload::analyze {
 namespace {
@@ -105,52 +104,43 @@ CompareVerdict judge_check(const CompareCell& cell, const CompareOptions& option
   const std::optional<int64_t> decided = first_request_decides_up_to(options.metric);
   v.cold_diluted = is_cold_condition(cell.condition) && decided && v.requests_per_run > *decided;
 
+  v.a_repeats = a.size();
+  v.b_repeats = b.size();
   const auto repeats = static_cast<size_t>(std::max(options.min_repeats, 1));
   if (a.size() < repeats || b.size() < repeats) {
     v.verdict = kNotJudged;
-    v.reason = fmt::format("{} repeats of A and {} of B: a verdict needs {} of each", a.size(),
-                           b.size(), repeats);
+    v.cause = VerdictCause::kTooFewRepeats;
     return v;
   }
   if (options.metric != CompareMetric::kThroughput) {
-    for (const auto& [side, errors, requests] :
-         {std::tuple{"A", v.a_errors, v.a_requests}, std::tuple{"B", v.b_errors, v.b_requests}}) {
+    for (const auto& [on_b, errors, requests] : {std::tuple{false, v.a_errors, v.a_requests},
+                                                 std::tuple{true, v.b_errors, v.b_requests}}) {
       if (requests > 0 &&
           static_cast<double>(errors) > options.max_error_share * static_cast<double>(requests)) {
         v.verdict = kNotJudged;
-        v.reason = fmt::format(
-            "{} had {} errors in {} requests ({}), above {}: its answers are not comparable", side,
-            errors, requests,
-            words::percent_text(static_cast<double>(errors) / static_cast<double>(requests), 1),
-            words::percent_text(options.max_error_share, 1));
+        v.cause = VerdictCause::kErrors;
+        v.errors_on_b = on_b;
         return v;
       }
     }
   }
   if (!v.ratio || *v.b < 0) {
     v.verdict = kNotJudged;
-    v.reason = "A's median is 0: no ratio to judge";
+    v.cause = VerdictCause::kNoRatio;
     return v;
   }
-  // Which source of noise set the bar, in words.
-  std::string noise_source = "minimum effect";
   if (v.noise > options.min_effect) {
-    noise_source = v.spread_a.value_or(0) >= v.spread_b.value_or(0) ? "spread of A's repeats"
-                                                                    : "spread of B's repeats";
+    v.noise_source = v.spread_a.value_or(0) >= v.spread_b.value_or(0) ? NoiseSource::kSpreadOfA
+                                                                      : NoiseSource::kSpreadOfB;
   }
   const double change = *v.ratio - 1;
   const bool b_better = lower_is_better(options.metric) ? change < 0 : change > 0;
-  const std::string direction = change < 0 ? "lower" : "higher";
   if (std::abs(change) > v.noise) {
     v.verdict = b_better ? kFaster : kSlower;
-    v.reason = fmt::format("B {} {}, outside the noise of {} ({})",
-                           words::percent_text(std::abs(change), 1), direction,
-                           words::percent_text(v.noise, 1), noise_source);
+    v.cause = VerdictCause::kOutsideNoise;
   } else {
     v.verdict = kLevel;
-    v.reason = fmt::format("B {} {}, inside the noise of {} ({})",
-                           words::percent_text(std::abs(change), 1), direction,
-                           words::percent_text(v.noise, 1), noise_source);
+    v.cause = VerdictCause::kInsideNoise;
   }
   return v;
 }
@@ -164,15 +154,12 @@ CompareCounts count_verdicts(std::span<const CompareVerdict> checks) {
     if (v.verdict == kSlower) ++c.slower;
     if (v.verdict == kNotJudged) ++c.not_judged;
   }
-  const auto none_or = [](int64_t n) { return n == 0 ? std::string("none") : std::to_string(n); };
-  c.text = fmt::format("B faster on {} of {} check{}, level on {}, slower on {}", none_or(c.faster),
-                       c.total, c.total == 1 ? "" : "s", none_or(c.level), none_or(c.slower));
-  if (c.not_judged > 0) c.text += fmt::format(", not judged on {}", c.not_judged);
   return c;
 }
 
 CompareAnalysis analyze_compare(std::span<const CompareCell> cells, const CompareOptions& options) {
   CompareAnalysis analysis;
+  analysis.options = options;
   analysis.metric = std::string(compare_metric_name(options.metric));
   for (const CompareCell& cell : cells) analysis.checks.push_back(judge_check(cell, options));
   analysis.headline = count_verdicts(analysis.checks);
@@ -190,30 +177,6 @@ CompareAnalysis analyze_compare(std::span<const CompareCell> cells, const Compar
     }
     analysis.by_condition.emplace_back(condition, count_verdicts(in));
   }
-  int64_t most = 0;
-  for (const CompareVerdict& v : analysis.checks) {
-    if (v.cold_diluted) most = std::max(most, v.requests_per_run);
-  }
-  if (most > 0) {
-    analysis.cold_warning = fmt::format(
-        "the cold {0} is of warm requests: a cold run sent up to {1} requests, and after the "
-        "reset only its first is surely cold (a cache fills with it), while the slowest request of "
-        "a run is its {0} only in a run of at most {2}. To measure the first request after a "
-        "reset, give the matrix `run: {{cold_requests: 1}}` and more repeats (each repeat has its "
-        "own reset)",
-        analysis.metric, group_thousands(std::to_string(most)),
-        *first_request_decides_up_to(options.metric));
-  }
-  analysis.statistic = fmt::format(
-      "the medians of the repeats, B/A; a difference is a finding only when it exceeds both the "
-      "minimum effect ({}) and the spread between repeats on either side ((max - min) / median); "
-      "fewer than {} repeats a side is not judged{}; {} is better {}",
-      words::percent_text(options.min_effect, 1), std::max(options.min_repeats, 1),
-      options.metric == CompareMetric::kThroughput
-          ? ""
-          : fmt::format(", nor a side with more than {} of its requests in error",
-                        words::percent_text(options.max_error_share, 1)),
-      analysis.metric, lower_is_better(options.metric) ? "lower" : "higher");
   return analysis;
 }
 

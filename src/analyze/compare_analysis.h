@@ -63,6 +63,14 @@ inline constexpr std::string_view kLevel = "level";
 inline constexpr std::string_view kSlower = "slower";
 inline constexpr std::string_view kNotJudged = "not judged";
 
+// Why a check has its verdict: too few repeats on a side; too many errors on a side; no ratio (A's
+// median is 0); the difference is outside the noise (a finding) or inside it (level).
+enum class VerdictCause { kTooFewRepeats, kErrors, kNoRatio, kOutsideNoise, kInsideNoise };
+// What set the noise a difference had to exceed.
+enum class NoiseSource { kMinimumEffect, kSpreadOfA, kSpreadOfB };
+
+// The analysis is facts; its sentences (reason, the counts' text, statistic, cold_warning) are
+// written by words::describe_compare (words/compare_words.h), and result.json records them.
 struct CompareVerdict {
   std::string name, condition;
   std::optional<double> a, b;      // the medians of the repeats
@@ -71,7 +79,12 @@ struct CompareVerdict {
   std::optional<double> spread_b;
   double noise = 0;  // what |ratio - 1| had to exceed: the largest of min_effect and the spreads
   std::string verdict;  // kFaster, kLevel, kSlower or kNotJudged
-  std::string reason;   // "B 12.0% lower, outside the noise of 5.0% (minimum effect)"
+  VerdictCause cause = VerdictCause::kTooFewRepeats;
+  NoiseSource noise_source = NoiseSource::kMinimumEffect;
+  size_t a_repeats = 0, b_repeats = 0;  // the repeats with a value
+  bool errors_on_b = false;             // kErrors: B's errors (else A's) were over the bar
+  // Its words: "B 12.0% lower, outside the noise of 5.0% (minimum effect)".
+  std::string reason;
   int64_t a_requests = 0, b_requests = 0, a_errors = 0, b_errors = 0;
   // A cold check whose runs sent more requests than its first one can decide the metric for:
   // the larger side's requests per run.
@@ -92,7 +105,8 @@ struct CompareCounts {
 };
 
 struct CompareAnalysis {
-  std::string metric;  // compare_metric_name
+  CompareOptions options;              // what it was judged with
+  std::string metric;                  // compare_metric_name
   std::vector<CompareVerdict> checks;  // in the order of the cells
   CompareCounts headline;
   // The same counts per condition, in the order conditions first appear (none when no cell

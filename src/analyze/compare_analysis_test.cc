@@ -8,9 +8,17 @@
 #include <cmath>
 
 #include "common/usage_error_test_support.h"
+#include "words/compare_words.h"
 
 namespace proofload::analyze {
 namespace {
+
+// A check's verdict with its reason in words, as a comparison records it.
+CompareVerdict judged(const CompareCell& cell, const CompareOptions& options) {
+  CompareVerdict v = judge_check(cell, options);
+  v.reason = words::verdict_reason(v, options);
+  return v;
+}
 
 CompareCell cell(std::string name, std::vector<double> a, std::vector<double> b,
                  std::string condition = "") {
@@ -24,35 +32,33 @@ CompareCell cell(std::string name, std::vector<double> a, std::vector<double> b,
 
 TEST(CompareAnalysis, AKnownDifferenceOutsideTheNoiseIsAVerdictInItsDirection) {
   const CompareOptions p50;  // lower is better
-  const CompareVerdict slower = judge_check(cell("lookup", {10, 10.2, 9.9}, {20, 20.3, 19.8}), p50);
+  const CompareVerdict slower = judged(cell("lookup", {10, 10.2, 9.9}, {20, 20.3, 19.8}), p50);
   EXPECT_EQ(slower.verdict, kSlower) << slower.reason;
   ASSERT_TRUE(slower.ratio);
   EXPECT_NEAR(*slower.ratio, 2.0, 0.01);
   EXPECT_EQ(slower.a, 10);
   EXPECT_EQ(slower.b, 20);
-  const CompareVerdict faster = judge_check(cell("search", {10, 10.2, 9.9}, {7, 7.1, 6.9}), p50);
+  const CompareVerdict faster = judged(cell("search", {10, 10.2, 9.9}, {7, 7.1, 6.9}), p50);
   EXPECT_EQ(faster.verdict, kFaster) << faster.reason;
   EXPECT_EQ(faster.reason, "B 30.0% lower, outside the noise of 5.0% (minimum effect)");
 
   CompareOptions throughput;
   throughput.metric = CompareMetric::kThroughput;  // higher is better
-  EXPECT_EQ(judge_check(cell("x", {1000, 1010, 990}, {1300, 1290, 1310}), throughput).verdict,
-            kFaster);
-  EXPECT_EQ(judge_check(cell("x", {1000, 1010, 990}, {700, 710, 690}), throughput).verdict,
-            kSlower);
+  EXPECT_EQ(judged(cell("x", {1000, 1010, 990}, {1300, 1290, 1310}), throughput).verdict, kFaster);
+  EXPECT_EQ(judged(cell("x", {1000, 1010, 990}, {700, 710, 690}), throughput).verdict, kSlower);
 }
 
 TEST(CompareAnalysis, ADifferenceInsideTheNoiseIsLevelNeverAVerdict) {
   const CompareOptions p50;
   // A against A: the same values in another order.
-  const CompareVerdict same = judge_check(cell("a", {100, 102, 98}, {98, 100, 102}), p50);
+  const CompareVerdict same = judged(cell("a", {100, 102, 98}, {98, 100, 102}), p50);
   EXPECT_EQ(same.verdict, kLevel) << same.reason;
   // 3% steady: inside the 5% minimum effect, however small the spread.
-  const CompareVerdict small = judge_check(cell("b", {100, 100.1, 99.9}, {97, 97.1, 96.9}), p50);
+  const CompareVerdict small = judged(cell("b", {100, 100.1, 99.9}, {97, 97.1, 96.9}), p50);
   EXPECT_EQ(small.verdict, kLevel) << small.reason;
   EXPECT_DOUBLE_EQ(small.noise, 0.05);
   // 25% apart, but A's repeats spread 40%: inside the spread between repeats.
-  const CompareVerdict noisy = judge_check(cell("c", {80, 100, 120}, {75, 76, 74}), p50);
+  const CompareVerdict noisy = judged(cell("c", {80, 100, 120}, {75, 76, 74}), p50);
   EXPECT_EQ(noisy.verdict, kLevel) << noisy.reason;
   EXPECT_NEAR(noisy.noise, 0.40, 1e-9);
   EXPECT_EQ(noisy.reason, "B 25.0% lower, inside the noise of 40.0% (spread of A's repeats)");
@@ -60,14 +66,14 @@ TEST(CompareAnalysis, ADifferenceInsideTheNoiseIsLevelNeverAVerdict) {
 
 TEST(CompareAnalysis, TooFewRepeatsAreNotJudgedAndSaid) {
   const CompareOptions p50;
-  const CompareVerdict two = judge_check(cell("a", {10, 10}, {20, 20, 20}), p50);
+  const CompareVerdict two = judged(cell("a", {10, 10}, {20, 20, 20}), p50);
   EXPECT_EQ(two.verdict, kNotJudged);
   EXPECT_EQ(two.reason, "2 repeats of A and 3 of B: a verdict needs 3 of each");
   // A repeat that measured nothing is not a zero: it does not count.
-  const CompareVerdict nan = judge_check(cell("b", {10, NAN, 10}, {20, 20, 20}), p50);
+  const CompareVerdict nan = judged(cell("b", {10, NAN, 10}, {20, 20, 20}), p50);
   EXPECT_EQ(nan.verdict, kNotJudged) << nan.reason;
   EXPECT_EQ(nan.a, 10);
-  const CompareVerdict zero = judge_check(cell("c", {0, 0, 0}, {1, 1, 1}), p50);
+  const CompareVerdict zero = judged(cell("c", {0, 0, 0}, {1, 1, 1}), p50);
   EXPECT_EQ(zero.verdict, kNotJudged);
   EXPECT_FALSE(zero.ratio);
 }
@@ -77,18 +83,17 @@ TEST(CompareAnalysis, ASideFailingMoreThanOnePercentIsNotComparedOnLatency) {
   fails_fast.a_requests = 3000;
   fails_fast.b_requests = 3000;
   fails_fast.b_errors = 600;
-  const CompareVerdict v = judge_check(fails_fast, CompareOptions{});
+  const CompareVerdict v = judged(fails_fast, CompareOptions{});
   EXPECT_EQ(v.verdict, kNotJudged);
   EXPECT_EQ(v.reason,
             "B had 600 errors in 3000 requests (20.0%), above 1.0%: its answers are not "
             "comparable");
   fails_fast.b_errors = 30;  // 1%: still judged
-  EXPECT_EQ(judge_check(fails_fast, CompareOptions{}).verdict, kFaster);
+  EXPECT_EQ(judged(fails_fast, CompareOptions{}).verdict, kFaster);
   CompareOptions throughput;
   throughput.metric = CompareMetric::kThroughput;
   fails_fast.b_errors = 600;
-  EXPECT_NE(judge_check(fails_fast, throughput).verdict, kNotJudged)
-      << "throughput counts every answer";
+  EXPECT_NE(judged(fails_fast, throughput).verdict, kNotJudged) << "throughput counts every answer";
 }
 
 TEST(CompareAnalysis, TheHeadlineAndEachConditionCountTheVerdicts) {
@@ -99,7 +104,7 @@ TEST(CompareAnalysis, TheHeadlineAndEachConditionCountTheVerdicts) {
       cell("search", {10, 10, 10}, {30, 30, 30}, "warm"),
       cell("detail", {10, 10}, {10, 10}, "warm"),
   };
-  const CompareAnalysis analysis = analyze_compare(cells, CompareOptions{});
+  const CompareAnalysis analysis = words::described_compare(cells, CompareOptions{});
   EXPECT_EQ(analysis.metric, "p50");
   ASSERT_EQ(analysis.checks.size(), 5u);
   EXPECT_EQ(analysis.headline.faster, 1);

@@ -7,6 +7,7 @@
 #include "common/usage_error.h"
 #include "result/json_reader.h"
 #include "result/json_values.h"
+#include "words/compare_words.h"
 
 namespace proofload::result {
 namespace {
@@ -142,7 +143,7 @@ void judge_compare(CompareResult& result) {
   }
   options.min_effect = result.settings.min_effect;
   options.min_repeats = static_cast<int>(std::clamp<int64_t>(result.settings.min_repeats, 1, 1000));
-  result.analysis = analyze::analyze_compare(compare_cells(result.runs), options);
+  result.analysis = words::described_compare(compare_cells(result.runs), options);
 }
 
 json compare_to_json(const CompareResult& r) {
