@@ -1,7 +1,8 @@
 // A run's successes set against a count the server kept (`--reconcile`): how far the server's
 // counter moved between a read before the load and one after it drained, the client's successes
-// over the same stretch, their difference and the verdict. A mismatch is a finding about the
-// server (or the counter chosen), never a failure of the run. Pure; thread-safe.
+// over the same stretch, their difference and the verdict (words/reconcile_words.h says it). A
+// mismatch is a finding about the server (or the counter chosen), never a failure of the run. Pure;
+// thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -44,11 +45,5 @@ struct Reconciliation {
 Reconciliation reconcile(std::string source, double server_before,
                          std::optional<double> server_after, std::string after_error,
                          int64_t client_successes);
-
-// The finding in a sentence: "the server recorded 90,620 + 0 drops = 90,620 successful
-// requests: exact", "the server recorded 3,370,000 of 3,803,859 successful requests: 433,859
-// drops (11.4%), a mismatch", "... 50 more than the client's 1,000 successful requests, a
-// mismatch", "not reconciled: the counter could not be read after the run (why)".
-std::string reconcile_sentence(const Reconciliation& r);
 
 }  // namespace proofload::analyze

@@ -5,6 +5,7 @@
 #include "report/markdown_text.h"
 #include "report/run_sections.h"
 #include "words/numbers.h"
+#include "words/reconcile_words.h"
 
 namespace proofload::report::run {
 namespace {
@@ -30,9 +31,9 @@ std::optional<std::vector<std::string>> reconcile_row(const RunRecord& v) {
     answer = "Yes: exact, " + count_text(static_cast<double>(r.client_successes)) + " of " +
              count_text(static_cast<double>(r.client_successes));
   } else if (r.verdict == analyze::kReconcileMismatch) {
-    answer = "No: " + analyze::reconcile_sentence(r);
+    answer = "No: " + words::reconcile_sentence(r);
   } else {
-    answer = "Not measured: " + analyze::reconcile_sentence(r);
+    answer = "Not measured: " + words::reconcile_sentence(r);
   }
   return std::vector<std::string>{"Did the server count every success?", table_cell(answer),
                                   "its counter before and after the run (Reconciled with the "
@@ -43,7 +44,7 @@ std::string reconcile_section(const RunRecord& v) {
   if (!v.reconcile) return "";
   const analyze::Reconciliation& r = *v.reconcile;
   std::string out = "## Reconciled with the server\n\n";
-  out += capitalized(analyze::reconcile_sentence(r)) + ".\n\n";
+  out += capitalized(words::reconcile_sentence(r)) + ".\n\n";
   out += table_row({"source", "server before", "server after", "server counted", "client successes",
                     "difference", "verdict"});
   out += table_row({"---", "---:", "---:", "---:", "---:", "---:", "---"});

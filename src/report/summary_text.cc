@@ -13,6 +13,7 @@
 #include "measure/percentile_trust.h"
 #include "report/numbers.h"
 #include "words/numbers.h"
+#include "words/reconcile_words.h"
 
 namespace proofload::report {
 namespace {
@@ -280,7 +281,7 @@ std::string format_summary(const RunResult& result) {
                        fixed_with_thousands(result.goodput_rps(), 1));
   }
   if (result.reconcile) {
-    out += "  reconcile     " + analyze::reconcile_sentence(*result.reconcile) + "\n";
+    out += "  reconcile     " + words::reconcile_sentence(*result.reconcile) + "\n";
   }
   out += "\n";
 
