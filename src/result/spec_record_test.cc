@@ -5,10 +5,13 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace proofload::result {
 namespace {
@@ -41,22 +44,45 @@ void expect_round_trip(const json& spec, const std::string& where) {
   EXPECT_EQ(spec_from_json(spec_to_json(record), "test"), record) << where;
 }
 
-TEST(SpecRecord, RecordedFilesRoundTripByteForByte) {
-  for (const char* file :
-       {"src/report/testdata/result.json", "src/report/testdata/run/scenario.json"}) {
-    const json result = read_json(source_path(file), false);
-    ASSERT_TRUE(result.contains("spec")) << file;
-    expect_round_trip(result["spec"], file);
-    // The whole document too: spec is one key of it.
-    json again = result;
-    again["spec"] = spec_to_json(spec_from_json(result["spec"], "test"));
-    EXPECT_EQ(again.dump(2), result.dump(2)) << file;
+// Every recorded file in the tree whose spec a report or merge reads: each JSON file under
+// src/report/testdata and tests/ with a top-level `spec` object, and each segment.jsonl header of
+// the fuzz corpus.
+std::vector<std::pair<std::string, json>> recorded_specs() {
+  namespace fs = std::filesystem;
+  std::vector<std::pair<std::string, json>> out;
+  for (const char* dir : {"src/report/testdata", "tests"}) {
+    for (auto it = fs::recursive_directory_iterator(source_path(dir));
+         it != fs::recursive_directory_iterator(); ++it) {
+      if (it->is_directory() && it->path().filename() == "node_modules") {
+        it.disable_recursion_pending();  // the browser tests' packages, not ours
+        continue;
+      }
+      if (!it->is_regular_file() || it->path().extension() != ".json") continue;
+      const json result = read_json(it->path().string(), false);
+      if (result.is_object() && result.contains("spec") && result["spec"].is_object()) {
+        out.emplace_back(it->path().string(), result);
+      }
+    }
   }
-  for (const char* file : {"fuzz/corpus/segment_file/open-loop.jsonl",
-                           "fuzz/corpus/segment_file/scenario-flow-sources.jsonl"}) {
-    const json header = read_json(source_path(file), true);
-    ASSERT_TRUE(header.contains("spec")) << file;
-    expect_round_trip(header["spec"], file);
+  for (const auto& entry : fs::directory_iterator(source_path("fuzz/corpus/segment_file"))) {
+    const json header = read_json(entry.path().string(), true);
+    if (header.is_object() && header.contains("spec")) {
+      out.emplace_back(entry.path().string(), header);
+    }
+  }
+  return out;
+}
+
+TEST(SpecRecord, RecordedFilesRoundTripByteForByte) {
+  const std::vector<std::pair<std::string, json>> files = recorded_specs();
+  // At least the run's two golden results and the two segment headers.
+  EXPECT_GE(files.size(), 4u);
+  for (const auto& [file, document] : files) {
+    expect_round_trip(document["spec"], file);
+    // The whole document too: spec is one key of it.
+    json again = document;
+    again["spec"] = spec_to_json(spec_from_json(document["spec"], "test"));
+    EXPECT_EQ(again.dump(2), document.dump(2)) << file;
   }
 }
 
