@@ -31,9 +31,10 @@ template <typename T>
 class Field {
  public:
   Field() = default;  // absent
+  // A value, converted without narrowing (a double is no count, a pointer no bool).
   template <typename U>
-  requires(!std::is_same_v<std::remove_cvref_t<U>, Field> && std::constructible_from<T, U&&>)
-      Field(U&& value)
+  requires(!std::is_same_v<std::remove_cvref_t<U>, Field> &&
+           requires(U && u) { T{std::forward<U>(u)}; }) Field(U&& value)
       : value_(T(std::forward<U>(value))), present_(true) {}
 
   static Field null() { return or_null(std::nullopt); }

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <stdexcept>
 #include <string>
+#include <type_traits>
 #include <utility>
 #include <vector>
 
@@ -17,6 +18,12 @@ namespace proofload::result {
 namespace {
 
 using nlohmann::json;
+
+// A field takes a value without narrowing: a double is no count, a pointer no bool.
+static_assert(std::is_convertible_v<int, Field<int64_t>>);
+static_assert(!std::is_convertible_v<double, Field<int64_t>>);
+static_assert(!std::is_convertible_v<const char*, Field<bool>>);
+static_assert(std::is_convertible_v<const char*, Field<std::string>>);
 
 std::string source_path(const std::string& relative) {
   return std::string(PL_SOURCE_DIR) + "/" + relative;
