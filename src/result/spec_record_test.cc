@@ -54,7 +54,7 @@ void expect_round_trip(const json& spec, const std::string& where) {
 // Every recorded file in the tree whose spec a report or merge reads: each JSON file under
 // src/report/testdata and tests/ with a top-level `spec` object, and each segment.jsonl header of
 // the fuzz corpus.
-std::vector<std::pair<std::string, json>> recorded_specs() {
+std::vector<std::pair<std::string, json>> specs_on_file() {
   namespace fs = std::filesystem;
   std::vector<std::pair<std::string, json>> out;
   for (const char* dir : {"src/report/testdata", "tests"}) {
@@ -81,7 +81,7 @@ std::vector<std::pair<std::string, json>> recorded_specs() {
 }
 
 TEST(SpecRecord, RecordedFilesRoundTripByteForByte) {
-  const std::vector<std::pair<std::string, json>> files = recorded_specs();
+  const std::vector<std::pair<std::string, json>> files = specs_on_file();
   // At least the run's two golden results and the two segment headers.
   EXPECT_GE(files.size(), 4u);
   for (const auto& [file, document] : files) {
