@@ -111,9 +111,10 @@ std::vector<std::string> checks_of(const result::RunRecord& run) {
   for (const result::NamedRequest& n : run.named) names.push_back(n.name);
   if (!names.empty()) return names;
   try {
-    return {http::parse_url(run.target).path_and_query};
+    return {http::parse_url(run.spec.target.value_or("")).path_and_query};
   } catch (const UsageError&) {
-    return {run.target.empty() ? std::string("(run)") : run.target};
+    const std::string target = run.spec.target.value_or("");
+    return {target.empty() ? std::string("(run)") : target};
   }
 }
 

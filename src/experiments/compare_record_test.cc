@@ -19,7 +19,7 @@ result::RunRecord recorded_run(const std::string& check, double p50, double p95,
   result::RunRecord run;
   run.status = "complete";
   run.summary_recorded = true;
-  run.target = "http://127.0.0.1:8080/";
+  run.spec.target = "http://127.0.0.1:8080/";
   result::NamedRequest named;
   named.name = check;
   named.requests = requests;

@@ -79,11 +79,11 @@ bool starts_with(const std::string& text, std::string_view prefix) {
 
 // The streaming ramp's columns: the level's streams, the server's memory, the reconcile.
 void record_streams_and_accounting(const report::RunResult& run, analyze::LevelRow& row) {
-  if (run.spec.is_object() && run.spec.contains("stream")) {
+  if (run.spec.streams()) {
     const measure::StreamWindow& s = run.total.streams;
     const result::StreamsRecord r = report::streams_record(
         s, run.span.counts.streams, static_cast<double>(run.span.duration_ns) / 1e9,
-        report::goodput_slo(run.spec));
+        run.spec.goodput_slo());
     row.streams =
         analyze::LevelStreams{r.events_per_s,  r.bytes_per_s,
                               r.tokens_per_s,  r.ttfb.p95,

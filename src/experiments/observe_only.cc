@@ -34,11 +34,11 @@ report::RunResult run_observers(const ObserveOptions& options) {
   report::RunResult result;
   result.command_line = options.command_line;
   result.proofload_version = PROOFLOAD_VERSION;
-  result.spec = {{"command", "observe"},
-                 {"observe", options.specs},
-                 {"observe_every_s", static_cast<double>(options.every_ns) / kNsPerS},
-                 {"duration_s", static_cast<double>(options.duration_ns) / kNsPerS},
-                 {"window_s", static_cast<double>(result.window_ns) / kNsPerS}};
+  result.spec.command = "observe";
+  result.spec.observe = options.specs;
+  result.spec.observe_every_s = static_cast<double>(options.every_ns) / kNsPerS;
+  result.spec.duration_s = static_cast<double>(options.duration_ns) / kNsPerS;
+  result.spec.window_s = static_cast<double>(result.window_ns) / kNsPerS;
 
   std::optional<report::ResultDirectory> directory;
   if (options.out_dir) directory.emplace(*options.out_dir);

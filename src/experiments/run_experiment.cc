@@ -70,7 +70,7 @@ constexpr int64_t kNoPlannedEndNs = int64_t{300} * 24 * 3600 * kNsPerS;
 report::RunResult run_load_test(const RunOptions& options) {
   const plan::PlannedRun& run = options.run;
   report::RunResult result;
-  result.spec = run.recorded_spec;
+  result.spec = run.spec;
   result.command_line = run.command_line;
   result.proofload_version = PROOFLOAD_VERSION;
   result.window_ns = run.load.window_ns;
@@ -148,7 +148,7 @@ report::RunResult run_load_test(const RunOptions& options) {
     }
     options.live->begin_step(options.progress_label, std::move(request_names));
   }
-  const std::string goodput = report::goodput_slo(result.spec);
+  const std::string goodput = result.spec.goodput_slo();
   std::optional<double> planned_s;  // none when only -n bounds the run
   if (run.load.profile.duration_ns() < kNoPlannedEndNs) {
     planned_s = seconds_of(run.load.profile.duration_ns());

@@ -55,7 +55,7 @@ SegmentFileWriter::SegmentFileWriter(const std::filesystem::path& directory,
     : file_(directory / kSegmentFile,
             json{{"schema", kSegmentSchema},
                  {"segment", result::segment_json(header.segment)},
-                 {"spec", header.spec},
+                 {"spec", result::spec_to_json(header.spec)},
                  {"command_line", header.command_line},
                  {"proofload_version", header.proofload_version},
                  {"window_ns", header.window_ns},
@@ -105,7 +105,7 @@ SegmentFileReader::SegmentFileReader(const std::filesystem::path& directory)
     const json* segment = &h.at("segment");
     const result::JsonReader reader(segment, "segment", "segment.jsonl");
     header_.segment = result::segment_from_json(reader);
-    header_.spec = h.at("spec");
+    header_.spec = result::spec_from_json(h.at("spec"), "segment.jsonl");
     header_.command_line = h.at("command_line").get<std::string>();
     header_.proofload_version = h.at("proofload_version").get<std::string>();
     header_.window_ns = h.at("window_ns").get<int64_t>();

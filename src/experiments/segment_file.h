@@ -22,6 +22,7 @@
 #include "observe/observer.h"
 #include "report/line_file.h"
 #include "result/segment_record.h"
+#include "result/spec_record.h"
 
 namespace proofload::experiments {
 
@@ -30,7 +31,7 @@ constexpr const char* kSegmentSchema = "proofload.segment/v1";
 
 struct SegmentHeader {
   result::SegmentRecord segment;
-  nlohmann::json spec;  // the run's recorded spec
+  result::SpecRecord spec;  // the run's recorded spec
   std::string command_line;
   std::string proofload_version;
   int64_t window_ns = 0;

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <set>
+#include <stdexcept>
 
 #include "common/recorded_file.h"
 #include "common/usage_error.h"
@@ -14,6 +15,7 @@
 #include "merge/merge_run.h"
 #include "report/result_json.h"
 #include "report/run_report.h"
+#include "result/spec_record.h"
 
 namespace proofload::merge {
 namespace {
@@ -46,7 +48,12 @@ bool judged_by_goodput(const fs::path& run_directory) {
   RecordedFileStream in(run_directory / "result.json");
   if (!in) return false;
   const nlohmann::json run = report::parse_result_for_summary(in);
-  return run.is_object() && !report::goodput_slo(run.value("spec", nlohmann::json())).empty();
+  if (!run.is_object() || !run.contains("spec") || !run["spec"].is_object()) return false;
+  try {
+    return !result::spec_from_json(run["spec"], "run result.json").goodput_slo().empty();
+  } catch (const std::runtime_error&) {
+    return false;  // a spec it cannot read names no --goodput
+  }
 }
 
 }  // namespace

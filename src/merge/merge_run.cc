@@ -21,6 +21,7 @@
 #include "report/result_directory.h"
 #include "report/run_report.h"
 #include "result/recorded_json.h"
+#include "result/spec_record.h"
 
 namespace proofload::merge {
 namespace {
@@ -30,13 +31,38 @@ using experiments::ObservedSource;
 using experiments::SegmentFileReader;
 using experiments::SegmentWindow;
 
-// The keys of a recorded spec that say what load the whole run was: every segment must agree on
-// them (a segment's own workers, address, index and start may differ: starts are compared as
+// Whether two recorded specs agree on a field (absent and null alike: neither recorded it).
+template <auto Member>
+bool same_field(const result::SpecRecord& a, const result::SpecRecord& b) {
+  return (a.*Member).get() == (b.*Member).get();
+}
+
+// The fields of a recorded spec that say what load the whole run was: every segment must agree
+// on them (a segment's own workers, address, index and start may differ: starts are compared as
 // they happened, by wall clock).
-constexpr const char* kLoadKeys[] = {
-    "target", "targets",    "executor", "connections",    "max_connections", "rate_per_s",
-    "stages", "duration_s", "warmup_s", "requests_limit", "protocol",        "h2_streams",
-    "method", "scenario",   "window_s", "sources",        "stream",          "thresholds"};
+struct LoadKey {
+  const char* key;  // as result.json names it
+  bool (*same)(const result::SpecRecord&, const result::SpecRecord&);
+};
+using result::SpecRecord;
+constexpr LoadKey kLoadKeys[] = {{"target", same_field<&SpecRecord::target>},
+                                 {"targets", same_field<&SpecRecord::targets>},
+                                 {"executor", same_field<&SpecRecord::executor>},
+                                 {"connections", same_field<&SpecRecord::connections>},
+                                 {"max_connections", same_field<&SpecRecord::max_connections>},
+                                 {"rate_per_s", same_field<&SpecRecord::rate_per_s>},
+                                 {"stages", same_field<&SpecRecord::stages>},
+                                 {"duration_s", same_field<&SpecRecord::duration_s>},
+                                 {"warmup_s", same_field<&SpecRecord::warmup_s>},
+                                 {"requests_limit", same_field<&SpecRecord::requests_limit>},
+                                 {"protocol", same_field<&SpecRecord::protocol>},
+                                 {"h2_streams", same_field<&SpecRecord::h2_streams>},
+                                 {"method", same_field<&SpecRecord::method>},
+                                 {"scenario", same_field<&SpecRecord::scenario>},
+                                 {"window_s", same_field<&SpecRecord::window_s>},
+                                 {"sources", same_field<&SpecRecord::sources>},
+                                 {"stream", same_field<&SpecRecord::stream>},
+                                 {"thresholds", same_field<&SpecRecord::thresholds>}};
 
 struct Segment {
   fs::path directory;
@@ -66,15 +92,13 @@ void check_same_load(const Segment& first, const Segment& other) {
   if (b.window_ns != a.window_ns) {
     throw UsageError(who + " (" + other.directory.string() + ") has another window length");
   }
-  for (const char* key : kLoadKeys) {
-    const nlohmann::json none;
-    const nlohmann::json& x = a.spec.contains(key) ? a.spec[key] : none;
-    const nlohmann::json& y = b.spec.contains(key) ? b.spec[key] : none;
-    if (x != y) {
+  for (const LoadKey& load : kLoadKeys) {
+    if (!load.same(a.spec, b.spec)) {
       throw UsageError(
           fmt::format("{} ({}) ran another load than {}: its spec's '{}' is {}, not {}", who,
-                      other.directory.string(), segment_name(a.segment.index, a.segment.count), key,
-                      y.dump(), x.dump()));
+                      other.directory.string(), segment_name(a.segment.index, a.segment.count),
+                      load.key, result::spec_key_json(b.spec, load.key).dump(),
+                      result::spec_key_json(a.spec, load.key).dump()));
     }
   }
 }
@@ -250,16 +274,14 @@ report::RunResult merge_runs(const std::vector<fs::path>& directories, const fs:
 
   report::RunResult result;
   result.spec = first.spec;
-  result.spec.erase("segment");
-  result.spec["workers"] = workers;
+  result.spec.segment = {};  // absent: the merged spec is the whole load's
+  result.spec.workers = workers;
   result.command_line = merged_command(first.command_line, record.count);
   result.proofload_version = first.proofload_version;
   result.start_wall_ns = start_wall_ns;
   result.window_ns = window_ns;
   result.observed_columns = experiments::observed_columns(sources);
-  const size_t whole_sources = first.spec.contains("sources") && first.spec["sources"].is_array()
-                                   ? first.spec["sources"].size()
-                                   : 0;
+  const size_t whole_sources = first.spec.sources ? first.spec.sources->size() : 0;
   result.merged = record;
   report::ResultDirectory directory(out);
   directory.open(result);
@@ -353,9 +375,9 @@ report::RunResult merge_runs(const std::vector<fs::path>& directories, const fs:
   result.server = experiments::server_figures(result.observed);
   result.generator_busy_windows = observation.generator_busy_windows();
   std::vector<measure::Threshold> thresholds;
-  if (first.spec.contains("thresholds") && first.spec["thresholds"].is_array()) {
-    for (const nlohmann::json& t : first.spec["thresholds"]) {
-      if (t.is_string()) thresholds.push_back(measure::parse_threshold(t.get<std::string>()));
+  if (first.spec.thresholds) {
+    for (const std::string& t : *first.spec.thresholds) {
+      thresholds.push_back(measure::parse_threshold(t));
     }
   }
   result.thresholds = experiments::evaluate_thresholds(result, thresholds);

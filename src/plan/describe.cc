@@ -1,11 +1,19 @@
 // See plan_run.h: `run --plan`, what a planned run would do, from what it recorded.
 #include "plan/plan_run.h"
 
+#include <string_view>
+
 #include "common/wall_time.h"
+#include "result/spec_record.h"
 #include "schedule/arrivals.h"
 
 namespace proofload::plan {
 namespace {
+
+// A recorded value as result.json writes it: "412.5", "[{\"duration_s\":2.0,...}]", "null".
+std::string recorded_text(const result::SpecRecord& spec, std::string_view key) {
+  return result::spec_key_json(spec, key).dump();
+}
 
 // "1 flow", "3 flows".
 std::string counted(size_t n, const std::string& one) {
@@ -15,37 +23,38 @@ std::string counted(size_t n, const std::string& one) {
 }  // namespace
 
 std::string describe_run(const PlannedRun& run) {
-  const nlohmann::json& s = run.recorded_spec;
+  const result::SpecRecord& s = run.spec;
   const engine::LoadSpec& load = run.load;
-  std::string out = "Run: " + s.value("target", std::string()) + "\n";
-  if (s.contains("targets")) {
-    out += "  connections spread round-robin over " + std::to_string(s["targets"].size()) +
-           " targets: " + s["targets"].dump() + "\n";
+  std::string out = "Run: " + s.target.value_or(std::string()) + "\n";
+  if (s.targets.present()) {
+    out += "  connections spread round-robin over " +
+           std::to_string(s.targets ? s.targets->size() : 0) +
+           " targets: " + recorded_text(s, "targets") + "\n";
   }
   const bool open = load.executor == engine::Executor::kOpenLoop;
-  if (!s["stages"].is_null()) {
+  if (s.stages) {
     out += std::string(open ? "  open loop, arrival rate" : "  closed loop, connections") +
-           " by stages: " + s["stages"].dump() + "\n";
+           " by stages: " + recorded_text(s, "stages") + "\n";
   } else if (open) {
-    out += "  open loop at " + s["rate_per_s"].dump() + "/s, " +
+    out += "  open loop at " + recorded_text(s, "rate_per_s") + "/s, " +
            counted(static_cast<size_t>(load.connections), "connection") + " up front, at most " +
            std::to_string(load.max_connections) + "\n";
   } else {
     out += "  closed loop, " + counted(static_cast<size_t>(load.connections), "connection") + "\n";
   }
   out += "  duration " +
-         (s["duration_s"].is_null() ? std::string("until -n") : s["duration_s"].dump() + " s") +
-         ", warm-up " + s["warmup_s"].dump() + " s" +
+         (!s.duration_s ? std::string("until -n") : recorded_text(s, "duration_s") + " s") +
+         ", warm-up " + recorded_text(s, "warmup_s") + " s" +
          (load.max_requests > 0 ? ", at most " + std::to_string(load.max_requests) + " requests" +
                                       (load.warmup_ns > 0 ? " after the warm-up" : "")
                                 : std::string()) +
          "\n";
-  if (s.contains("scenario")) {
-    const nlohmann::json& scenario = s["scenario"];
-    out += "  scenario " + scenario.value("file", std::string("(built in)")) + ": " +
-           counted(scenario.value("requests", nlohmann::json::object()).size(), "request") +
-           ", " + counted(scenario.value("flows", nlohmann::json::object()).size(), "flow") +
-           ", seed " + scenario["seed"].dump() + "\n";
+  if (s.scenario) {
+    const result::SpecScenario& scenario = *s.scenario;
+    out += "  scenario " + scenario.file.value_or(std::string("(built in)")) + ": " +
+           counted(scenario.requests ? scenario.requests->size() : 0, "request") + ", " +
+           counted(scenario.flows ? scenario.flows->size() : 0, "flow") + ", seed " +
+           (scenario.seed ? std::to_string(*scenario.seed) : std::string("null")) + "\n";
   }
   if (load.segments > 1) {
     const int64_t pool = open ? load.max_connections : load.connections;

@@ -19,15 +19,13 @@
 #include "net/transport.h"
 #include "plan/scenario_parts.h"
 #include "plan/segment.h"
-#include "result/json_values.h"
+#include "result/spec_record.h"
 #include "schedule/arrivals.h"
 #include "schedule/open_loop_dispatcher.h"
 #include "workload/secrets.h"
 
 namespace proofload::plan {
 namespace {
-
-using result::text_or_null;
 
 // A request body is held once per connection's send buffer: 64 MiB is far past any real one.
 constexpr int64_t kMaxBodyFileBytes = int64_t{64} << 20;
@@ -187,29 +185,38 @@ net::TlsOptions load_tls(const RunSpec& spec) {
   return tls;
 }
 
+// A text recorded as null when empty.
+result::Field<std::string> text_or_null(const std::string& text) {
+  return result::Field<std::string>::or_null(text.empty() ? std::nullopt
+                                                          : std::optional<std::string>(text));
+}
+
 // result.json's spec.tls: what was asked of TLS; the version and ALPN the pre-flight handshake
 // agreed are added when the run is aimed. null for an http target.
-nlohmann::json tls_json(const net::TlsOptions& tls, const net::TlsContext* context) {
-  if (context == nullptr) return nullptr;
-  return {{"verify", tls.verify},
-          {"ca_file", text_or_null(tls.ca_file)},
-          {"server_name", context->verify_name()},
-          {"client_certificate", text_or_null(tls.cert_file)},
-          {"min_version", net::tls_version_name(tls.min_version)},
-          {"resume", tls.resume},
-          {"version", nullptr},
-          {"alpn", nullptr}};
+result::Field<result::SpecTls> tls_record(const net::TlsOptions& tls,
+                                          const net::TlsContext* context) {
+  if (context == nullptr) return result::Field<result::SpecTls>::null();
+  result::SpecTls out;
+  out.verify = tls.verify;
+  out.ca_file = text_or_null(tls.ca_file);
+  out.server_name = context->verify_name();
+  out.client_certificate = text_or_null(tls.cert_file);
+  out.min_version = std::string(net::tls_version_name(tls.min_version));
+  out.resume = tls.resume;
+  out.version = result::Field<std::string>::null();
+  out.alpn = result::Field<std::string>::null();
+  return out;
 }
 
 // The streams a run reads: --stream's rules for every response, or a scenario's own `stream:`
-// requests; the idle timeout and the --goodput SLO with them. The recorded spec's `stream` (null:
+// requests; the idle timeout and the --goodput SLO with them. The recorded spec's `stream` (absent:
 // nothing streams; result.json then has no summary.streams).
-nlohmann::json plan_streams(const RunSpec& spec, engine::LoadSpec& load) {
+result::Field<result::SpecStream> plan_streams(const RunSpec& spec, engine::LoadSpec& load) {
   const bool scenario_streams = load.workload && load.workload->has_streams();
   if (!spec.stream && !scenario_streams) {
     if (spec.stream_idle_timeout_ns) throw UsageError("--stream-idle-timeout needs --stream");
     if (spec.goodput) throw UsageError("--goodput needs --stream (or a scenario's stream:)");
-    return nullptr;
+    return {};
   }
   if (spec.protocol == engine::Protocol::kHttp2) {
     // HTTP/2 has no chunks: its DATA frames are the transport's, not the server's events.
@@ -222,33 +229,34 @@ nlohmann::json plan_streams(const RunSpec& spec, engine::LoadSpec& load) {
                        "or drop --http2");
     }
   }
-  nlohmann::json out = nlohmann::json::object();
+  result::SpecStream out;
   if (spec.stream) {
     load.stream = std::make_shared<const workload::StreamRules>(
         workload::compile_stream_rules(*spec.stream, "--stream"));
-    out = {{"kind", spec.stream->kind},
-           {"content", result::optional_json(spec.stream->content)},
-           {"tokens", result::optional_json(spec.stream->tokens)},
-           {"terminator", load.stream->terminator}};
-    if (!spec.stream->fixture_path.empty()) out["fixture"] = spec.stream->fixture_path;
+    out.kind = spec.stream->kind;
+    out.content = result::Field<std::string>::or_null(spec.stream->content);
+    out.tokens = result::Field<std::string>::or_null(spec.stream->tokens);
+    out.terminator = load.stream->terminator;
+    if (!spec.stream->fixture_path.empty()) out.fixture = spec.stream->fixture_path;
   } else {
-    nlohmann::json names = nlohmann::json::array();
+    std::vector<std::string> names;
     for (const workload::CompiledRequest& r : load.workload->requests()) {
       if (r.stream) names.push_back(r.name);
     }
-    out = {{"kind", "per request"}, {"requests", std::move(names)}};
+    out.kind = std::string("per request");
+    out.requests = std::move(names);
   }
   if (spec.stream_idle_timeout_ns) {
     if (*spec.stream_idle_timeout_ns <= 0) {
       throw UsageError("--stream-idle-timeout must be more than 0");
     }
     load.stream_idle_timeout_ns = *spec.stream_idle_timeout_ns;
-    out["idle_timeout_s"] = static_cast<double>(*spec.stream_idle_timeout_ns) / 1e9;
+    out.idle_timeout_s = static_cast<double>(*spec.stream_idle_timeout_ns) / 1e9;
   }
   if (spec.goodput) {
     load.stream_goodput =
         std::make_shared<const workload::StreamSlo>(workload::StreamSlo::parse(*spec.goodput));
-    out["goodput"] = load.stream_goodput->text();
+    out.goodput = load.stream_goodput->text();
   }
   return out;
 }
@@ -354,18 +362,20 @@ Preflight preflight(const RunSpec& spec) {
 
 void aim(PlannedRun& run, const Preflight& preflight) {
   run.load.io = preflight.io;
-  run.recorded_spec["io"] = net::io_backend_name(preflight.io);
+  run.spec.io = std::string(net::io_backend_name(preflight.io));
   run.load.address = preflight.address;
-  run.recorded_spec["address"] = preflight.address.text;
+  run.spec.address = preflight.address.text;
   run.load.targets = preflight.targets;
   if (!preflight.targets.empty()) {
-    nlohmann::json addresses = nlohmann::json::array();
+    std::vector<std::string> addresses;
     for (const net::Address& a : preflight.targets) addresses.push_back(a.text);
-    run.recorded_spec["addresses"] = addresses;
+    run.spec.addresses = std::move(addresses);
   }
   if (preflight.tls) {
-    run.recorded_spec["tls"]["version"] = preflight.tls->version;
-    run.recorded_spec["tls"]["alpn"] = text_or_null(preflight.tls->alpn);
+    // An https run's spec has its tls from plan_run; the handshake's facts complete it.
+    if (!run.spec.tls) run.spec.tls = result::SpecTls{};
+    run.spec.tls->version = preflight.tls->version;
+    run.spec.tls->alpn = text_or_null(preflight.tls->alpn);
   }
 }
 
@@ -416,11 +426,14 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
   if (duration_ns > kMaxRunNs - load.warmup_ns) {
     throw UsageError("the warm-up and -d together must be at most ten years");
   }
-  nlohmann::json stages_json = nullptr;
+  std::optional<std::vector<result::SpecStage>> stages_record;  // null without --stages
   if (!spec.stages.empty()) {
-    stages_json = nlohmann::json::array();
+    stages_record.emplace();
     for (const schedule::Stage& s : spec.stages) {
-      stages_json.push_back({{"duration_s", seconds_of(s.duration_ns)}, {"target", s.target}});
+      result::SpecStage stage;
+      stage.duration_s = seconds_of(s.duration_ns);
+      stage.target = s.target;
+      stages_record->push_back(std::move(stage));
     }
     load.profile = schedule::Profile::staged(spec.stages);
     // Staged closed loop: the stages' peak is the pool.
@@ -463,60 +476,61 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
   load.protocol = spec.protocol;
   load.h2_streams = spec.h2_streams.value_or(1);
   const bool h2 = spec.protocol == engine::Protocol::kHttp2;
-  const nlohmann::json stream_json = plan_streams(spec, load);
-  run.recorded_spec = {
-      {"target", spec.target},
-      {"address", load.address.text},
-      {"protocol", h2 ? "h2" : "http/1.1"},
-      {"h2_streams", h2 ? nlohmann::json(load.h2_streams) : nlohmann::json(nullptr)},
-      {"tls", tls_json(spec.tls, load.tls.get())},
-      {"method", request.method},
-      {"headers", headers_json(request.headers)},
-      {"body_bytes", request.body.size()},
-      {"executor", open_loop(spec) ? "open_loop" : "closed_loop"},
-      {"connections", load.connections},
-      {"max_connections", load.max_connections},
-      {"rate_per_s", spec.rate_per_s && open_loop(spec) ? nlohmann::json(*spec.rate_per_s)
-                                                        : nlohmann::json(nullptr)},
-      {"stages", stages_json},
-      {"duration_s", !spec.stages.empty() ? nlohmann::json(seconds_of(load.profile.duration_ns()))
-                     : spec.duration_ns || !spec.requests_limit
-                         ? nlohmann::json(seconds_of(duration_ns))
-                         : nlohmann::json(nullptr)},
-      {"warmup_s", seconds_of(load.warmup_ns)},
-      {"requests_limit",
-       spec.requests_limit ? nlohmann::json(*spec.requests_limit) : nlohmann::json(nullptr)},
-      {"queue_capacity", load.queue_capacity},
-      {"timeout_s", seconds_of(load.request_timeout_ns)},
-      {"connect_timeout_s", seconds_of(load.connect_timeout_ns)},
-      {"grace_s", seconds_of(load.grace_ns)},
-      {"workers", load.workers},
-      {"window_s", seconds_of(load.window_ns)},
-  };
-  if (!spec.sources.empty()) run.recorded_spec["sources"] = spec.sources;
-  if (spec.segments > 1) {
-    run.recorded_spec["segment"] = {{"index", spec.segment}, {"count", spec.segments}};
-  }
-  if (spec.start_at_wall_ns) run.recorded_spec["start_at_unix_ns"] = *spec.start_at_wall_ns;
-  if (!stream_json.is_null()) run.recorded_spec["stream"] = stream_json;
-  if (!spec.more_targets.empty()) {
-    nlohmann::json targets = nlohmann::json::array({spec.target});
-    for (const std::string& more : spec.more_targets) targets.push_back(more);
-    run.recorded_spec["targets"] = targets;
-  }
-  nlohmann::json& recorded = run.recorded_spec;
+  result::SpecRecord& recorded = run.spec;
+  recorded.stream = plan_streams(spec, load);
+  recorded.target = spec.target;
+  recorded.address = load.address.text;
+  recorded.protocol = std::string(h2 ? "h2" : "http/1.1");
+  recorded.h2_streams =
+      result::Field<int64_t>::or_null(h2 ? std::optional<int64_t>(load.h2_streams) : std::nullopt);
+  recorded.tls = tls_record(spec.tls, load.tls.get());
   if (spec.scenario) {
     // A scenario's requests are described under "scenario"; the plain-run request fields go.
-    for (const char* key : {"method", "headers", "body_bytes"}) recorded.erase(key);
-    recorded["scenario"] = scenario_spec_json(merged, *load.workload);
+    recorded.scenario = scenario_record(merged, *load.workload);
+  } else {
+    recorded.method = request.method;
+    recorded.headers = headers_record(request.headers);
+    recorded.body_bytes = static_cast<int64_t>(request.body.size());
   }
-  recorded["observe"] = spec.observe;
-  recorded["observe_every_s"] = seconds_of(spec.observe_every_ns);
-  if (spec.reconcile) recorded["reconcile"] = *spec.reconcile;  // absent without: files unchanged
+  recorded.executor = std::string(open_loop(spec) ? "open_loop" : "closed_loop");
+  recorded.connections = load.connections;
+  recorded.max_connections = load.max_connections;
+  recorded.rate_per_s = result::Field<double>::or_null(
+      spec.rate_per_s && open_loop(spec) ? spec.rate_per_s : std::nullopt);
+  recorded.stages = result::Field<std::vector<result::SpecStage>>::or_null(stages_record);
+  // null when only -n bounds the run
+  recorded.duration_s = result::Field<double>::or_null(
+      !spec.stages.empty() ? std::optional<double>(seconds_of(load.profile.duration_ns()))
+      : spec.duration_ns || !spec.requests_limit ? std::optional<double>(seconds_of(duration_ns))
+                                                 : std::nullopt);
+  recorded.warmup_s = seconds_of(load.warmup_ns);
+  recorded.requests_limit = result::Field<int64_t>::or_null(spec.requests_limit);
+  recorded.queue_capacity = load.queue_capacity;
+  recorded.timeout_s = seconds_of(load.request_timeout_ns);
+  recorded.connect_timeout_s = seconds_of(load.connect_timeout_ns);
+  recorded.grace_s = seconds_of(load.grace_ns);
+  recorded.workers = load.workers;
+  recorded.window_s = seconds_of(load.window_ns);
+  if (!spec.sources.empty()) recorded.sources = spec.sources;
+  if (spec.segments > 1) {
+    result::SpecSegment segment;
+    segment.index = spec.segment;
+    segment.count = spec.segments;
+    recorded.segment = segment;
+  }
+  if (spec.start_at_wall_ns) recorded.start_at_unix_ns = *spec.start_at_wall_ns;
+  if (!spec.more_targets.empty()) {
+    std::vector<std::string> targets = {spec.target};
+    targets.insert(targets.end(), spec.more_targets.begin(), spec.more_targets.end());
+    recorded.targets = std::move(targets);
+  }
+  recorded.observe = spec.observe;
+  recorded.observe_every_s = seconds_of(spec.observe_every_ns);
+  if (spec.reconcile) recorded.reconcile = *spec.reconcile;  // absent without: files unchanged
   if (!run.thresholds.empty()) {
-    nlohmann::json thresholds = nlohmann::json::array();
+    std::vector<std::string> thresholds;
     for (const measure::Threshold& t : run.thresholds) thresholds.push_back(t.expression);
-    recorded["thresholds"] = thresholds;
+    recorded.thresholds = std::move(thresholds);
   }
   // A scenario's draws repeat with its seed; a plain run draws nothing.
   run.command_line =

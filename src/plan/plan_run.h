@@ -7,7 +7,6 @@
 
 #include <cstdint>
 #include <filesystem>
-#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
@@ -17,6 +16,7 @@
 #include "measure/threshold.h"
 #include "net/transport.h"
 #include "plan/run_spec.h"
+#include "result/spec_record.h"
 
 namespace proofload::plan {
 
@@ -37,7 +37,7 @@ Preflight preflight(const RunSpec& spec);
 
 struct PlannedRun {
   engine::LoadSpec load;
-  nlohmann::json recorded_spec;  // result.json's `spec`
+  result::SpecRecord spec;  // result.json's `spec`
   std::vector<measure::Threshold> thresholds;
   std::vector<std::string> observe;
   int64_t observe_every_ns = kNsPerS;

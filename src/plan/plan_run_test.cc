@@ -31,9 +31,9 @@ TEST(PlanRun, ALevelsRateIsTheLoadTheRecordedSpecAndTheCommandAlike) {
   EXPECT_EQ(run.load.executor, engine::Executor::kOpenLoop);
   EXPECT_DOUBLE_EQ(run.load.profile.target_at(kNsPerS), 412.5);
   EXPECT_EQ(run.load.warmup_ns, 2 * kNsPerS);
-  EXPECT_EQ(run.recorded_spec["rate_per_s"], 412.5);
-  EXPECT_EQ(run.recorded_spec["duration_s"], 8.0);
-  EXPECT_EQ(run.recorded_spec["executor"], "open_loop");
+  EXPECT_EQ(result::spec_to_json(run.spec)["rate_per_s"], 412.5);
+  EXPECT_EQ(result::spec_to_json(run.spec)["duration_s"], 8.0);
+  EXPECT_EQ(result::spec_to_json(run.spec)["executor"], "open_loop");
   // Without a typed command line, Reproduce is the spec's own `proofload run`.
   EXPECT_NE(run.command_line.find("--rate 412.5"), std::string::npos) << run.command_line;
   EXPECT_NE(run.command_line.find("-d 8s"), std::string::npos) << run.command_line;
@@ -47,7 +47,7 @@ TEST(PlanRun, AClosedLoopLevelIsItsConnections) {
   const PlannedRun run = plan_run(spec);
   EXPECT_EQ(run.load.executor, engine::Executor::kClosedLoop);
   EXPECT_EQ(run.load.connections, 64);
-  EXPECT_EQ(run.recorded_spec["connections"], 64);
+  EXPECT_EQ(result::spec_to_json(run.spec)["connections"], 64);
   EXPECT_NE(run.command_line.find("-c 64"), std::string::npos) << run.command_line;
 }
 
@@ -67,11 +67,11 @@ TEST(PlanRun, ATypedRunMeetsTheCommandLinesChecks) {
 
 TEST(PlanRun, OnlyPreflightAimsARun) {
   PlannedRun run = plan_run(open_loop_at(100));
-  EXPECT_EQ(run.recorded_spec["address"], "");  // planned (or --plan): aimed nowhere
+  EXPECT_EQ(result::spec_to_json(run.spec)["address"], "");  // planned (or --plan): aimed nowhere
   Preflight found;
   found.address.text = "127.0.0.1:8080";
   aim(run, found);
-  EXPECT_EQ(run.recorded_spec["address"], "127.0.0.1:8080");
+  EXPECT_EQ(result::spec_to_json(run.spec)["address"], "127.0.0.1:8080");
   EXPECT_EQ(run.load.address.text, "127.0.0.1:8080");
 }
 
@@ -85,7 +85,8 @@ TEST(PlanRun, SourcesGiveAWorkerEachAndAreRecorded) {
   EXPECT_EQ(run.load.workers, 3);
   ASSERT_EQ(run.load.sources.size(), 3u);
   EXPECT_EQ(run.load.sources[1].text, "127.0.0.3");
-  EXPECT_EQ(run.recorded_spec["sources"], nlohmann::json({"127.0.0.2", "127.0.0.3", "127.0.0.4"}));
+  EXPECT_EQ(result::spec_to_json(run.spec)["sources"],
+            nlohmann::json({"127.0.0.2", "127.0.0.3", "127.0.0.4"}));
   EXPECT_NE(run.command_line.find("--sources 127.0.0.2,127.0.0.3,127.0.0.4"), std::string::npos)
       << run.command_line;
 
@@ -113,7 +114,7 @@ TEST(PlanRun, MoreTargetsAreRecordedAimedAndMustShareSchemeAndPath) {
   RunSpec spec = open_loop_at(100);
   spec.more_targets = {"http://127.0.0.1:8081/hello"};
   PlannedRun run = plan_run(spec);
-  EXPECT_EQ(run.recorded_spec["targets"],
+  EXPECT_EQ(result::spec_to_json(run.spec)["targets"],
             nlohmann::json({"http://127.0.0.1:8080/hello", "http://127.0.0.1:8081/hello"}));
   EXPECT_NE(run.command_line.find("--target http://127.0.0.1:8081/hello"), std::string::npos)
       << run.command_line;
@@ -125,7 +126,8 @@ TEST(PlanRun, MoreTargetsAreRecordedAimedAndMustShareSchemeAndPath) {
   aim(run, found);
   ASSERT_EQ(run.load.targets.size(), 2u);
   EXPECT_EQ(run.load.targets[1].text, "127.0.0.1:8081");
-  EXPECT_EQ(run.recorded_spec["addresses"], nlohmann::json({"127.0.0.1:8080", "127.0.0.1:8081"}));
+  EXPECT_EQ(result::spec_to_json(run.spec)["addresses"],
+            nlohmann::json({"127.0.0.1:8080", "127.0.0.1:8081"}));
   for (const char* other : {"http://127.0.0.1:8081/other", "https://127.0.0.1:8081/hello"}) {
     spec.more_targets = {other};
     EXPECT_NE(usage_error_of(spec).find("share the scheme and path"), std::string::npos) << other;

@@ -50,10 +50,14 @@ std::string unknown_scope(const std::string& scope, const workload::Scenario* sc
   return message;
 }
 
-nlohmann::json headers_json(const std::vector<std::pair<std::string, std::string>>& headers) {
-  nlohmann::json out = nlohmann::json::array();
+std::vector<result::SpecHeader> headers_record(
+    const std::vector<std::pair<std::string, std::string>>& headers) {
+  std::vector<result::SpecHeader> out;
   for (const auto& [name, value] : headers) {
-    out.push_back({{"name", name}, {"value", is_sensitive_header(name) ? "[redacted]" : value}});
+    result::SpecHeader header;
+    header.name = name;
+    header.value = is_sensitive_header(name) ? std::string("[redacted]") : value;
+    out.push_back(std::move(header));
   }
   return out;
 }
@@ -102,51 +106,67 @@ std::vector<measure::Threshold> collect_thresholds(const workload::Scenario* sce
   return out;
 }
 
-nlohmann::json scenario_spec_json(const workload::Scenario& scenario,
-                                  const workload::Workload& workload) {
-  nlohmann::json requests = nlohmann::json::array();
+result::SpecScenario scenario_record(const workload::Scenario& scenario,
+                                     const workload::Workload& workload) {
+  std::vector<result::SpecRequest> requests;
   for (const workload::RequestSpec& r : scenario.requests) {
-    nlohmann::json checks = nlohmann::json::array();
+    result::SpecRequest request;
+    request.name = r.name;
+    request.method = r.method;
+    request.path = r.path_template;
+    request.headers = headers_record(r.header_templates);
+    request.body_template_bytes =
+        static_cast<int64_t>(r.body_template ? r.body_template->size() : 0);
+    std::vector<std::string> checks;
     for (const workload::CheckSpec& c : r.checks) checks.push_back(c.description);
-    nlohmann::json extracts = nlohmann::json::array();
+    request.checks = std::move(checks);
+    std::vector<std::string> extracts;
     for (const workload::ExtractSpec& x : r.extracts) extracts.push_back(x.variable);
-    requests.push_back({{"name", r.name},
-                        {"method", r.method},
-                        {"path", r.path_template},
-                        {"headers", headers_json(r.header_templates)},
-                        {"body_template_bytes", r.body_template ? r.body_template->size() : 0},
-                        {"checks", checks},
-                        {"extracts", extracts}});
+    request.extracts = std::move(extracts);
+    requests.push_back(std::move(request));
   }
-  nlohmann::json flows = nlohmann::json::array();
+  std::vector<result::SpecFlow> flows;
   for (const workload::FlowSpec& f : scenario.flows) {
-    nlohmann::json steps = nlohmann::json::array();
+    std::vector<result::SpecStep> steps;
     for (const workload::StepSpec& s : f.steps) {
-      steps.push_back({{"request", s.request}, {"think_s", static_cast<double>(s.think_ns) / 1e9}});
+      result::SpecStep step;
+      step.request = s.request;
+      step.think_s = static_cast<double>(s.think_ns) / 1e9;
+      steps.push_back(std::move(step));
     }
-    flows.push_back({{"name", f.name}, {"steps", steps}});
+    result::SpecFlow flow;
+    flow.name = f.name;
+    flow.steps = std::move(steps);
+    flows.push_back(std::move(flow));
   }
-  nlohmann::json mix = nlohmann::json::array();
+  std::vector<result::SpecMixEntry> mix;
   for (size_t i = 0; i < workload.entries().size(); ++i) {
-    const workload::MixEntryPlan& entry = workload.entries()[i];
-    mix.push_back({{"name", entry.name},
-                   {"kind", entry.flow >= 0 ? "flow" : "request"},
-                   {"share", workload.entry_share(static_cast<int>(i))}});
+    const workload::MixEntryPlan& plan = workload.entries()[i];
+    result::SpecMixEntry entry;
+    entry.name = plan.name;
+    entry.kind = std::string(plan.flow >= 0 ? "flow" : "request");
+    entry.share = workload.entry_share(static_cast<int>(i));
+    mix.push_back(std::move(entry));
   }
-  nlohmann::json data = nlohmann::json::array();
+  std::vector<result::SpecData> data;
   for (const workload::DataSpec& d : scenario.data) {
-    data.push_back({{"name", d.name}, {"kind", data_kind_name(d.kind)}});
+    result::SpecData variable;
+    variable.name = d.name;
+    variable.kind = std::string(data_kind_name(d.kind));
+    data.push_back(std::move(variable));
   }
-  nlohmann::json thresholds = nlohmann::json::array();
+  std::vector<std::string> thresholds;
   for (const workload::ThresholdSpec& t : scenario.thresholds) thresholds.push_back(t.expression);
-  return {{"file", scenario.file},
-          {"default_headers", headers_json(scenario.default_headers)},
-          {"requests", requests},
-          {"flows", flows},
-          {"mix", mix},
-          {"data", data},
-          {"thresholds", thresholds},
-          {"seed", workload.seed()}};
+  result::SpecScenario out;
+  out.file = scenario.file;
+  out.default_headers = headers_record(scenario.default_headers);
+  out.requests = std::move(requests);
+  out.flows = std::move(flows);
+  out.mix = std::move(mix);
+  out.data = std::move(data);
+  out.thresholds = std::move(thresholds);
+  out.seed = workload.seed();
+  return out;
 }
 
 }  // namespace proofload::plan

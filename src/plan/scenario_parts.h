@@ -3,12 +3,12 @@
 // records it (templates, never secret values). Configuration time only; throws UsageError.
 #pragma once
 
-#include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
 #include <vector>
 
 #include "measure/threshold.h"
+#include "result/spec_record.h"
 #include "workload/scenario.h"
 #include "workload/workload.h"
 
@@ -29,12 +29,13 @@ std::vector<measure::Threshold> collect_thresholds(const workload::Scenario* sce
                                                    const std::vector<std::string>& flags);
 
 // Header names and values for a recorded spec, sensitive values as [redacted].
-nlohmann::json headers_json(const std::vector<std::pair<std::string, std::string>>& headers);
+std::vector<result::SpecHeader> headers_record(
+    const std::vector<std::pair<std::string, std::string>>& headers);
 
 // What the scenario asks for, for result.json's spec: requests (method, path template, header
 // names and values, sensitive ones redacted), flows, the mix with each entry's share, data
 // variables by kind, thresholds.
-nlohmann::json scenario_spec_json(const workload::Scenario& scenario,
-                                  const workload::Workload& workload);
+result::SpecScenario scenario_record(const workload::Scenario& scenario,
+                                     const workload::Workload& workload);
 
 }  // namespace proofload::plan

@@ -48,17 +48,12 @@ int64_t started_requests(const measure::WindowStats& w) {
   return w.ended() - w.count(measure::Outcome::kNeverStarted);
 }
 
-std::string arrivals_noun(const nlohmann::json& spec) {
+std::string arrivals_noun(const result::SpecRecord& spec) {
   bool flows = false;
   bool requests = false;
-  const nlohmann::json* mix = nullptr;
-  if (spec.is_object() && spec.contains("scenario") && spec["scenario"].is_object() &&
-      spec["scenario"].contains("mix") && spec["scenario"]["mix"].is_array()) {
-    mix = &spec["scenario"]["mix"];
-  }
-  if (mix == nullptr) return "requests";
-  for (const nlohmann::json& entry : *mix) {
-    const bool is_flow = entry.is_object() && entry.value("kind", "") == "flow";
+  if (!spec.scenario || !spec.scenario->mix) return "requests";
+  for (const result::SpecMixEntry& entry : *spec.scenario->mix) {
+    const bool is_flow = entry.kind.get() == "flow";
     (is_flow ? flows : requests) = true;
   }
   if (flows && requests) return "arrivals (requests and flows)";

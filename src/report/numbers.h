@@ -5,14 +5,14 @@
 #pragma once
 
 #include <cstdint>
+#include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
 #include <vector>
 
-#include <nlohmann/json.hpp>
-
 #include "measure/hdr_histogram.h"
 #include "measure/window_stats.h"
+#include "result/spec_record.h"
 
 namespace proofload::report {
 
@@ -40,7 +40,7 @@ std::optional<double> share(int64_t numerator, int64_t denominator);
 // What one arrival of the run is, in the plural, for "635 of 1,200 flows offered": "flows"
 // when every pick of the scenario's mix is a flow, "requests" when none is, "arrivals
 // (requests and flows)" for a mix of both. `spec` is result.json's spec.
-std::string arrivals_noun(const nlohmann::json& spec);
+std::string arrivals_noun(const result::SpecRecord& spec);
 
 // ns since the Unix epoch -> "2024-05-01T12:00:00.123Z" (UTC, millisecond precision).
 std::string iso8601_utc(int64_t wall_ns);

@@ -152,8 +152,8 @@ void ResultDirectory::open(const RunResult& initial) {
   const std::filesystem::path csv_path = directory_ / kWindowsCsv;
   csv_ = open_stream(csv_path);
   observed_columns_ = initial.observed_columns;
-  goodput_slo_ = goodput_slo(initial.spec);
-  stream_columns_ = initial.spec.is_object() && initial.spec.contains("stream");
+  goodput_slo_ = initial.spec.goodput_slo();
+  stream_columns_ = initial.spec.streams();
   write_stream(csv_, windows_csv_header(observed_columns_, stream_columns_), csv_path);
 
   const std::filesystem::path hlog_path = directory_ / kLatencyHlog;

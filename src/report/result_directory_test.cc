@@ -120,7 +120,7 @@ TEST(ResultDirectory, ResultJsonGoesFromRunningToFinal) {
   dir.open(result);
   const json running = json::parse(read_file(scratch.path() / "result.json"));
   EXPECT_EQ(running["status"], "running");
-  EXPECT_EQ(running["spec"], result.spec);
+  EXPECT_EQ(running["spec"], result::spec_to_json(result.spec));
   EXPECT_FALSE(running.contains("summary"));
 
   for (const measure::WindowStats& w : testing_support::make_synthetic_windows()) {

@@ -103,9 +103,9 @@ void record_summary(const RunResult& result, result::RunRecord& r) {
   r.tls_first_error = result.first_tls_failure;
   r.h2_goaways = t.connection.goaways;
   r.h2_server_max_streams = result.h2_server_max_streams;
-  if (result.spec.is_object() && result.spec.contains("stream")) {
+  if (result.spec.streams()) {
     r.streams = streams_record(t.streams, result.span.counts.streams, seconds(span.duration_ns),
-                               goodput_slo(result.spec));
+                               result.spec.goodput_slo());
   }
   r.reconcile = result.reconcile;
 }
@@ -133,7 +133,7 @@ void record_named(const RunResult& result, result::RunRecord& r) {
     if (stats.streams) {
       r.named.back().streams =
           streams_record(*stats.streams, stats.span_streams, seconds(result.span.duration_ns),
-                         goodput_slo(result.spec));
+                         result.spec.goodput_slo());
     }
   }
 }
@@ -179,21 +179,13 @@ result::RunRecord header_record(const RunResult& result, const char* status) {
   r.command_line = result.command_line;
   r.start_time = iso8601_utc(result.start_wall_ns);
   r.window_s = seconds(result.window_ns);
-  r.read_spec(result.spec);
+  r.spec = result.spec;
   r.segment = result.segment;
   r.merged = result.merged;
   return r;
 }
 
 }  // namespace
-
-std::string goodput_slo(const json& spec) {
-  if (!spec.is_object() || !spec.contains("stream") || !spec["stream"].is_object()) return "";
-  const json& stream = spec["stream"];
-  return stream.contains("goodput") && stream["goodput"].is_string()
-             ? stream["goodput"].get<std::string>()
-             : "";
-}
 
 json figures_json(const std::vector<std::pair<std::string, double>>& figures) {
   json out = json::object();

@@ -20,8 +20,6 @@ nlohmann::json result_to_json(const RunResult& result);
 
 // One window's object in result.json's `windows` array.
 nlohmann::json window_to_json(const WindowSummary& w);
-// The recorded spec's `stream.goodput` (the per-stream SLO as given), or "".
-std::string goodput_slo(const nlohmann::json& spec);
 
 // The file written before the first request: status "running", the spec, no summary and no
 // windows (a reader that finds it after a crash knows the run never finished).

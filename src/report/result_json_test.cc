@@ -206,7 +206,7 @@ TEST(ResultJson, TheRecordReadBackWritesTheSameDocument) {
   header.command_line = running["command_line"];
   header.start_time = running["start_time"];
   header.window_s = running["window_s"].get<double>();
-  header.read_spec(running["spec"]);
+  header.spec = result::spec_from_json(running["spec"], "running result.json");
   EXPECT_EQ(result::run_to_json(header), running);
 }
 

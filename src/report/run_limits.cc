@@ -70,7 +70,7 @@ void add_observer_limits(const RunRecord& v, std::vector<std::string>& bullets) 
   const bool server = std::any_of(v.sources.begin(), v.sources.end(), [](const SourceRecord& s) {
     return !s.is_generator() && !s.is_host();
   });
-  if (!server && !v.observe_only) {
+  if (!server && !v.spec.observe_only()) {
     bullets.push_back(std::string("No server observer was attached (only the generator itself") +
                       (v.host() != nullptr ? " and the host" : "") +
                       " were observed), so nothing here says what the server spent or why it "
@@ -106,9 +106,9 @@ std::string status_limit(const RunRecord& v) {
   std::string out = "The run did not complete (" + v.status +
                     "): " + (v.end_reason.empty() ? "no reason recorded" : v.end_reason) +
                     ". The figures cover only the part that ran";
-  if (v.duration_s && v.planned_duration_s) {
+  if (v.duration_s && v.spec.duration_s) {
     out += ": " + seconds_text(*v.duration_s) + " measured of the " +
-           seconds_text(*v.planned_duration_s) + " planned";
+           seconds_text(*v.spec.duration_s) + " planned";
   }
   return out + ".";
 }
@@ -116,22 +116,22 @@ std::string status_limit(const RunRecord& v) {
 std::string limits_section(const RunRecord& v) {
   std::vector<std::string> bullets;
   if (v.status != "complete") bullets.push_back(status_limit(v));
-  if (v.executor == "closed_loop") {
+  if (executor_of(v) == "closed_loop") {
     bullets.push_back(
         "Closed loop: this measures what the system accepts, not what happens when demand does "
         "not wait. Each sender waits for its answer, so a slower server is simply sent less; "
         "queues that real arrivals would build do not form.");
   }
-  if (!v.stages.empty()) {
+  if (!stages_of(v).empty()) {
     bullets.push_back(
         "The load was ramped by stages: the figures are totals over every stage, so they do not "
         "say how the service did at any one level (windows.csv has them window by window).");
-  } else if (v.executor == "closed_loop" || v.executor == "open_loop") {
+  } else if (executor_of(v) == "closed_loop" || executor_of(v) == "open_loop") {
     const std::string level =
-        v.executor == "closed_loop"
-            ? (v.connections ? plural(*v.connections, "connection", "connections")
-                             : std::string("one number of connections"))
-            : (v.rate_per_s ? level_text(*v.rate_per_s) + "/s" : std::string("one rate"));
+        executor_of(v) == "closed_loop"
+            ? (v.spec.connections ? plural(*v.spec.connections, "connection", "connections")
+                                  : std::string("one number of connections"))
+            : (v.spec.rate_per_s ? level_text(*v.spec.rate_per_s) + "/s" : std::string("one rate"));
     bullets.push_back("One load level was tested (" + level +
                       "): this shows how the service did there, not where it buckles; "
                       "`proofload ladder` finds that.");
@@ -166,7 +166,7 @@ std::string limits_section(const RunRecord& v) {
                       "; marked * in the Latency table.");
   }
   add_observer_limits(v, bullets);
-  const std::optional<double> warmup_s = v.warmup_s ? v.warmup_s : v.spec_warmup_s;
+  const std::optional<double> warmup_s = v.warmup_s ? v.warmup_s : v.spec.warmup_s.get();
   if (const std::optional<int64_t> warm = v.warmup_errors(); warm && *warm > 0) {
     std::vector<std::string> failures;
     for (const auto& [name, count] : v.warmup_outcomes) {

@@ -42,64 +42,84 @@ std::string rows_text(const std::vector<std::vector<std::string>>& rows) {
 
 // ---- Title and scope ----
 
-bool is_scenario(const RunRecord& v) { return !v.scenario_file.empty() || v.scenario_requests; }
+// The recorded scenario's file ("" when not recorded), its named requests and flows (nullopt: not
+// recorded) and the seed its draws used.
+std::string scenario_file(const RunRecord& v) {
+  return v.spec.scenario ? v.spec.scenario->file.value_or("") : "";
+}
+std::optional<size_t> scenario_requests(const RunRecord& v) {
+  if (!v.spec.scenario || !v.spec.scenario->requests) return std::nullopt;
+  return v.spec.scenario->requests->size();
+}
+std::optional<size_t> scenario_flows(const RunRecord& v) {
+  if (!v.spec.scenario || !v.spec.scenario->flows) return std::nullopt;
+  return v.spec.scenario->flows->size();
+}
+std::optional<uint64_t> seed_of(const RunRecord& v) {
+  return v.spec.scenario ? v.spec.scenario->seed.get() : std::nullopt;
+}
+
+bool is_scenario(const RunRecord& v) {
+  return !scenario_file(v).empty() || scenario_requests(v).has_value();
+}
 
 std::string stages_text(const RunRecord& v) {
   std::vector<std::string> items;
-  for (const auto& [duration_s, target] : v.stages) {
+  for (const auto& [duration_s, target] : stages_of(v)) {
     items.push_back(seconds_text(duration_s) + " to " + level_text(target));
   }
   return list_text(items);
 }
 
 std::string load_words(const RunRecord& v) {
-  if (v.executor == "closed_loop") {
-    if (!v.stages.empty()) {
+  if (executor_of(v) == "closed_loop") {
+    if (!stages_of(v).empty()) {
       return "Closed loop: connections ramped by stages (linear, from 0) " + stages_text(v);
     }
-    if (!v.connections) return "Closed loop: the number of connections is not recorded";
-    return "Closed loop: " + plural(*v.connections, "connection", "connections") +
+    if (!v.spec.connections) return "Closed loop: the number of connections is not recorded";
+    return "Closed loop: " + plural(*v.spec.connections, "connection", "connections") +
            ", each sending its next request when the answer to the last one arrives";
   }
-  if (v.executor == "open_loop") {
+  if (executor_of(v) == "open_loop") {
     const std::string unit =
         is_scenario(v) ? "arrivals/s (each one pick of the mix)" : "requests/s";
     std::string out = "Open loop: ";
-    if (!v.stages.empty()) {
+    if (!stages_of(v).empty()) {
       out += "the arrival rate ramped by stages (linear, from 0) " + stages_text(v) + " " + unit;
-    } else if (v.rate_per_s) {
-      out += level_text(*v.rate_per_s) + " " + unit +
+    } else if (v.spec.rate_per_s) {
+      out += level_text(*v.spec.rate_per_s) + " " + unit +
              " on schedule, whether or not earlier ones had finished";
     } else {
       out += "the rate is not recorded";
     }
-    if (v.connections) {
-      out += ", over " + plural(*v.connections, "connection", "connections") + " opened up front";
-      if (v.max_connections && *v.max_connections > *v.connections) {
-        out += " (at most " + count_text(*v.max_connections) + ")";
+    if (v.spec.connections) {
+      out +=
+          ", over " + plural(*v.spec.connections, "connection", "connections") + " opened up front";
+      if (v.spec.max_connections && *v.spec.max_connections > *v.spec.connections) {
+        out += " (at most " + count_text(*v.spec.max_connections) + ")";
       }
     }
     return out;
   }
-  return v.executor.empty() ? "Executor not recorded" : "Executor " + v.executor;
+  return executor_of(v).empty() ? "Executor not recorded" : "Executor " + executor_of(v);
 }
 
 std::string load_length_words(const RunRecord& v) {
   std::string out;
-  if (v.planned_duration_s && v.requests_limit) {
-    out = "for up to " + seconds_text(*v.planned_duration_s) + " or " +
-          count_text(*v.requests_limit) + " requests, whichever came first";
-  } else if (v.planned_duration_s) {
-    out = "for " + seconds_text(*v.planned_duration_s);
-  } else if (v.requests_limit) {
-    out = "until " + count_text(*v.requests_limit) + " requests";
+  if (v.spec.duration_s && v.spec.requests_limit) {
+    out = "for up to " + seconds_text(*v.spec.duration_s) + " or " +
+          count_text(*v.spec.requests_limit) + " requests, whichever came first";
+  } else if (v.spec.duration_s) {
+    out = "for " + seconds_text(*v.spec.duration_s);
+  } else if (v.spec.requests_limit) {
+    out = "until " + count_text(*v.spec.requests_limit) + " requests";
   } else {
     out = "duration not recorded";
   }
-  if (!v.spec_warmup_s) return out + " (warm-up not recorded)";
-  if (*v.spec_warmup_s == 0) return out + ", with no warm-up";
-  const std::string warmup = seconds_text(*v.spec_warmup_s);
-  if (!v.stages.empty()) {
+  if (!v.spec.warmup_s) return out + " (warm-up not recorded)";
+  if (*v.spec.warmup_s == 0) return out + ", with no warm-up";
+  const std::string warmup = seconds_text(*v.spec.warmup_s);
+  if (!stages_of(v).empty()) {
     return out + ", the first " + warmup + " of it a warm-up (recorded apart, not in the figures)";
   }
   return out + " after " + warmup + " of warm-up (recorded apart, not in the figures)";
@@ -107,18 +127,20 @@ std::string load_length_words(const RunRecord& v) {
 
 std::string scenario_words(const RunRecord& v) {
   if (!is_scenario(v)) return "";
-  std::string out = "Scenario " + (v.scenario_file.empty() ? std::string("file not recorded")
-                                                           : inline_code(v.scenario_file));
+  const std::string file = scenario_file(v);
+  std::string out =
+      "Scenario " + (file.empty() ? std::string("file not recorded") : inline_code(file));
   std::vector<std::string> parts;
-  if (v.scenario_requests) {
-    parts.push_back(
-        plural(static_cast<double>(*v.scenario_requests), "named request", "named requests"));
+  if (const std::optional<size_t> requests = scenario_requests(v)) {
+    parts.push_back(plural(static_cast<double>(*requests), "named request", "named requests"));
   }
-  if (v.scenario_flows && *v.scenario_flows > 0) {
-    parts.push_back(plural(static_cast<double>(*v.scenario_flows), "flow", "flows"));
+  if (const std::optional<size_t> flows = scenario_flows(v); flows && *flows > 0) {
+    parts.push_back(plural(static_cast<double>(*flows), "flow", "flows"));
   }
   if (!parts.empty()) out += ": " + list_text(parts);
-  if (v.seed) out += "; its random draws used seed " + std::to_string(*v.seed);
+  if (const std::optional<uint64_t> seed = seed_of(v)) {
+    out += "; its random draws used seed " + std::to_string(*seed);
+  }
   return out + ".\n\n";
 }
 
@@ -150,9 +172,10 @@ std::string status_notice(const RunRecord& v) {
 }
 
 std::string header_of(const RunRecord& v) {
-  const std::string title = !v.target.empty()          ? v.target
-                            : !v.scenario_file.empty() ? v.scenario_file
-                                                       : "target not recorded";
+  const std::string target = v.spec.target.value_or("");
+  const std::string title = !target.empty()             ? target
+                            : !scenario_file(v).empty() ? scenario_file(v)
+                                                        : "target not recorded";
   return "# Run: " + title + "\n\n" + load_words(v) + "; " + load_length_words(v) + ".\n\n" +
          scenario_words(v) + when_words(v) + "\n\n" + segments_paragraph(v.segment, v.merged) +
          status_notice(v);
@@ -175,8 +198,8 @@ std::vector<std::string> carry_row(const RunRecord& v) {
               seconds_text(*v.duration_s) + " measured span)";
   }
   if (v.goodput_rps) answer += ", goodput " + rps_number(v, "goodput", *v.goodput_rps) + "/s";
-  if (v.executor == "open_loop" && v.stages.empty() && v.rate_per_s) {
-    answer += ", against " + level_text(*v.rate_per_s) + "/s scheduled";
+  if (executor_of(v) == "open_loop" && stages_of(v).empty() && v.spec.rate_per_s) {
+    answer += ", against " + level_text(*v.spec.rate_per_s) + "/s scheduled";
   }
   return {question, answer, evidence};
 }
@@ -325,9 +348,9 @@ std::vector<std::string> generator_row(const RunRecord& v) {
 
 std::vector<std::string> status_row(const RunRecord& v) {
   std::string evidence = "status " + v.status;
-  if (v.duration_s && v.planned_duration_s) {
+  if (v.duration_s && v.spec.duration_s) {
     evidence += "; measured " + seconds_text(*v.duration_s) + " of " +
-                seconds_text(*v.planned_duration_s) + " planned";
+                seconds_text(*v.spec.duration_s) + " planned";
   }
   return {"Did it run to the end?",
           "No (" + v.status + "): " + (v.end_reason.empty() ? "no reason recorded" : v.end_reason) +
@@ -349,15 +372,16 @@ std::string short_version(const RunRecord& v) {
 
 std::string reproduce(const RunRecord& v) {
   std::string out = "## Reproduce\n\n" + command_block(v.command_line);
-  if (v.seed) {
-    out += "The scenario's random draws used seed " + std::to_string(*v.seed) + ": " +
-           inline_code("--seed " + std::to_string(*v.seed)) + " repeats them.\n\n";
+  if (const std::optional<uint64_t> seed = seed_of(v)) {
+    out += "The scenario's random draws used seed " + std::to_string(*seed) + ": " +
+           inline_code("--seed " + std::to_string(*seed)) + " repeats them.\n\n";
   }
   out += "Re-render this report from the recorded data: `proofload report DIR`. " +
-         std::string(v.observe_only ? "`windows.csv` holds the observers' figures window by window."
-                                    : "Window by window: `windows.csv` (a row per window) and "
-                                      "`latency.hlog` (each window's latency histogram, for "
-                                      "HdrHistogram's tools).") +
+         std::string(v.spec.observe_only()
+                         ? "`windows.csv` holds the observers' figures window by window."
+                         : "Window by window: `windows.csv` (a row per window) and "
+                           "`latency.hlog` (each window's latency histogram, for "
+                           "HdrHistogram's tools).") +
          "\n";
   return out;
 }
@@ -366,12 +390,14 @@ std::string reproduce(const RunRecord& v) {
 
 std::string observation_summary(const RunRecord& v) {
   std::vector<std::string> specs;
-  for (const std::string& spec : v.observe) specs.push_back(inline_code(spec));
+  for (const std::string& spec : v.spec.observe.value_or(std::vector<std::string>())) {
+    specs.push_back(inline_code(spec));
+  }
   std::string out =
       "# Observation: " + (specs.empty() ? std::string("the generator itself") : list_text(specs)) +
       "\n\nNo load was sent: `proofload observe` watched these sources " +
-      (v.planned_duration_s ? "for " + seconds_text(*v.planned_duration_s)
-                            : std::string("(duration not recorded)")) +
+      (v.spec.duration_s ? "for " + seconds_text(*v.spec.duration_s)
+                         : std::string("(duration not recorded)")) +
       ".\n\n" + when_words(v) + "\n\n" + status_notice(v);
   int64_t lost = 0;
   std::vector<std::string> lossy;
@@ -406,7 +432,7 @@ std::string observation_summary(const RunRecord& v) {
 
 std::string render_run_summary(const nlohmann::json& result) {
   const RunRecord v = result::run_from_json(result);
-  if (v.observe_only) return observation_summary(v);
+  if (v.spec.observe_only()) return observation_summary(v);
   return header_of(v) + short_version(v) + latency_table(v) + outcomes_table(v) +
          connections_section(v) + streams_table(v) + reconcile_section(v) + named_table(v) +
          flows_table(v) +

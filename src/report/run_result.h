@@ -150,9 +150,9 @@ struct ThresholdVerdict {
 };
 
 struct RunResult {
-  // The run as configured, normalized (every default filled in), as JSON so the report layer
-  // knows nothing of the engine's types. Secrets never reach it.
-  nlohmann::json spec;
+  // The run as configured, normalized (every default filled in), as result.json records it, so
+  // the report layer knows nothing of the engine's types. Secrets never reach it.
+  result::SpecRecord spec;
   std::string command_line;       // how it was started (argv joined, for "Reproduce")
   // HTTP/2: the lowest SETTINGS_MAX_CONCURRENT_STREAMS a server announced (nullopt: none did).
   std::optional<int64_t> h2_server_max_streams;

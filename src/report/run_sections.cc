@@ -172,6 +172,17 @@ std::string rps_number(const RunRecord& v, std::string_view metric, double rps) 
   return fixed(rps, honest_decimals(v, metric, rps, std::abs(rps) >= 100 ? 0 : 1));
 }
 
+std::string executor_of(const RunRecord& v) { return v.spec.executor.value_or(""); }
+
+std::vector<std::pair<double, double>> stages_of(const RunRecord& v) {
+  std::vector<std::pair<double, double>> out;
+  if (!v.spec.stages) return out;
+  for (const result::SpecStage& stage : *v.spec.stages) {
+    if (stage.duration_s && stage.target) out.emplace_back(*stage.duration_s, *stage.target);
+  }
+  return out;
+}
+
 std::string count_or_dash(std::optional<double> n) { return n ? count_text(*n) : kDash; }
 
 std::string plural(double n, const std::string& one, const std::string& many) {
@@ -296,12 +307,12 @@ std::string outcomes_table(const RunRecord& v) {
 
 // HTTP/2: the streams asked for and allowed, and the GOAWAYs that moved them.
 std::string h2_sentence(const RunRecord& v) {
-  std::string out =
-      "Up to " + (v.h2_streams ? count_text(*v.h2_streams) : kDash) + " streams on each connection";
+  std::string out = "Up to " + (v.spec.h2_streams ? count_text(*v.spec.h2_streams) : kDash) +
+                    " streams on each connection";
   if (v.h2_server_max_streams) {
     out += "; the server allowed " + count_text(*v.h2_server_max_streams) +
            " (SETTINGS_MAX_CONCURRENT_STREAMS)";
-    if (v.h2_streams && *v.h2_server_max_streams < *v.h2_streams) {
+    if (v.spec.h2_streams && *v.h2_server_max_streams < *v.spec.h2_streams) {
       out += ", so that many were used";
     }
   }
@@ -316,14 +327,16 @@ std::string h2_sentence(const RunRecord& v) {
 }
 
 std::string connections_section(const RunRecord& v) {
-  if (!v.connect_time.p50 && !v.tls) return "";  // a file from before, or nothing connected
-  const std::string protocol = v.protocol == "h2" ? "HTTP/2" : "HTTP/1.1";
+  if (!v.connect_time.p50 && !v.spec.tls) return "";  // a file from before, or nothing connected
+  const std::string protocol = v.spec.protocol.get() == "h2" ? "HTTP/2" : "HTTP/1.1";
   std::string out = "## Connections\n\n" + protocol + " over ";
-  if (!v.tls) {
+  if (!v.spec.tls) {
     out += "plain TCP.";
   } else {
-    out += (v.tls_version.empty() ? std::string("TLS") : v.tls_version) +
-           (v.tls_alpn.empty() ? ", no ALPN protocol agreed." : " (ALPN " + v.tls_alpn + ").");
+    const std::string version = v.spec.tls->version.value_or("");
+    const std::string alpn = v.spec.tls->alpn.value_or("");
+    out += (version.empty() ? std::string("TLS") : version) +
+           (alpn.empty() ? ", no ALPN protocol agreed." : " (ALPN " + alpn + ").");
   }
   out += "\n\n" + table_row({"", "count", "p50 ms", "p90 ms", "p99 ms", "max ms"}) +
          table_row({"---", "---:", "---:", "---:", "---:", "---:"});
@@ -333,7 +346,7 @@ std::string connections_section(const RunRecord& v) {
                       latency_cell(v, nullptr, "", l.max)});
   };
   out += row("TCP connect", v.connects ? count_text(*v.connects) : kDash, v.connect_time);
-  if (v.tls) {
+  if (v.spec.tls) {
     std::string count = v.tls_handshakes ? count_text(*v.tls_handshakes) : kDash;
     if (v.tls_handshakes && v.tls_resumed && *v.tls_handshakes > 0) {
       count += " (" + count_text(*v.tls_resumed) + " resumed, " +
@@ -341,9 +354,9 @@ std::string connections_section(const RunRecord& v) {
     }
     out += row("TLS handshake", count, v.tls_handshake);
   }
-  if (v.protocol == "h2") out += "\n" + h2_sentence(v) + "\n";
+  if (v.spec.protocol.get() == "h2") out += "\n" + h2_sentence(v) + "\n";
   out += "\nConnect runs from the connect call to the connected socket";
-  if (v.tls) out += ", the handshake from there to its end";
+  if (v.spec.tls) out += ", the handshake from there to its end";
   out += "; a request that had to open a connection counts that time in its latency.";
   if (!v.tls_first_error.empty()) {
     out += " First TLS failure: " + table_cell(v.tls_first_error) + ".";

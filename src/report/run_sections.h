@@ -7,6 +7,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 #include "result/run_record.h"
@@ -44,6 +45,10 @@ std::string share_text(const RunRecord& v, std::string_view metric, double share
 // Throughput without its unit ("2,066", "99.8"), likewise for a threshold on `metric` ("rps").
 std::string rps_number(const RunRecord& v, std::string_view metric, double rps);
 std::string count_or_dash(std::optional<double> n);
+// The recorded spec's executor ("closed_loop", "open_loop"; "" when not recorded), and its stages
+// that record both a duration and a target, as (duration_s, target).
+std::string executor_of(const RunRecord& v);
+std::vector<std::pair<double, double>> stages_of(const RunRecord& v);
 // "1 connection", "64 connections".
 std::string plural(double n, const std::string& one, const std::string& many);
 // The denominator of never started: "1,200 flows offered" (each arrival a single request or a

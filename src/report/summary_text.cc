@@ -21,23 +21,19 @@ namespace {
 using measure::HdrHistogram;
 using measure::Outcome;
 using measure::WindowStats;
-using nlohmann::json;
 using words::fixed_with_thousands;
 using words::percent_text;
 using words::with_thousands;
 
-std::string mode_text(const json& spec) {
-  if (!spec.is_object()) return "";
-  const auto executor = spec.find("executor");
-  if (executor == spec.end() || !executor->is_string()) return "";
-  if (*executor == "closed_loop") {
-    const auto connections = spec.find("connections");
-    if (connections != spec.end() && connections->is_number_integer()) {
-      const int64_t n = connections->get<int64_t>();
-      const auto streams = spec.find("h2_streams");
-      if (streams != spec.end() && streams->is_number_integer() && *streams > 1) {
+std::string mode_text(const result::SpecRecord& spec) {
+  if (!spec.executor) return "";
+  const std::string& executor = *spec.executor;
+  if (executor == "closed_loop") {
+    if (spec.connections) {
+      const int64_t n = *spec.connections;
+      if (spec.h2_streams && *spec.h2_streams > 1) {
         // HTTP/2: each stream slot is a virtual user.
-        const int64_t m = streams->get<int64_t>();
+        const int64_t m = *spec.h2_streams;
         return "closed loop, " + with_thousands(n) + " connections × " + with_thousands(m) +
                " streams (" + with_thousands(n * m) + " virtual users)";
       }
@@ -45,25 +41,18 @@ std::string mode_text(const json& spec) {
     }
     return "closed loop";
   }
-  if (*executor == "open_loop") {
-    const auto rate = spec.find("rate_per_s");
-    if (rate != spec.end() && rate->is_number()) {
-      const double rate_per_s = rate->get<double>();
+  if (executor == "open_loop") {
+    if (spec.rate_per_s) {
+      const double rate_per_s = *spec.rate_per_s;
       const bool whole = rate_per_s == std::floor(rate_per_s);
       // A scenario's arrivals are picks of its mix: a request, or a whole flow of several.
-      const bool scenario = spec.contains("scenario");
+      const bool scenario = spec.scenario.present();
       return "open loop, " + fixed_with_thousands(rate_per_s, whole ? 0 : 2) +
              (scenario ? " arrivals/s (each one pick of the mix)" : " req/s");
     }
     return "open loop";
   }
-  return executor->get<std::string>();
-}
-
-std::string target_text(const json& spec) {
-  if (!spec.is_object()) return "";
-  const auto target = spec.find("target");
-  return target != spec.end() && target->is_string() ? target->get<std::string>() : "";
+  return executor;
 }
 
 std::string ms_cell(std::optional<double> value, bool too_few) {
@@ -261,7 +250,7 @@ std::string format_summary(const RunResult& result) {
     out += result.end_reason.empty() ? "Run complete.\n"
                                      : fmt::format("Run complete ({}).\n", result.end_reason);
   }
-  if (const std::string target = target_text(result.spec); !target.empty()) {
+  if (const std::string target = result.spec.target.value_or(""); !target.empty()) {
     out += fmt::format("  target        {}\n", target);
   }
   if (const std::string mode = mode_text(result.spec); !mode.empty()) {
@@ -334,12 +323,9 @@ std::string format_summary(const RunResult& result) {
   out += fmt::format("bytes           {} in, {} out\n", with_thousands(t.bytes_in),
                      with_thousands(t.bytes_out));
   out += fmt::format("connections     {} opened", with_thousands(t.connects));
-  if (const auto* tls = result.spec.contains("tls") && result.spec["tls"].is_object()
-                            ? &result.spec["tls"]
-                            : nullptr) {
+  if (result.spec.tls) {
     // https: the version the pre-flight handshake agreed, and how many handshakes resumed.
-    const std::string version =
-        tls->contains("version") && (*tls)["version"].is_string() ? (*tls)["version"] : "TLS";
+    const std::string version = result.spec.tls->version.value_or("TLS");
     out +=
         fmt::format(" over {}; {} handshakes, {} resumed", version,
                     with_thousands(t.connection.handshakes), with_thousands(t.connection.resumed));
@@ -347,11 +333,8 @@ std::string format_summary(const RunResult& result) {
       out += "\nfirst TLS error " + result.first_tls_failure;
     }
   }
-  if (result.spec.is_object() && result.spec.value("protocol", "") == "h2") {
-    const auto h2_streams = result.spec.find("h2_streams");
-    const int64_t streams = h2_streams != result.spec.end() && h2_streams->is_number_integer()
-                                ? h2_streams->get<int64_t>()
-                                : 1;
+  if (result.spec.protocol.get() == "h2") {
+    const int64_t streams = result.spec.h2_streams.value_or(1);
     out += fmt::format("\n                HTTP/2, {} streams each", with_thousands(streams));
     if (result.h2_server_max_streams) {
       out += fmt::format(" (the server allows {})", with_thousands(*result.h2_server_max_streams));

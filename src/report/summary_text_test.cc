@@ -23,7 +23,9 @@ TEST(SummaryText, MatchesGolden) {
 TEST(SummaryText, AnHttpsRunSaysItsTlsVersionResumptionAndFirstFailure) {
   RunResult result = make_synthetic_result();
   EXPECT_NE(format_summary(result).find("connections     2 opened\n"), std::string::npos);
-  result.spec["tls"] = {{"version", "TLSv1.3"}};
+  result::SpecTls tls;
+  tls.version = "TLSv1.3";
+  result.spec.tls = tls;
   result.total.connection.handshakes = 2;
   result.total.connection.resumed = 1;
   result.first_tls_failure = "certificate verify failed: hostname mismatch";
@@ -36,10 +38,10 @@ TEST(SummaryText, AnHttpsRunSaysItsTlsVersionResumptionAndFirstFailure) {
 
 TEST(SummaryText, AnHttp2RunSaysItsStreamsTheServersLimitAndGoaways) {
   RunResult result = make_synthetic_result();
-  result.spec["protocol"] = "h2";
-  result.spec["executor"] = "closed_loop";
-  result.spec["connections"] = 64;
-  result.spec["h2_streams"] = 8;
+  result.spec.protocol = "h2";
+  result.spec.executor = "closed_loop";
+  result.spec.connections = 64;
+  result.spec.h2_streams = 8;
   result.h2_server_max_streams = 1;
   result.total.connection.goaways = 3;
   const std::string text = format_summary(result);
@@ -80,7 +82,9 @@ TEST(SummaryText, CleanRunRaisesNoAlarm) {
 
 TEST(SummaryText, ClosedLoopModeNamesConnections) {
   RunResult result = make_synthetic_result();
-  result.spec = {{"executor", "closed_loop"}, {"connections", 1500}};
+  result.spec = {};
+  result.spec.executor = "closed_loop";
+  result.spec.connections = 1500;
   EXPECT_NE(format_summary(result).find("mode          closed loop, 1,500 connections\n"),
             std::string::npos);
 }

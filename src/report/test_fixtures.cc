@@ -105,12 +105,14 @@ std::vector<WindowStats> make_synthetic_windows() {
 
 RunResult make_synthetic_result() {
   RunResult r;
-  r.spec = {{"target", "http://127.0.0.1:8080/"},
-            {"executor", "open_loop"},
-            {"rate_per_s", 1000},
-            {"connections", 10},
-            {"duration_s", 3},
-            {"warmup_s", 1}};
+  // Hand-written, as a partial spec: whole numbers stay integers in the golden result.json.
+  r.spec = result::spec_from_json({{"target", "http://127.0.0.1:8080/"},
+                                   {"executor", "open_loop"},
+                                   {"rate_per_s", 1000},
+                                   {"connections", 10},
+                                   {"duration_s", 3},
+                                   {"warmup_s", 1}},
+                                  "fixture");
   r.command_line = "proofload run --rate 1000 --duration 3s --warmup 1s http://127.0.0.1:8080/";
   r.proofload_version = "0.1.0";
   r.start_wall_ns = 1'714'564'800'123'456'789;  // 2024-05-01T12:00:00.123Z

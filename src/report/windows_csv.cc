@@ -102,7 +102,7 @@ std::string windows_csv_row(const WindowSummary& w,
 }
 
 std::string windows_csv(const RunResult& result) {
-  const bool streams = result.spec.is_object() && result.spec.contains("stream");
+  const bool streams = result.spec.streams();
   std::string out = windows_csv_header(result.observed_columns, streams);
   for (const WindowSummary& w : result.windows) {
     out += windows_csv_row(w, result.observed_columns, streams);

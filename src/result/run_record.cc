@@ -82,15 +82,15 @@ json summary_fields_json(const RunRecord& r) {
           {"bytes_out", optional_json(r.bytes_out)},
           {"connects", optional_json(r.connects)},
           {"connect_ms", latency_json(r.connect_time)},
-          {"tls", !r.tls ? json(nullptr)
-                         : json{{"handshakes", optional_json(r.tls_handshakes)},
-                                {"resumed", optional_json(r.tls_resumed)},
-                                {"handshake_ms", latency_json(r.tls_handshake)},
-                                {"first_error", text_or_null(r.tls_first_error)}}},
-          {"h2", r.protocol != "h2" ? json(nullptr)
-                                    : json{{"goaways", optional_json(r.h2_goaways)},
-                                           {"server_max_concurrent_streams",
-                                            optional_json(r.h2_server_max_streams)}}}};
+          {"tls", !r.spec.tls ? json(nullptr)
+                              : json{{"handshakes", optional_json(r.tls_handshakes)},
+                                     {"resumed", optional_json(r.tls_resumed)},
+                                     {"handshake_ms", latency_json(r.tls_handshake)},
+                                     {"first_error", text_or_null(r.tls_first_error)}}},
+          {"h2", r.spec.protocol.get() != "h2" ? json(nullptr)
+                                               : json{{"goaways", optional_json(r.h2_goaways)},
+                                                      {"server_max_concurrent_streams",
+                                                       optional_json(r.h2_server_max_streams)}}}};
 }
 
 json summary_json(const RunRecord& r) {
@@ -274,40 +274,6 @@ bool SourceRecord::is_host() const {
   return source.empty() ? label.starts_with("host") : source == "host";
 }
 
-void RunRecord::read_spec(nlohmann::json recorded_spec) {
-  spec = std::move(recorded_spec);
-  const JsonReader s(spec.is_object() ? &spec : nullptr, "spec", kRunDocument);
-  observe_only = s.text("command") == "observe";
-  target = s.text("target");
-  executor = s.text("executor");
-  connections = s.number("connections");
-  max_connections = s.number("max_connections");
-  rate_per_s = s.number("rate_per_s");
-  planned_duration_s = s.number("duration_s");
-  spec_warmup_s = s.number("warmup_s");
-  requests_limit = s.number("requests_limit");
-  stages.clear();
-  for (const JsonReader& stage : s.objects("stages")) {
-    const std::optional<double> duration = stage.number("duration_s");
-    const std::optional<double> stage_target = stage.number("target");
-    if (duration && stage_target) stages.emplace_back(*duration, *stage_target);
-  }
-  const JsonReader scenario = s.object("scenario");
-  if (scenario.present()) {
-    scenario_file = scenario.text("file");
-    seed = scenario.unsigned_integer("seed");
-    scenario_requests = scenario.size_of("requests");
-    scenario_flows = scenario.size_of("flows");
-  }
-  observe = s.texts("observe");
-  protocol = s.text("protocol");
-  h2_streams = s.count("h2_streams");
-  const JsonReader tls_spec = s.object("tls");
-  tls = tls_spec.present();
-  tls_version = tls_spec.text("version");
-  tls_alpn = tls_spec.text("alpn");
-}
-
 std::optional<int64_t> RunRecord::outcome(const std::string& name) const {
   if (outcomes.empty()) return std::nullopt;
   for (const auto& [outcome, count] : outcomes) {
@@ -364,7 +330,7 @@ json run_to_json(const RunRecord& r) {
               {"command_line", r.command_line},
               {"start_time", r.start_time},
               {"window_s", optional_json(r.window_s)},
-              {"spec", r.spec}};
+              {"spec", spec_to_json(r.spec)}};
   if (r.segment) out["segment"] = segment_json(*r.segment);
   if (r.merged) out["merged"] = merge_json(*r.merged);
   if (!r.summary_recorded) return out;  // running: nothing measured yet
@@ -439,8 +405,7 @@ RunRecord run_from_json(const json& result) {
   v.start_time = top.text("start_time");
   v.window_s = top.number("window_s");
   if (const json* spec = top.find("spec")) {
-    top.object("spec");  // an object, or a readable error
-    v.read_spec(*spec);
+    v.spec = spec_from_json(*spec, kRunDocument);
   }
   read_summary(top.object("summary"), v);
   if (const JsonReader segment = top.object("segment"); segment.present()) {

@@ -21,6 +21,7 @@
 #include "analyze/reconcile.h"
 #include "result/json_reader.h"
 #include "result/segment_record.h"
+#include "result/spec_record.h"
 
 namespace proofload::result {
 
@@ -122,21 +123,7 @@ struct RunRecord {
   std::string end_reason, proofload_version, command_line, start_time;
   std::optional<double> window_s;
 
-  // spec: as plan::plan_run recorded it (its one writer), written back whole; and the parts a
-  // report reads, taken from it by read_spec.
-  nlohmann::json spec;
-  bool observe_only = false;  // spec.command == "observe": no load was sent
-  std::string target, executor, scenario_file;
-  std::optional<double> connections, max_connections, rate_per_s, planned_duration_s, spec_warmup_s,
-      requests_limit;
-  std::optional<uint64_t> seed;  // exact: printed in a command line that must read back
-  std::vector<std::pair<double, double>> stages;  // (duration_s, target)
-  std::optional<size_t> scenario_requests, scenario_flows;
-  std::vector<std::string> observe;   // spec.observe as given
-  std::string protocol;               // spec.protocol ("http/1.1"; "" in files before it)
-  bool tls = false;                   // spec.tls is an object: the target was https
-  std::string tls_version, tls_alpn;  // what the pre-flight handshake agreed
-  std::optional<int64_t> h2_streams;  // spec.h2_streams: streams asked for on each connection
+  SpecRecord spec;  // as plan::plan_run recorded it, or `proofload observe`
 
   // summary (null while the run is running)
   bool summary_recorded = false;
@@ -188,8 +175,6 @@ struct RunRecord {
   // `merged`: this run is N segments' runs merged (`proofload merge`); nullopt otherwise.
   std::optional<MergeRecord> merged;
 
-  // Sets the spec and the parts of it a report reads (a missing key: not recorded).
-  void read_spec(nlohmann::json recorded_spec);
   // An outcome's count; nullopt when outcomes were not recorded.
   std::optional<int64_t> outcome(const std::string& name) const;
   // Requests that were started (every outcome but never_started), from the outcomes; nullopt
