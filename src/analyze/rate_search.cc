@@ -18,23 +18,6 @@
 namespace proofload::analyze {
 namespace {
 
-// Both ends of a bracket, with enough decimals that they do not print alike.
-std::pair<std::string, std::string> bracket_text(double lo, double hi) {
-  double precision = 0.0005;
-  std::pair<std::string, std::string> texts{words::rate_to_precision(lo, precision),
-                                            words::rate_to_precision(hi, precision)};
-  while (texts.first == texts.second && precision > 1e-12) {
-    precision /= 10;
-    texts = {words::rate_to_precision(lo, precision), words::rate_to_precision(hi, precision)};
-  }
-  return texts;
-}
-
-std::string between(double lo, double hi) {
-  const auto [lo_text, hi_text] = bracket_text(lo, hi);
-  return "between " + lo_text + "/s and " + hi_text + "/s";
-}
-
 [[noreturn]] void bad_option(const std::string& why) { throw UsageError("rate search: " + why); }
 
 }  // namespace
@@ -108,7 +91,7 @@ double RateSearch::ceiling_rps() const {
 
 void RateSearch::record(bool passed) {
   if (phase_ == Phase::kDone) {
-    throw std::logic_error("RateSearch::record called after the search ended (" + reason_ + ")");
+    throw std::logic_error("RateSearch::record called after the search ended");
   }
   const double rate = next_rps_;
   steps_.push_back(Step{rate, phase_, passed});
@@ -131,49 +114,33 @@ void RateSearch::record(bool passed) {
 }
 
 void RateSearch::after_grow(double rate, bool passed) {
-  const std::string step_limit = fmt::format("step limit ({}) reached: ", options_.max_steps);
   if (passed) {
     lo_ = rate;
     // Going down from a failing start: this pass closes the bracket.
     if (hi_) return bisect_or_confirm();
     if (rate >= ceiling_rps()) {
-      return confirm(options_.max_rps
-                         ? "held the SLO up to --max-rate " + words::rate_to_precision(rate) + "/s"
-                         : "held the SLO up to " + words::rate_to_precision(rate) +
-                               "/s, the highest rate a schedule can run");
+      return confirm(
+          {options_.max_rps ? SearchStop::kHeldToMaxRate : SearchStop::kHeldToCeiling, rate});
     }
-    if (search_steps_ >= options_.max_steps) {
-      return confirm(step_limit + "held the SLO up to " + words::rate_to_precision(rate) + "/s");
-    }
+    if (search_steps_ >= options_.max_steps) return confirm({SearchStop::kStepLimitHeld, rate});
     next_rps_ = std::min(rate * options_.growth, ceiling_rps());
     return;
   }
   hi_ = rate;
   if (lo_) return bisect_or_confirm();
-  if (rate <= options_.min_rps)
-    return finish("no rate passed down to " + words::rate_to_precision(rate) + "/s");
+  if (rate <= options_.min_rps) return finish({SearchStop::kNothingPassed, rate});
   if (search_steps_ >= options_.max_steps) {
-    return finish(step_limit + "no rate passed down to " + words::rate_to_precision(rate) + "/s");
+    return finish({SearchStop::kStepLimitNothingPassed, rate});
   }
   next_rps_ = std::max(rate / options_.growth, options_.min_rps);
 }
 
 void RateSearch::after_confirm(double rate, bool passed) {
-  auto failed_list = [&] {
-    std::string text;
-    for (size_t i = 0; i < failed_confirms_.size(); ++i) {
-      if (i > 0) text += i + 1 == failed_confirms_.size() ? " and " : ", ";
-      text += words::rate_to_precision(failed_confirms_[i]) + "/s";
-    }
-    return text;
-  };
-  auto runs = [&] { return failed_confirms_.size() == 1 ? "run at " : "runs at "; };
   if (passed) {
     confirmed_ = true;
     confirmed_rps_ = rate;
-    if (failed_confirms_.empty()) return finish(reason_);
-    return finish(reason_ + "; confirmed at " + words::rate_to_precision(rate) +
-                  "/s after the confirming " + runs() + failed_list() + " broke the SLO");
+    phase_ = Phase::kDone;
+    return;
   }
   failed_confirms_.push_back(rate);
   const double lower = rate * (1 - options_.confirm_step_down);
@@ -182,34 +149,29 @@ void RateSearch::after_confirm(double rate, bool passed) {
     next_rps_ = lower;
     return;
   }
-  finish(std::string("the confirming ") + runs() + failed_list() + " broke the SLO");
+  phase_ = Phase::kDone;
 }
 
 void RateSearch::bisect_or_confirm() {
   const double lo = *lo_;
   const double hi = *hi_;
-  if ((hi - lo) / lo <= options_.tolerance) {
-    return confirm("converged within " + words::given_percent_text(options_.tolerance) + ": " +
-                   between(lo, hi));
-  }
+  if ((hi - lo) / lo <= options_.tolerance) return confirm({SearchStop::kConverged, 0, lo, hi});
   if (search_steps_ >= options_.max_steps) {
-    return confirm(fmt::format("step limit ({}) reached: ", options_.max_steps) + between(lo, hi));
+    return confirm({SearchStop::kStepLimitBracket, 0, lo, hi});
   }
   phase_ = Phase::kBisect;
   next_rps_ = lo + (hi - lo) / 2;
 }
 
-void RateSearch::confirm(std::string reason) {
-  reason_ = std::move(reason);
+void RateSearch::confirm(SearchEnd end) {
+  stopped_ = end;
   phase_ = Phase::kConfirm;
   next_rps_ = *lo_;
 }
 
-void RateSearch::finish(std::string reason) {
-  reason_ = std::move(reason);
+void RateSearch::finish(SearchEnd end) {
+  stopped_ = end;
   phase_ = Phase::kDone;
 }
-
-std::string RateSearch::end_reason() const { return phase_ == Phase::kDone ? reason_ : ""; }
 
 }  // namespace proofload::analyze

@@ -22,7 +22,6 @@
 #pragma once
 
 #include <optional>
-#include <string>
 #include <string_view>
 #include <vector>
 
@@ -37,6 +36,26 @@ struct RateSearchOptions {
   int max_steps = 40;  // grow + bisect steps (the confirming runs are extra); at least 1
   int confirm_attempts = 3;         // confirming runs at most; at least 1
   double confirm_step_down = 0.05;  // each failed confirming run, the next is this much lower
+};
+
+// Why the search stopped searching (before its confirming runs): the bracket converged within the
+// tolerance; a rate held up to --max-rate, or up to the highest rate a schedule can run; the step
+// limit was reached while growing, or with a bracket, or going down; no rate passed down to the
+// minimum.
+enum class SearchStop {
+  kConverged,
+  kHeldToMaxRate,
+  kHeldToCeiling,
+  kStepLimitHeld,
+  kStepLimitBracket,
+  kStepLimitNothingPassed,
+  kNothingPassed,
+};
+
+struct SearchEnd {
+  SearchStop stop = SearchStop::kConverged;
+  double rate_rps = 0;            // the rate it held up to, or went down to
+  double lo_rps = 0, hi_rps = 0;  // the bracket (kConverged, kStepLimitBracket)
 };
 
 class RateSearch {
@@ -69,20 +88,18 @@ class RateSearch {
   // A confirming run held (at found_rps()).
   bool confirmed() const { return confirmed_; }
 
-  // Why the search ended, "" while it runs: "converged within 1%: between 148.5/s and 150/s",
-  // "held the SLO up to --max-rate 5,000/s", "no rate passed down to 1/s",
-  // "step limit (40) reached: between 140/s and 150/s",
-  // "the confirming run at 148.5/s broke the SLO" (confirm_attempts 1), "the confirming runs at
-  // 506/s, 481/s and 457/s broke the SLO", "converged within 1%: between 506/s and 511/s;
-  // confirmed at 481/s after the confirming run at 506/s broke the SLO".
-  std::string end_reason() const;
+  // Why it stopped searching; none while it searches (words::search_end_reason says why it
+  // ended).
+  const std::optional<SearchEnd>& stopped() const { return stopped_; }
+  // The rates of the confirming runs that broke the SLO, in order.
+  const std::vector<double>& failed_confirms() const { return failed_confirms_; }
 
  private:
   void after_grow(double rate, bool passed);
   void after_confirm(double rate, bool passed);
   void bisect_or_confirm();
-  void confirm(std::string reason);
-  void finish(std::string reason);
+  void confirm(SearchEnd end);
+  void finish(SearchEnd end);
   double ceiling_rps() const;
 
   RateSearchOptions options_;
@@ -94,8 +111,7 @@ class RateSearch {
   bool confirmed_ = false;
   std::optional<double> confirmed_rps_;
   std::vector<double> failed_confirms_;  // rates of the confirming runs that broke the SLO
-  // The reason the search stopped searching, kept through the confirming run.
-  std::string reason_;
+  std::optional<SearchEnd> stopped_;
   std::vector<Step> steps_;
 };
 

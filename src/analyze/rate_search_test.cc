@@ -11,6 +11,7 @@
 #include <stdexcept>
 
 #include "common/usage_error.h"
+#include "words/search_words.h"
 
 namespace proofload::analyze {
 namespace {
@@ -72,7 +73,8 @@ TEST(RateSearch, FindsTheCapacityFromBelowWithinTheToleranceInBoundedSteps) {
     EXPECT_EQ(search.steps().back().phase, Phase::kConfirm);
     EXPECT_EQ(search.steps().back().rate_rps, found);
     EXPECT_TRUE(search.confirmed());
-    EXPECT_EQ(search.end_reason().rfind("converged within ", 0), 0u) << search.end_reason();
+    EXPECT_EQ(words::search_end_reason(search).rfind("converged within ", 0), 0u)
+        << words::search_end_reason(search);
   }
 }
 
@@ -85,13 +87,13 @@ TEST(RateSearch, GrowsThenBisectsAndSaysWhereItConverged) {
   search.record(false);
   EXPECT_EQ(search.phase(), Phase::kBisect);
   EXPECT_EQ(search.next_rate(), 150);
-  EXPECT_EQ(search.end_reason(), "");  // still running
+  EXPECT_EQ(words::search_end_reason(search), "");  // still running
   run(search, [](double rate) { return rate <= 150; });
   EXPECT_EQ(search.steps()[0].phase, Phase::kGrow);
   EXPECT_EQ(search.steps()[2].phase, Phase::kBisect);
   EXPECT_EQ(*search.found_rps(), 150);
   // 150 passed, then every midpoint above it failed down to 150 + 50/64 (within 1%).
-  EXPECT_EQ(search.end_reason(), "converged within 1%: between 150/s and 150.8/s");
+  EXPECT_EQ(words::search_end_reason(search), "converged within 1%: between 150/s and 150.8/s");
 }
 
 TEST(RateSearch, StartAboveCapacityGoesDownThenBisects) {
@@ -117,7 +119,7 @@ TEST(RateSearch, CapacityBelowTheMinimumRateFindsNothing) {
   // Never below the floor, and the floor itself was tried.
   for (const RateSearch::Step& step : search.steps()) EXPECT_GE(step.rate_rps, 1);
   EXPECT_EQ(search.steps().back().rate_rps, 1);
-  EXPECT_EQ(search.end_reason(), "no rate passed down to 1/s");
+  EXPECT_EQ(words::search_end_reason(search), "no rate passed down to 1/s");
 }
 
 TEST(RateSearch, HoldingAtTheMaximumRateConfirmsThereWithoutBisecting) {
@@ -130,7 +132,7 @@ TEST(RateSearch, HoldingAtTheMaximumRateConfirmsThereWithoutBisecting) {
   for (const RateSearch::Step& step : search.steps()) EXPECT_NE(step.phase, Phase::kBisect);
   EXPECT_EQ(search.found_rps(), 5000);
   EXPECT_TRUE(search.confirmed());
-  EXPECT_EQ(search.end_reason(), "held the SLO up to --max-rate 5,000/s");
+  EXPECT_EQ(words::search_end_reason(search), "held the SLO up to --max-rate 5,000/s");
 }
 
 TEST(RateSearch, FailingAtTheMaximumRateBisectsBelowIt) {
@@ -152,7 +154,7 @@ TEST(RateSearch, AFailedConfirmingRunStepsDownUntilOneHolds) {
   int confirms = 0;
   for (const RateSearch::Step& step : search.steps()) confirms += step.phase == Phase::kConfirm;
   EXPECT_EQ(confirms, 3);
-  EXPECT_EQ(search.end_reason(),
+  EXPECT_EQ(words::search_end_reason(search),
             "converged within 1%: between 150/s and 150.8/s; confirmed at 135.4/s after the "
             "confirming runs at 150/s and 142.5/s broke the SLO");
 }
@@ -162,11 +164,11 @@ TEST(RateSearch, WhenNoConfirmingRunHoldsTheSearchSaysSoAndKeepsTheRateFound) {
   run(search, [&](double rate) { return search.phase() != Phase::kConfirm && rate <= 150; });
   EXPECT_FALSE(search.confirmed());
   EXPECT_EQ(search.found_rps(), 150);
-  EXPECT_EQ(search.end_reason(),
+  EXPECT_EQ(words::search_end_reason(search),
             "the confirming runs at 150/s, 142.5/s and 135.4/s broke the SLO");
   RateSearch once({.start_rps = 100, .confirm_attempts = 1});
   run(once, [&](double rate) { return once.phase() != Phase::kConfirm && rate <= 150; });
-  EXPECT_EQ(once.end_reason(), "the confirming run at 150/s broke the SLO");
+  EXPECT_EQ(words::search_end_reason(once), "the confirming run at 150/s broke the SLO");
 }
 
 TEST(RateSearch, StepLimitEndsASearchThatNeverFails) {
@@ -175,7 +177,7 @@ TEST(RateSearch, StepLimitEndsASearchThatNeverFails) {
   EXPECT_EQ(search_steps(search), 10);
   EXPECT_EQ(search.found_rps(), 512);  // 1 * 2^9, the tenth step
   EXPECT_TRUE(search.confirmed());
-  EXPECT_EQ(search.end_reason(), "step limit (10) reached: held the SLO up to 512/s");
+  EXPECT_EQ(words::search_end_reason(search), "step limit (10) reached: held the SLO up to 512/s");
 }
 
 TEST(RateSearch, StepLimitDuringBisectionConfirmsTheBestSoFar) {
@@ -184,7 +186,7 @@ TEST(RateSearch, StepLimitDuringBisectionConfirmsTheBestSoFar) {
   // 100 pass, 200 fail, 150 pass, 175 fail: limit; confirm at 150.
   EXPECT_EQ(search_steps(search), 4);
   EXPECT_EQ(search.found_rps(), 150);
-  EXPECT_EQ(search.end_reason(), "step limit (4) reached: between 150/s and 175/s");
+  EXPECT_EQ(words::search_end_reason(search), "step limit (4) reached: between 150/s and 175/s");
 }
 
 TEST(RateSearch, NoisyServiceStillEndsWithinTheStepLimitAndNeverInvertsTheBracket) {
@@ -229,7 +231,7 @@ TEST(RateSearch, ACoinFlipServiceEndsToo) {
   RateSearch search({.start_rps = 50, .max_steps = 40});
   run(search, [&](double) { return coin(rng); });
   EXPECT_LE(search_steps(search), 40);
-  EXPECT_FALSE(search.end_reason().empty());
+  EXPECT_FALSE(words::search_end_reason(search).empty());
 }
 
 TEST(RateSearch, RecordAfterTheEndIsALogicError) {

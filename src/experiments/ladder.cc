@@ -16,6 +16,7 @@
 #include "plan/plan_run.h"
 #include "report/numbers.h"
 #include "words/numbers.h"
+#include "words/search_words.h"
 
 namespace proofload::experiments {
 namespace {
@@ -206,7 +207,7 @@ void run_search(const LadderPlan& plan, LadderRun& run) {
     record.found_rps = search.found_rps();
     record.confirmed = search.confirmed();
     if (search.phase() == analyze::RateSearch::Phase::kDone)
-      record.end_reason = search.end_reason();
+      record.end_reason = words::search_end_reason(search);
     run.result().search = record;
   };
   while (auto rate = search.next_rate()) {
