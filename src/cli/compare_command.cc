@@ -8,9 +8,10 @@
 #include <cstdio>
 #include <filesystem>
 
-#include "cli/live_flags.h"
 #include "cli/command_line.h"
+#include "cli/experiment_command.h"
 #include "cli/ladder_flags.h"
+#include "cli/live_flags.h"
 #include "cli/run_flags.h"
 #include "cli/scenario_options.h"
 #include "cli/subcommand.h"
@@ -48,16 +49,6 @@ bool is_directory(const std::optional<std::string>& path) {
   return path && fs::is_directory(*path, ec);
 }
 
-result::CompareResult initial_result(const CompareFlags& f) {
-  result::CompareResult r;
-  r.status = "running";
-  r.proofload_version = PROOFLOAD_VERSION;
-  r.command_line = command_line();
-  r.started_at = report::iso8601_utc(wall_clock_ns());
-  r.settings.min_repeats = f.min_repeats;
-  return r;
-}
-
 // The judgement's settings the flags may override in both modes.
 void judge_flags(const CompareFlags& f, result::CompareSettings& s) {
   if (f.metric) s.metric = analyze::compare_metric_name(analyze::parse_compare_metric(*f.metric));
@@ -74,8 +65,11 @@ int rejudge(const CompareFlags& f) {
     throw UsageError("recorded directories are judged again, nothing is run: no hooks or "
                      "observers");
   }
-  result::CompareResult initial = initial_result(f);
+  const experiments::ExperimentContext context = experiment_context(f.run, "compare");
+  result::CompareResult initial;
+  context.open_record(initial);
   result::CompareSettings& s = initial.settings;
+  s.min_repeats = f.min_repeats;
   s.mode = "recorded";
   s.a = *f.a;
   s.b = *f.b;
@@ -83,7 +77,7 @@ int rejudge(const CompareFlags& f) {
   s.repeat = 0;
   std::error_code ec;
   s.a_a = fs::equivalent(*f.a, *f.b, ec);
-  const fs::path out = f.run.out ? *f.run.out : default_out_dir("compare");
+  const fs::path& out = context.out_dir;
   result::CompareResult r = experiments::rejudge_recorded(*f.a, *f.b, std::move(initial));
   r.status = "complete";
   r.end_reason = "judged again from recorded runs";
@@ -94,10 +88,10 @@ int rejudge(const CompareFlags& f) {
     return kExitOk;
   }
   experiments::write_compare_directory(out, r);
-  if (!f.run.quiet) print_file(out / "summary.md");
-  std::fprintf(stderr, "compare: %s; report in %s\n", r.analysis.headline.text.c_str(),
-               (out / "summary.md").c_str());
-  return r.analysis.headline.slower > 0 ? kExitThresholds : kExitOk;
+  return say_how_it_ended(context,
+                          fmt::format("compare: {}; report in {}\n", r.analysis.headline.text,
+                                      (out / "summary.md").string()),
+                          r.analysis.headline.slower > 0 ? kExitThresholds : kExitOk);
 }
 
 experiments::ComparePlan build_plan(CompareFlags& f, CLI::App* app) {
@@ -136,9 +130,11 @@ experiments::ComparePlan build_plan(CompareFlags& f, CLI::App* app) {
   plan.a_apply = f.a_apply;
   plan.b_apply = f.b_apply;
   plan.reset = f.reset;
-  plan.restore = f.restore;
-  plan.hook_timeout_ns = parse_duration_ns(f.hook_timeout);
-  if (plan.hook_timeout_ns <= 0) throw UsageError("--hook-timeout must be longer than 0");
+  plan.context = experiment_context(f.run, "compare");
+  experiments::StepHooks& hooks = plan.context.guards.hooks;
+  hooks.restore = f.restore;
+  hooks.timeout_ns = parse_duration_ns(f.hook_timeout);
+  if (hooks.timeout_ns <= 0) throw UsageError("--hook-timeout must be longer than 0");
   if (std::find(m.conditions.begin(), m.conditions.end(), experiments::kCold) !=
           m.conditions.end() &&
       !f.reset) {
@@ -151,8 +147,6 @@ experiments::ComparePlan build_plan(CompareFlags& f, CLI::App* app) {
   }
   if (f.metric) plan.matrix.metric = analyze::parse_compare_metric(*f.metric);
   if (f.min_effect) plan.matrix.min_effect = parse_fraction("--min-effect", *f.min_effect);
-  plan.out_dir = f.run.out ? *f.run.out : default_out_dir("compare");
-  plan.quiet = f.run.quiet;
 
   // Only the matrix's run sets the load: the cells' shape is its own.
   RunFlags base = f.run;
@@ -161,12 +155,10 @@ experiments::ComparePlan build_plan(CompareFlags& f, CLI::App* app) {
   plan.base_run = run_spec_from_flags(base, &m.checks);
 
   result::CompareResult& r = plan.initial;
-  r = initial_result(f);
+  r.source = recorded_source(plan.base_run, m.file);
   r.source.target = plan.a_target;
-  r.source.protocol = plan.base_run.protocol == engine::Protocol::kHttp2 ? "h2" : "http/1.1";
-  r.source.scenario_file = m.file;
-  r.source.scenario_sha256 = experiments::file_sha256(m.file);
   result::CompareSettings& s = r.settings;
+  s.min_repeats = f.min_repeats;
   s.matrix_file = m.file;
   s.metric = std::string(analyze::compare_metric_name(plan.matrix.metric));
   s.repeat = plan.matrix.repeat;
@@ -223,21 +215,17 @@ Subcommand add_compare_command(CLI::App& parent) {
 
   return {app, [f, app] {
             if (is_directory(f->a) && is_directory(f->b)) return rejudge(*f);
-            experiments::ComparePlan plan = build_plan(*f, app);
-            if (f->plan) {
-              std::fputs(experiments::describe_compare_plan(plan).c_str(), stdout);
-              return kExitOk;
-            }
-            const std::unique_ptr<live::LiveOutputs> live = start_live_outputs(f->run, "compare");
-            plan.live = live.get();
-            experiments::CompareOutcome outcome = experiments::run_compare(plan);
-            if (live) live->end();
-            const fs::path summary = plan.out_dir / "summary.md";
-            if (!f->run.quiet) print_file(summary);
-            std::fprintf(stderr, "compare: %s; %s; report in %s\n",
-                         outcome.result.end_reason.c_str(),
-                         outcome.result.analysis.headline.text.c_str(), summary.c_str());
-            return outcome.exit_code;
+            return run_experiment_command(
+                experiment_command<experiments::ComparePlan, experiments::CompareOutcome>(
+                    "compare", [f, app] { return build_plan(*f, app); },
+                    experiments::describe_compare_plan, experiments::run_compare,
+                    [](const auto&, const experiments::CompareOutcome& outcome,
+                       const auto& summary) {
+                      return fmt::format("compare: {}; {}; report in {}\n",
+                                         outcome.result.end_reason,
+                                         outcome.result.analysis.headline.text, summary.string());
+                    }),
+                f->run, f->plan);
           }};
 }
 

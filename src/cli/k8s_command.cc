@@ -27,6 +27,7 @@
 #include "k8s/scenario_files.h"
 #include "observe/bounded_command.h"
 #include "plan/redaction.h"
+#include "registry/experiment_kinds.h"
 #include "report/atomic_file.h"
 
 namespace proofload::cli {
@@ -270,6 +271,15 @@ int run_collect(CollectFlags& f) {
   return k8s::collect_job(spec, std::cerr);
 }
 
+// The experiments a job can run: those whose command takes --segment.
+std::vector<std::string> segment_kinds() {
+  std::vector<std::string> names;
+  for (const registry::ExperimentKind& kind : registry::experiment_kinds()) {
+    if (kind.takes_segment) names.emplace_back(kind.name);
+  }
+  return names;
+}
+
 void add_job(CLI::App& k8s, std::shared_ptr<JobFlags> f, CLI::App** app, CLI::Option** start) {
   *app = k8s.add_subcommand(
       "job",
@@ -285,8 +295,9 @@ void add_job(CLI::App& k8s, std::shared_ptr<JobFlags> f, CLI::App** app, CLI::Op
       ->add_option("--segments", s.segments, "Pods, each one segment of the load (1-1000)")
       ->required();
   (*app)
-      ->add_option("--experiment", s.experiment, "run, ladder, soak or probe (default run)")
-      ->check(CLI::IsMember({"run", "ladder", "soak", "probe"}));
+      ->add_option("--experiment", s.experiment,
+                   registry::kind_names(registry::takes_segment) + " (default run)")
+      ->check(CLI::IsMember(segment_kinds()));
   *start = (*app)->add_option("--start-at", s.start_at,
                               "The pods' shared start, RFC 3339 (2026-12-03T10:00:00Z)");
   (*app)->add_option("--start-delay", f->start_delay,

@@ -8,9 +8,10 @@
 #include <cstdio>
 
 #include "analyze/level_table.h"
-#include "cli/live_flags.h"
 #include "cli/command_line.h"
+#include "cli/experiment_command.h"
 #include "cli/ladder_flags.h"
+#include "cli/live_flags.h"
 #include "cli/run_flags.h"
 #include "cli/scenario_options.h"
 #include "cli/segment_flags.h"
@@ -155,18 +156,17 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   if (f.precheck && !experiments::is_url(*f.precheck)) {
     throw UsageError("--precheck must be an http:// URL, got '" + *f.precheck + "'");
   }
-  plan.precheck_url = f.precheck;
-  if (f.abort_when) plan.abort_when = analyze::parse_abort_rule(*f.abort_when);
+  plan.context = experiment_context(f.run, "ladder", f.search ? "search" : "ladder");
+  experiments::ExperimentGuards& guards = plan.context.guards;
+  guards.precheck_url = f.precheck;
+  if (f.abort_when) guards.abort_when = analyze::parse_abort_rule(*f.abort_when);
   if (f.drain_until && experiments::is_url(*f.drain_until)) {
     experiments::parse_drain_url(*f.drain_until);  // a bad condition is refused before anything
   }
-  plan.drain_until = f.drain_until;
-  plan.drain_timeout_ns = parse_positive_duration_ns("--drain-timeout", f.drain_timeout);
-  plan.hooks = {f.before_level, f.after_level, f.reset, f.restore,
-                parse_positive_duration_ns("--hook-timeout", f.hook_timeout)};
-  plan.out_dir = f.run.out ? *f.run.out : default_out_dir(f.search ? "search" : "ladder");
-  plan.command_line = command_line();
-  plan.quiet = f.run.quiet;
+  guards.drain_until = f.drain_until;
+  guards.drain_timeout_ns = parse_positive_duration_ns("--drain-timeout", f.drain_timeout);
+  guards.hooks = {f.before_level, f.after_level, f.reset, f.restore,
+                  parse_positive_duration_ns("--hook-timeout", f.hook_timeout)};
 
   // The open loop pool: -c to start, growing up to --max-connections (default 1000, or
   // --max-concurrency when that is lower).
@@ -208,9 +208,9 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
     plan::check_metric_source(bound.metric, "--slo bound \"" + bound.expression + "\"",
                               plan.base_run);
   }
-  if (plan.abort_when) {
-    plan::check_metric_source(plan.abort_when->condition.metric,
-                              "--abort-when '" + plan.abort_when->text + "'", plan.base_run);
+  if (guards.abort_when) {
+    plan::check_metric_source(guards.abort_when->condition.metric,
+                              "--abort-when '" + guards.abort_when->text + "'", plan.base_run);
   }
 
   std::string target = f.run.url;
@@ -237,9 +237,9 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   settings.precheck = f.precheck;
   settings.abort_when = f.abort_when;
   settings.drain_until = f.drain_until;
-  if (f.drain_until) settings.drain_timeout_s = seconds_of(plan.drain_timeout_ns);
+  if (f.drain_until) settings.drain_timeout_s = seconds_of(guards.drain_timeout_ns);
   settings.hooks = {f.before_level, f.after_level, f.reset, f.restore};
-  settings.hook_timeout_s = seconds_of(plan.hooks.timeout_ns);
+  settings.hook_timeout_s = seconds_of(guards.hooks.timeout_ns);
   settings.observe = f.run.observe;
   record_judgement(judgement, settings);
   return plan;
@@ -257,18 +257,24 @@ void print_file(const std::filesystem::path& file) {
   std::fflush(stdout);
 }
 
-void print_report(const char* command, const experiments::LadderPlan& plan,
-                  const experiments::LadderOutcome& outcome, bool print_summary) {
-  const std::filesystem::path summary_file = plan.out_dir / "summary.md";
-  if (print_summary) print_file(summary_file);
-  std::fprintf(stderr, "%s: %s; report in %s, charts in %s\n", command,
-               outcome.result.end_reason.c_str(), summary_file.c_str(),
-               (plan.out_dir / "report.html").c_str());
+std::string ladder_end_lines(const char* command, const experiments::LadderPlan& plan,
+                             const experiments::LadderOutcome& outcome) {
+  const std::filesystem::path& dir = plan.context.out_dir;
+  std::string lines =
+      fmt::format("{}: {}; report in {}, charts in {}\n", command, outcome.result.end_reason,
+                  (dir / "summary.md").string(), (dir / "report.html").string());
   if (const std::optional<result::CiBar>& bar = outcome.result.ci_bar;
       bar && !bar->passed.value_or(true)) {
-    std::fprintf(stderr, "%s: FAILED the CI bar: %s (exit %d)\n", command, bar->reason.c_str(),
-                 outcome.exit_code);
+    lines += fmt::format("{}: FAILED the CI bar: {} (exit {})\n", command, bar->reason,
+                         outcome.exit_code);
   }
+  return lines;
+}
+
+void print_report(const char* command, const experiments::LadderPlan& plan,
+                  const experiments::LadderOutcome& outcome, bool print_summary) {
+  if (print_summary) print_file(plan.context.out_dir / "summary.md");
+  std::fputs(ladder_end_lines(command, plan, outcome).c_str(), stderr);
 }
 
 void add_ladder_flags(CLI::App* app, LadderFlags& flags) {
@@ -342,20 +348,18 @@ Subcommand add_ladder_command(CLI::App& parent) {
             // A scenario's settings fill the flags not given; `ladder` has no --rate, -d, ...
             // of its own (its levels set the load), so those always come from the file and are
             // then replaced by the levels.
-            std::optional<workload::Scenario> scenario =
-                take_target(f->targets, f->run, flags_given(app), "ladder");
-            experiments::LadderPlan plan = build_ladder_plan(
-                *f, scenario ? std::make_shared<const workload::Scenario>(*scenario) : nullptr);
-            if (f->plan) {
-              std::fputs(experiments::describe_plan(plan).c_str(), stdout);
-              return kExitOk;
-            }
-            const std::unique_ptr<live::LiveOutputs> live = start_live_outputs(f->run, "ladder");
-            plan.live = live.get();
-            experiments::LadderOutcome outcome = experiments::run_ladder(plan);
-            if (live) live->end();
-            print_report("ladder", plan, outcome, !f->run.quiet);
-            return outcome.exit_code;
+            return run_experiment_command(
+                experiment_command<experiments::LadderPlan, experiments::LadderOutcome>(
+                    "ladder",
+                    [f, app] {
+                      return build_ladder_plan(*f,
+                                               take_scenario(f->targets, f->run, app, "ladder"));
+                    },
+                    experiments::describe_plan, experiments::run_ladder,
+                    [](const auto& plan, const auto& outcome, const auto&) {
+                      return ladder_end_lines("ladder", plan, outcome);
+                    }),
+                f->run, f->plan);
           }};
 }
 

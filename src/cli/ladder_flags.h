@@ -78,8 +78,13 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& flags,
 // after it comes after it; nothing when it cannot be read.
 void print_file(const std::filesystem::path& file);
 
-// Prints the ladder's summary.md on stdout (when `print_summary`), and on stderr how it ended
-// and where the report is: "ladder: every level ran; report in DIR/summary.md".
+// How a ladder ended and where its report is, for stderr: "ladder: every level ran; report in
+// DIR/summary.md, charts in DIR/report.html", and a line when the CI bar failed.
+std::string ladder_end_lines(const char* command, const experiments::LadderPlan& plan,
+                             const experiments::LadderOutcome& outcome);
+
+// Prints the ladder's summary.md on stdout (when `print_summary`), then ladder_end_lines on
+// stderr.
 void print_report(const char* command, const experiments::LadderPlan& plan,
                   const experiments::LadderOutcome& outcome, bool print_summary);
 

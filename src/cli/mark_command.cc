@@ -8,6 +8,7 @@
 
 #include "cli/subcommand.h"
 #include "common/clock.h"
+#include "common/recorded_file.h"
 #include "common/usage_error.h"
 #include "experiments/soak_files.h"
 #include "experiments/soak_record.h"

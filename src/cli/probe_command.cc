@@ -6,9 +6,10 @@
 
 #include <cstdio>
 
-#include "cli/live_flags.h"
 #include "cli/command_line.h"
+#include "cli/experiment_command.h"
 #include "cli/ladder_flags.h"
+#include "cli/live_flags.h"
 #include "cli/run_flags.h"
 #include "cli/scenario_options.h"
 #include "cli/segment_flags.h"
@@ -73,8 +74,7 @@ experiments::ProbePlan build_probe_plan(ProbeFlags& f,
   if (f.expect) plan.expect = analyze::parse_probe_expectation(*f.expect, tolerance);
   for (const std::string& text : f.variants) plan.variants.push_back(parse_variant(text));
   plan.variant_duration_ns = parse_positive_duration_ns("--variant-duration", f.variant_duration);
-  plan.out_dir = f.run.out ? *f.run.out : default_out_dir("probe");
-  plan.quiet = f.run.quiet;
+  plan.context = experiment_context(f.run, "probe");
 
   // Only a scenario file's settings set these: the probe's length and shape are its own.
   RunFlags base = f.run;
@@ -102,16 +102,9 @@ experiments::ProbePlan build_probe_plan(ProbeFlags& f,
     run.segments = 1;
   }
 
-  r.status = "running";
-  r.proofload_version = PROOFLOAD_VERSION;
-  r.command_line = command_line();
-  r.started_at = report::iso8601_utc(wall_clock_ns());
-  r.source.target = plan.base_run.target;
-  r.source.protocol = plan.base_run.protocol == engine::Protocol::kHttp2 ? "h2" : "http/1.1";
-  if (scenario) {
-    r.source.scenario_file = scenario->file;
-    r.source.scenario_sha256 = experiments::file_sha256(scenario->file);
-    if (scenario->requests.size() == 1) r.settings.scenario_request = scenario->requests[0].name;
+  r.source = recorded_source(plan.base_run, scenario ? scenario->file : "");
+  if (scenario && scenario->requests.size() == 1) {
+    r.settings.scenario_request = scenario->requests[0].name;
   }
   result::ProbeSettings& s = r.settings;
   s.sources = plan.sources;
@@ -168,25 +161,19 @@ Subcommand add_probe_command(CLI::App& parent) {
                     "for 127.0.0.2 onwards (default 3)");
 
   return {app, [f, app] {
-            std::optional<workload::Scenario> scenario =
-                take_target(f->targets, f->run, flags_given(app), "probe");
-            experiments::ProbePlan plan = build_probe_plan(
-                *f, scenario ? std::make_shared<const workload::Scenario>(*scenario) : nullptr);
-            if (f->plan) {
-              std::fputs(experiments::describe_probe_plan(plan).c_str(), stdout);
-              return kExitOk;
-            }
-            const std::unique_ptr<live::LiveOutputs> live = start_live_outputs(f->run, "probe");
-            plan.live = live.get();
-            experiments::ProbeOutcome outcome = experiments::run_probe(plan);
-            if (live) live->end();
-            const std::filesystem::path summary = plan.out_dir / "summary.md";
-            if (!f->run.quiet) print_file(summary);
-            std::fprintf(stderr, "probe: %s; %s: %s; report in %s\n",
-                         outcome.result.end_reason.c_str(),
-                         outcome.result.analysis.verdict.c_str(),
-                         outcome.result.analysis.reason.c_str(), summary.c_str());
-            return outcome.exit_code;
+            return run_experiment_command(
+                experiment_command<experiments::ProbePlan, experiments::ProbeOutcome>(
+                    "probe",
+                    [f, app] {
+                      return build_probe_plan(*f, take_scenario(f->targets, f->run, app, "probe"));
+                    },
+                    experiments::describe_probe_plan, experiments::run_probe,
+                    [](const auto&, const experiments::ProbeOutcome& outcome, const auto& summary) {
+                      return fmt::format("probe: {}; {}: {}; report in {}\n",
+                                         outcome.result.end_reason, outcome.result.analysis.verdict,
+                                         outcome.result.analysis.reason, summary.string());
+                    }),
+                f->run, f->plan);
           }};
 }
 

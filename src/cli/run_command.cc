@@ -12,6 +12,7 @@
 #include <thread>
 
 #include "cli/command_line.h"
+#include "cli/experiment_command.h"
 #include "cli/live_flags.h"
 #include "cli/run_flags.h"
 #include "cli/scenario_options.h"
@@ -332,20 +333,27 @@ Subcommand add_run_command(CLI::App& parent) {
   add_segment_flags(app, *flags);
 
   return {app, [flags, targets, app] {
-            std::optional<workload::Scenario> scenario =
-                take_target(*targets, *flags, flags_given(app), "run");
-            experiments::RunOptions options =
-                build_run_options(*flags, command_line(), scenario ? &*scenario : nullptr);
-            if (flags->plan) {
-              std::fputs(plan::describe_run(options.run).c_str(), stdout);
-              return kExitOk;
-            }
-            const std::unique_ptr<live::LiveOutputs> live = start_live_outputs(*flags, "run");
-            options.live = live.get();
-            report::RunResult result = experiments::run_load_test(options);
-            if (live) live->end();
-            if (result.interrupted) return kExitInterrupted;
-            return result.thresholds_passed() ? kExitOk : kExitThresholds;
+            return run_experiment_command(
+                ExperimentCommand<experiments::RunOptions, report::RunResult>{
+                    "run",
+                    [flags, targets, app] {
+                      std::shared_ptr<const workload::Scenario> scenario =
+                          take_scenario(*targets, *flags, app, "run");
+                      return build_run_options(*flags, command_line(), scenario.get());
+                    },
+                    [](const experiments::RunOptions& options) {
+                      return plan::describe_run(options.run);
+                    },
+                    [](experiments::RunOptions& options, live::LiveOutputs* live) {
+                      options.live = live;
+                      return experiments::run_load_test(options);
+                    },
+                    // The run printed its own summary; its thresholds set the exit code.
+                    [](const experiments::RunOptions&, const report::RunResult& result) {
+                      if (result.interrupted) return kExitInterrupted;
+                      return result.thresholds_passed() ? kExitOk : kExitThresholds;
+                    }},
+                *flags, flags->plan);
           }};
 }
 

@@ -3,11 +3,14 @@
 // flags (every check of `ladder`, before anything is sent: exit 2 on bad input) for each
 // configuration's ladder, and the configurations with their hooks; prints it with --plan, or
 // runs it and prints the report.
+#include <fmt/format.h>
+
 #include <cstdio>
 
-#include "cli/live_flags.h"
 #include "cli/command_line.h"
+#include "cli/experiment_command.h"
 #include "cli/ladder_flags.h"
+#include "cli/live_flags.h"
 #include "cli/scenario_options.h"
 #include "cli/subcommand.h"
 #include "common/clock.h"
@@ -40,26 +43,26 @@ experiments::SizingPlan build_sizing_plan(SizingFlags& f,
   if (f.ladder.fail_below) {
     throw UsageError("--fail-below is a ladder's bar; a sizing's is --fail-if-none");
   }
-  plan.restore = plan.ladder.hooks.restore;
-  plan.ladder.hooks.restore.reset();
+  plan.context = experiment_context(f.ladder.run, "sizing");
+  experiments::ExperimentGuards& guards = plan.context.guards;
+  experiments::StepHooks& ladder_hooks = plan.ladder.context.guards.hooks;
+  guards.hooks.restore = ladder_hooks.restore;
+  guards.hooks.timeout_ns = ladder_hooks.timeout_ns;
+  ladder_hooks.restore.reset();
   plan.ladder.settings.hooks.restore.reset();  // each configuration's ladder never runs it
   plan.apply = f.apply;
   if (f.ready_until && experiments::is_url(f.ready_until.value())) {
     experiments::parse_drain_url(*f.ready_until);  // a bad condition is refused before anything
   }
-  plan.ready_until = f.ready_until;
-  plan.ready_timeout_ns = parse_positive_duration_ns("--ready-timeout", f.ready_timeout);
-  plan.hook_timeout_ns = plan.ladder.hooks.timeout_ns;
+  guards.drain_until = f.ready_until;
+  guards.drain_timeout_ns = parse_positive_duration_ns("--ready-timeout", f.ready_timeout);
   plan.fail_if_none = f.ladder.fail_if_none;
-  plan.out_dir = plan.ladder.out_dir;
-  plan.command_line = command_line();
-  plan.quiet = f.ladder.run.quiet;
   result::SizingSettings& s = plan.settings;
   s.apply = plan.apply;
-  s.restore = plan.restore;
-  s.ready_until = plan.ready_until;
-  s.ready_timeout_s = seconds_of(plan.ready_timeout_ns);
-  s.hook_timeout_s = seconds_of(plan.hook_timeout_ns);
+  s.restore = guards.hooks.restore;
+  s.ready_until = guards.drain_until;
+  s.ready_timeout_s = seconds_of(guards.drain_timeout_ns);
+  s.hook_timeout_s = seconds_of(guards.hooks.timeout_ns);
   s.loop = plan.ladder.settings.loop;
   s.levels = plan.ladder.levels;
   s.search = plan.ladder.search.has_value();
@@ -100,25 +103,22 @@ Subcommand add_sizing_command(CLI::App& parent) {
       "Print every apply, level and restore and the total time; send nothing");
   app->get_option("-o")->description("The report directory (default sizing-DATE-TIME)");
 
-  return {app, [f, app] {
-            std::optional<workload::Scenario> scenario =
-                take_target(f->ladder.targets, f->ladder.run, flags_given(app), "sizing");
-            experiments::SizingPlan plan = build_sizing_plan(
-                *f, scenario ? std::make_shared<const workload::Scenario>(*scenario) : nullptr);
-            if (f->ladder.plan) {
-              std::fputs(experiments::describe_sizing_plan(plan).c_str(), stdout);
-              return kExitOk;
-            }
-            const std::unique_ptr<live::LiveOutputs> live = start_live_outputs(f->ladder.run, "sizing");
-            plan.ladder.live = live.get();
-            experiments::SizingOutcome outcome = experiments::run_sizing(plan);
-            if (live) live->end();
-            const std::filesystem::path summary = plan.out_dir / "summary.md";
-            if (!f->ladder.run.quiet) print_file(summary);
-            std::fprintf(stderr, "sizing: %s; report in %s\n", outcome.result.end_reason.c_str(),
-                         summary.c_str());
-            return outcome.exit_code;
-          }};
+  return {
+      app, [f, app] {
+        return run_experiment_command(
+            experiment_command<experiments::SizingPlan, experiments::SizingOutcome>(
+                "sizing",
+                [f, app] {
+                  return build_sizing_plan(
+                      *f, take_scenario(f->ladder.targets, f->ladder.run, app, "sizing"));
+                },
+                experiments::describe_sizing_plan, experiments::run_sizing,
+                [](const auto&, const experiments::SizingOutcome& outcome, const auto& summary) {
+                  return fmt::format("sizing: {}; report in {}\n", outcome.result.end_reason,
+                                     summary.string());
+                }),
+            f->ladder.run, f->ladder.plan);
+      }};
 }
 
 }  // namespace proofload::cli

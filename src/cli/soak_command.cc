@@ -7,9 +7,10 @@
 #include <cstdio>
 
 #include "analyze/ladder_analysis.h"
-#include "cli/live_flags.h"
 #include "cli/command_line.h"
+#include "cli/experiment_command.h"
 #include "cli/ladder_flags.h"
+#include "cli/live_flags.h"
 #include "cli/run_flags.h"
 #include "cli/scenario_options.h"
 #include "cli/segment_flags.h"
@@ -99,15 +100,16 @@ experiments::SoakPlan build_soak_plan(SoakFlags& f,
   plan.canary_every_ns = parse_positive_duration_ns("--canary-every", f.canary_every);
   plan.canary_timeout_ns = parse_positive_duration_ns("--canary-timeout", f.canary_timeout);
   const analyze::SoakBar bar = analyze::parse_soak_bar(f.bar);  // refused here if bad
-  if (f.abort_when) plan.abort_when = analyze::parse_abort_rule(*f.abort_when);
+  std::optional<analyze::AbortRule> abort_when;
+  if (f.abort_when) abort_when = analyze::parse_abort_rule(*f.abort_when);
   if (f.precheck && !experiments::is_url(*f.precheck)) {
     throw UsageError("--precheck must be an http:// URL, got '" + *f.precheck + "'");
   }
-  plan.precheck_url = f.precheck;
-  plan.hooks.restore = f.restore;
-  plan.hooks.timeout_ns = parse_positive_duration_ns("--hook-timeout", f.hook_timeout);
-  plan.out_dir = f.run.out ? *f.run.out : default_out_dir("soak");
-  plan.quiet = f.run.quiet;
+  plan.context = experiment_context(f.run, "soak");
+  experiments::ExperimentGuards& guards = plan.context.guards;
+  guards.precheck_url = f.precheck;
+  guards.hooks.restore = f.restore;
+  guards.hooks.timeout_ns = parse_positive_duration_ns("--hook-timeout", f.hook_timeout);
   plan.scenario = scenario;
 
   RunFlags base = f.run;
@@ -119,10 +121,11 @@ experiments::SoakPlan build_soak_plan(SoakFlags& f,
     base.max_connections = std::max(base.connections, 1000);
   }
   plan.base_run = run_spec_from_flags(base, scenario.get());
-  if (plan.abort_when) {
-    plan::check_metric_source(plan.abort_when->condition.metric,
-                              "--abort-when '" + plan.abort_when->text + "'", plan.base_run);
+  if (abort_when) {
+    plan::check_metric_source(abort_when->condition.metric,
+                              "--abort-when '" + abort_when->text + "'", plan.base_run);
   }
+  guards.abort_when = std::move(abort_when);
 
   result::SoakResult& r = plan.initial;
   if (const plan::RunSpec& run = plan.base_run; run.segments > 1) {
@@ -130,16 +133,7 @@ experiments::SoakPlan build_soak_plan(SoakFlags& f,
     r.segment = experiments::segment_record(run.segment, run.segments, run.start_at_wall_ns,
                                             run.start_at_wall_ns.value_or(wall_clock_ns()));
   }
-  r.status = "running";
-  r.proofload_version = PROOFLOAD_VERSION;
-  r.command_line = command_line();
-  r.started_at = report::iso8601_utc(wall_clock_ns());
-  r.source.target = plan.base_run.target;
-  r.source.protocol = plan.base_run.protocol == engine::Protocol::kHttp2 ? "h2" : "http/1.1";
-  if (scenario) {
-    r.source.scenario_file = scenario->file;
-    r.source.scenario_sha256 = experiments::file_sha256(scenario->file);
-  }
+  r.source = recorded_source(plan.base_run, scenario ? scenario->file : "");
   result::SoakSettings& s = r.settings;
   s.loop = plan.open_loop ? "open" : "closed";
   if (plan.open_loop)
@@ -238,25 +232,20 @@ Subcommand add_soak_command(CLI::App& parent) {
       ->description("Open loop: the pool may grow to this many connections (default 1000)");
 
   return {app, [f, app] {
-            std::optional<workload::Scenario> scenario =
-                take_target(f->targets, f->run, flags_given(app), "soak");
-            experiments::SoakPlan plan = build_soak_plan(
-                *f, scenario ? std::make_shared<const workload::Scenario>(*scenario) : nullptr);
-            if (f->plan) {
-              std::fputs(experiments::describe_soak_plan(plan).c_str(), stdout);
-              return kExitOk;
-            }
-            const std::unique_ptr<live::LiveOutputs> live = start_live_outputs(f->run, "soak");
-            plan.live = live.get();
-            experiments::SoakOutcome outcome = experiments::run_soak(plan);
-            if (live) live->end();
-            const std::filesystem::path summary = plan.out_dir / "summary.md";
-            if (!f->run.quiet) print_file(summary);
-            std::fprintf(stderr, "soak: %s; %lld of %zu windows missed the bar; report in %s\n",
-                         outcome.result.end_reason.c_str(),
-                         static_cast<long long>(outcome.result.windows_missed),
-                         outcome.result.windows.size(), summary.c_str());
-            return outcome.exit_code;
+            return run_experiment_command(
+                experiment_command<experiments::SoakPlan, experiments::SoakOutcome>(
+                    "soak",
+                    [f, app] {
+                      return build_soak_plan(*f, take_scenario(f->targets, f->run, app, "soak"));
+                    },
+                    experiments::describe_soak_plan, experiments::run_soak,
+                    [](const auto&, const experiments::SoakOutcome& outcome, const auto& summary) {
+                      return fmt::format(
+                          "soak: {}; {} of {} windows missed the bar; report in {}\n",
+                          outcome.result.end_reason, outcome.result.windows_missed,
+                          outcome.result.windows.size(), summary.string());
+                    }),
+                f->run, f->plan);
           }};
 }
 

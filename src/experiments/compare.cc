@@ -173,7 +173,7 @@ plan::RunSpec compare_cell_run(const ComparePlan& plan, const CompareStep& step)
   }
   spec.duration_ns = m.duration_ns;
   spec.warmup_ns = step.condition_kind == kWarm ? m.warmup_ns : 0;
-  spec.out_dir = plan.out_dir / step.directory;
+  spec.out_dir = plan.context.out_dir / step.directory;
   spec.quiet = true;
   return spec;
 }
@@ -223,8 +223,10 @@ std::string describe_compare_plan(const ComparePlan& plan) {
       out += fmt::format("  restore-setting hook: {}\n", *m.settings[s.setting].restore);
     }
   }
-  if (plan.restore) out += fmt::format("  restore hook: {}\n", *plan.restore);
-  out += fmt::format("Results: {}\nNothing was sent (--plan).\n", plan.out_dir.string());
+  if (const std::optional<std::string>& restore = plan.context.guards.hooks.restore) {
+    out += fmt::format("  restore hook: {}\n", *restore);
+  }
+  out += fmt::format("Results: {}\nNothing was sent (--plan).\n", plan.context.out_dir.string());
   return out;
 }
 
@@ -240,20 +242,15 @@ CompareOutcome run_compare(const ComparePlan& plan) {
     plan::aim(runs.back(), found.at(spec.target));
   }
 
-  fs::create_directories(plan.out_dir);
+  fs::create_directories(plan.context.out_dir);
   result::CompareResult result = plan.initial;
-  ExperimentSetup setup;
-  setup.out_dir = plan.out_dir;
-  setup.name = "compare";
-  setup.quiet = plan.quiet;
-  setup.trust = plan.base_run.tls;
-  setup.hooks.restore = plan.restore;
-  setup.hooks.timeout_ns = plan.hook_timeout_ns;
-  setup.save = [&] {
-    result::judge_compare(result);
-    write_compare_directory(plan.out_dir, result);
-  };
-  Experiment experiment(setup);
+  plan.context.open_record(result);
+  Experiment experiment(ExperimentSetup{plan.context,
+                                        [&] {
+                                          result::judge_compare(result);
+                                          write_compare_directory(plan.context.out_dir, result);
+                                        },
+                                        plan.base_run.tls});
   Ending& ending = experiment.ending();
   const analyze::CompareMetric metric = plan.matrix.metric;
   size_t applied = kNoSetting;  // the setting applied and not yet restored
@@ -273,8 +270,8 @@ CompareOutcome run_compare(const ComparePlan& plan) {
         RunOptions options;
         options.run = runs[i];
         options.print_summary = false;
-        options.live_progress = !plan.quiet;
-        options.live = plan.live;
+        options.live_progress = !plan.context.quiet;
+        options.live = plan.context.live;
         options.progress_label = fmt::format("cell {} of {}{}", i + 1, steps.size(), label.where);
         const StepRun step = run_step_load(options, experiment, label.where);
         result::CompareRun run;
@@ -283,7 +280,7 @@ CompareOutcome run_compare(const ComparePlan& plan) {
         run.condition = s.condition;
         run.repeat = s.repeat;
         run.directory = s.directory;
-        read_cell(plan.out_dir, run, metric);
+        read_cell(plan.context.out_dir, run, metric);
         // A run cut short is no repeat: its figures cover another length.
         if (!step.failure.empty() || step.run.interrupted || step.run.aborted) run.value.reset();
         result.runs.push_back(std::move(run));
@@ -303,7 +300,7 @@ CompareOutcome run_compare(const ComparePlan& plan) {
   result.finished_at = report::iso8601_utc(wall_clock_ns());
   result.events = experiment.events();
   result::judge_compare(result);
-  write_compare_directory(plan.out_dir, result);
+  write_compare_directory(plan.context.out_dir, result);
 
   int exit_code = ending.exit_code;
   if (exit_code == kExitOk && result.analysis.headline.slower > 0) exit_code = kExitThresholds;

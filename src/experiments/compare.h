@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "experiments/compare_matrix.h"
+#include "experiments/experiment_context.h"
 #include "live/live_outputs.h"
 #include "plan/run_spec.h"
 #include "result/compare_result.h"
@@ -40,14 +41,11 @@ struct ComparePlan {
   // Observers of one side's cells only (--a-observe, --b-observe), added to base_run's: two
   // targets are two servers, and a figure such as CPU per request must come from each one's.
   std::vector<std::string> a_observe, b_observe;
-  std::optional<std::string> reset;    // before each cold cell
-  std::optional<std::string> restore;  // once at the end
-  int64_t hook_timeout_ns = int64_t{60} * 1'000'000'000;
-  std::filesystem::path out_dir;
-  bool quiet = false;
-  // --dashboard, --metrics-listen: the process's live outputs, fed by every step (not owned).
-  live::LiveOutputs* live = nullptr;
-  // settings, source and command line as recorded; the comparison fills in the rest.
+  std::optional<std::string> reset;  // before each cold cell (a cell's hook, not every step's)
+  // Its directory, command line, live outputs and guards: the hooks' restore (once at the end)
+  // and timeout.
+  ExperimentContext context;
+  // settings and source as recorded; the context opens it, the comparison fills in the rest.
   result::CompareResult initial;
 
   bool switched_by_hooks() const { return a_apply.has_value(); }

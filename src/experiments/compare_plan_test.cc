@@ -13,7 +13,7 @@ ComparePlan plan_of(const std::string& matrix) {
   plan.a_target = "http://127.0.0.1:8001/";
   plan.b_target = "http://127.0.0.1:8002/";
   plan.base_run.target = plan.a_target;
-  plan.out_dir = "/tmp/cmp";
+  plan.context.out_dir = "/tmp/cmp";
   return plan;
 }
 
@@ -105,7 +105,7 @@ TEST(ComparePlan, ThePlanListsEveryHookAndCellAndSendsNothing) {
       "checks:\n  x: {path: /x}\nconditions: [cold]\nrepeat: 1\nrun: {duration: 10s}\n"
       "settings:\n  small: {apply: limit, restore: unlimit}\n");
   plan.reset = "flush";
-  plan.restore = "put back";
+  plan.context.guards.hooks.restore = "put back";
   const std::string text = describe_compare_plan(plan);
   EXPECT_NE(text.find("Compare: 1 check × 1 condition × 1 setting, 1 repeat on each side: 2 runs "
                       "of 10s (10 connections), 20s of load in all"),

@@ -34,31 +34,19 @@
 #include <vector>
 
 #include "common/stop_signals.h"
+#include "experiments/experiment_context.h"
 #include "net/tls.h"
 #include "result/event.h"
 
 namespace proofload::experiments {
 
-// Shell commands around each step (hooks.h runs them) and once at the end.
-struct StepHooks {
-  std::optional<std::string> before;   // just before each step's load starts
-  std::optional<std::string> after;    // just after each step's load (also one that failed)
-  std::optional<std::string> reset;    // before each step, ahead of the drain gate
-  std::optional<std::string> restore;  // once at the end, on every exit path
-  int64_t timeout_ns = 60'000'000'000;
-};
-
+// What the runner is made from: the experiment's context (its directory, name, quiet and guards;
+// the abort rule and live outputs are its steps' to use), how it saves its files, and how an
+// https pre-check or drain URL is verified (net::trust_of).
 struct ExperimentSetup {
-  std::filesystem::path out_dir;
-  std::string name = "ladder";  // its lines on stderr begin "ladder: "
-  StepHooks hooks;
-  std::optional<std::string> precheck_url;  // must answer 2xx before anything starts
-  std::optional<std::string> drain_until;   // URL (2xx = drained) or command (exit 0 = drained)
-  int64_t drain_timeout_ns = 60'000'000'000;
-  int64_t drain_every_ns = 500'000'000;
-  bool quiet = false;          // no progress lines on stderr
+  ExperimentContext context;
   std::function<void()> save;  // rewrites the experiment's files with what it recorded
-  net::TlsOptions trust;       // how an https pre-check or drain URL is verified (net::trust_of)
+  net::TlsOptions trust;
 };
 
 // A hook, a drain wait or the pre-check, as result.json's `events` records them.
@@ -121,6 +109,8 @@ class Experiment {
   }
 
  private:
+  const ExperimentContext& context() const { return setup_.context; }
+  const ExperimentGuards& guards() const { return setup_.context.guards; }
   bool hook(const std::string& name, const std::optional<std::string>& command, const StepLabel* at,
             const std::atomic<bool>* cancel);
   bool drain(const StepLabel& at);

@@ -34,15 +34,9 @@ class LadderRun {
   LadderRun(const LadderPlan& ladder, plan::Preflight preflight)
       : plan_(ladder),
         preflight_(std::move(preflight)),
-        experiment_(ExperimentSetup{ladder.out_dir, "ladder", ladder.hooks, ladder.precheck_url,
-                                    ladder.drain_until, ladder.drain_timeout_ns,
-                                    ladder.drain_every_ns, ladder.quiet, [this] { save(); },
-                                    ladder.base_run.tls}) {
+        experiment_(ExperimentSetup{ladder.context, [this] { save(); }, ladder.base_run.tls}) {
     result_.kind = ladder.search ? "search" : "ladder";
-    result_.status = "running";
-    result_.proofload_version = PROOFLOAD_VERSION;
-    result_.command_line = ladder.command_line;
-    result_.started_at = report::iso8601_utc(wall_clock_ns());
+    ladder.context.open_record(result_);
     result_.source = ladder.source;
     if (preflight_.tls) {
       result_.source.tls_version = preflight_.tls->version;
@@ -66,7 +60,7 @@ class LadderRun {
   // Rewrites the ladder's files with what has been recorded so far.
   void save() {
     result_.events = experiment_.events();
-    write_ladder_directory(plan_.out_dir, result_);
+    write_ladder_directory(plan_.context.out_dir, result_);
   }
 
   // One level as a step of the runner. Returns the row's index, or nothing when the level did
@@ -99,7 +93,7 @@ class LadderRun {
     const std::string dir_name = "levels/" + prefix(at).substr(0, prefix(at).size() - 1);
     RunOptions options;
     try {
-      plan::RunSpec spec = level_run(plan_, at.level, hold_ns, plan_.out_dir / dir_name);
+      plan::RunSpec spec = level_run(plan_, at.level, hold_ns, plan_.context.out_dir / dir_name);
       if (plan_.base_run.segments > 1) {
         spec.start_at_wall_ns = segment_level_start_ns(plan_, ordinal_);
       }
@@ -113,8 +107,8 @@ class LadderRun {
       return false;
     }
     options.print_summary = false;
-    options.live_progress = !plan_.quiet;
-    options.live = plan_.live;
+    options.live_progress = !plan_.context.quiet;
+    options.live = plan_.context.live;
     const std::string unit = plan_.loop == analyze::Loop::kOpen ? "/s" : " connections";
     options.progress_label =
         plan_.search
@@ -122,15 +116,15 @@ class LadderRun {
             : fmt::format("level {} of {} ({}{})", ordinal_, schedule_levels(plan_).size(),
                           words::level_text(at.level), unit);
     std::optional<analyze::AbortWatch> watch;
-    if (plan_.abort_when) {
-      watch.emplace(*plan_.abort_when);
+    if (plan_.context.guards.abort_when) {
+      watch.emplace(*plan_.context.guards.abort_when);
       options.abort_check = [&watch](const measure::WindowStats& w) {
         bool fire = watch->add_window(
             w.duration_ns, [&](const measure::MetricRef& m) { return window_metric(w, m); });
         return fire ? watch->reason() : std::string();
       };
     }
-    if (!plan_.quiet) {
+    if (!plan_.context.quiet) {
       std::fprintf(stderr, "ladder: level %s%s (%s), hold %s\n",
                    words::level_text(at.level).c_str(),
                    plan_.loop == analyze::Loop::kOpen ? "/s" : " connections",
@@ -148,7 +142,7 @@ class LadderRun {
                                                 : "complete"});
       index = result_.rows.size() - 1;
       last_passed_ = passes(row);
-      if (!plan_.quiet) print_row(row, *last_passed_);
+      if (!plan_.context.quiet) print_row(row, *last_passed_);
     }
     return true;
   }
@@ -248,6 +242,7 @@ std::vector<ScheduledLevel> schedule_levels(const LadderPlan& plan) {
 }
 
 std::string describe_plan(const LadderPlan& plan) {
+  const ExperimentGuards& guards = plan.context.guards;
   const bool open = plan.loop == analyze::Loop::kOpen;
   const char* unit = open ? "/s" : " connections";
   std::string out;
@@ -296,20 +291,20 @@ std::string describe_plan(const LadderPlan& plan) {
   auto line = [&](const char* what, const std::optional<std::string>& command) {
     out += fmt::format("  {:<13} {}\n", what, command ? *command : "(none)");
   };
-  line("reset", plan.hooks.reset);
+  line("reset", guards.hooks.reset);
   out += fmt::format("  {:<13} {}\n", "drain gate",
-                     plan.drain_until
-                         ? fmt::format("{} (at most {})", *plan.drain_until,
-                                       words::duration_text(seconds_of(plan.drain_timeout_ns)))
+                     guards.drain_until
+                         ? fmt::format("{} (at most {})", *guards.drain_until,
+                                       words::duration_text(seconds_of(guards.drain_timeout_ns)))
                          : "(none)");
-  line("before-level", plan.hooks.before);
+  line("before-level", guards.hooks.before);
   out += fmt::format("  {:<13} the load\n", "");
-  line("after-level", plan.hooks.after);
+  line("after-level", guards.hooks.after);
   out += fmt::format("At the end, on every exit path: restore {}\n",
-                     plan.hooks.restore ? *plan.hooks.restore : "(none)");
-  if (plan.precheck_url)
-    out += fmt::format("Before anything: pre-check {} must answer 2xx\n", *plan.precheck_url);
-  if (plan.abort_when) out += fmt::format("Abort a level when: {}\n", plan.abort_when->text);
+                     guards.hooks.restore ? *guards.hooks.restore : "(none)");
+  if (guards.precheck_url)
+    out += fmt::format("Before anything: pre-check {} must answer 2xx\n", *guards.precheck_url);
+  if (guards.abort_when) out += fmt::format("Abort a level when: {}\n", guards.abort_when->text);
   if (plan.stop_on_fail) out += "Stop at the first level that breaks the SLO.\n";
   if (plan.fail_if_none) {
     out += plan.search ? "Exit 99 unless the search confirms a rate (--fail-if-none).\n"
@@ -321,10 +316,10 @@ std::string describe_plan(const LadderPlan& plan) {
                        words::fixed_with_thousands(*plan.fail_below_rps, 0));
   }
   int hooks_per_level =
-      (plan.hooks.reset ? 1 : 0) + (plan.hooks.before ? 1 : 0) + (plan.hooks.after ? 1 : 0);
-  int64_t bound_ns = waits * (hooks_per_level * plan.hooks.timeout_ns +
-                              (plan.drain_until ? plan.drain_timeout_ns : 0)) +
-                     (plan.hooks.restore ? plan.hooks.timeout_ns : 0);
+      (guards.hooks.reset ? 1 : 0) + (guards.hooks.before ? 1 : 0) + (guards.hooks.after ? 1 : 0);
+  int64_t bound_ns = waits * (hooks_per_level * guards.hooks.timeout_ns +
+                              (guards.drain_until ? guards.drain_timeout_ns : 0)) +
+                     (guards.hooks.restore ? guards.hooks.timeout_ns : 0);
   out += fmt::format("Total: {} of load{}{}.\n",
                      plan.search ? "at most " + words::duration_text(seconds_of(load_ns))
                                  : words::duration_text(seconds_of(load_ns)),
@@ -341,7 +336,7 @@ std::string describe_plan(const LadderPlan& plan) {
             seconds_of(segment_level_start_ns(plan, 2) - segment_level_start_ns(plan, 1))),
         words::duration_text(seconds_of(kSegmentLevelGapNs)));
   }
-  out += fmt::format("Results: {}\n", plan.out_dir.string());
+  out += fmt::format("Results: {}\n", plan.context.out_dir.string());
   out += "Nothing was sent (--plan).\n";
   return out;
 }
@@ -373,11 +368,11 @@ LadderOutcome run_ladder(const LadderPlan& ladder) {
   // file-descriptor limit), and the target resolved and reached, once for every level.
   const plan::RunSpec largest =
       ladder.search
-          ? level_run(ladder, ladder.search->start_rps, ladder.step_hold_ns, ladder.out_dir)
-          : level_run(ladder, ladder.levels.back(), ladder.hold_ns, ladder.out_dir);
+          ? level_run(ladder, ladder.search->start_rps, ladder.step_hold_ns, ladder.context.out_dir)
+          : level_run(ladder, ladder.levels.back(), ladder.hold_ns, ladder.context.out_dir);
   plan::plan_run(largest);
   LadderRun run(ladder, plan::preflight(largest));
-  fs::create_directories(ladder.out_dir);
+  fs::create_directories(ladder.context.out_dir);
   try {
     run.save();
     if (run.experiment().precheck()) {

@@ -44,25 +44,17 @@ struct LadderPlan {
   // sustained (the search's confirmed rate) is below fail_below_rps.
   bool fail_if_none = false;
   std::optional<double> fail_below_rps;
-  std::optional<std::string> precheck_url;
-  std::optional<analyze::AbortRule> abort_when;
-  std::optional<std::string> drain_until;  // URL (2xx = drained) or command (exit 0 = drained)
-  int64_t drain_timeout_ns = 60'000'000'000;
-  int64_t drain_every_ns = 500'000'000;
-  StepHooks hooks;
 
   // --search: the levels come from an adaptive rate search; each step runs `step_hold_ns`, the
   // confirming run `hold_ns`.
   std::optional<analyze::RateSearchOptions> search;
   int64_t step_hold_ns = 0;
 
-  std::filesystem::path out_dir;
-  std::string command_line;
+  // Its directory, command line, live outputs and guards: the pre-check, the abort rule, the
+  // drain gate and the hooks around each level.
+  ExperimentContext context;
   result::LadderSource source;      // what is measured (target, scenario file and hash)
   result::LadderSettings settings;  // the flags as normalized, as result.json records them
-  bool quiet = false;               // no per-level progress lines on stderr
-  // --dashboard, --metrics-listen: the process's live outputs, fed by every step (not owned).
-  live::LiveOutputs* live = nullptr;
 };
 
 // The run of one level: base_run with the level's rate (open loop) or connections (closed), held

@@ -25,15 +25,6 @@ namespace {
 
 namespace fs = std::filesystem;
 
-ExperimentSetup setup_of(const ProbePlan& plan) {
-  ExperimentSetup setup;
-  setup.out_dir = plan.out_dir;
-  setup.name = "probe";
-  setup.quiet = plan.quiet;
-  setup.trust = plan.base_run.tls;
-  return setup;
-}
-
 // A variant's header as recorded and shown (a secret header's value is not: the CLI redacts it).
 const std::string& shown_variant(const ProbePlan& plan, size_t index) {
   return plan.initial.settings.variants.at(index);
@@ -72,13 +63,13 @@ class SourceRecorder {
  public:
   SourceRecorder(const ProbePlan& plan, std::vector<analyze::ProbeSourceSeries>& series)
       : series_(series) {
-    fs::create_directories(plan.out_dir / kProbeSourcesDir);
+    fs::create_directories(plan.context.out_dir / kProbeSourcesDir);
     for (const std::string& address : plan.sources) {
       analyze::ProbeSourceSeries s;
       s.address = address;
       series_.push_back(std::move(s));
-      files_.push_back(std::make_unique<report::LineFile>(probe_csv_path(plan.out_dir, address),
-                                                          report::kProbeCsvHeader));
+      files_.push_back(std::make_unique<report::LineFile>(
+          probe_csv_path(plan.context.out_dir, address), report::kProbeCsvHeader));
     }
   }
 
@@ -126,12 +117,13 @@ analyze::ProbeVariantRun variant_counts(const ProbePlan& plan, size_t index,
 }  // namespace
 
 plan::RunSpec probe_run(const ProbePlan& plan) {
-  return step_run(plan, plan.sources, plan.duration_ns, plan.out_dir / "run");
+  return step_run(plan, plan.sources, plan.duration_ns, plan.context.out_dir / "run");
 }
 
 plan::RunSpec variant_run(const ProbePlan& plan, size_t index) {
-  plan::RunSpec spec = step_run(plan, {plan.sources.front()}, plan.variant_duration_ns,
-                                plan.out_dir / "variants" / fmt::format("{:02}", index + 1));
+  plan::RunSpec spec =
+      step_run(plan, {plan.sources.front()}, plan.variant_duration_ns,
+               plan.context.out_dir / "variants" / fmt::format("{:02}", index + 1));
   const std::pair<std::string, std::string>& header = plan.variants[index];
   std::erase_if(spec.headers, [&](const auto& h) { return ascii_iequals(h.first, header.first); });
   spec.headers.push_back(header);
@@ -158,7 +150,7 @@ std::string describe_probe_plan(const ProbePlan& plan) {
     out += fmt::format("  then from {} with '{}' for {}\n", plan.sources.front(),
                        shown_variant(plan, i), format_duration(plan.variant_duration_ns));
   }
-  out += fmt::format("Results: {}\nNothing was sent (--plan).\n", plan.out_dir.string());
+  out += fmt::format("Results: {}\nNothing was sent (--plan).\n", plan.context.out_dir.string());
   return out;
 }
 
@@ -174,9 +166,10 @@ ProbeOutcome run_probe(const ProbePlan& plan) {
     plan::aim(variant_runs.back(), found);
   }
 
-  fs::create_directories(plan.out_dir);
-  Experiment experiment(setup_of(plan));
+  fs::create_directories(plan.context.out_dir);
+  Experiment experiment(ExperimentSetup{plan.context, {}, plan.base_run.tls});
   result::ProbeResult result = plan.initial;
+  plan.context.open_record(result);
   Ending& ending = experiment.ending();
   try {
     StepLabel label;
@@ -185,13 +178,13 @@ ProbeOutcome run_probe(const ProbePlan& plan) {
       RunOptions options;
       options.run = main_run;
       options.print_summary = false;
-      options.live_progress = !plan.quiet;
-      options.live = plan.live;
+      options.live_progress = !plan.context.quiet;
+      options.live = plan.context.live;
       options.progress_label = fmt::format("probe from {} sources", plan.sources.size());
       SourceRecorder recorder(plan, result.series);
       options.on_start = [&](int64_t, int64_t) {
         // Written once: what `proofload report` rebuilds a killed probe's report from.
-        report::write_file_atomically(plan.out_dir / kProbePlanJson,
+        report::write_file_atomically(plan.context.out_dir / kProbePlanJson,
                                       result::probe_to_json(result).dump(2) + "\n");
       };
       options.abort_check = [&](const measure::WindowStats& w) {
@@ -209,8 +202,8 @@ ProbeOutcome run_probe(const ProbePlan& plan) {
         RunOptions options;
         options.run = variant_runs[i];
         options.print_summary = false;
-        options.live_progress = !plan.quiet;
-        options.live = plan.live;
+        options.live_progress = !plan.context.quiet;
+        options.live = plan.context.live;
         options.progress_label = "variant " + shown_variant(plan, i);
         const StepRun step = run_step_load(options, experiment, label.where);
         if (!ending.ended()) {
@@ -231,7 +224,7 @@ ProbeOutcome run_probe(const ProbePlan& plan) {
   result.end_reason = ending.reason;
   result.finished_at = report::iso8601_utc(wall_clock_ns());
   result.events = experiment.events();
-  write_probe_directory(plan.out_dir, result);
+  write_probe_directory(plan.context.out_dir, result);
 
   int exit_code = ending.exit_code;
   if (exit_code == kExitOk && !probe_held(result)) exit_code = kExitThresholds;

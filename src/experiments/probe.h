@@ -19,6 +19,7 @@
 #include <vector>
 
 #include "analyze/probe_analysis.h"
+#include "experiments/experiment_context.h"
 #include "live/live_outputs.h"
 #include "plan/run_spec.h"
 #include "result/probe_result.h"
@@ -37,11 +38,9 @@ struct ProbePlan {
   std::optional<analyze::ProbeExpectation> expect;
   std::vector<std::pair<std::string, std::string>> variants;  // {name, value}
   int64_t variant_duration_ns = 10 * int64_t{1'000'000'000};
-  std::filesystem::path out_dir;
-  bool quiet = false;
-  // --dashboard, --metrics-listen: the process's live outputs, fed by every step (not owned).
-  live::LiveOutputs* live = nullptr;
-  // settings, source and command line as recorded; the probe fills in the rest.
+  // Its directory, command line and live outputs (no guards: a probe has no hooks).
+  ExperimentContext context;
+  // settings, source and segment as recorded; the context opens it, the probe fills in the rest.
   result::ProbeResult initial;
 };
 

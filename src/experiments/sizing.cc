@@ -214,6 +214,7 @@ std::string config_directory(const SizingConfig& config, int index) {
 
 std::string describe_sizing_plan(const SizingPlan& plan) {
   const LadderPlan& ladder = plan.ladder;
+  const ExperimentGuards& guards = plan.context.guards;
   const bool open = ladder.loop == analyze::Loop::kOpen;
   const size_t level_runs = ladder.search ? 0 : schedule_levels(ladder).size();
   std::string out = fmt::format(
@@ -232,11 +233,11 @@ std::string describe_sizing_plan(const SizingPlan& plan) {
                        c.cores ? fmt::format(" ({:g} core{}, from {})", *c.cores,
                                              *c.cores == 1 ? "" : "s", c.cores_basis)
                                : std::string(" (cores not known: give --cores NAME=N)"),
-                       (plan.out_dir / config_directory(c, index)).string());
+                       (plan.context.out_dir / config_directory(c, index)).string());
     out += fmt::format("       apply    {}\n", plan.apply ? *plan.apply : "(none)");
-    if (plan.ready_until) {
-      out += fmt::format("       ready    {} (at most {})\n", *plan.ready_until,
-                         words::duration_text(seconds_of(plan.ready_timeout_ns)));
+    if (guards.drain_until) {
+      out += fmt::format("       ready    {} (at most {})\n", *guards.drain_until,
+                         words::duration_text(seconds_of(guards.drain_timeout_ns)));
     }
     if (ladder.search) {
       out += "       a rate search (see below)\n";
@@ -251,11 +252,11 @@ std::string describe_sizing_plan(const SizingPlan& plan) {
     load_ns += s ? s->max_steps * (ladder.warmup_ns + ladder.step_hold_ns) +
                        s->confirm_attempts * (ladder.warmup_ns + ladder.hold_ns)
                  : static_cast<int64_t>(level_runs) * (ladder.warmup_ns + ladder.hold_ns);
-    bound_ns +=
-        (plan.apply ? plan.hook_timeout_ns : 0) + (plan.ready_until ? plan.ready_timeout_ns : 0);
+    bound_ns += (plan.apply ? guards.hooks.timeout_ns : 0) +
+                (guards.drain_until ? guards.drain_timeout_ns : 0);
   }
   out += fmt::format("At the end, once, on every exit path: restore {}\n",
-                     plan.restore ? *plan.restore : "(none)");
+                     guards.hooks.restore ? *guards.hooks.restore : "(none)");
   if (!ladder.base_run.observe.empty()) {
     std::string specs;
     for (const std::string& o : ladder.base_run.observe) specs += (specs.empty() ? "" : ", ") + o;
@@ -264,39 +265,39 @@ std::string describe_sizing_plan(const SizingPlan& plan) {
   if (ladder.search) {
     out += "Each configuration's search:\n";
     LadderPlan one = ladder;
-    one.out_dir = plan.out_dir / "configs";
+    one.context.out_dir = plan.context.out_dir / "configs";
     std::string search = describe_plan(one);
     out += search.substr(0, search.find("Around each level"));
   }
-  if (plan.restore) bound_ns += plan.hook_timeout_ns;
+  if (guards.hooks.restore) bound_ns += guards.hooks.timeout_ns;
   out += fmt::format("Total: {}{} of load{}.\n", ladder.search ? "at most " : "",
                      words::duration_text(seconds_of(load_ns)),
                      bound_ns > 0 ? fmt::format(", plus at most {} in hooks and ready waits",
                                                 words::duration_text(seconds_of(bound_ns)))
                                   : "");
-  out += fmt::format("Results: {}\n", plan.out_dir.string());
+  out += fmt::format("Results: {}\n", plan.context.out_dir.string());
   out += "Nothing was sent (--plan).\n";
   return out;
 }
 
 namespace {
 
+// The runner's setup: the sizing's context, whose step reset is each configuration's apply (and
+// its drain gate the ready wait: rename_gates).
+ExperimentSetup setup_of(const SizingPlan& plan, std::function<void()> save) {
+  ExperimentContext context = plan.context;
+  context.guards.hooks.reset = plan.apply;
+  return ExperimentSetup{std::move(context), std::move(save), plan.ladder.base_run.tls};
+}
+
 // The sizing on the experiment runner: each configuration is one step whose reset hook is the
 // apply, whose drain gate is the ready wait, and whose load is the configuration's whole ladder.
 class SizingRun {
  public:
   explicit SizingRun(const SizingPlan& plan)
-      : plan_(plan),
-        experiment_(ExperimentSetup{
-            plan.out_dir, "sizing",
-            StepHooks{std::nullopt, std::nullopt, plan.apply, plan.restore, plan.hook_timeout_ns},
-            std::nullopt, plan.ready_until, plan.ready_timeout_ns, plan.ladder.drain_every_ns,
-            plan.quiet, [this] { save(); }, plan.ladder.base_run.tls}) {
+      : plan_(plan), experiment_(setup_of(plan, [this] { save(); })) {
     experiment_.rename_gates("apply", "ready");
-    result_.status = "running";
-    result_.proofload_version = PROOFLOAD_VERSION;
-    result_.command_line = plan.command_line;
-    result_.started_at = report::iso8601_utc(wall_clock_ns());
+    plan.context.open_record(result_);
     result_.source = plan.ladder.source;
     result_.run_directory = "configs";
     result_.settings = plan.settings;
@@ -319,7 +320,7 @@ class SizingRun {
 
   void save() {
     result_.events = experiment_.events();
-    write_sizing_directory(plan_.out_dir, result_);
+    write_sizing_directory(plan_.context.out_dir, result_);
   }
 
   // One configuration: apply, ready, its ladder.
@@ -330,7 +331,7 @@ class SizingRun {
     label.file_prefix = fmt::format("{:02}-{}-", index, c.slug);
     label.where = " for configuration " + c.name;
     label.env = config_env(c, index);
-    const fs::path dir = plan_.out_dir / result_.configs[i].directory;
+    const fs::path dir = plan_.context.out_dir / result_.configs[i].directory;
     fs::create_directories(dir);
     const fs::path targets_file = dir / kTargetsFile;
     fs::remove(targets_file);  // only what this configuration's apply writes counts
@@ -344,12 +345,10 @@ class SizingRun {
     const SizingConfig& c = plan_.configs[i];
     result::SizingConfigRecord& record = result_.configs[i];
     LadderPlan ladder = plan_.ladder;
-    ladder.out_dir = dir;
-    ladder.hooks.restore.reset();  // the sizing's restore runs once, at the very end
+    ladder.context = ladder.context.within(plan_.context, dir);
+    ladder.context.guards.hooks.restore.reset();  // the sizing's runs once, at the very end
     ladder.fail_if_none = false;
     ladder.fail_below_rps.reset();
-    ladder.quiet = plan_.quiet;
-    ladder.command_line = plan_.command_line;
     ladder.base_run.observe = config_observers(ladder.base_run.observe, c, env);
     ladder.settings.observe = ladder.base_run.observe;
     std::vector<std::string> written = targets_written(dir / kTargetsFile);
@@ -365,7 +364,7 @@ class SizingRun {
     record.targets = {ladder.base_run.target};
     record.targets.insert(record.targets.end(), ladder.base_run.more_targets.begin(),
                           ladder.base_run.more_targets.end());
-    if (!plan_.quiet) std::fprintf(stderr, "sizing: configuration %s\n", c.name.c_str());
+    if (!plan_.context.quiet) std::fprintf(stderr, "sizing: configuration %s\n", c.name.c_str());
     LadderOutcome outcome;
     if (experiment_.stopping()) return false;  // a signal between the ready gate and the ladder
     try {
@@ -401,7 +400,7 @@ class SizingRun {
 }  // namespace
 
 SizingOutcome run_sizing(const SizingPlan& plan) {
-  fs::create_directories(plan.out_dir);
+  fs::create_directories(plan.context.out_dir);
   SizingRun run(plan);
   Ending& ending = run.experiment().ending();
   try {

@@ -67,15 +67,12 @@ struct SizingPlan {
   // Each configuration's ladder: its out_dir, observers and targets are set per configuration;
   // its own restore is never set (the sizing's restore runs once, at the very end).
   LadderPlan ladder;
-  std::optional<std::string> apply;        // before each configuration
-  std::optional<std::string> restore;      // once at the end, on every exit path
-  std::optional<std::string> ready_until;  // after each apply: URL (2xx) or command (exit 0)
-  int64_t ready_timeout_ns = 120'000'000'000;
-  int64_t hook_timeout_ns = 120'000'000'000;
+  std::optional<std::string> apply;  // before each configuration
   bool fail_if_none = false;  // exit 99 when no configuration had a level within the SLO
-  std::filesystem::path out_dir;
-  std::string command_line;
-  bool quiet = false;
+  // Its directory, command line, live outputs (which each configuration's ladder feeds) and
+  // guards: the ready gate after each apply (guards.drain_until: URL (2xx) or command (exit 0)),
+  // and the hooks' restore (once at the end, on every exit path) and timeout.
+  ExperimentContext context;
   result::SizingSettings settings;  // as result.json records them
 };
 

@@ -95,16 +95,16 @@ SizingPlan two_config_plan() {
   SizingPlan plan;
   plan.configs = parse_sizing_configs("1x1/64Mi,big", {});
   plan.apply = "./apply.sh";
-  plan.restore = "./restore.sh";
-  plan.ready_until = "http://127.0.0.1:8080/health";
-  plan.ready_timeout_ns = 30'000'000'000;
-  plan.hook_timeout_ns = 10'000'000'000;
+  plan.context.guards.hooks.restore = "./restore.sh";
+  plan.context.guards.drain_until = "http://127.0.0.1:8080/health";
+  plan.context.guards.drain_timeout_ns = 30'000'000'000;
+  plan.context.guards.hooks.timeout_ns = 10'000'000'000;
   plan.ladder.loop = analyze::Loop::kClosed;
   plan.ladder.levels = {2, 8};
   plan.ladder.hold_ns = 2'000'000'000;
   plan.ladder.warmup_ns = 1'000'000'000;
   plan.ladder.base_run.observe = {"cgroup:/sys/fs/cgroup/cpu/${PROOFLOAD_CONFIG_SLUG}"};
-  plan.out_dir = "out";
+  plan.context.out_dir = "out";
   return plan;
 }
 

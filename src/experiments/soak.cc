@@ -28,16 +28,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-// The runner's setup: the soak's directory, its pre-check and restore; no drain gate.
-ExperimentSetup setup_of(const SoakPlan& plan) {
-  ExperimentSetup setup;
-  setup.out_dir = plan.out_dir;
-  setup.name = "soak";
-  setup.hooks = plan.hooks;
-  setup.precheck_url = plan.precheck_url;
-  setup.quiet = plan.quiet;
-  setup.trust = plan.base_run.tls;
-  return setup;
+// The record as the soak starts: what the command recorded, opened by the context.
+result::SoakResult opened(const SoakPlan& plan) {
+  result::SoakResult r = plan.initial;
+  plan.context.open_record(r);
+  return r;
 }
 
 // One soak as it runs: the windows folded and judged as they finish, canaries and marks
@@ -48,15 +43,15 @@ class SoakRun {
   SoakRun(const SoakPlan& plan, plan::PlannedRun run)
       : plan_(plan),
         run_(std::move(run)),
-        result_(plan.initial),
+        result_(opened(plan)),
         bar_(analyze::parse_soak_bar(plan.initial.settings.bar)),
         folder_(plan.window_ns, plan.ramp_ns, plan.base_run.goodput.has_value()),
         canaries_tally_(seconds_of(plan.window_ns)),
-        experiment_(setup_of(plan)) {
+        experiment_(ExperimentSetup{plan.context, {}, plan.base_run.tls}) {
     if (plan.scenario && !plan.scenario->canaries.empty()) {
       canaries_.emplace(*plan.scenario, plan.base_run.target, plan.base_run.tls);
     }
-    if (plan.abort_when) abort_watch_.emplace(*plan.abort_when);
+    if (plan.context.guards.abort_when) abort_watch_.emplace(*plan.context.guards.abort_when);
   }
 
   Experiment& experiment() { return experiment_; }
@@ -67,11 +62,11 @@ class SoakRun {
     RunOptions options;
     options.run = run_;
     options.print_summary = false;
-    options.live_progress = !plan_.quiet;
-    options.live = plan_.live;
+    options.live_progress = !plan_.context.quiet;
+    options.live = plan_.context.live;
     options.progress_label = "soak";
-    windows_file_.emplace(plan_.out_dir / kSoakWindowsCsv, soak_windows_csv_header());
-    canaries_file_.emplace(plan_.out_dir / kCanariesCsv, canaries_csv_header());
+    windows_file_.emplace(plan_.context.out_dir / kSoakWindowsCsv, soak_windows_csv_header());
+    canaries_file_.emplace(plan_.context.out_dir / kCanariesCsv, canaries_csv_header());
     options.on_start = [this](int64_t start_ns, int64_t start_wall_ns) {
       on_start(start_ns, start_wall_ns);
     };
@@ -99,7 +94,7 @@ class SoakRun {
     start_ns_ = start_ns;
     result_.hold_start_unix_ns = start_wall_ns + plan_.ramp_ns;
     // Written once: what `proofload report` rebuilds a killed soak's report from.
-    report::write_file_atomically(plan_.out_dir / kSoakPlanJson,
+    report::write_file_atomically(plan_.context.out_dir / kSoakPlanJson,
                                   result::soak_to_json(result_).dump(2) + "\n");
     if (canaries_ && !canaries_->empty()) {
       canary_runner_.emplace(*canaries_, plan_.canary_every_ns, plan_.canary_timeout_ns,
@@ -117,7 +112,7 @@ class SoakRun {
     } catch (const std::runtime_error&) {
       // The answer is kept in memory for the result; only the rebuild would miss it.
     }
-    if (!c.right && !plan_.quiet) {
+    if (!c.right && !plan_.context.quiet) {
       std::fprintf(stderr, "\nsoak: canary %s wrong at %+.0f s: %s\n", c.name.c_str(), at_s,
                    c.reason.c_str());
     }
@@ -152,7 +147,7 @@ class SoakRun {
     }
     analyze::judge_window(bar_, row);
     windows_file_->append(soak_windows_csv_line(row));
-    if (!plan_.quiet) {
+    if (!plan_.context.quiet) {
       std::fprintf(stderr, "%ssoak: %s window %lld (%+.0f s): %s requests, p95 %s, %s\n",
                    isatty(STDERR_FILENO) ? "\r\033[K" : "", row.ramp ? "ramp" : "hold",
                    static_cast<long long>(row.index), row.start_s,
@@ -165,7 +160,7 @@ class SoakRun {
 
   // Marks appended to marks.log by `proofload mark` from another process.
   void take_external_marks() {
-    std::ifstream in(plan_.out_dir / kMarksLog, std::ios::binary);
+    std::ifstream in(plan_.context.out_dir / kMarksLog, std::ios::binary);
     if (!in || !in.seekg(static_cast<std::streamoff>(marks_offset_))) return;
     // Only what was appended since the last look; a torn last line waits for the next.
     const std::string text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
@@ -178,7 +173,7 @@ class SoakRun {
       mark.label = logged.label;
       mark.source = "external";
       mark.at_s = seconds_of(logged.wall_ns - result_.hold_start_unix_ns);
-      if (!plan_.quiet)
+      if (!plan_.context.quiet)
         std::fprintf(stderr, "\nsoak: mark '%s' at %+.0f s\n", mark.label.c_str(), mark.at_s);
       std::lock_guard lock(mutex_);
       marks_.push_back(std::move(mark));
@@ -193,13 +188,13 @@ class SoakRun {
       const int64_t due = start_ns_ + plan_.ramp_ns + static_cast<int64_t>(s.at_s * 1e9);
       if (monotonic_ns() < due) return;
       const int64_t wall = wall_clock_ns();
-      append_mark(plan_.out_dir, "scheduled", s.label, wall);
+      append_mark(plan_.context.out_dir, "scheduled", s.label, wall);
       analyze::Mark mark;
       mark.label = s.label;
       mark.source = "scheduled";
       mark.at_s = seconds_of(wall - result_.hold_start_unix_ns);
       if (!s.command.empty()) mark.command = s.command;
-      if (!plan_.quiet)
+      if (!plan_.context.quiet)
         std::fprintf(stderr, "\nsoak: mark '%s' at %+.0f s%s\n", s.label.c_str(), mark.at_s,
                      s.command.empty() || plan_.base_run.segment != 0 ? "" : ", running its hook");
       size_t slot;
@@ -212,10 +207,10 @@ class SoakRun {
       // marks the moment.
       if (!s.command.empty() && plan_.base_run.segment == 0) {
         const fs::path log =
-            plan_.out_dir / "hooks" / fmt::format("mark-{:02}.log", next_scheduled_ + 1);
+            plan_.context.out_dir / "hooks" / fmt::format("mark-{:02}.log", next_scheduled_ + 1);
         mark_hooks_.emplace_back([this, slot, command = s.command, label = s.label, log] {
-          HookResult hook =
-              run_hook("mark", command, plan_.hooks.timeout_ns, log, {{"PROOFLOAD_MARK", label}});
+          HookResult hook = run_hook("mark", command, plan_.context.guards.hooks.timeout_ns, log,
+                                     {{"PROOFLOAD_MARK", label}});
           std::lock_guard lock(mutex_);
           marks_[slot].exit_code = hook.exit_code;
           marks_[slot].hook_outcome = hook.describe();
@@ -278,7 +273,7 @@ plan::RunSpec soak_run(const SoakPlan& plan) {
   }
   if (!plan.open_loop) spec.connections = static_cast<int>(plan.level);
   spec.warmup_ns = 0;
-  spec.out_dir = plan.out_dir / "run";
+  spec.out_dir = plan.context.out_dir / "run";
   return spec;
 }
 
@@ -310,10 +305,11 @@ std::string describe_soak_plan(const SoakPlan& plan) {
   }
   out += fmt::format("  marks are judged from the windows {} either side\n",
                      words::duration_text(s.mark_window_s));
-  if (plan.abort_when) out += fmt::format("Abort when: {}\n", plan.abort_when->text);
+  if (plan.context.guards.abort_when)
+    out += fmt::format("Abort when: {}\n", plan.context.guards.abort_when->text);
   out += fmt::format("Total: {} of load.\nResults: {}\nNothing was sent (--plan).\n",
                      words::duration_text(seconds_of(plan.ramp_ns + plan.hold_ns)),
-                     plan.out_dir.string());
+                     plan.context.out_dir.string());
   return out;
 }
 
@@ -327,7 +323,7 @@ SoakOutcome run_soak(const SoakPlan& plan) {
   }
   plan::aim(planned, plan::preflight(soak_run(plan)));
   SoakRun run(plan, std::move(planned));
-  fs::create_directories(plan.out_dir);
+  fs::create_directories(plan.context.out_dir);
   Ending& ending = run.experiment().ending();
   try {
     if (run.experiment().precheck()) {
@@ -346,7 +342,7 @@ SoakOutcome run_soak(const SoakPlan& plan) {
   result.end_reason = ending.reason;
   result.finished_at = report::iso8601_utc(wall_clock_ns());
   result.events = run.experiment().events();
-  write_soak_directory(plan.out_dir, result);
+  write_soak_directory(plan.context.out_dir, result);
   int exit_code = ending.exit_code;
   if (exit_code == kExitOk && !soak_held(result)) exit_code = kExitThresholds;
   return {result, exit_code};

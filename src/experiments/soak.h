@@ -40,16 +40,12 @@ struct SoakPlan {
   std::shared_ptr<const workload::Scenario> scenario;
   int64_t canary_every_ns = 60 * int64_t{1'000'000'000};
   int64_t canary_timeout_ns = 10 * int64_t{1'000'000'000};
-  std::optional<analyze::AbortRule> abort_when;
-  std::optional<std::string> precheck_url;
-  StepHooks hooks;  // restore (once, at the end) and the marks' timeout
-  std::filesystem::path out_dir;
+  // Its directory, command line, live outputs and guards: the pre-check, the abort rule and the
+  // hooks (restore, once at the end, and the marks' timeout).
+  ExperimentContext context;
   // settings holds the bar, the marks, the drift settings and the mark window as recorded;
-  // the soak reads them from there (one copy).
-  result::SoakResult initial;  // source, settings, command line
-  bool quiet = false;
-  // --dashboard, --metrics-listen: the process's live outputs, fed by every step (not owned).
-  live::LiveOutputs* live = nullptr;
+  // the soak reads them from there (one copy). The record's header comes from the context.
+  result::SoakResult initial;  // source, settings, segment
 };
 
 // The run of the soak: base_run with the ramp's steps (each a jump to level * i / steps, held

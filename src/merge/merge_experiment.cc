@@ -4,13 +4,7 @@
 #include <nlohmann/json.hpp>
 
 #include "common/usage_error.h"
-#include "experiments/probe_record.h"
-#include "experiments/segment_file.h"
-#include "experiments/soak_record.h"
-#include "merge/merge_experiments.h"
-#include "merge/merge_ladder.h"
-#include "merge/merge_run.h"
-#include "result/ladder_result.h"
+#include "registry/experiment_kinds.h"
 #include "result/recorded_json.h"
 
 namespace proofload::merge {
@@ -19,13 +13,10 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// What a segment's directory holds, from its files: a run's segment.jsonl, or the schema of an
-// experiment's result.json.
-std::string kind_of(const fs::path& directory) {
-  if (fs::exists(directory / experiments::kSegmentFile)) return "run";
-  // A soak and a probe write their plan when their load starts, their result.json at the end.
-  if (experiments::is_soak_directory(directory)) return "soak";
-  if (experiments::is_probe_directory(directory)) return "probe";
+// What a segment's directory holds: the kind that owns it (a run's segment.jsonl, a soak's or a
+// probe's plan), else the kind of its result.json's schema (a ladder's); one with a merge.
+const registry::ExperimentKind& kind_of(const fs::path& directory) {
+  if (const registry::ExperimentKind* kind = registry::kind_owning(directory)) return *kind;
   if (!fs::exists(fs::symlink_status(directory / "result.json"))) {
     throw UsageError("merge: " + directory.string() +
                      " holds no segment.jsonl or result.json: not a segment's directory");
@@ -37,13 +28,13 @@ std::string kind_of(const fs::path& directory) {
   const nlohmann::json head =
       result::read_recorded_json((directory / "result.json").string(), schema_only);
   const std::string schema = head.is_object() ? head.value("schema", "") : "";
-  if (schema == result::kLadderSchema) return "ladder";
-  throw UsageError("merge: " + directory.string() + " is not a segment's directory (run, ladder, " +
-                   "soak or probe with --segment I/N)");
-}
-
-result::LadderResult read_ladder_result(const fs::path& directory) {
-  return result::ladder_from_json(result::read_recorded_json((directory / "result.json").string()));
+  const registry::ExperimentKind* kind = registry::kind_with_schema(schema);
+  // A kind that owns its segments' directories (a run's segment.jsonl) is not one by schema alone.
+  if (!kind || !kind->merge || kind->owns_directory) {
+    throw UsageError("merge: " + directory.string() + " is not a segment's directory (" +
+                     registry::kind_names(registry::mergeable) + " with --segment I/N)");
+  }
+  return *kind;
 }
 
 }  // namespace
@@ -55,28 +46,16 @@ MergeSummary merge_segments(const std::vector<fs::path>& directories, const fs::
     if (fs::weakly_canonical(d, ignored) == fs::weakly_canonical(out, ignored))
       throw UsageError("merge: --out " + out.string() + " is a segment");
   }
-  const std::string kind = kind_of(directories.front());
+  const registry::ExperimentKind& kind = kind_of(directories.front());
   for (const fs::path& d : directories) {
-    if (kind_of(d) != kind) {
-      throw UsageError("merge: " + d.string() + " holds a " + kind_of(d) + ", " +
-                       directories.front().string() + " a " + kind + ": not one load's segments");
+    if (const registry::ExperimentKind& other = kind_of(d); &other != &kind) {
+      throw UsageError("merge: " + d.string() + " holds a " + other.name + ", " +
+                       directories.front().string() + " a " + kind.name +
+                       ": not one load's segments");
     }
   }
-  if (kind == "ladder") {
-    const result::MergeRecord record = merge_ladders(directories, out);
-    const result::LadderResult merged = read_ladder_result(out);
-    return {kind, record, !merged.ci_bar || merged.ci_bar->passed.value_or(true)};
-  }
-  if (kind == "soak") {
-    const result::MergeRecord record = merge_soaks(directories, out);
-    return {kind, record, experiments::soak_held(experiments::read_or_rebuild_soak(out))};
-  }
-  if (kind == "probe") {
-    const result::MergeRecord record = merge_probes(directories, out);
-    return {kind, record, experiments::probe_held(experiments::read_or_rebuild_probe(out))};
-  }
-  const report::RunResult run = merge_runs(directories, out);
-  return {kind, *run.merged, run.thresholds_passed()};
+  const registry::Merged merged = kind.merge(directories, out);
+  return {kind.name, merged.record, merged.held};
 }
 
 }  // namespace proofload::merge

@@ -22,6 +22,7 @@
 #include "analyze/ladder_analysis.h"
 #include "analyze/level_row.h"
 #include "result/event.h"
+#include "result/experiment_header.h"
 #include "result/json_reader.h"
 #include "result/segment_record.h"
 
@@ -51,17 +52,6 @@ struct SearchRecord {
   std::optional<double> found_rps;
   bool confirmed = false;
   std::string end_reason;  // "" while it runs
-};
-
-// source: what was measured (a target, a scenario) or read (a table).
-struct LadderSource {
-  std::string target, scenario_file, scenario_sha256, table_file, table_sha256;
-  // https: what the pre-flight handshake agreed ("TLSv1.3", "http/1.1"); "" for http.
-  std::string tls_version, tls_alpn;
-  // A measured ladder's protocol ("http/1.1" or "h2"; "" for a table) and, over HTTP/2, the
-  // streams asked for on each connection.
-  std::string protocol;
-  std::optional<int64_t> h2_streams;
 };
 
 struct LadderHookCommands {
@@ -112,24 +102,19 @@ struct AnalysisRecorded {
   std::vector<bool> verdicts;            // per level of the analysis: its verdict was written
 };
 
-struct LadderResult {
-  std::string kind;    // "ladder", "search", "analyze"
-  std::string status;  // "running", "complete", "stopped", "aborted", "failed", "interrupted"
-  std::string end_reason;
-  std::string proofload_version, command_line, started_at, finished_at;
-  LadderSource source;
+// Its header (status, times, source, events, segment and merge records) is ExperimentRecord's;
+// rebuilt and run_directory are not a ladder's and are never written.
+struct LadderResult : ExperimentRecord {
+  std::string kind;  // "ladder", "search", "analyze"
   LadderSettings settings;
   std::optional<CiBar> ci_bar;  // nullopt: no bar was set
   std::vector<LadderRow> rows;  // in the order run
-  std::vector<Event> events;
   std::optional<SearchRecord> search;
   // null until a level has run (a pre-check or the first drain gate failed, or in progress).
   std::optional<analyze::LadderAnalysis> analysis;
   AnalysisRecorded recorded;
-  // `segment`: this ladder was segment I of N of one load (--segment; each level's run records
-  // its own start); `merged`: this ladder is N segments' ladders merged level by level.
-  std::optional<SegmentRecord> segment;
-  std::optional<MergeRecord> merged;
+  // segment (ExperimentRecord's): this ladder was segment I of N of one load (--segment; each
+  // level's run records its own start); merged: N segments' ladders merged level by level.
 
   // The analysis's level with exactly this level, or nullptr (levels are ascending: log time).
   const analyze::LevelAnalysis* level(double level) const;
