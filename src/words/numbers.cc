@@ -81,7 +81,13 @@ std::string count_text(double count) {
 
 std::string seconds_text(double seconds) {
   if (is_whole(seconds)) return fixed_with_thousands(seconds, 0) + " s";
-  return trimmed(fixed(seconds, std::abs(seconds) < 10 ? 2 : 1)) + " s";
+  // Widened to milliseconds at most: a duration is not known closer than that (a wait of a
+  // microsecond reads "0 s").
+  std::string text = fmt::format("{:.{}f}", seconds, std::abs(seconds) < 10 ? 2 : 1);
+  if (std::strtod(text.c_str(), nullptr) == 0) text = fmt::format("{:.3f}", seconds);
+  text = trimmed(std::move(text));
+  if (text == "-0") text = "0";
+  return group_thousands(std::move(text)) + " s";
 }
 
 std::string duration_text(double seconds) {

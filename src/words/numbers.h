@@ -43,7 +43,8 @@ std::string given_percent_text(double share);
 std::string cores_text(double cores);
 // A count: "2,994" (a fractional one, as a mean, with 1 decimal).
 std::string count_text(double count);
-// A duration: "30 s", "1.5 s", "0.12 s" (2 decimals below 10 s, else 1, trailing zeros dropped).
+// A duration: "30 s", "1.5 s", "0.12 s", "0.004 s" (2 decimals below 10 s, else 1, up to 3 for a
+// short one; trailing zeros dropped; under half a millisecond, "0 s").
 std::string seconds_text(double seconds);
 // A longer duration: seconds as seconds_text below 2 minutes, then minutes, and hours from one
 // hour, to a tenth ("90 s", "2.5 min", "12 h").

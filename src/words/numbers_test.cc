@@ -49,6 +49,10 @@ TEST(Numbers, FiguresInTheirUnits) {
   EXPECT_EQ(seconds_text(0.25), "0.25 s");
   EXPECT_EQ(seconds_text(0.3), "0.3 s");
   EXPECT_EQ(seconds_text(0), "0 s");
+  EXPECT_EQ(seconds_text(0.004), "0.004 s");
+  EXPECT_EQ(seconds_text(0.000001), "0 s");
+  EXPECT_EQ(seconds_text(-0.000001), "0 s");
+  EXPECT_EQ(seconds_text(1234.5), "1,234.5 s");
   EXPECT_EQ(duration_text(90), "90 s");
   EXPECT_EQ(duration_text(150), "2.5 min");
   EXPECT_EQ(duration_text(7200), "2 h");
