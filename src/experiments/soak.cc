@@ -22,6 +22,7 @@
 #include "report/atomic_file.h"
 #include "report/numbers.h"
 #include "words/numbers.h"
+#include "words/soak_words.h"
 
 namespace proofload::experiments {
 namespace {
@@ -150,7 +151,7 @@ class SoakRun {
       std::lock_guard lock(mutex_);
       std::tie(row.canaries_right, row.canaries_wrong) = canaries_tally_.of_window(row.index);
     }
-    analyze::judge_window(bar_, row);
+    words::judge_and_describe_window(bar_, row);
     windows_file_->append(soak_windows_csv_line(row));
     if (!plan_.quiet) {
       std::fprintf(stderr, "%ssoak: %s window %lld (%+.0f s): %s requests, p95 %s, %s\n",
