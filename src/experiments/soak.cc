@@ -21,6 +21,7 @@
 #include "plan/plan_run.h"
 #include "report/atomic_file.h"
 #include "report/numbers.h"
+#include "words/abort_words.h"
 #include "words/numbers.h"
 #include "words/soak_words.h"
 
@@ -141,7 +142,7 @@ class SoakRun {
     if (abort_watch_ &&
         abort_watch_->add_window(
             w.duration_ns, [&](const measure::MetricRef& m) { return window_metric(w, m); })) {
-      return abort_watch_->reason();
+      return words::abort_reason(*abort_watch_);
     }
     return "";
   }
