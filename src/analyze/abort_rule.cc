@@ -12,7 +12,6 @@
 #include "common/text.h"
 #include "common/units.h"
 #include "common/usage_error.h"
-#include "words/numbers.h"
 
 namespace proofload::analyze {
 namespace {
@@ -108,14 +107,11 @@ bool AbortWatch::add_window(int64_t duration_ns, const measure::MetricLookup& lo
   if (streak_ns_ < rule_.for_ns) return false;
 
   triggered_ = true;
-  // Formatted by the threshold's own rules, so the number agrees with the condition.
-  const auto worst = measure::evaluate_thresholds(
-      {rule_.condition}, [&](const measure::MetricRef&) { return std::optional<double>(worst_); });
-  reason_ = rule_.text + ": " + worst.front().observed_text + " over the last " +
-            words::seconds_text(static_cast<double>(streak_ns_) / 1e9);
   return true;
 }
 
-std::string AbortWatch::reason() const { return reason_; }
+std::optional<double> AbortWatch::worst() const {
+  return triggered_ ? std::optional<double>(worst_) : std::nullopt;
+}
 
 }  // namespace proofload::analyze

@@ -1,10 +1,12 @@
 // Abort rules (`--abort-when "errors > 50% for 10s"`): a run stops early when a condition on the
 // whole run's metrics has held for a stated time, so a broken target is not hammered for the rest
 // of a long ladder. Parsed at configuration time; watched over finished windows by the caller.
+// The watch holds numbers; words/abort_words.h says why it triggered.
 // parse_abort_rule is stateless and thread-safe; an AbortWatch belongs to one caller.
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -39,17 +41,17 @@ class AbortWatch {
   bool triggered() const { return triggered_; }
   const AbortRule& rule() const { return rule_; }
 
-  // "errors > 50% for 10s: errors = 83.2% over the last 10 s": the rule, the most extreme value
-  // of a window in the streak (the highest for > and >=, the lowest for < and <=, the last for
-  // ==) and the streak's length. "" before the rule triggered.
-  std::string reason() const;
+  // Once triggered, the most extreme value of a window in the streak that triggered it (the
+  // highest for > and >=, the lowest for < and <=, the last for ==); nullopt before.
+  std::optional<double> worst() const;
+  // The streak's length in ns (once triggered, the streak that triggered it).
+  int64_t streak_ns() const { return streak_ns_; }
 
  private:
   AbortRule rule_;
   int64_t streak_ns_ = 0;
   double worst_ = 0;  // meaningful while streak_ns_ > 0
   bool triggered_ = false;
-  std::string reason_;
 };
 
 }  // namespace proofload::analyze

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "common/usage_error.h"
+#include "words/abort_words.h"
 
 namespace proofload::analyze {
 namespace {
@@ -74,12 +75,12 @@ TEST(AbortWatch, TriggersExactlyWhenTheStreakReachesTheDuration) {
   AbortWatch watch(parse_abort_rule("errors > 50% for 10s"));
   EXPECT_FALSE(watch.add_window(4 * kSecond, reading(0.6)));
   EXPECT_FALSE(watch.add_window(4 * kSecond, reading(0.832)));
-  EXPECT_EQ(watch.reason(), "");
+  EXPECT_EQ(words::abort_reason(watch), "");
   EXPECT_FALSE(watch.triggered());
   EXPECT_TRUE(watch.add_window(2 * kSecond, reading(0.7)));  // 10 s in all
   EXPECT_TRUE(watch.triggered());
   // The highest window of the streak, printed by the threshold's rules.
-  EXPECT_EQ(watch.reason(), "errors > 50% for 10s: errors = 83.2% over the last 10 s");
+  EXPECT_EQ(words::abort_reason(watch), "errors > 50% for 10s: errors = 83.2% over the last 10 s");
   // Once triggered it stays so.
   EXPECT_TRUE(watch.add_window(kSecond, reading(0)));
 }
@@ -91,7 +92,7 @@ TEST(AbortWatch, AWindowUnderTheBarResetsTheStreak) {
   EXPECT_FALSE(watch.add_window(5 * kSecond, reading(0.6)));
   EXPECT_TRUE(watch.add_window(5 * kSecond, reading(0.6)));
   // The 90% before the reset is not part of the streak.
-  EXPECT_EQ(watch.reason(), "errors > 50% for 10s: errors = 60% over the last 10 s");
+  EXPECT_EQ(words::abort_reason(watch), "errors > 50% for 10s: errors = 60% over the last 10 s");
 }
 
 TEST(AbortWatch, NoDataResetsTheStreak) {
@@ -101,7 +102,7 @@ TEST(AbortWatch, NoDataResetsTheStreak) {
   EXPECT_FALSE(watch.add_window(kSecond, reading(NAN)));
   EXPECT_FALSE(watch.add_window(kSecond, reading(1200)));
   EXPECT_TRUE(watch.add_window(kSecond, reading(1100)));
-  EXPECT_EQ(watch.reason(), "p95 > 1s for 2s: p95 = 1,200.0 ms over the last 2 s");
+  EXPECT_EQ(words::abort_reason(watch), "p95 > 1s for 2s: p95 = 1,200.0 ms over the last 2 s");
 }
 
 TEST(AbortWatch, LowerBoundConditionsReportTheLowestValue) {
@@ -109,7 +110,7 @@ TEST(AbortWatch, LowerBoundConditionsReportTheLowestValue) {
   EXPECT_FALSE(watch.add_window(kSecond, reading(8)));
   EXPECT_FALSE(watch.add_window(kSecond, reading(2.5)));
   EXPECT_TRUE(watch.add_window(kSecond, reading(9)));
-  EXPECT_EQ(watch.reason(), "rps < 10 for 3s: rps = 2.5 req/s over the last 3 s");
+  EXPECT_EQ(words::abort_reason(watch), "rps < 10 for 3s: rps = 2.5 req/s over the last 3 s");
 }
 
 TEST(AbortWatch, EveryWindowItIsGivenCounts) {
@@ -117,7 +118,7 @@ TEST(AbortWatch, EveryWindowItIsGivenCounts) {
   // the duration triggers on its own.
   AbortWatch watch(parse_abort_rule("errors >= 100% for 10s"));
   EXPECT_TRUE(watch.add_window(15 * kSecond, reading(1)));
-  EXPECT_EQ(watch.reason(), "errors >= 100% for 10s: errors = 100% over the last 15 s");
+  EXPECT_EQ(words::abort_reason(watch), "errors >= 100% for 10s: errors = 100% over the last 15 s");
 }
 
 TEST(AbortWatch, AsksTheLookupForTheRulesMetric) {

@@ -10,7 +10,6 @@
 #include "common/text.h"
 #include "common/units.h"
 #include "common/usage_error.h"
-#include "words/numbers.h"
 
 namespace proofload::analyze {
 namespace {
@@ -57,12 +56,6 @@ Comparison split_comparison(std::string_view part) {
   return c;
 }
 
-std::string joined(const std::vector<std::string>& reasons) {
-  std::string out;
-  for (const std::string& reason : reasons) out += (out.empty() ? "" : "; ") + reason;
-  return out;
-}
-
 std::vector<double> p95s_between(std::span<const SoakWindowRow> rows, double from_s, double to_s) {
   std::vector<double> out;
   for (const SoakWindowRow& row : rows) {
@@ -72,30 +65,39 @@ std::vector<double> p95s_between(std::span<const SoakWindowRow> rows, double fro
   return out;
 }
 
+BarMiss bound_miss(BarPart part, std::optional<double> observed, double limit, bool inclusive) {
+  BarMiss miss;
+  miss.part = part;
+  miss.observed = observed;
+  miss.limit = limit;
+  miss.inclusive = inclusive;
+  return miss;
+}
+
 // The bar's stream parts; a window in which no stream ended has nothing to meet them with.
 void judge_streams(const SoakBar& bar, SoakWindowRow& row) {
   for (const SoakBar::StreamBound& b : bar.stream_latency) {
-    const std::optional<double>& value = b.figure == "ttft_p95" ? row.ttft_p95_ms : row.itl_p99_ms;
+    const bool ttft = b.figure == "ttft_p95";
+    const std::optional<double>& value = ttft ? row.ttft_p95_ms : row.itl_p99_ms;
+    const BarMiss miss =
+        bound_miss(ttft ? BarPart::kTtftP95 : BarPart::kItlP99, value, b.limit_ms, b.inclusive);
     if (!value) {
-      if (row.requests > 0) row.reasons.push_back(b.figure + " not measured (no stream ended)");
+      if (row.requests > 0) row.misses.push_back(miss);
       continue;
     }
-    if (b.inclusive ? *value > b.limit_ms : *value >= b.limit_ms) {
-      row.reasons.push_back(fmt::format("{} {} {} {}", b.figure, words::ms_text(*value),
-                                        b.inclusive ? ">" : ">=", words::ms_text(b.limit_ms)));
-    }
+    if (b.inclusive ? *value > b.limit_ms : *value >= b.limit_ms) row.misses.push_back(miss);
   }
   if (!bar.min_stream_goodput) return;
+  const BarMiss miss = bound_miss(BarPart::kStreamGoodput, row.stream_goodput,
+                                  *bar.min_stream_goodput, bar.stream_goodput_inclusive);
   if (!row.stream_goodput) {
-    if (row.requests > 0) row.reasons.push_back("stream_goodput not measured (no stream ended)");
+    if (row.requests > 0) row.misses.push_back(miss);
     return;
   }
   const double share = *row.stream_goodput;
   if (bar.stream_goodput_inclusive ? share < *bar.min_stream_goodput
                                    : share <= *bar.min_stream_goodput) {
-    row.reasons.push_back(fmt::format("stream_goodput {} {} {}", words::percent_text(share),
-                                      bar.stream_goodput_inclusive ? "<" : "<=",
-                                      words::given_percent_text(*bar.min_stream_goodput)));
+    row.misses.push_back(miss);
   }
 }
 
@@ -151,9 +153,9 @@ SoakBar parse_soak_bar(std::string_view text) {
 }
 
 void judge_window(const SoakBar& bar, SoakWindowRow& row) {
-  row.reasons.clear();
+  row.misses.clear();
   if (row.requests == 0) {
-    row.reasons.push_back("no request ended");
+    row.misses.push_back(BarMiss{});  // BarPart::kNoRequest
   } else {
     const double requests = static_cast<double>(row.requests);
     if (bar.max_error_share) {
@@ -161,16 +163,14 @@ void judge_window(const SoakBar& bar, SoakWindowRow& row) {
       const bool ok =
           bar.errors_inclusive ? share <= *bar.max_error_share : share < *bar.max_error_share;
       if (!ok) {
-        row.reasons.push_back(fmt::format(
-            "errors {} {} {}", words::percent_text(share),
-            bar.errors_inclusive ? ">" : ">=", words::given_percent_text(*bar.max_error_share)));
+        row.misses.push_back(
+            bound_miss(BarPart::kErrors, share, *bar.max_error_share, bar.errors_inclusive));
       }
     }
     if (bar.max_429_share) {
       const double share = static_cast<double>(row.status_429) / requests;
       if (share > *bar.max_429_share) {
-        row.reasons.push_back(fmt::format("429s {} > {}", words::percent_text(share),
-                                          words::given_percent_text(*bar.max_429_share)));
+        row.misses.push_back(bound_miss(BarPart::k429s, share, *bar.max_429_share, true));
       }
     }
   }
@@ -178,23 +178,24 @@ void judge_window(const SoakBar& bar, SoakWindowRow& row) {
     const std::optional<double>& value = p.percentile == 50   ? row.p50_ms
                                          : p.percentile == 99 ? row.p99_ms
                                                               : row.p95_ms;
+    BarMiss miss = bound_miss(BarPart::kPercentile, value, p.limit_ms, p.inclusive);
+    miss.percentile = p.percentile;
     if (!value) {
-      if (row.requests > 0)
-        row.reasons.push_back(fmt::format("p{} not measured (no response)", p.percentile));
+      if (row.requests > 0) row.misses.push_back(miss);
       continue;
     }
     const bool ok = p.inclusive ? *value <= p.limit_ms : *value < p.limit_ms;
-    if (!ok) {
-      row.reasons.push_back(fmt::format("p{} {} {} {}", p.percentile, words::ms_text(*value),
-                                        p.inclusive ? ">" : ">=", words::ms_text(p.limit_ms)));
-    }
+    if (!ok) row.misses.push_back(miss);
   }
   judge_streams(bar, row);
   if (bar.canaries && row.canaries_wrong > 0) {
-    row.reasons.push_back(fmt::format("{} of {} canaries wrong", row.canaries_wrong,
-                                      row.canaries_wrong + row.canaries_right));
+    BarMiss miss;
+    miss.part = BarPart::kCanaries;
+    miss.wrong = row.canaries_wrong;
+    miss.checked = row.canaries_wrong + row.canaries_right;
+    row.misses.push_back(miss);
   }
-  row.bar_met = row.reasons.empty();
+  row.bar_met = row.misses.empty();
 }
 
 std::string_view drift_fails_text(DriftFails fails) {
@@ -210,6 +211,7 @@ Drift analyze_drift(std::span<const SoakWindowRow> rows, const DriftRule& rule) 
     hold_s = std::max(hold_s, row.start_s + row.duration_s);
     if (row.p95_ms) ++with_p95;
   }
+  drift.windows_with_p95 = with_p95;
   const double quarter_s = hold_s / 4;
   const std::vector<double> first = p95s_between(rows, 0, quarter_s);
   const std::vector<double> last = p95s_between(rows, hold_s - quarter_s, hold_s + 1);
@@ -219,7 +221,6 @@ Drift analyze_drift(std::span<const SoakWindowRow> rows, const DriftRule& rule) 
   if (rule.stated_noise_ms) {
     drift.noise_ms = *rule.stated_noise_ms;
     drift.noise_source = "stated";
-    drift.noise_text = fmt::format("stated: {}", words::ms_text(*rule.stated_noise_ms));
   } else if (first.size() >= 2) {
     // The window-to-window spread: the median change of p95 from one window to the next over the
     // hold. A slow drift moves each window little, so this measures the jitter, not the drift.
@@ -235,15 +236,11 @@ Drift analyze_drift(std::span<const SoakWindowRow> rows, const DriftRule& rule) 
     drift.absolute_floor_ms = rule.floor_ms;
     drift.noise_ms = std::max({*drift.spread_ms, *drift.relative_floor_ms, rule.floor_ms});
     drift.noise_source = "measured";
-    const char* largest = drift.noise_ms == *drift.spread_ms ? "the window-to-window spread"
-                          : drift.noise_ms == *drift.relative_floor_ms ? "the relative floor"
-                                                                       : "the absolute floor";
-    drift.noise_text = fmt::format(
-        "measured: {}, the largest of the window-to-window spread (the median change of p95 from "
-        "one window to the next) {}, the relative floor ({} of the first quarter's p95) {} and "
-        "the absolute floor {}",
-        largest, words::ms_text(*drift.spread_ms), words::given_percent_text(rule.noise_floor),
-        words::ms_text(*drift.relative_floor_ms), words::ms_text(rule.floor_ms));
+    drift.relative_floor_share = rule.noise_floor;
+    drift.noise_largest = drift.noise_ms == *drift.spread_ms ? DriftNoisePart::kSpread
+                          : drift.noise_ms == *drift.relative_floor_ms
+                              ? DriftNoisePart::kRelativeFloor
+                              : DriftNoisePart::kAbsoluteFloor;
   }
 
   const double block = rule.block_s > 0 ? rule.block_s : quarter_s;
@@ -268,8 +265,6 @@ Drift analyze_drift(std::span<const SoakWindowRow> rows, const DriftRule& rule) 
 
   if (with_p95 < kMinDriftWindows || first.empty() || last.empty() || drift.noise_source.empty()) {
     drift.verdict = "not judged";
-    drift.reason = fmt::format("{} windows of the hold have a p95; drift needs at least {}",
-                               with_p95, kMinDriftWindows);
     return drift;
   }
   const double change = *drift.last_quarter_p95_ms - *drift.first_quarter_p95_ms;
@@ -277,13 +272,6 @@ Drift analyze_drift(std::span<const SoakWindowRow> rows, const DriftRule& rule) 
   drift.verdict = outside ? "drift" : "no drift";
   drift.direction = change >= 0 ? "rose" : "fell";
   drift.fails = outside && (change >= 0 || rule.fails == DriftFails::kAny);
-  drift.reason = fmt::format(
-      "p95 {} {} ({} -> {}), {} the noise of {}", drift.direction, words::ms_text(std::abs(change)),
-      words::ms_text(*drift.first_quarter_p95_ms), words::ms_text(*drift.last_quarter_p95_ms),
-      outside ? "beyond" : "within", words::ms_text(drift.noise_ms));
-  if (outside && !drift.fails) {
-    drift.reason += ": a fall is reported, not failed (--drift-fails any fails it)";
-  }
   return drift;
 }
 
@@ -322,7 +310,6 @@ MarkVerdict judge_mark(std::span<const SoakWindowRow> rows, const Mark& mark, do
   v.baseline_p95_ms = median_of(before);
   if (v.windows == 0) {
     v.verdict = "not judged";
-    v.reason = "no window around it (the soak ended before)";
     return v;
   }
   v.throughput_rps = throughput_sum / static_cast<double>(v.windows);
@@ -334,16 +321,11 @@ MarkVerdict judge_mark(std::span<const SoakWindowRow> rows, const Mark& mark, do
         ++missed;
     }
     v.verdict = "FAIL";
-    v.reason =
-        fmt::format("{} of {} windows around it missed the bar; the first, at {:+g} s: {}", missed,
-                    v.windows, first_missed->start_s - mark.at_s, joined(first_missed->reasons));
+    v.windows_missed = missed;
+    v.first_missed_offset_s = first_missed->start_s - mark.at_s;
+    v.first_missed = first_missed->misses;
   } else {
     v.verdict = "PASS";
-    v.reason = fmt::format("all {} windows around it met the bar; worst p95 {}{}", v.windows,
-                           v.worst_p95_ms ? words::ms_text(*v.worst_p95_ms) : "not measured",
-                           v.baseline_p95_ms ? fmt::format(" against a baseline of {}",
-                                                           words::ms_text(*v.baseline_p95_ms))
-                                             : "");
   }
   return v;
 }

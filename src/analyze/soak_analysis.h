@@ -2,7 +2,8 @@
 // from the first quarter of the hold to the last (and by blocks), the slowest request, and each
 // mark's verdict from the windows around it. The soak runner (experiments/soak.h) and `proofload
 // report` on a soak killed before its end both call these, so a report says the same whether it
-// was written at the end or rebuilt from windows.csv. No state, no I/O; thread-safe.
+// was written at the end or rebuilt from windows.csv. Numbers and enums: words/soak_words.h says
+// them. No state, no I/O; thread-safe.
 #pragma once
 
 #include <cstdint>
@@ -15,6 +16,27 @@
 #include "analyze/median.h"
 
 namespace proofload::analyze {
+
+// A part of the bar a window broke (judge_window): which part, what the window had and the
+// part's limit. words/soak_words.h says it ("errors 1.17% > 1%", "p95 2 s >= 2 s").
+enum class BarPart {
+  kNoRequest,      // nothing ended in the window
+  kErrors,         // observed and limit: shares 0..1
+  k429s,           // observed and limit: shares 0..1
+  kPercentile,     // observed and limit: ms; `percentile` says which
+  kTtftP95,        // observed and limit: ms
+  kItlP99,         // observed and limit: ms
+  kStreamGoodput,  // observed and limit: shares 0..1 (a lower bound)
+  kCanaries,       // wrong of checked
+};
+struct BarMiss {
+  BarPart part = BarPart::kNoRequest;
+  int percentile = 0;              // kPercentile: 50, 95 or 99
+  std::optional<double> observed;  // none: not measured (no response, no stream ended)
+  double limit = 0;
+  bool inclusive = false;          // the bar's part: "<=" (">=" for a lower bound)
+  int64_t wrong = 0, checked = 0;  // kCanaries
+};
 
 // One soak window (a minute by default), folded from the run's 1 s records.
 struct SoakWindowRow {
@@ -43,7 +65,10 @@ struct SoakWindowRow {
   std::string observer_gap;  // "k8s:prod/app=x: kubectl get pods failed: exit 1: ..."
   // Set by judge_window.
   bool bar_met = true;
-  std::vector<std::string> reasons;  // why it missed: "errors 4.1% > 1%", "p95 2.3 s >= 2 s"
+  std::vector<BarMiss> misses;  // the parts of the bar it broke, in the bar's order
+  // Its words (words::describe_window), as windows.csv and result.json record them: why it
+  // missed, "errors 4.1% > 1%", "p95 2.3 s >= 2 s".
+  std::vector<std::string> reasons;
 };
 
 // `--bar 'errors<=1%,p95<2s,canaries'`: every part must hold for a window to meet it.
@@ -77,7 +102,7 @@ inline constexpr std::string_view kDefaultSoakBar = "errors<=1%,p95<2s,canaries"
 // 99), canaries. Throws UsageError naming the part and the expected form.
 SoakBar parse_soak_bar(std::string_view text);
 
-// Sets row.bar_met and row.reasons. A window in which nothing ended misses ("no request ended").
+// Sets row.bar_met and row.misses. A window in which nothing ended misses (BarPart::kNoRequest).
 void judge_window(const SoakBar& bar, SoakWindowRow& row);
 
 struct DriftBlock {
@@ -88,22 +113,32 @@ struct DriftBlock {
   bool outside_noise = false;           // |change| > noise
 };
 
+// Which of measured noise's three parts is the largest (and so the noise).
+enum class DriftNoisePart { kSpread, kRelativeFloor, kAbsoluteFloor };
+
 struct Drift {
+  // Hold windows with a p95 (fewer than kMinDriftWindows: not judged).
+  int64_t windows_with_p95 = 0;
   std::optional<double> first_quarter_p95_ms;  // median of the first quarter's window p95s
   std::optional<double> last_quarter_p95_ms;
   std::vector<DriftBlock> blocks;
   double noise_ms = 0;       // what a difference must exceed to be drift
   std::string noise_source;  // "measured" or "stated"
-  std::string noise_text;    // how the noise was had, in words
+  // Its words (words::describe_drift): how the noise was had.
+  std::string noise_text;
   // Measured noise only: its three parts, of which noise_ms is the largest.
   std::optional<double> spread_ms;          // the window-to-window spread (jitter)
   std::optional<double> relative_floor_ms;  // the noise floor (a share) of the first quarter's p95
   std::optional<double> absolute_floor_ms;  // the absolute floor (--drift-floor)
+  std::optional<double> relative_floor_share;  // its share (DriftRule::noise_floor), 0..1
+  DriftNoisePart noise_largest = DriftNoisePart::kSpread;  // measured: which part is noise_ms
   std::string verdict;    // "drift", "no drift", or "not judged" (too few windows)
   std::string direction;  // "rose" or "fell" (last quarter against first); "" when not judged
   // The verdict fails the soak: drift that rose, or that fell when --drift-fails any.
   bool fails = false;
-  std::string reason;  // in words: "p95 rose 31.2 ms (20.4 -> 51.6 ms), noise 1.0 ms"
+  // Its words (words::describe_drift): "p95 rose 31.2 ms (20.4 -> 51.6 ms), beyond the noise
+  // of 1.0 ms".
+  std::string reason;
 };
 
 // Fewer hold windows with a p95 than this: drift is not judged (two per quarter at least).
@@ -158,11 +193,15 @@ struct MarkVerdict {
   int64_t requests = 0, errors = 0, status_429 = 0, canaries_wrong = 0;
   double throughput_rps = 0;  // mean over the windows around it
   std::string verdict;        // "PASS", "FAIL", or "not judged" (no window around it)
+  int64_t windows_missed = 0;         // of the windows around it, those that missed the bar
+  double first_missed_offset_s = 0;   // FAIL: the first that missed, its start from the mark
+  std::vector<BarMiss> first_missed;  // FAIL: what it missed
+  // Its words (words::describe_mark): why the verdict.
   std::string reason;
 };
 
 // Judges a mark from the windows overlapping [at - window_s, at + window_s]: FAIL when any of
-// them missed the bar (the reason names the first and why), PASS otherwise. The rows must be
+// them missed the bar (first_missed says the first and why), PASS otherwise. The rows must be
 // judged (judge_window) already.
 MarkVerdict judge_mark(std::span<const SoakWindowRow> rows, const Mark& mark, double window_s);
 

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include "common/usage_error.h"
+#include "words/soak_words.h"
 
 namespace proofload::analyze {
 namespace {
@@ -53,14 +54,14 @@ TEST(SoakBar, AWindowMissesForEachPartItBreaks) {
   const SoakBar bar = parse_soak_bar("errors<=1%,p95<2s,canaries,429s<=5%");
   SoakWindowRow ok = window(0, 1999);
   ok.errors = 6;  // exactly 1%: within errors<=1%
-  judge_window(bar, ok);
+  words::judge_and_describe_window(bar, ok);
   EXPECT_TRUE(ok.bar_met) << ok.reasons.front();
 
   SoakWindowRow bad = window(1, 2000, 7);
   bad.status_429 = 31;
   bad.canaries_wrong = 1;
   bad.canaries_right = 2;
-  judge_window(bar, bad);
+  words::judge_and_describe_window(bar, bad);
   EXPECT_FALSE(bad.bar_met);
   ASSERT_EQ(bad.reasons.size(), 4u);
   EXPECT_EQ(bad.reasons[0], "errors 1.17% > 1%");
@@ -72,7 +73,7 @@ TEST(SoakBar, AWindowMissesForEachPartItBreaks) {
 TEST(SoakBar, AWindowInWhichNothingEndedMisses) {
   SoakWindowRow empty = window(0, 1, 0, 0);
   empty.p95_ms.reset();
-  judge_window(parse_soak_bar(kDefaultSoakBar), empty);
+  words::judge_and_describe_window(parse_soak_bar(kDefaultSoakBar), empty);
   EXPECT_FALSE(empty.bar_met);
   EXPECT_EQ(empty.reasons.front(), "no request ended");
 }
@@ -85,21 +86,21 @@ TEST(SoakBar, StreamPartsJudgeTheWindowsStreams) {
   ok.ttft_p95_ms = 420;
   ok.itl_p99_ms = 100;
   ok.stream_goodput = 0.9;
-  judge_window(bar, ok);
+  words::judge_and_describe_window(bar, ok);
   EXPECT_TRUE(ok.bar_met) << ok.reasons.front();
 
   SoakWindowRow bad = window(1, 100);
   bad.ttft_p95_ms = 640;
   bad.itl_p99_ms = 150;
   bad.stream_goodput = 0.5;
-  judge_window(bar, bad);
+  words::judge_and_describe_window(bar, bad);
   ASSERT_EQ(bad.reasons.size(), 3u);
   EXPECT_EQ(bad.reasons[0], "ttft_p95 640 ms >= 500 ms");
   EXPECT_EQ(bad.reasons[1], "itl_p99 150 ms > 100 ms");
   EXPECT_EQ(bad.reasons[2], "stream_goodput 50.00% < 90%");
 
   SoakWindowRow none = window(2, 100);  // requests ended, no stream did
-  judge_window(bar, none);
+  words::judge_and_describe_window(bar, none);
   EXPECT_FALSE(none.bar_met);
   EXPECT_EQ(none.reasons.front(), "ttft_p95 not measured (no stream ended)");
   EXPECT_THROW(parse_soak_bar("stream_goodput<=90%"), UsageError);
@@ -111,20 +112,20 @@ TEST(SoakDrift, AGrowingDelayIsDriftAndASteadyOneIsNot) {
     growing.push_back(window(i, 20 + 2.0 * i + (i % 2) * 0.3));
     steady.push_back(window(i, 20 + (i % 3) * 0.4));
   }
-  const Drift up = analyze_drift(growing, {});
+  const Drift up = words::described_drift(growing, {});
   EXPECT_EQ(up.verdict, "drift") << up.reason;
   EXPECT_EQ(up.noise_source, "measured");
   ASSERT_EQ(up.blocks.size(), 4u);
   EXPECT_TRUE(up.blocks[3].outside_noise);
   EXPECT_GT(*up.last_quarter_p95_ms, *up.first_quarter_p95_ms + 20);
 
-  const Drift flat = analyze_drift(steady, {});
+  const Drift flat = words::described_drift(steady, {});
   EXPECT_EQ(flat.verdict, "no drift") << flat.reason;
   // A stated noise replaces the measured one: 0.1 ms makes the steady wobble a drift only if
   // its quarters' medians differ by more.
   DriftRule stated_rule;
   stated_rule.stated_noise_ms = 100.0;
-  const Drift stated = analyze_drift(growing, stated_rule);
+  const Drift stated = words::described_drift(growing, stated_rule);
   EXPECT_EQ(stated.verdict, "no drift") << stated.reason;
   EXPECT_EQ(stated.noise_source, "stated");
 }
@@ -134,7 +135,7 @@ TEST(SoakDrift, AGrowingDelayIsDriftAndASteadyOneIsNot) {
 TEST(SoakDrift, AChangeUnderTheAbsoluteFloorIsNotDrift) {
   std::vector<SoakWindowRow> rows;
   for (int i = 0; i < 16; ++i) rows.push_back(window(i, (i < 8 ? 6.1 : 5.5) + (i % 2) * 0.05));
-  const Drift d = analyze_drift(rows, {});
+  const Drift d = words::described_drift(rows, {});
   EXPECT_EQ(d.verdict, "no drift") << d.reason;
   EXPECT_EQ(d.direction, "fell");
   EXPECT_FALSE(d.fails);
@@ -150,7 +151,7 @@ TEST(SoakDrift, AChangeUnderTheAbsoluteFloorIsNotDrift) {
   // Without the absolute floor, as before: the relative floor judged it, and it was drift.
   DriftRule no_absolute_floor;
   no_absolute_floor.floor_ms = 0;
-  const Drift bare = analyze_drift(rows, no_absolute_floor);
+  const Drift bare = words::described_drift(rows, no_absolute_floor);
   EXPECT_EQ(bare.verdict, "drift") << bare.reason;
   EXPECT_FALSE(bare.fails);  // a fall
 }
@@ -158,7 +159,7 @@ TEST(SoakDrift, AChangeUnderTheAbsoluteFloorIsNotDrift) {
 TEST(SoakDrift, AFallIsReportedAndFailsOnlyWhenAsked) {
   std::vector<SoakWindowRow> rows;
   for (int i = 0; i < 16; ++i) rows.push_back(window(i, 60 - 2.0 * i + (i % 2) * 0.3));
-  const Drift d = analyze_drift(rows, {});
+  const Drift d = words::described_drift(rows, {});
   EXPECT_EQ(d.verdict, "drift") << d.reason;
   EXPECT_EQ(d.direction, "fell");
   EXPECT_FALSE(d.fails);
@@ -168,26 +169,26 @@ TEST(SoakDrift, AFallIsReportedAndFailsOnlyWhenAsked) {
       << d.reason;
   DriftRule fails_any;
   fails_any.fails = DriftFails::kAny;
-  const Drift any = analyze_drift(rows, fails_any);
+  const Drift any = words::described_drift(rows, fails_any);
   EXPECT_EQ(any.verdict, "drift");
   EXPECT_TRUE(any.fails);
   EXPECT_EQ(any.reason.find("reported, not failed"), std::string::npos) << any.reason;
   // A rise fails either way.
   std::vector<SoakWindowRow> growing;
   for (int i = 0; i < 16; ++i) growing.push_back(window(i, 20 + 2.0 * i));
-  EXPECT_TRUE(analyze_drift(growing, {}).fails);
-  EXPECT_EQ(analyze_drift(growing, {}).direction, "rose");
+  EXPECT_TRUE(words::described_drift(growing, {}).fails);
+  EXPECT_EQ(words::described_drift(growing, {}).direction, "rose");
 }
 
 TEST(SoakDrift, TooFewWindowsAreNotJudgedAndRampWindowsAreLeftOut) {
   std::vector<SoakWindowRow> rows;
   for (int i = 0; i < 7; ++i) rows.push_back(window(i, 20));
-  EXPECT_EQ(analyze_drift(rows, {}).verdict, "not judged");
+  EXPECT_EQ(words::described_drift(rows, {}).verdict, "not judged");
   SoakWindowRow ramp = window(-1, 500);
   ramp.ramp = true;
   rows.push_back(window(7, 20));
   rows.insert(rows.begin(), ramp);
-  const Drift d = analyze_drift(rows, {});
+  const Drift d = words::described_drift(rows, {});
   EXPECT_EQ(d.verdict, "no drift") << d.reason;
   EXPECT_DOUBLE_EQ(*d.first_quarter_p95_ms, 20);
 }
@@ -204,11 +205,11 @@ TEST(SoakMarks, AMarkInAnOutageFailsAndOneInAQuietStretchPasses) {
   const SoakBar bar = parse_soak_bar(kDefaultSoakBar);
   std::vector<SoakWindowRow> rows;
   for (int i = 0; i < 20; ++i) rows.push_back(window(i, 20, i == 12 ? 300 : 0));
-  for (SoakWindowRow& r : rows) judge_window(bar, r);
+  for (SoakWindowRow& r : rows) words::judge_and_describe_window(bar, r);
   EXPECT_EQ(windows_missed(rows), 1);
 
   Mark outage{"deleted one pod", 12 * 60 + 30, "external", std::nullopt, std::nullopt, ""};
-  const MarkVerdict fail = judge_mark(rows, outage, 120);
+  const MarkVerdict fail = words::described_mark(rows, outage, 120);
   EXPECT_EQ(fail.verdict, "FAIL");
   EXPECT_EQ(fail.windows, 5);  // 10:30 .. 14:30 overlaps windows 10 to 14
   EXPECT_EQ(fail.errors, 300);
@@ -217,12 +218,12 @@ TEST(SoakMarks, AMarkInAnOutageFailsAndOneInAQuietStretchPasses) {
   EXPECT_DOUBLE_EQ(*fail.baseline_p95_ms, 20);
 
   Mark quiet{"rollback", 4 * 60, "scheduled", "true", 0, "exit 0"};
-  const MarkVerdict pass = judge_mark(rows, quiet, 120);
+  const MarkVerdict pass = words::described_mark(rows, quiet, 120);
   EXPECT_EQ(pass.verdict, "PASS") << pass.reason;
   EXPECT_EQ(pass.windows, 4);  // 2:00 .. 6:00: windows 2 to 5
 
   Mark late{"after the end", 30 * 60, "external", std::nullopt, std::nullopt, ""};
-  EXPECT_EQ(judge_mark(rows, late, 120).verdict, "not judged");
+  EXPECT_EQ(words::described_mark(rows, late, 120).verdict, "not judged");
 }
 
 }  // namespace

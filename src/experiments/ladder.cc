@@ -15,6 +15,7 @@
 #include "experiments/thresholds.h"
 #include "plan/plan_run.h"
 #include "report/numbers.h"
+#include "words/abort_words.h"
 #include "words/numbers.h"
 #include "words/search_words.h"
 
@@ -121,7 +122,7 @@ class LadderRun {
       options.abort_check = [&watch](const measure::WindowStats& w) {
         bool fire = watch->add_window(
             w.duration_ns, [&](const measure::MetricRef& m) { return window_metric(w, m); });
-        return fire ? watch->reason() : std::string();
+        return fire ? words::abort_reason(*watch) : std::string();
       };
     }
     if (!plan_.context.quiet) {

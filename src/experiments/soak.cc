@@ -21,7 +21,9 @@
 #include "plan/plan_run.h"
 #include "report/atomic_file.h"
 #include "report/numbers.h"
+#include "words/abort_words.h"
 #include "words/numbers.h"
+#include "words/soak_words.h"
 
 namespace proofload::experiments {
 namespace {
@@ -135,7 +137,7 @@ class SoakRun {
     if (abort_watch_ &&
         abort_watch_->add_window(
             w.duration_ns, [&](const measure::MetricRef& m) { return window_metric(w, m); })) {
-      return abort_watch_->reason();
+      return words::abort_reason(*abort_watch_);
     }
     return "";
   }
@@ -145,7 +147,7 @@ class SoakRun {
       std::lock_guard lock(mutex_);
       std::tie(row.canaries_right, row.canaries_wrong) = canaries_tally_.of_window(row.index);
     }
-    analyze::judge_window(bar_, row);
+    words::judge_and_describe_window(bar_, row);
     windows_file_->append(soak_windows_csv_line(row));
     if (!plan_.context.quiet) {
       std::fprintf(stderr, "%ssoak: %s window %lld (%+.0f s): %s requests, p95 %s, %s\n",

@@ -15,6 +15,7 @@
 #include "report/soak_report.h"
 #include "result/recorded_json.h"
 #include "result/run_record.h"
+#include "words/soak_words.h"
 
 namespace proofload::experiments {
 namespace fs = std::filesystem;
@@ -78,7 +79,7 @@ void complete_soak(result::SoakResult& r, std::vector<analyze::SoakWindowRow> ro
   r.ramp.clear();
   r.windows.clear();
   for (analyze::SoakWindowRow& row : rows) {
-    analyze::judge_window(bar, row);
+    words::judge_and_describe_window(bar, row);
     (row.ramp ? r.ramp : r.windows).push_back(std::move(row));
   }
   r.windows_missed = analyze::windows_missed(r.windows);
@@ -111,11 +112,11 @@ void complete_soak(result::SoakResult& r, std::vector<analyze::SoakWindowRow> ro
   rule.noise_floor = r.settings.noise_floor;
   rule.floor_ms = r.settings.drift_floor_ms;
   rule.fails = r.settings.drift_fails == "any" ? analyze::DriftFails::kAny : analyze::DriftFails::kRise;
-  r.drift = analyze::analyze_drift(r.windows, rule);
+  r.drift = words::described_drift(r.windows, rule);
   r.slowest = analyze::slowest_of(r.windows);
   r.marks.clear();
   for (const analyze::Mark& mark : marks) {
-    r.marks.push_back(analyze::judge_mark(r.windows, mark, r.settings.mark_window_s));
+    r.marks.push_back(words::described_mark(r.windows, mark, r.settings.mark_window_s));
   }
 }
 
