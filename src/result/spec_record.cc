@@ -312,10 +312,12 @@ S record_from(const json& object, const std::string& path, const Reader& reader)
   S record;
   std::apply([&](const auto&... keys) { (read_key(object, keys, path, reader, record), ...); },
              Keys<S>::list());
-  for (const auto& [name, value] : object.items()) {
+  for (const auto& item : object.items()) {
+    // (Not a structured binding: clang before 16 cannot capture one in the lambda.)
+    const std::string& name = item.key();
     bool known = false;
     std::apply([&](const auto&... keys) { known = ((name == keys.name) || ...); }, Keys<S>::list());
-    if (!known) record.unknown[name] = value;
+    if (!known) record.unknown[name] = item.value();
   }
   return record;
 }
