@@ -21,15 +21,8 @@
 #include "result/recorded_json.h"
 
 namespace proofload::registry {
-namespace {
 
-namespace fs = std::filesystem;
-
-fs::path result_file(const std::string& directory) { return fs::path(directory) / "result.json"; }
-
-// result.json with a run's windows thinned as its report.html draws them (a long run's are
-// many): read once, both to learn what the directory holds and to render a run's report.
-report::RunForReport read_for_report_in(const std::filesystem::path& file) {
+report::RunForReport read_for_report(const std::filesystem::path& file) {
   RecordedFileStream in(file);
   if (!in) throw UsageError("cannot read " + file.string() + ": no such file");
   try {
@@ -41,9 +34,15 @@ report::RunForReport read_for_report_in(const std::filesystem::path& file) {
   }
 }
 
+namespace {
+
+namespace fs = std::filesystem;
+
+fs::path result_file(const std::string& directory) { return fs::path(directory) / "result.json"; }
+
 // result.json's head as read for a report (a run's windows left out: only a run reads them).
 nlohmann::json head_of(const fs::path& file, const report::RunForReport* read) {
-  nlohmann::json head = read ? read->result : read_for_report_in(file).result;
+  nlohmann::json head = read ? read->result : read_for_report(file).result;
   if (head.is_object()) head.erase("windows");
   return head;
 }
@@ -51,7 +50,7 @@ nlohmann::json head_of(const fs::path& file, const report::RunForReport* read) {
 // A run's summary.md, rendered as ResultDirectory::finish rendered it, from the same data.
 int rerender_run(const std::string& directory, const report::RunForReport* read) {
   const std::filesystem::path file = result_file(directory);
-  const report::RunForReport run = read ? report::RunForReport{} : read_for_report_in(file);
+  const report::RunForReport run = read ? report::RunForReport{} : read_for_report(file);
   const report::RunForReport& recorded = read ? *read : run;
   const nlohmann::json& result = recorded.result;
   if (result.value("status", "") == "running") {
@@ -140,10 +139,10 @@ int sizing_report(const std::string& directory, const report::RunForReport* read
 }
 
 // A ladder's (or a search's, or an analysis's) report: the analysis recomputed from its rows and
-// settings.
-int ladder_report(const std::string& directory, const report::RunForReport*) {
+// settings (its result.json as `report` read it: a ladder's has no windows to leave out).
+int ladder_report(const std::string& directory, const report::RunForReport* read) {
   const std::filesystem::path file = result_file(directory);
-  const nlohmann::json recorded = result::read_recorded_json(file.string());
+  const nlohmann::json recorded = head_of(file, read);
   result::LadderResult ladder;
   try {
     ladder = result::ladder_from_json(recorded);
@@ -223,7 +222,5 @@ std::string kind_names(bool (*picked)(const ExperimentKind&), bool schemas) {
   }
   return text;
 }
-
-report::RunForReport read_for_report(const fs::path& file) { return read_for_report_in(file); }
 
 }  // namespace proofload::registry
