@@ -92,9 +92,9 @@ LoadSpec load_of(uint8_t flags) {
     spec.stream = sse;
     spec.stream_idle_timeout_ns = 5 * kNsPerMs;
   }
-  spec.connect_timeout_ns = kTimeoutNs;
-  spec.request_timeout_ns = kTimeoutNs;
-  spec.grace_ns = kTimeoutNs;
+  spec.send.connect_timeout_ns = kTimeoutNs;
+  spec.send.request_timeout_ns = kTimeoutNs;
+  spec.send.grace_ns = kTimeoutNs;
   return spec;
 }
 
@@ -121,7 +121,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   // The run ended, on time: no busy loop (the World fails one), nothing waited past the grace.
   require(failure.empty());
-  require(world.now() <= start_ns + kDurationNs + spec.grace_ns + kSweepNs);
+  require(world.now() <= start_ns + kDurationNs + spec.send.grace_ns + kSweepNs);
 
   WindowStats windows;  // every window's counts added up
   while (std::optional<WindowStats> window = mailbox.next_merged()) windows.merge(*window);

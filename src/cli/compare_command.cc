@@ -108,7 +108,9 @@ experiments::ComparePlan build_plan(CompareFlags& f, CLI::App* app) {
     throw UsageError("compare needs a matrix file (compare.yaml), or two recorded directories "
                      "as --a DIR --b DIR");
   }
-  if (!f.run.targets.empty()) throw UsageError("compare takes its targets from --a and --b");
+  if (!f.run.all_given("target").empty()) {
+    throw UsageError("compare takes its targets from --a and --b");
+  }
   if (f.a_apply.has_value() != f.b_apply.has_value()) {
     throw UsageError("--a-apply and --b-apply go together: one switches to A, the other to B");
   }

@@ -124,8 +124,8 @@ int run_demo(const DemoFlags& flags) {
   ladder.run.out = flags.out ? *flags.out : default_out_dir("demo");
   ladder.judgement.slo = "p95<=100ms,errors<=1%";
   ladder.plan = flags.plan;
-  ladder.run.connections = 20;
-  ladder.run.workers = 1;
+  ladder.run.set("connections", "20");
+  ladder.run.set("workers", "1");
   if (flags.plan) {
     const auto scenario = std::make_shared<const workload::Scenario>(
         workload::parse_scenario_yaml(kDemoScenario, "<demo scenario>", "."));
@@ -146,7 +146,7 @@ int run_demo(const DemoFlags& flags) {
   DemoServer server(apart ? 1 : -1);
   if (apart) pin_to_cpu(0, 0);
   ladder.run.url = "http://" + server.address();
-  ladder.run.observe = {"pid:" + std::to_string(server.pid())};
+  ladder.run.set("observe", "pid:" + std::to_string(server.pid()));
   ladder.precheck = ladder.run.url + "/health";
   std::printf(
       "demo: built-in server (profile demo) on %s, pid %d%s\n"

@@ -14,7 +14,6 @@
 #include "cli/live_flags.h"
 #include "cli/run_flags.h"
 #include "cli/scenario_options.h"
-#include "cli/segment_flags.h"
 #include "cli/subcommand.h"
 #include "common/clock.h"
 #include "common/units.h"
@@ -91,11 +90,7 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
         "R1,R2,.. (open loop) or --search (open loop)");
   }
   // Only set by a scenario file's settings: the ladder sets the load shape and length itself.
-  f.run.rate.reset();
-  f.run.stages.reset();
-  f.run.duration.reset();
-  f.run.executor.reset();
-  f.run.requests.reset();
+  f.run.forget({"rate", "stages", "duration", "executor", "requests"});
   plan.loop = f.concurrency ? analyze::Loop::kClosed : analyze::Loop::kOpen;
   if (f.concurrency) plan.levels = parse_levels("--concurrency", *f.concurrency, true);
   if (f.rates) plan.levels = parse_levels("--rates", *f.rates, false);
@@ -170,24 +165,23 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
 
   // The open loop pool: -c to start, growing up to --max-connections (default 1000, or
   // --max-concurrency when that is lower).
-  RunFlags base = f.run;
-  base.warmup = format_duration(plan.warmup_ns);
+  // Each level's run records its own `proofload run` command, so its Reproduce runs that level.
+  plan.base_run = run_spec_from_flags(f.run, scenario.get());
+  plan::RunSpec& base = plan.base_run;
+  base.warmup_ns = plan.warmup_ns;
   // The host's load is always watched: a report says when it changed under the levels.
   if (std::find(base.observe.begin(), base.observe.end(), "host") == base.observe.end()) {
     base.observe.push_back("host");
   }
-  if (plan.loop == analyze::Loop::kOpen && !base.max_connections) {
+  const bool open = plan.loop == analyze::Loop::kOpen;
+  if (open && !base.max_connections) {
     base.max_connections = std::max(
         base.connections, std::min(kDefaultOpenLoopMaxConnections,
                                    f.max_concurrency.value_or(kDefaultOpenLoopMaxConnections)));
   }
-  if (plan.loop == analyze::Loop::kOpen && f.max_concurrency &&
-      base.max_connections > *f.max_concurrency) {
+  if (open && f.max_concurrency && base.max_connections > *f.max_concurrency) {
     throw UsageError("--max-connections is above --max-concurrency");
   }
-  const bool open = plan.loop == analyze::Loop::kOpen;
-  // Each level's run records its own `proofload run` command, so its Reproduce runs that level.
-  plan.base_run = run_spec_from_flags(base, scenario.get());
   if (plan.base_run.segments > 1) {
     // Every segment must run the same plan from the same clock, deciding nothing on what only
     // the whole load shows (experiments::segment_level_start_ns).
@@ -221,7 +215,8 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   }
   plan.source.target = target;
   result::LadderSettings& settings = plan.settings;
-  settings.server_observed = std::any_of(f.run.observe.begin(), f.run.observe.end(),
+  const std::vector<std::string>& observe = f.run.all_given("observe");
+  settings.server_observed = std::any_of(observe.begin(), observe.end(),
                                          [](auto& o) { return o != "self" && o != "host"; });
   settings.loop = open ? "open" : "closed";
   settings.levels = plan.levels;
@@ -240,7 +235,7 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   if (f.drain_until) settings.drain_timeout_s = seconds_of(guards.drain_timeout_ns);
   settings.hooks = {f.before_level, f.after_level, f.reset, f.restore};
   settings.hook_timeout_s = seconds_of(guards.hooks.timeout_ns);
-  settings.observe = f.run.observe;
+  settings.observe = observe;
   record_judgement(judgement, settings);
   return plan;
 }
@@ -324,8 +319,7 @@ void add_ladder_flags(CLI::App* app, LadderFlags& flags) {
   app->add_option("--restore", flags.restore, "Command run once at the end, on every exit path");
   app->add_option("--hook-timeout", flags.hook_timeout, "Longest a hook may run (default 60s)");
   app->add_flag("--plan", flags.plan, "Print the levels, hooks and total time; send nothing");
-  app->add_option("-c,--connections", flags.run.connections,
-                  "Open loop: the initial pool (default 10)");
+  add_run_setting(app, flags.run, "connections", "Open loop: the initial pool");
   app->add_option("-o,--out", flags.run.out, "The report directory (default ladder-DATE-TIME)");
   add_request_flags(app, flags.run);
   // The shared flag's default is run's (-c); a ladder's pool grows further by default.
@@ -342,7 +336,7 @@ Subcommand add_ladder_command(CLI::App& parent) {
       "Where does it buckle? Run a list of levels (or search the highest rate within the "
       "SLO), judge each, and write a report");
   add_ladder_flags(app, *f);
-  add_segment_flags(app, f->run);
+  add_run_settings(app, f->run, plan::SettingScope::kSegment);
 
   return {app, [f, app] {
             // A scenario's settings fill the flags not given; `ladder` has no --rate, -d, ...

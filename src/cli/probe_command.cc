@@ -12,7 +12,6 @@
 #include "cli/live_flags.h"
 #include "cli/run_flags.h"
 #include "cli/scenario_options.h"
-#include "cli/segment_flags.h"
 #include "cli/subcommand.h"
 #include "common/clock.h"
 #include "common/units.h"
@@ -55,9 +54,16 @@ std::pair<std::string, std::string> parse_variant(const std::string& text) {
 experiments::ProbePlan build_probe_plan(ProbeFlags& f,
                                         std::shared_ptr<const workload::Scenario> scenario) {
   experiments::ProbePlan plan;
-  plan.sources = parse_sources(f.run.sources.value_or("3"));
-  if (f.run.connections < 1) throw UsageError("-c must be at least 1 (connections per source)");
-  plan.connections_per_source = f.run.connections;
+  plan.sources = plan::read_sources(f.run.given("sources").value_or("3"));
+  // Only a scenario file's settings set these: the probe's length and shape are its own.
+  RunFlags base = f.run;
+  base.forget({"duration", "requests", "rate", "executor", "stages", "sources"});
+  if (!base.given("connections")) base.set("connections", "1");  // per source
+  plan.base_run = run_spec_from_flags(base, scenario.get());
+  if (plan.base_run.connections < 1) {
+    throw UsageError("-c must be at least 1 (connections per source)");
+  }
+  plan.connections_per_source = plan.base_run.connections;
   if (f.rate_per_source) {
     plan.rate_per_source = parse_rate_per_s(*f.rate_per_source);
     if (*plan.rate_per_source <= 0) throw UsageError("--rate-per-source must be above 0");
@@ -76,15 +82,6 @@ experiments::ProbePlan build_probe_plan(ProbeFlags& f,
   plan.variant_duration_ns = parse_positive_duration_ns("--variant-duration", f.variant_duration);
   plan.context = experiment_context(f.run, "probe");
 
-  // Only a scenario file's settings set these: the probe's length and shape are its own.
-  RunFlags base = f.run;
-  base.duration.reset();
-  base.requests.reset();
-  base.rate.reset();
-  base.executor.reset();
-  base.stages.reset();
-  base.sources.reset();
-  plan.base_run = run_spec_from_flags(base, scenario.get());
   result::ProbeResult& r = plan.initial;
   if (plan::RunSpec& run = plan.base_run; run.segments > 1) {
     // A probe's segment is its share of the sources (source j to segment j mod N), each at the
@@ -127,7 +124,6 @@ experiments::ProbePlan build_probe_plan(ProbeFlags& f,
 
 Subcommand add_probe_command(CLI::App& parent) {
   auto f = std::make_shared<ProbeFlags>();
-  f->run.connections = 1;
   CLI::App* app = parent.add_subcommand(
       "probe",
       "Does the per-address rate limit work? Send from several local addresses at once and "
@@ -137,7 +133,7 @@ Subcommand add_probe_command(CLI::App& parent) {
                   "URL that replaces its target")
       ->required()
       ->expected(1, 2);
-  app->add_option("-c,--connections", f->run.connections, "Connections per source (default 1)");
+  add_run_setting(app, f->run, "connections", "Connections per source (default 1)");
   app->add_option("-d,--duration", f->duration, "How long all sources send (default 60s)");
   app->add_option("--rate-per-source", f->rate_per_source,
                   "Requests per second from each source (default: flat out)");
@@ -155,7 +151,7 @@ Subcommand add_probe_command(CLI::App& parent) {
   app->add_option("-o,--out", f->run.out, "The report directory (default probe-DATE-TIME)");
   app->add_flag("--plan", f->plan, "Print the probe's plan; send nothing");
   add_request_flags(app, f->run);
-  add_segment_flags(app, f->run);
+  add_run_settings(app, f->run, plan::SettingScope::kSegment);
   app->get_option("--sources")
       ->description("The local addresses to send from, e.g. 127.0.0.2,127.0.0.3, or a count N "
                     "for 127.0.0.2 onwards (default 3)");

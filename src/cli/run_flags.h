@@ -4,89 +4,61 @@
 
 #include <CLI/CLI.hpp>
 #include <cstdint>
+#include <initializer_list>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "experiments/run_experiment.h"
+#include "plan/run_settings.h"
 #include "plan/run_spec.h"
 #include "workload/scenario.h"
 
 namespace proofload::cli {
 
+// What a command line gave of a run: every run setting by name, as text (plan/run_settings.h
+// reads it into the RunSpec), and what is not recorded with the run (where results go, the live
+// view, --plan).
 struct RunFlags {
-  std::string url;                           // "" when a scenario file names its target
-  // --target URL (repeatable): more targets of the same request, connections spread round-robin.
-  // take_target makes the first the URL when no positional one is given; the rest stay here.
-  std::vector<std::string> targets;
-  std::optional<std::string> scenario_file;  // `proofload run FILE.yaml [URL]`
-  std::string method = "GET";
-  std::vector<std::string> headers;
+  std::string url;  // "" when a scenario file names its target
+  // --target's URLs among them: take_target makes the first the URL when no positional one is
+  // given.
+  plan::SettingTexts settings;
   std::vector<std::string> redact;  // --redact NAME: see command_line.h (it acts from argv)
-  std::optional<std::string> body;
-  std::optional<std::string> body_file;
-  int connections = 10;
-  std::optional<int> max_connections;
-  std::optional<std::string> rate;
-  std::optional<std::string> executor;
-  std::optional<std::string> duration;
-  std::optional<std::string> stages;
-  std::string warmup = "0s";
-  std::optional<int64_t> requests;  // -n: nullopt is no limit (-n 0 is refused)
-  int64_t queue = 10'000;
-  std::string timeout = "10s";
-  std::string connect_timeout = "5s";
-  std::string grace = "5s";
-  int workers = 0;
-  std::optional<std::string> io;  // --io uring|epoll
-  std::optional<std::string> sources;  // --sources: a list of local addresses, or a count
-  // --segment I/N and --start-at (cli/segment_flags.h): run, ladder, soak and probe only.
-  std::optional<std::string> segment, start_at;
   std::optional<std::string> out;
   bool quiet = false;
-  std::vector<std::string> thresholds;  // --threshold, added to the scenario's
-  // Data and mix draws (default: from the clock, recorded). Text, read by parse_seed: a number
-  // past 2^64 - 1 is refused, not saturated.
-  std::optional<std::string> seed;
-  std::vector<std::string> observe;  // --observe SPEC (the generator itself is always observed)
-  std::string observe_every = "1s";
-  std::optional<std::string> reconcile;  // --reconcile 'prom:URL#METRIC' or a command
   bool plan = false;  // --plan: check everything, resolve and reach nothing, send nothing
-  // https (see net::TlsOptions).
-  std::optional<std::string> cacert;
-  bool insecure = false;
-  std::optional<std::string> sni;
-  std::optional<std::string> cert;
-  std::optional<std::string> key;
-  std::optional<std::string> tls_min;  // "1.2" or "1.3"
-  bool no_tls_resume = false;
-  // --stream sse and how its events are read (plan::RunSpec::Stream).
-  std::optional<std::string> stream, stream_content, stream_tokens, stream_end, stream_fixture,
-      stream_idle_timeout, goodput;
-  bool http2 = false;                 // --http2
-  std::optional<int> h2_streams;      // --h2-streams
   // The live view while it runs (cli/live_flags.h): nothing of it is recorded.
   std::optional<std::string> dashboard, metrics_listen;
   bool dashboard_public = false;
+
+  // The text given for a setting (the last, for one that takes a value), or nullopt.
+  std::optional<std::string> given(std::string_view name) const;
+  const std::vector<std::string>& all_given(std::string_view name) const;  // empty if none
+  void set(std::string_view name, std::string text) {
+    settings[std::string(name)] = {std::move(text)};
+  }
+  void forget(std::initializer_list<std::string_view> names);
 };
 
-// --seed: a whole number 0 to 2^64 - 1; throws UsageError for anything else.
-uint64_t parse_seed(const std::string& text);
+// The run settings of `scope` as flags of `app` (plan::run_settings(), in the table's order).
+void add_run_settings(CLI::App* app, RunFlags& flags, plan::SettingScope scope);
 
-// --sources: local addresses separated by commas ("127.0.0.2,127.0.0.3"), or a count N for N
-// loopback addresses from 127.0.0.2 on (N from 1 to plan::kMaxSources). Whether each is an
-// address of this machine shows at pre-flight. Throws UsageError.
-std::vector<std::string> parse_sources(const std::string& text);
+// One run setting as a flag of `app`, with the command's own help for it when it means something
+// more there (ladder's -c).
+void add_run_setting(CLI::App* app, RunFlags& flags, std::string_view name,
+                     std::string_view help = {});
 
 // A scenario file: a YAML name, or anything that is not a URL and exists as a file.
 bool looks_like_scenario_file(const std::string& target);
 
-// The flags of the request and the connection pool that `run` and `ladder` share (targets,
-// method, headers, body, timeouts, workers, seed, observers, quiet).
+// The flags every command that sends load shares: the run settings of the request, the pool,
+// observers, TLS and streams, with -q, --redact and the live view.
 void add_request_flags(CLI::App* app, RunFlags& flags);
 
 // The flags (merged with `scenario` beforehand, see scenario_options.h) as the run they ask for:
-// their text read (durations, rates, stages, headers, the seed); the checks are plan_run's.
+// the target, then every setting's text read (plan::read_settings); the checks are plan_run's.
 // Throws UsageError.
 plan::RunSpec run_spec_from_flags(const RunFlags& flags, const workload::Scenario* scenario);
 

@@ -13,13 +13,16 @@ std::optional<workload::Scenario> take_target(const std::vector<std::string>& ta
   // Without a URL of its own, the first --target is the URL; the other --target URLs follow it.
   auto url_or_first_target = [&flags](const std::string& url) {
     flags.url = url;
-    if (flags.url.empty() && !flags.targets.empty()) {
-      flags.url = flags.targets.front();
-      flags.targets.erase(flags.targets.begin());
+    const auto more = flags.settings.find("target");
+    if (flags.url.empty() && more != flags.settings.end() && !more->second.empty()) {
+      flags.url = more->second.front();
+      more->second.erase(more->second.begin());
     }
   };
   if (targets.empty()) {
-    if (flags.targets.empty()) throw UsageError(command + " needs a URL or a scenario file");
+    if (flags.all_given("target").empty()) {
+      throw UsageError(command + " needs a URL or a scenario file");
+    }
     url_or_first_target("");
     return std::nullopt;
   }
@@ -42,21 +45,27 @@ std::optional<workload::Scenario> take_target(const std::vector<std::string>& ta
 void merge_scenario_settings(RunFlags& flags, const workload::Scenario& scenario,
                              const FlagGiven& given) {
   const workload::ExecutorSettings& e = scenario.executor;
-  if (e.executor && !given("--executor")) flags.executor = e.executor;
-  if (e.connections && !given("--connections")) flags.connections = *e.connections;
-  if (e.max_connections && !given("--max-connections")) flags.max_connections = e.max_connections;
+  auto fill = [&](const char* name, const char* flag, const std::optional<std::string>& value) {
+    if (value && !given(flag)) flags.set(name, *value);
+  };
+  auto number = [](const auto& value) {
+    return value ? std::optional<std::string>(std::to_string(*value)) : std::nullopt;
+  };
+  fill("executor", "--executor", e.executor);
+  fill("connections", "--connections", number(e.connections));
+  fill("max-connections", "--max-connections", number(e.max_connections));
   // A rate or stages on the command line replace the file's load shape as a whole; -d replaces
   // the file's duration, and its stages (which carry their own durations).
-  bool shape_given = given("--rate") || given("--stages");
-  if (e.rate && !shape_given) flags.rate = e.rate;
-  if (e.stages && !shape_given && !given("--duration")) flags.stages = e.stages;
-  if (e.duration && !given("--duration") && !given("--stages")) flags.duration = e.duration;
-  if (e.warmup && !given("--warmup")) flags.warmup = *e.warmup;
-  if (e.requests && !given("--requests")) flags.requests = *e.requests;
-  if (e.timeout && !given("--timeout")) flags.timeout = *e.timeout;
+  const bool shape_given = given("--rate") || given("--stages");
+  if (!shape_given) fill("rate", "--rate", e.rate);
+  if (!shape_given) fill("stages", "--duration", e.stages);
+  if (!given("--stages")) fill("duration", "--duration", e.duration);
+  fill("warmup", "--warmup", e.warmup);
+  fill("requests", "--requests", number(e.requests));
+  fill("timeout", "--timeout", e.timeout);
   // --http2 only turns HTTP/2 on; a file's `protocol: h2` does the same.
-  if (scenario.protocol == "h2") flags.http2 = true;
-  if (e.h2_streams && !given("--h2-streams")) flags.h2_streams = e.h2_streams;
+  if (scenario.protocol == "h2") flags.set("http2", "true");
+  fill("h2-streams", "--h2-streams", number(e.h2_streams));
 }
 
 FlagGiven flags_given(CLI::App* app) {

@@ -69,7 +69,7 @@ experiments::SizingPlan build_sizing_plan(SizingFlags& f,
   s.hold_s = seconds_of(plan.ladder.hold_ns);
   s.warmup_s = seconds_of(plan.ladder.warmup_ns);
   s.slo = plan.ladder.settings.slo;
-  s.observe = f.ladder.run.observe;
+  s.observe = f.ladder.run.all_given("observe");
   return plan;
 }
 

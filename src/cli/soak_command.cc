@@ -13,7 +13,6 @@
 #include "cli/live_flags.h"
 #include "cli/run_flags.h"
 #include "cli/scenario_options.h"
-#include "cli/segment_flags.h"
 #include "cli/subcommand.h"
 #include "common/units.h"
 #include "common/usage_error.h"
@@ -83,20 +82,16 @@ experiments::SoakPlan build_soak_plan(SoakFlags& f,
     throw UsageError("--window must be whole seconds (it is made of 1 s records), got '" +
                      f.window + "'");
   if (plan.window_ns > plan.hold_ns) throw UsageError("--window is longer than --hold");
-  const std::string executor = f.run.executor.value_or(f.run.rate ? "open" : "");
+  const std::optional<std::string> rate = f.run.given("rate");
+  const std::string executor = f.run.given("executor").value_or(rate ? "open" : "");
   plan.open_loop = executor != "closed";
   if (plan.open_loop) {
-    if (!f.run.rate)
-      throw UsageError("soak needs --rate (open loop), or --executor closed with -c");
-    plan.level = parse_rate_per_s(*f.run.rate);
+    if (!rate) throw UsageError("soak needs --rate (open loop), or --executor closed with -c");
+    plan.level = parse_rate_per_s(*rate);
     if (plan.level <= 0) throw UsageError("--rate must be above 0");
-  } else {
-    plan.level = f.run.connections;
   }
   // Only a scenario file's settings set these: the soak's ramp and hold are the load's shape.
-  f.run.stages.reset();
-  f.run.duration.reset();
-  f.run.requests.reset();
+  f.run.forget({"stages", "duration", "requests"});
   plan.canary_every_ns = parse_positive_duration_ns("--canary-every", f.canary_every);
   plan.canary_timeout_ns = parse_positive_duration_ns("--canary-timeout", f.canary_timeout);
   const analyze::SoakBar bar = analyze::parse_soak_bar(f.bar);  // refused here if bad
@@ -112,15 +107,16 @@ experiments::SoakPlan build_soak_plan(SoakFlags& f,
   guards.hooks.timeout_ns = parse_positive_duration_ns("--hook-timeout", f.hook_timeout);
   plan.scenario = scenario;
 
-  RunFlags base = f.run;
-  base.rate.reset();
-  base.executor.reset();
+  RunFlags base_flags = f.run;
+  base_flags.forget({"rate", "executor"});  // the soak's level, above
+  plan.base_run = run_spec_from_flags(base_flags, scenario.get());
+  plan::RunSpec& base = plan.base_run;
+  if (!plan.open_loop) plan.level = base.connections;
   if (std::find(base.observe.begin(), base.observe.end(), "host") == base.observe.end())
     base.observe.push_back("host");
   if (plan.open_loop && !base.max_connections) {
     base.max_connections = std::max(base.connections, 1000);
   }
-  plan.base_run = run_spec_from_flags(base, scenario.get());
   if (abort_when) {
     plan::check_metric_source(abort_when->condition.metric,
                               "--abort-when '" + abort_when->text + "'", plan.base_run);
@@ -172,8 +168,8 @@ experiments::SoakPlan build_soak_plan(SoakFlags& f,
     }
   }
   s.abort_when = f.abort_when;
-  s.observe = f.run.observe;
-  s.server_observed = std::any_of(f.run.observe.begin(), f.run.observe.end(),
+  s.observe = f.run.all_given("observe");
+  s.server_observed = std::any_of(s.observe.begin(), s.observe.end(),
                                   [](auto& o) { return o != "self" && o != "host"; });
   return plan;
 }
@@ -191,10 +187,10 @@ Subcommand add_soak_command(CLI::App& parent) {
                   "target")
       ->required()
       ->expected(1, 2);
-  app->add_option("--rate", f->run.rate, "Open loop (the default): requests per second held");
-  app->add_option("--executor", f->run.executor, "open (default) or closed (with -c)");
-  app->add_option("-c,--connections", f->run.connections,
-                  "Closed loop: connections; open loop: the initial pool (default 10)");
+  add_run_setting(app, f->run, "rate", "Open loop (the default): requests per second held");
+  add_run_setting(app, f->run, "executor", "open (default) or closed (with -c)");
+  add_run_setting(app, f->run, "connections",
+                  "Closed loop: connections; open loop: the initial pool");
   app->add_option("--hold", f->hold, "How long the load is held and judged, e.g. 24h")->required();
   app->add_option("--ramp", f->ramp, "A ramp in steps before the hold, e.g. 10m (default none)");
   app->add_option("--ramp-steps", f->ramp_steps, "Steps of the ramp (default 5)");
@@ -227,7 +223,7 @@ Subcommand add_soak_command(CLI::App& parent) {
   app->add_option("-o,--out", f->run.out, "The report directory (default soak-DATE-TIME)");
   app->add_flag("--plan", f->plan, "Print the soak's plan; send nothing");
   add_request_flags(app, f->run);
-  add_segment_flags(app, f->run);
+  add_run_settings(app, f->run, plan::SettingScope::kSegment);
   app->get_option("--max-connections")
       ->description("Open loop: the pool may grow to this many connections (default 1000)");
 

@@ -27,6 +27,17 @@ enum class Protocol : uint8_t {
   kHttp2,   // up to h2_streams requests in flight per connection, each a stream
 };
 
+// How the engine sends, as a run asks it: the timeouts, the grace at the end. plan::RunSpec holds
+// one and the LoadSpec gets it whole, so an option of this kind is a field here, its declaration
+// in plan/run_settings.cc (flag, help, check, record, Reproduce) and the engine's use.
+struct SendOptions {
+  int64_t connect_timeout_ns = 5'000'000'000;
+  int64_t request_timeout_ns = 10'000'000'000;  // also the longest a request may queue
+  int64_t grace_ns = 5'000'000'000;  // after the schedule ends (or Ctrl-C): time for in-flight
+                                     // requests to finish before they count as timeouts
+  bool operator==(const SendOptions&) const = default;
+};
+
 struct LoadSpec {
   net::Address address;  // resolved once, before anything is sent
   // `run --target` given more than once: every target's address, in order. Connection i, counted
@@ -63,10 +74,7 @@ struct LoadSpec {
 
   int64_t warmup_ns = 0;  // recorded apart, excluded from results (whole windows)
   int64_t window_ns = 1'000'000'000;
-  int64_t connect_timeout_ns = 5'000'000'000;
-  int64_t request_timeout_ns = 10'000'000'000;  // also the longest a request may queue
-  int64_t grace_ns = 5'000'000'000;  // after the schedule ends (or Ctrl-C): time for in-flight
-                                     // requests to finish before they count as timeouts
+  SendOptions send;
   int workers = 1;
   // `--io`: what the workers' sockets go through (net/load_loop.h). Chosen before the run: the
   // CLI falls back to epoll, saying so, where io_uring is not to be had.

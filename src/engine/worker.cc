@@ -58,7 +58,7 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
     int most = schedule::share_of(spec.max_connections, shard, shards) * slots;
     auto queue = static_cast<size_t>(schedule::share_of(spec.queue_capacity, shard, shards));
     dispatcher_.emplace(
-        schedule::OpenLoopDispatcher::Limits{pool, most, queue, spec.request_timeout_ns});
+        schedule::OpenLoopDispatcher::Limits{pool, most, queue, spec.send.request_timeout_ns});
     // -n counts measured arrivals: the warm-up's are sent on top of them.
     arrival_cap_ = spec.max_requests > 0
                        ? spec.max_requests + schedule::ArrivalSchedule(spec.profile)
@@ -400,16 +400,16 @@ void Worker::sweep(int64_t now) {
   next_sweep_ns_ = now + kSweepIntervalNs;
   if (h2()) sweep_links(now);  // a slot waiting for its link waits on the link's timeout
   for (Connection& c : connections_) {
-    if (c.state == ConnState::kBusy && now - c.write_start_ns > spec_.request_timeout_ns) {
+    if (c.state == ConnState::kBusy && now - c.write_start_ns > spec_.send.request_timeout_ns) {
       fail_in_flight(c, Outcome::kTimeout, now);
     } else if (c.state == ConnState::kBusy && stream_idle(c, now)) {
       c.stream_body->end(workload::StreamEnd::kIdleTimeout, now);
       fail_in_flight(c, Outcome::kTimeout, now);
     } else if (c.state == ConnState::kConnecting && !h2() &&
-               now - c.connect_start_ns > spec_.connect_timeout_ns) {
+               now - c.connect_start_ns > spec_.send.connect_timeout_ns) {
       on_connect_failed(c, now, Outcome::kConnectError);
     } else if (c.state == ConnState::kHandshaking &&
-               now - c.connect_start_ns > spec_.connect_timeout_ns) {
+               now - c.connect_start_ns > spec_.send.connect_timeout_ns) {
       note_tls_failure("the TLS handshake did not finish within the connect timeout");
       on_connect_failed(c, now, Outcome::kTlsError);
     } else if (open_loop() && c.reopen_pending && now >= c.retry_at_ns) {
@@ -433,7 +433,7 @@ void Worker::sweep(int64_t now) {
 void Worker::begin_drain(int64_t now, bool early) {
   if (early) span_end_ns_ = std::min(span_end_ns_, now);
   draining_ = true;
-  drain_deadline_ns_ = now + spec_.grace_ns;
+  drain_deadline_ns_ = now + spec_.send.grace_ns;
   drain_started_ns_ = now;
 }
 

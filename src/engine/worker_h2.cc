@@ -461,7 +461,7 @@ void Worker::start_ready_slots(int64_t now) {
 void Worker::sweep_links(int64_t now) {
   for (Link& link : links_) {
     if (link.state == LinkState::kClosed || link.state == LinkState::kReady) continue;
-    if (now - link.connect_start_ns <= spec_.connect_timeout_ns) continue;
+    if (now - link.connect_start_ns <= spec_.send.connect_timeout_ns) continue;
     if (link.state == LinkState::kHandshaking) {
       note_tls_failure("the TLS handshake did not finish within the connect timeout");
       fail_link_open(link, now, Outcome::kTlsError);

@@ -242,7 +242,7 @@ TEST(WorkerSimulation, WaitsPastTheRequestTimeoutAreNeverStarted) {
   model.service_ns = 20 * kNsPerMs;
   LoadSpec spec = open_loop(1000, 10 * kNsPerS, 10, 10);
   spec.queue_capacity = 1000;
-  spec.request_timeout_ns = 50 * kNsPerMs;
+  spec.send.request_timeout_ns = 50 * kNsPerMs;
   Result r = run(spec, model);
   ASSERT_EQ(r.failure, "");
   expect_accounting(r, 10'000);
@@ -265,7 +265,7 @@ TEST(WorkerSimulation, LostConnectionsAndRefusedConnectsKeepTheAccounting) {
   model.refuse_every_nth_connect = 3;
   LoadSpec spec = open_loop(1000, 10 * kNsPerS, 10, 12);
   spec.queue_capacity = 100;
-  spec.request_timeout_ns = kNsPerS;
+  spec.send.request_timeout_ns = kNsPerS;
   Result r = run(spec, model);
   ASSERT_EQ(r.failure, "");
   expect_accounting(r, 10'000);
@@ -326,7 +326,7 @@ TEST(WorkerSimulation, UnansweredRequestsTimeOutAndTheOthersAreUntouched) {
   model.service_ns = 5 * kNsPerMs;
   model.ignore_every_nth_request = 10;
   LoadSpec spec = open_loop(100, 3 * kNsPerS, 10, 100);
-  spec.request_timeout_ns = 500 * kNsPerMs;
+  spec.send.request_timeout_ns = 500 * kNsPerMs;
   Result r = run(spec, model);
   ASSERT_EQ(r.failure, "");
   EXPECT_EQ(r.measured.intended, 300);

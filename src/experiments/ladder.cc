@@ -360,7 +360,7 @@ plan::RunSpec level_run(const LadderPlan& ladder, double level, int64_t hold_ns,
 
 int64_t segment_level_start_ns(const LadderPlan& ladder, int ordinal) {
   const plan::RunSpec& base = ladder.base_run;
-  const int64_t slot = base.warmup_ns + ladder.hold_ns + base.grace_ns + kSegmentLevelGapNs;
+  const int64_t slot = base.warmup_ns + ladder.hold_ns + base.send.grace_ns + kSegmentLevelGapNs;
   return base.start_at_wall_ns.value_or(0) + static_cast<int64_t>(ordinal - 1) * slot;
 }
 

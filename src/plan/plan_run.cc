@@ -17,6 +17,7 @@
 #include "net/load_loop.h"
 #include "net/tcp.h"
 #include "net/transport.h"
+#include "plan/run_settings.h"
 #include "plan/scenario_parts.h"
 #include "plan/segment.h"
 #include "result/spec_record.h"
@@ -50,58 +51,25 @@ int64_t most_connections(const RunSpec& spec) {
   return std::max(connections, spec.max_connections.value_or(connections));
 }
 
+// What only settings together forbid; each setting's own check is its declaration's
+// (run_settings.cc), run first.
 void check(const RunSpec& spec) {
   if (spec.target.empty()) throw UsageError("run needs a URL or a scenario file");
+  check_settings(spec);
   if (spec.tls != net::TlsOptions{} && !http::parse_url(spec.target).tls()) {
     throw UsageError(
         "--cacert, --insecure, --sni, --cert, --key, --tls-min and --no-tls-resume "
         "are for an https:// target, not '" +
         spec.target + "'");
   }
-  const http::Url first = http::parse_url(spec.target);
-  for (const std::string& more : spec.more_targets) {
-    const http::Url url = http::parse_url(more);
-    if (url.scheme != first.scheme || url.path_and_query != first.path_and_query ||
-        (url.tls() && url.host != first.host)) {
-      throw UsageError("--target " + more + " differs from " + spec.target +
-                       " in more than host and port: the targets of one run share the scheme "
-                       "and path (over https, the host too)");
-    }
-  }
   if (spec.body && spec.body_file) {
     throw UsageError("--body and --body-file both set the body: use one");
-  }
-  if (spec.h2_streams && spec.protocol != engine::Protocol::kHttp2) {
-    throw UsageError("--h2-streams is for HTTP/2: add --http2");
-  }
-  if (spec.h2_streams && (*spec.h2_streams < 1 || *spec.h2_streams > kMaxH2Streams)) {
-    throw UsageError("--h2-streams must be between 1 and " + std::to_string(kMaxH2Streams) +
-                     ", got " + std::to_string(*spec.h2_streams));
   }
   if (spec.scenario && (spec.method != "GET" || spec.body || spec.body_file)) {
     throw UsageError(
         "-m, --body and --body-file set the request of a plain run; a scenario "
         "file sets each request's method and body");
   }
-  if (spec.observe_every_ns < 10 * kNsPerMs || spec.observe_every_ns > kNsPerS) {
-    throw UsageError("--observe-every must be between 10ms and the window (1s), got '" +
-                     format_duration(spec.observe_every_ns) + "'");
-  }
-  if (spec.connections < 1) {
-    throw UsageError("-c must be at least 1, got " + std::to_string(spec.connections));
-  }
-  if (spec.connections > kMaxConnections) {
-    throw UsageError("-c must be at most " + std::to_string(kMaxConnections) + ", got " +
-                     std::to_string(spec.connections));
-  }
-  if (spec.max_connections && *spec.max_connections > kMaxConnections) {
-    throw UsageError("--max-connections must be at most " + std::to_string(kMaxConnections));
-  }
-  if (spec.requests_limit && *spec.requests_limit < 1) {
-    throw UsageError("-n must be at least 1 (leave it out for no request limit), got " +
-                     std::to_string(*spec.requests_limit));
-  }
-  if (spec.queue < 0) throw UsageError("--queue must not be negative");
   if (spec.rate_per_s && !spec.stages.empty()) {
     throw UsageError("--rate and --stages both set the load: use --stages with --executor open");
   }
@@ -111,27 +79,8 @@ void check(const RunSpec& spec) {
   if (!open_loop(spec) && spec.rate_per_s) {
     throw UsageError("--rate sets an open-loop schedule: drop --executor closed or --rate");
   }
-  if (spec.queue > static_cast<int64_t>(schedule::OpenLoopDispatcher::kMaxQueueCapacity)) {
-    throw UsageError("--queue must be at most " +
-                     std::to_string(schedule::OpenLoopDispatcher::kMaxQueueCapacity));
-  }
-  if (spec.warmup_ns < 0) throw UsageError("--warmup must not be negative");
-  for (const auto& [flag, ns] : {std::pair{"--timeout", spec.timeout_ns},
-                                 std::pair{"--connect-timeout", spec.connect_timeout_ns}}) {
-    if (ns <= 0) {
-      throw UsageError(std::string(flag) + " must be longer than 0, got '" + format_duration(ns) +
-                       "'");
-    }
-  }
-  if (spec.duration_ns && *spec.duration_ns <= 0) {
-    throw UsageError("-d must be longer than 0, got '" + format_duration(*spec.duration_ns) + "'");
-  }
   if (spec.duration_ns && !spec.stages.empty()) {
     throw UsageError("-d and --stages both set the duration: use one");
-  }
-  if (spec.rate_per_s && *spec.rate_per_s <= 0) {
-    throw UsageError("--rate must be more than 0, got '" + fmt::format("{}", *spec.rate_per_s) +
-                     "'");
   }
   int64_t stages_ns = 0;
   for (const schedule::Stage& s : spec.stages) {
@@ -144,22 +93,7 @@ void check(const RunSpec& spec) {
     stages_ns += s.duration_ns;
     if (stages_ns > kMaxRunNs) throw UsageError("--stages last more than ten years");
   }
-  if (spec.workers < 0) throw UsageError("--workers must be at least 1");
   if (!spec.sources.empty()) {
-    if (spec.sources.size() > kMaxSources) {
-      throw UsageError(fmt::format("--sources: at most {} addresses, got {}", kMaxSources,
-                                   spec.sources.size()));
-    }
-    if (spec.workers > 0 && static_cast<size_t>(spec.workers) != spec.sources.size()) {
-      throw UsageError("--workers with --sources: each source has its own worker, so leave "
-                       "--workers out");
-    }
-    for (size_t i = 0; i < spec.sources.size(); ++i) {
-      if (std::find(spec.sources.begin(), spec.sources.begin() + static_cast<std::ptrdiff_t>(i),
-                    spec.sources[i]) != spec.sources.begin() + static_cast<std::ptrdiff_t>(i)) {
-        throw UsageError("--sources: " + spec.sources[i] + " is given twice");
-      }
-    }
     if (most_connections(spec) < static_cast<int64_t>(spec.sources.size())) {
       throw UsageError(fmt::format("--sources: each of the {} sources needs a connection of its "
                                    "own, so -c must be at least {}",
@@ -324,7 +258,7 @@ Preflight preflight(const RunSpec& spec) {
   if (url.tls()) context.emplace(load_tls(spec), url.host);
   if (context) {
     try {
-      found.tls = net::check_tls_handshake(found.address, *context, spec.connect_timeout_ns);
+      found.tls = net::check_tls_handshake(found.address, *context, spec.send.connect_timeout_ns);
     } catch (const UsageError& e) {
       // A server may refuse a handshake that offers only h2 (nginx does, with an alert).
       if (!h2 || std::string_view(e.what()).find("no application protocol") == std::string::npos)
@@ -334,7 +268,7 @@ Preflight preflight(const RunSpec& spec) {
                        "HTTP/1.1");
     }
   } else if (!h2) {
-    net::check_reachable(found.address, spec.connect_timeout_ns);
+    net::check_reachable(found.address, spec.send.connect_timeout_ns);
   }
   // Every further target is resolved and reached (and handshaken) the same way.
   if (!spec.more_targets.empty()) found.targets.push_back(found.address);
@@ -342,21 +276,21 @@ Preflight preflight(const RunSpec& spec) {
     const http::Url other = http::parse_url(more);
     const net::Address address = net::resolve(other.host, other.port);
     if (context) {
-      net::check_tls_handshake(address, *context, spec.connect_timeout_ns);
+      net::check_tls_handshake(address, *context, spec.send.connect_timeout_ns);
     } else {
-      net::check_reachable(address, spec.connect_timeout_ns);
+      net::check_reachable(address, spec.send.connect_timeout_ns);
     }
     found.targets.push_back(address);
   }
   // Each source must be an address of this machine that reaches the target: one line if not.
   for (const std::string& text : segment_sources(spec)) {
     const net::Address source = net::local_address(text);
-    net::check_reachable(found.address, spec.connect_timeout_ns, &source);
+    net::check_reachable(found.address, spec.send.connect_timeout_ns, &source);
   }
   // HTTP/2: one more connection, to hear the server's SETTINGS.
   if (h2)
     found.h2 =
-        http::check_h2(found.address, context ? &*context : nullptr, spec.connect_timeout_ns);
+        http::check_h2(found.address, context ? &*context : nullptr, spec.send.connect_timeout_ns);
   return found;
 }
 
@@ -392,6 +326,9 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
   if (spec.body_file) {
     request.body = read_bounded_file(*spec.body_file, "--body-file", kMaxBodyFileBytes);
   }
+  // Each setting's own part of the request and of the record (run_settings.h).
+  Planning planning{request, run.spec};
+  plan_settings(spec, planning);
   // Data and mix draws repeat with the same seed; without one, the clock picks it (recorded).
   const uint64_t seed = spec.seed.value_or(static_cast<uint64_t>(wall_clock_ns()));
   workload::Scenario merged;
@@ -417,9 +354,7 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
   load.executor = spec.executor;
   // Warm-up is recorded in whole windows.
   load.warmup_ns = (spec.warmup_ns + load.window_ns - 1) / load.window_ns * load.window_ns;
-  load.request_timeout_ns = spec.timeout_ns;
-  load.connect_timeout_ns = spec.connect_timeout_ns;
-  load.grace_ns = spec.grace_ns;
+  load.send = spec.send;
   load.max_requests = spec.requests_limit.value_or(0);
   load.queue_capacity = spec.queue;
   const int64_t duration_ns = scheduled_duration_ns(spec);
@@ -504,29 +439,8 @@ PlannedRun plan_run(const RunSpec& spec, const std::string& command_line) {
       : spec.duration_ns || !spec.requests_limit ? std::optional<double>(seconds_of(duration_ns))
                                                  : std::nullopt);
   recorded.warmup_s = seconds_of(load.warmup_ns);
-  recorded.requests_limit = result::Field<int64_t>::or_null(spec.requests_limit);
-  recorded.queue_capacity = load.queue_capacity;
-  recorded.timeout_s = seconds_of(load.request_timeout_ns);
-  recorded.connect_timeout_s = seconds_of(load.connect_timeout_ns);
-  recorded.grace_s = seconds_of(load.grace_ns);
   recorded.workers = load.workers;
   recorded.window_s = seconds_of(load.window_ns);
-  if (!spec.sources.empty()) recorded.sources = spec.sources;
-  if (spec.segments > 1) {
-    result::SpecSegment segment;
-    segment.index = spec.segment;
-    segment.count = spec.segments;
-    recorded.segment = segment;
-  }
-  if (spec.start_at_wall_ns) recorded.start_at_unix_ns = *spec.start_at_wall_ns;
-  if (!spec.more_targets.empty()) {
-    std::vector<std::string> targets = {spec.target};
-    targets.insert(targets.end(), spec.more_targets.begin(), spec.more_targets.end());
-    recorded.targets = std::move(targets);
-  }
-  recorded.observe = spec.observe;
-  recorded.observe_every_s = seconds_of(spec.observe_every_ns);
-  if (spec.reconcile) recorded.reconcile = *spec.reconcile;  // absent without: files unchanged
   if (!run.thresholds.empty()) {
     std::vector<std::string> thresholds;
     for (const measure::Threshold& t : run.thresholds) thresholds.push_back(t.expression);

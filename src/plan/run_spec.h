@@ -2,7 +2,8 @@
 // its limits, what is observed and where the results go. The CLI turns flags (and a scenario
 // file's settings) into one; an experiment varies a field of it (a level's rate or connections,
 // its duration) and plans that run, never formatting a number back into a flag. Everything it
-// says is checked by plan_run (plan_run.h), before anything is sent. Plain data.
+// says is checked by plan_run (plan_run.h), before anything is sent. Plain data. Each setting's
+// flag, help, reading, check, record and Reproduce form is declared once, in run_settings.cc.
 #pragma once
 
 #include <cstdint>
@@ -72,9 +73,7 @@ struct RunSpec {
   int64_t warmup_ns = 0;                  // rounded up to whole windows when planned
   std::optional<int64_t> requests_limit;  // -n
   int64_t queue = 10'000;                 // open loop: requests that may wait
-  int64_t timeout_ns = 10 * kNsPerS;
-  int64_t connect_timeout_ns = 5 * kNsPerS;
-  int64_t grace_ns = 5 * kNsPerS;
+  engine::SendOptions send;               // --timeout, --connect-timeout, --grace
   int workers = 0;                      // 0: one per core (never more than connections)
   // --io: what the workers' sockets go through; nullopt: epoll (net::choose_io_backend says
   // why), decided at pre-flight, where io_uring not to be had falls back to epoll.

@@ -197,8 +197,12 @@ struct SpecRecord {
   Field<double> observe_every_s;
   Field<std::string> reconcile;
   Field<std::vector<std::string>> thresholds;
-  nlohmann::json unknown = nlohmann::json::object();  // keys this proofload does not know
+  // Keys without a member here: a newer proofload's, and those a run setting records itself
+  // (plan/run_settings.cc, through record_key). Written back as they are.
+  nlohmann::json unknown = nlohmann::json::object();
   bool operator==(const SpecRecord&) const = default;
+
+  void record_key(const std::string& key, nlohmann::json value) { unknown[key] = std::move(value); }
 
   bool observe_only() const { return command.get() == "observe"; }
   bool streams() const { return stream.present(); }  // result.json then has summary.streams
