@@ -35,6 +35,9 @@ struct SendOptions {
   int64_t request_timeout_ns = 10'000'000'000;  // also the longest a request may queue
   int64_t grace_ns = 5'000'000'000;  // after the schedule ends (or Ctrl-C): time for in-flight
                                      // requests to finish before they count as timeouts
+  // --no-connection-reuse: HTTP/1.1 connections carry one request each (it asks
+  // `Connection: close`), closed after its answer whatever the server says.
+  bool reuse_connections = true;
   bool operator==(const SendOptions&) const = default;
 };
 

@@ -341,7 +341,7 @@ void Worker::read_response(Connection& c) {
         if (n < read_buffer_.size() && !c.transport.buffered()) return;  // wait for more
         continue;  // the buffer was filled: more may be waiting
       case ReadStep::kCompleteReusable:
-        complete_request(c, now, true);
+        complete_request(c, now, spec_.send.reuse_connections);
         return;
       case ReadStep::kCompleteNotReusable:
         complete_request(c, now, false);

@@ -559,6 +559,36 @@ constexpr RunSetting kSettings[] = {
          [](const RunSpec& spec, Planning& planning) {
            planning.recorded.grace_s = seconds_of(spec.send.grace_ns);
          }},
+    // Connection setup (and the TLS handshake) as part of every request's cost, as ab without -k,
+    // hey's -disable-keepalive and k6's --no-connection-reuse measure it. The request asks
+    // `Connection: close`, so that the server closes first and holds the TIME_WAIT, not the
+    // generator's ports.
+    {.name = "no-connection-reuse",
+     .flags = "--no-connection-reuse",
+     .takes = SettingTakes::kSwitch,
+     .scope = SettingScope::kEveryLoad,
+     .help = "A new connection for every request (HTTP/1.1): each asks Connection: close and is "
+             "closed after its answer, so connecting (and TLS's handshake) is part of each one",
+     .aliases = "--disable-keepalive",
+     .read = [](const Texts&, RunSpec& spec) { spec.send.reuse_connections = false; },
+     .check =
+         [](const RunSpec& spec) {
+           if (!spec.send.reuse_connections && spec.protocol == engine::Protocol::kHttp2) {
+             throw UsageError(
+                 "--no-connection-reuse is for HTTP/1.1: an HTTP/2 connection carries many "
+                 "requests by design; drop --http2");
+           }
+         },
+     .reproduce =
+         [](const RunSpec& spec, CommandArgs& args) {
+           if (!spec.send.reuse_connections) args.flag("--no-connection-reuse");
+         },
+     .plan =
+         [](const RunSpec& spec, Planning& planning) {
+           if (spec.send.reuse_connections) return;  // absent: files unchanged
+           planning.request.headers.emplace_back("Connection", "close");
+           planning.recorded.record_key("connection_reuse", false);
+         }},
     {.name = "cacert",
      .flags = "--cacert",
      .takes = SettingTakes::kText,

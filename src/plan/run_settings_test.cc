@@ -85,6 +85,7 @@ TEST(RunSettings, WhatASettingReadsItsReproduceWritesBackTheSame) {
       {"seed", {"42"}},
       {"observe", {"host", "pid:1"}},
       {"observe-every", {"100ms"}},
+      {"no-connection-reuse", {"true"}},
       {"target", {"http://127.0.0.1:8081/"}},
   };
   RunSpec first = with_target();
@@ -118,6 +119,20 @@ TEST(RunSettings, ASettingsOwnCheckIsTheRunsAndItsRecordIsInTheSpec) {
   EXPECT_EQ(spec_json["timeout_s"], 1.5);
   EXPECT_EQ(spec_json["reconcile"], "echo 1");
   EXPECT_EQ(spec_json["queue_capacity"], 10000);
+}
+
+TEST(RunSettings, WithoutConnectionReuseEachRequestAsksForTheCloseOverHttp11Only) {
+  RunSpec spec = with_target();
+  read_settings({{"no-connection-reuse", {"true"}}}, spec);
+  const PlannedRun run = plan_run(spec);
+  EXPECT_FALSE(run.load.send.reuse_connections);
+  EXPECT_EQ(result::spec_to_json(run.spec)["connection_reuse"], false);
+  EXPECT_EQ(result::spec_to_json(run.spec)["headers"][0]["name"], "Connection");
+  EXPECT_EQ(result::spec_to_json(plan_run(with_target()).spec).count("connection_reuse"), 0u);
+  spec.protocol = engine::Protocol::kHttp2;
+  EXPECT_EQ(testing::usage_error_of([&] { plan_run(spec); }),
+            "--no-connection-reuse is for HTTP/1.1: an HTTP/2 connection carries many requests "
+            "by design; drop --http2");
 }
 
 TEST(RunSettings, ATextThatIsNoValueIsOneLineNamingTheFlag) {

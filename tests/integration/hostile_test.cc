@@ -130,6 +130,24 @@ TEST(Hostile, A304WithContentLengthHasNoBody) {
   EXPECT_EQ(s["connects"], 2);  // and the connection is reused
 }
 
+TEST(Hostile, WithoutConnectionReuseAConnectionIsLeftAfterItsAnswerWhateverTheServerSays) {
+  RawServer server("HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok", false);  // keeps it open
+  const std::string out = make_temp_dir("no-reuse");
+  const Completed c = run_to_completion(
+      {proofload_binary(), "run", server.url(), "-c", "2", "-n", "40", "--timeout", "2s",
+       "--workers", "1", "--no-connection-reuse", "-q", "-o", out},
+      30s);
+  ASSERT_EQ(c.exit_code, 0) << c.err;
+  const json result = json::parse(read_file(out + "/result.json"));
+  EXPECT_EQ(result["summary"]["outcomes"]["success"], 40) << result["summary"].dump();
+  EXPECT_EQ(result["summary"]["connects"], 40);  // one connection per request, none reused
+  EXPECT_EQ(result["spec"]["connection_reuse"], false);
+  // The request asks for the close, so a server that honours it holds the TIME_WAIT.
+  EXPECT_NE(result["spec"]["headers"].dump().find(R"({"name":"Connection","value":"close"})"),
+            std::string::npos)
+      << result["spec"]["headers"].dump();
+}
+
 TEST(Hostile, AnAnswerToHeadHasNoBodyWhateverItsLength) {
   const json s = summary_against("HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n", "head", true);
   EXPECT_EQ(s["outcomes"]["success"], 40) << s.dump();

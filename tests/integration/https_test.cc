@@ -76,6 +76,35 @@ TEST_F(Https, WithoutResumptionEveryHandshakeIsFull) {
   EXPECT_EQ(summary["tls"]["resumed"], 0);
 }
 
+TEST_F(Https, WithoutConnectionReuseEveryRequestPaysForItsOwnConnectionAndHandshake) {
+  NginxServer nginx;  // keeps a connection for 1000 requests
+  auto connects_of = [&](const std::vector<std::string>& flags) {
+    const std::string out = make_temp_dir("https-no-reuse");
+    std::vector<std::string> args = {proofload_binary(),
+                                     "run",
+                                     nginx.url("/index.html"),
+                                     "-c",
+                                     "1",
+                                     "-n",
+                                     "30",
+                                     "--cacert",
+                                     nginx.ca_file(),
+                                     "-q",
+                                     "-o",
+                                     out};
+    args.insert(args.end(), flags.begin(), flags.end());
+    const Completed run = run_to_completion(args);
+    EXPECT_EQ(run.exit_code, 0) << run.err;
+    const json summary = read_result(out)["summary"];
+    EXPECT_EQ(summary["outcomes"]["success"], 30);
+    EXPECT_EQ(summary["tls"]["handshakes"], summary["connects"]);
+    return summary["connects"].get<int64_t>();
+  };
+  EXPECT_EQ(connects_of({}), 1);
+  EXPECT_EQ(connects_of({"--no-connection-reuse"}), 30);
+  EXPECT_EQ(connects_of({"--disable-keepalive"}), 30);  // hey's spelling, taken as an alias
+}
+
 TEST_F(Https, AnUntrustedCertificateStopsTheRunBeforeAnyLoadWithExit2) {
   NginxServer nginx;
   const std::string out = make_temp_dir("https-untrusted") + "/run";
