@@ -64,6 +64,20 @@ TEST(ProbeResultJson, ASourceWithNoAnswerKeepsItsEmptyFailure) {
   EXPECT_EQ(back.analysis, r.analysis);
 }
 
+TEST(ProbeResultJson, ADamagedLengthIsNotCountedSecondBySecondWhenRead) {
+  const ProbeResult r = separate_probe();
+  json file = probe_to_json(r);
+  file["measured_s"] = 1e7;  // 3 sources x 1e7 s would be 240 MB of counted seconds
+  const ProbeResult back = probe_from_json(file);
+  EXPECT_EQ(back.analysis.verdict, r.analysis.verdict);  // the file's words stand
+  EXPECT_EQ(back.analysis.reason, r.analysis.reason);
+  EXPECT_EQ(back.analysis.cause, analyze::ProbeCause::kNone);  // its facts are not judged again
+  EXPECT_EQ(probe_to_json(back), file);
+  // Read as recorded, the same analysis has its facts again.
+  EXPECT_EQ(round_trip(r).analysis.cause, r.analysis.cause);
+  EXPECT_NE(r.analysis.cause, analyze::ProbeCause::kNone);
+}
+
 TEST(ProbeResultJson, BeforeTheAnalysisOnlyTheSeriesAreWritten) {
   ProbeResult r = shared_probe();
   r.status = "running";
