@@ -13,7 +13,9 @@
 
 #include "analyze/probe_analysis.h"
 #include "report/probe_report.h"
+#include "result/probe_expectation.h"
 #include "result/probe_result.h"
+#include "words/probe_words.h"
 
 namespace {
 
@@ -39,15 +41,15 @@ void from_csv(std::string_view text) {
   probe.settings.duration_s = 60;
   probe.measured_s = 60;
   probe.series = {series, other};
-  const analyze::ProbeExpectation expect = analyze::parse_probe_expectation("100/s,burst=600", 0.1);
-  probe.analysis = analyze::analyze_probe(probe.series, 60, 10, expect);
+  const analyze::ProbeExpectation expect = result::parse_probe_expectation("100/s,burst=600", 0.1);
+  probe.analysis = words::described_probe(probe.series, 60, 10, expect);
   round_trip_and_render(probe);
 }
 
 void from_json(std::string_view text) {
   result::ProbeResult probe = result::probe_from_json(nlohmann::json::parse(text));
-  probe.analysis = analyze::analyze_probe(probe.series, probe.measured_s, probe.settings.settle_s,
-                                          std::nullopt);
+  probe.analysis =
+      words::described_probe(probe.series, probe.measured_s, probe.settings.settle_s, std::nullopt);
   round_trip_and_render(probe);
 }
 

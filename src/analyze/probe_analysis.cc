@@ -1,23 +1,13 @@
 // See probe_analysis.h.
 #include "analyze/probe_analysis.h"
 
-#include <fmt/format.h>
-
 #include <algorithm>
-#include <charconv>
 #include <cmath>
-#include <cstdlib>
 
 #include "analyze/median.h"
-#include "common/text.h"
-#include "common/units.h"
-#include "common/usage_error.h"
-#include "words/numbers.h"
 
 namespace proofload::analyze {
 namespace {
-
-using namespace words;  // numbers as the report writes them (words/numbers.h)
 
 // Below this coefficient of variation a source's per-second counts are taken as constant: r over
 // near-constant counts is the correlation of their jitter (±1 request), not of the allowance.
@@ -61,6 +51,27 @@ CountedSeconds counted_seconds(double duration_s, double settle_s) {
   return {first, std::max<int64_t>(0, end - first)};
 }
 
+// A source's let-through in the counted seconds that have rows, by second: rows may come in any
+// order (a merge of files), and two rows for one second add up (in the order recorded). As many
+// as the source's rows, never one per second of the window.
+std::vector<std::pair<int64_t, double>> let_through_rows(const ProbeSourceSeries& source,
+                                                         CountedSeconds counted) {
+  std::vector<std::pair<int64_t, double>> rows;
+  for (const ProbeSecond& row : source.per_second) {
+    if (row.second >= counted.first && row.second - counted.first < counted.count) {
+      rows.emplace_back(row.second - counted.first, static_cast<double>(row.let_through));
+    }
+  }
+  std::stable_sort(rows.begin(), rows.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  std::vector<std::pair<int64_t, double>> out;
+  for (const auto& row : rows) {
+    if (out.empty() || out.back().first != row.first) out.emplace_back(row.first, 0.0);
+    out.back().second += row.second;
+  }
+  return out;
+}
+
 // A source's let-through per counted second, matched by `second`: rows may come in any order (a
 // merge of files), a second with no row counts 0, and two rows for one second add up.
 std::vector<double> let_through_counted(const ProbeSourceSeries& source, CountedSeconds counted) {
@@ -102,30 +113,45 @@ std::optional<double> pearson(const std::vector<double>& a, const std::vector<do
   return std::clamp(covariance / std::sqrt(sa.variance * sb.variance), -1.0, 1.0);
 }
 
-// "one allowance", "two allowances": as many as `implied` rounds to, at least one; "an
-// allowance" when how many is not known (no --expect to divide by).
-std::string allowances_words(std::optional<double> implied) {
-  if (!implied) return "an allowance";
-  static constexpr const char* kNames[] = {"one", "two",   "three", "four", "five",
-                                           "six", "seven", "eight", "nine", "ten"};
-  const double n = std::max(1.0, std::round(*implied));
-  const std::string count = n <= 10 ? kNames[static_cast<size_t>(n) - 1] : count_text(n);
-  return count + (n == 1 ? " allowance" : " allowances");
-}
-
-// A pair on its own: `implied` is how many allowances their sum makes under --expect.
-std::string meaning_of(std::optional<double> r, std::optional<double> implied) {
-  if (!r || std::abs(*r) <= kIndependentR) return "independent: each has its own allowance";
-  if (*r <= kSharedR) {
-    return "share " + allowances_words(implied) + ": what one gains, the other loses";
-  }
-  if (*r < kOpposedR) return "weakly opposed: perhaps a shared allowance, perhaps noise";
-  return "move together: something common to both (the server), not the allowance";
+// A pair on its own, from its r.
+PairReading reading_of(std::optional<double> r) {
+  if (!r || std::abs(*r) <= kIndependentR) return PairReading::kIndependent;
+  if (*r <= kSharedR) return PairReading::kShare;
+  if (*r < kOpposedR) return PairReading::kWeaklyOpposed;
+  return PairReading::kMoveTogether;
 }
 
 // ---- one source ----
 
-ProbeSourceFigures figures_of(const ProbeSourceSeries& source, const std::vector<double>& counted,
+// Whether a source is in the verdict: it had no failure of its own and some 2xx or 429.
+bool answered(const ProbeSourceSeries& source) {
+  if (!source.failure.empty()) return false;
+  for (const ProbeSecond& row : source.per_second) {
+    if (row.let_through + row.limited > 0) return true;
+  }
+  return false;
+}
+
+// The sustained rate over the counted seconds, from the source's rows alone (a second with no
+// row is 0): the same figures, summed in the same order, as over every second of the window.
+std::optional<SustainedRate> sustained_of(const ProbeSourceSeries& source, CountedSeconds counted) {
+  if (counted.count == 0) return std::nullopt;
+  const std::vector<std::pair<int64_t, double>> rows = let_through_rows(source, counted);
+  SustainedRate rate;
+  rate.seconds = counted.count;
+  const bool gaps = static_cast<int64_t>(rows.size()) < counted.count;
+  rate.min = gaps ? 0 : rows.front().second;
+  rate.max = gaps ? 0 : rows.front().second;
+  for (const auto& row : rows) {
+    rate.mean += row.second;
+    rate.min = std::min(rate.min, row.second);
+    rate.max = std::max(rate.max, row.second);
+  }
+  rate.mean /= static_cast<double>(counted.count);
+  return rate;
+}
+
+ProbeSourceFigures figures_of(const ProbeSourceSeries& source, CountedSeconds counted,
                               double duration_s) {
   ProbeSourceFigures f;
   f.address = source.address;
@@ -137,17 +163,12 @@ ProbeSourceFigures figures_of(const ProbeSourceSeries& source, const std::vector
   }
   f.total = f.let_through + f.limited + f.other;
   f.burst_before_first_429 = source.let_through_before_first_429;
-  f.failed = !source.failure.empty() || f.let_through + f.limited == 0;
+  f.failed = !answered(source);
   if (f.failed) f.failure = source.failure.empty() ? std::string(kNoAnswerFailure) : source.failure;
-  if (!counted.empty()) {
-    SustainedRate rate;
-    rate.seconds = static_cast<int64_t>(counted.size());
-    rate.mean = spread_of(counted).mean;
-    rate.min = *std::min_element(counted.begin(), counted.end());
-    rate.max = *std::max_element(counted.begin(), counted.end());
+  if (const std::optional<SustainedRate> rate = sustained_of(source, counted)) {
     f.sustained = rate;
     f.burst_from_totals =
-        std::max(0.0, static_cast<double>(f.let_through) - rate.mean * duration_s);
+        std::max(0.0, static_cast<double>(f.let_through) - rate->mean * duration_s);
     f.burst_is_lower_bound =
         f.burst_before_first_429 &&
         static_cast<double>(*f.burst_before_first_429) < kLowerBoundShare * *f.burst_from_totals;
@@ -173,22 +194,12 @@ ExpectationCheck check_expectation(const ProbeExpectation& e, const ProbeSourceF
   return c;
 }
 
+// Not judged without a whole second after the settle time (expect_met stays nullopt).
 void judge_expectation(const ProbeExpectation& e, ProbeSourceFigures& f) {
-  if (!f.sustained) {
-    f.expect_reason = "not judged: no whole second after the settle time";
-    return;
-  }
+  if (!f.sustained) return;
   const ExpectationCheck c = check_expectation(e, f);
   f.expect_met = c.rate_met && c.burst_met;
-  f.expect_reason = fmt::format("sustained {}, {}within {} of {}", rate_text(f.sustained->mean),
-                                c.rate_met ? "" : "not ", given_percent_text(e.tolerance),
-                                given_rate_text(e.rate_per_s));
-  if (e.burst) {
-    f.expect_reason += fmt::format("; burst from the totals {}, {}within {} of {}",
-                                   count_text(std::round(f.burst_from_totals.value_or(0))),
-                                   c.burst_met ? "" : "not ", count_text(std::round(c.burst_slack)),
-                                   count_text(static_cast<double>(*e.burst)));
-  }
+  f.expect_check = ProbeExpectCheck{c.rate_met, c.burst_met, c.burst_slack};
 }
 
 // ---- the verdict ----
@@ -208,11 +219,12 @@ struct Evidence {
   double mean(size_t k) const { return source(k).sustained ? source(k).sustained->mean : 0; }
 };
 
+// The verdict and its cause; the numbers its reason quotes go straight into the analysis.
 struct Verdict {
-  Verdict(std::string_view verdict_in, std::string reason_in, std::vector<size_t> shared_in = {})
-      : verdict(verdict_in), reason(std::move(reason_in)), shared(std::move(shared_in)) {}
+  Verdict(std::string_view verdict_in, ProbeCause cause_in, std::vector<size_t> shared_in = {})
+      : verdict(verdict_in), cause(cause_in), shared(std::move(shared_in)) {}
   std::string_view verdict;
-  std::string reason;
+  ProbeCause cause;
   std::vector<size_t> shared;  // with a shared allowance: the sources sharing it
 };
 
@@ -224,19 +236,11 @@ std::optional<double> implied_by(const Evidence& e, const std::vector<size_t>& n
   return sum / e.expect->rate_per_s;
 }
 
-// "together they got 199/s, against 2 × 100/s expected: 1.99 allowances of 100/s" for the
-// sources `named`.
-std::string together_words(const Evidence& e, const std::vector<size_t>& named) {
+// The sustained means of the sources `named`, summed.
+double sum_of(const Evidence& e, const std::vector<size_t>& named) {
   double sum = 0;
   for (size_t k : named) sum += e.mean(k);
-  std::string out = "together they got " + rate_text(sum);
-  if (const std::optional<double> implied = implied_by(e, named)) {
-    out +=
-        fmt::format(", against {} × {} expected: {} allowance{} of {}", named.size(),
-                    given_rate_text(e.expect->rate_per_s), fixed(*implied, 2),
-                    fixed(*implied, 2) == "1.00" ? "" : "s", given_rate_text(e.expect->rate_per_s));
-  }
-  return out;
+  return sum;
 }
 
 // r of source `k`'s counts against the per-second sum of the others in `group`: near −1 when k
@@ -261,7 +265,7 @@ std::vector<std::string> addresses_of(const Evidence& e, const std::vector<size_
 // Sharing, if the counts show it: a pair opposed at r <= −0.5, a group whose per-second sum is
 // far steadier than its parts, or (with an expectation) too little in all. Both guards against
 // jitter (kMinVariation) apply to the first two.
-std::optional<Verdict> shared_allowance(const Evidence& e) {
+std::optional<Verdict> shared_allowance(const Evidence& e, ProbeAnalysis& out) {
   const size_t n = e.answered.size();
   std::vector<bool> moving(n);
   for (size_t k = 0; k < n; ++k) moving[k] = varies(e.spreads[k]);
@@ -311,169 +315,91 @@ std::optional<Verdict> shared_allowance(const Evidence& e) {
 
   // Three or more in the group: the group names them all, where a pair would name two.
   if (group_steady && (group.size() >= 3 || !lowest)) {
-    return Verdict{
-        kSharedAllowance,
-        fmt::format("{} share {}: the sum of their per-second counts "
-                    "varies far less than they do (variance {} against {} summed) "
-                    "and {}",
-                    list_text(addresses_of(e, group)), allowances_words(implied_by(e, group)),
-                    fixed(variance_of_sum, 0), fixed(sum_variance, 0), together_words(e, group)),
-        group};
+    out.variance_of_sum = variance_of_sum;
+    out.sum_of_variances = sum_variance;
+    return Verdict{kSharedAllowance, ProbeCause::kSharedGroup, group};
   }
   if (lowest) {
-    const auto [i, j] = *lowest;
-    std::string reason = fmt::format(
-        "{} and {} share {}: their per-second counts correlate at r = {} and {}", e.address(i),
-        e.address(j), allowances_words(implied_by(e, {i, j})), correlation_text(*e.r[i][j]),
-        together_words(e, {i, j}));
-    if (opposed_pairs > 1) {
-      reason += fmt::format(" ({} other pair{} at r ≤ −0.5 too)", opposed_pairs - 1,
-                            opposed_pairs > 2 ? "s" : "");
-    }
-    return Verdict{kSharedAllowance, reason, {i, j}};
+    const size_t i = lowest->first, j = lowest->second;
+    out.shared_r = *e.r[i][j];
+    out.other_opposed_pairs = opposed_pairs - 1;
+    return Verdict{kSharedAllowance, ProbeCause::kSharedPair, {i, j}};
   }
   if (e.expect && n >= 2) {
     const double sum = e.analysis.sustained_sum;
     if (sum < (static_cast<double>(n) - 0.5) * e.expect->rate_per_s) {
       std::vector<size_t> all(n);
       for (size_t k = 0; k < n; ++k) all[k] = k;
-      return Verdict{kSharedAllowance,
-                     fmt::format("{} share {}: {}, though no pair's per-second "
-                                 "counts show it (none at r ≤ −0.5)",
-                                 list_text(addresses_of(e, all)),
-                                 allowances_words(implied_by(e, all)), together_words(e, all)),
-                     all};
+      return Verdict{kSharedAllowance, ProbeCause::kSharedTooLittle, all};
     }
   }
   return std::nullopt;
 }
 
-// "(r from −0.12 to 0.08)", or why there is no r.
-std::string correlations_words(const ProbeAnalysis& a) {
-  std::optional<double> low, high;
-  for (const ProbeCorrelation& c : a.correlations) {
-    if (!c.r) continue;
-    low = low ? std::min(*low, *c.r) : *c.r;
-    high = high ? std::max(*high, *c.r) : *c.r;
-  }
-  if (!low) return "(their per-second counts did not vary: no r to compute)";
-  if (*low == *high) return fmt::format("(r = {})", correlation_text(*low));
-  return fmt::format("(r from {} to {})", correlation_text(*low), correlation_text(*high));
-}
-
-Verdict separate_or_unclear(const Evidence& e, const std::string& sources_words) {
+// Separate allowances when every source met --expect (or, without one, lay near the sources'
+// median), else unclear with the sources that missed.
+Verdict separate_or_unclear(const Evidence& e, ProbeAnalysis& out) {
   const size_t n = e.answered.size();
-  double low = e.mean(0), high = e.mean(0);
-  for (size_t k = 0; k < n; ++k) {
-    low = std::min(low, e.mean(k));
-    high = std::max(high, e.mean(k));
-  }
-  const std::string no_opposed_pair = "no pair shows sharing " + correlations_words(e.analysis);
-  std::vector<std::string> misses;
   if (e.expect) {
     for (size_t k = 0; k < n; ++k) {
       const ProbeSourceFigures& f = e.source(k);
       if (f.expect_met == true) continue;
-      if (!f.sustained) {
-        misses.push_back(f.address + " was not judged against --expect");
-      } else if (!check_expectation(*e.expect, f).rate_met) {
-        misses.push_back(fmt::format("{} sustained {} against {} expected", f.address,
-                                     rate_text(f.sustained->mean),
-                                     given_rate_text(e.expect->rate_per_s)));
-      } else {
-        misses.push_back(fmt::format("{}'s burst from the totals was {} against {} expected",
-                                     f.address,
-                                     count_text(std::round(f.burst_from_totals.value_or(0))),
-                                     count_text(static_cast<double>(e.expect->burst.value_or(0)))));
-      }
+      const ProbeMissKind kind = !f.sustained ? ProbeMissKind::kNotJudged
+                                 : !check_expectation(*e.expect, f).rate_met
+                                     ? ProbeMissKind::kRate
+                                     : ProbeMissKind::kBurst;
+      out.misses.push_back({e.answered[k], kind});
     }
-    if (misses.empty()) {
-      return {kSeparateAllowances,
-              fmt::format("each of {} met {} on its own (sustained {} to {}, together {}) and {}",
-                          sources_words, e.expect->text, rate_text(low), rate_text(high),
-                          rate_text(e.analysis.sustained_sum), no_opposed_pair)};
-    }
+    if (out.misses.empty()) return {kSeparateAllowances, ProbeCause::kEachMetExpect};
   } else {
     std::vector<double> means;
     for (size_t k = 0; k < n; ++k) means.push_back(e.mean(k));
     const double median = median_of(means).value_or(0);
+    out.median_sustained = median;
     for (size_t k = 0; k < n; ++k) {
       if (std::abs(e.mean(k) - median) <= e.tolerance * median) continue;
-      misses.push_back(fmt::format(
-          "{} sustained {} against the sources' median {} (more than {} "
-          "apart)",
-          e.address(k), rate_text(e.mean(k)), rate_text(median), given_percent_text(e.tolerance)));
+      out.misses.push_back({e.answered[k], ProbeMissKind::kFarFromMedian});
     }
-    if (misses.empty()) {
-      return {kSeparateAllowances,
-              fmt::format("{} each sustained {} to {}, within {} of their median {}, and {}",
-                          sources_words, rate_text(low), rate_text(high),
-                          given_percent_text(e.tolerance), rate_text(median), no_opposed_pair)};
-    }
+    if (out.misses.empty()) return {kSeparateAllowances, ProbeCause::kNearMedian};
   }
-  std::string reason;
-  for (const std::string& miss : misses) reason += (reason.empty() ? "" : "; ") + miss;
-  return {kUnclear, reason + ", with no sign of sharing"};
+  return {kUnclear, ProbeCause::kMisses};
 }
 
-Verdict judge(const Evidence& e, const CountedSeconds& counted, double duration_s,
-              double settle_s) {
-  const ProbeAnalysis& a = e.analysis;
-  std::vector<std::string> failed;
-  for (const ProbeSourceFigures& f : a.sources) {
-    if (f.failed) failed.push_back(f.address);
-  }
-  const std::string failed_words =
-      failed.empty() ? "" : fmt::format(" ({} failed)", list_text(failed));
-  if (e.answered.empty()) {
-    return {kUnclear, "no source got an answer" + failed_words + ": nothing to compare"};
-  }
-  if (e.answered.size() == 1) {
-    return {kUnclear, failed.empty()
-                          ? std::string("one source: nothing to compare")
-                          : "one source answered" + failed_words + ": nothing to compare"};
-  }
-  if (counted.count == 0) {
-    return {kUnclear, fmt::format("no whole second after the settle time ({} s) in the {} s "
-                                  "probe: nothing to compare",
-                                  given_text(settle_s), given_text(duration_s))};
-  }
+Verdict judge(const Evidence& e, const CountedSeconds& counted, ProbeAnalysis& out) {
+  if (e.answered.empty()) return {kUnclear, ProbeCause::kNoAnswer};
+  if (e.answered.size() == 1) return {kUnclear, ProbeCause::kOneSource};
+  if (counted.count == 0) return {kUnclear, ProbeCause::kNoCountedSecond};
   int64_t limited = 0;
   for (size_t k = 0; k < e.answered.size(); ++k) limited += e.source(k).limited;
-  if (limited == 0) {
-    return {kUnclear,
-            fmt::format("no 429 in {} s: no limit was seen at this load", given_text(duration_s))};
-  }
-  if (std::optional<Verdict> shared = shared_allowance(e)) return *shared;
-  const std::string sources_words =
-      fmt::format("the {} sources{}", e.answered.size(), failed.empty() ? "" : " that answered");
-  return separate_or_unclear(e, sources_words);
+  if (limited == 0) return {kUnclear, ProbeCause::kNo429};
+  if (std::optional<Verdict> shared = shared_allowance(e, out)) return *shared;
+  return separate_or_unclear(e, out);
 }
 
 // Each pair's meaning, in the light of the verdict: a pair inside the sharing group shares the
 // group's allowances (a pair of a group of three or more says with whom, since its own r is only
 // near −1/(k−1)); any other pair is read from its own r and sum.
-void name_pairs(const Evidence& e, const std::vector<size_t>& shared,
+void read_pairs(const Evidence& e, const std::vector<size_t>& shared,
                 std::vector<ProbeCorrelation>& correlations) {
   const auto in_shared = [&](size_t k) {
     return std::find(shared.begin(), shared.end(), k) != shared.end();
   };
-  const std::string allowances = allowances_words(implied_by(e, shared));
   size_t pair = 0;
   for (size_t i = 0; i < e.answered.size(); ++i) {
     for (size_t j = i + 1; j < e.answered.size(); ++j, ++pair) {
-      std::string& meaning = correlations[pair].meaning;
+      ProbeCorrelation& c = correlations[pair];
       if (!in_shared(i) || !in_shared(j)) {
-        meaning = meaning_of(e.r[i][j], implied_by(e, {i, j}));
+        c.reading = reading_of(e.r[i][j]);
+        if (c.reading == PairReading::kShare) c.allowances = implied_by(e, {i, j});
       } else if (shared.size() == 2) {
-        meaning = "share " + allowances + ": what one gains, the other loses";
+        c.reading = PairReading::kShare;
+        c.allowances = implied_by(e, shared);
       } else {
-        std::vector<std::string> others;
+        c.reading = PairReading::kShareInGroup;
+        c.allowances = implied_by(e, shared);
         for (size_t k : shared) {
-          if (k != i && k != j) others.push_back(e.address(k));
+          if (k != i && k != j) c.shared_with.push_back(e.address(k));
         }
-        meaning = fmt::format("share {} with {}: the group's per-second sum is steady", allowances,
-                              list_text(others));
       }
     }
   }
@@ -481,12 +407,12 @@ void name_pairs(const Evidence& e, const std::vector<size_t>& shared,
 
 }  // namespace
 
-std::string correlation_text(double r) {
-  std::string text = fmt::format("{:.2f}", r);
-  if (text.starts_with("-")) {
-    text = std::strtod(text.c_str(), nullptr) == 0 ? text.substr(1) : "−" + text.substr(1);
-  }
-  return text;
+int64_t probe_window_cells(std::span<const ProbeSourceSeries> sources, double duration_s,
+                           double settle_s) {
+  const int64_t seconds = counted_seconds(duration_s, settle_s).count;
+  int64_t cells = 0;
+  for (const ProbeSourceSeries& source : sources) cells += answered(source) ? seconds : 0;
+  return cells;
 }
 
 ProbeAnalysis analyze_probe(std::span<const ProbeSourceSeries> sources, double duration_s,
@@ -494,37 +420,51 @@ ProbeAnalysis analyze_probe(std::span<const ProbeSourceSeries> sources, double d
                             double tolerance) {
   const CountedSeconds counted = counted_seconds(duration_s, settle_s);
   ProbeAnalysis a;
-  std::vector<std::vector<double>> counts;
   for (const ProbeSourceSeries& source : sources) {
-    counts.push_back(let_through_counted(source, counted));
-    a.sources.push_back(figures_of(source, counts.back(), duration_s));
+    a.sources.push_back(figures_of(source, counted, duration_s));
     if (expect && !a.sources.back().failed) judge_expectation(*expect, a.sources.back());
   }
 
+  // Only the sources that answered are counted second by second (probe_window_cells).
   Evidence e{a, {}, {}, {}, {}, expect, expect ? expect->tolerance : tolerance};
   for (size_t i = 0; i < a.sources.size(); ++i) {
     if (a.sources[i].failed) continue;
     e.answered.push_back(i);
-    e.counted.push_back(counts[i]);
-    e.spreads.push_back(spread_of(counts[i]));
+    e.counted.push_back(let_through_counted(sources[i], counted));
+    e.spreads.push_back(spread_of(e.counted.back()));
     a.sustained_sum += e.mean(e.answered.size() - 1);
   }
   if (expect) a.expected_sum = static_cast<double>(e.answered.size()) * expect->rate_per_s;
 
+  a.duration_s = duration_s;
+  a.settle_s = settle_s;
+  a.expect = expect;
+  a.tolerance = e.tolerance;
   const size_t n = e.answered.size();
+  for (size_t k = 0; k < n; ++k) {
+    a.lowest_sustained = k == 0 ? e.mean(k) : std::min(a.lowest_sustained, e.mean(k));
+    a.highest_sustained = k == 0 ? e.mean(k) : std::max(a.highest_sustained, e.mean(k));
+  }
   e.r.assign(n, std::vector<std::optional<double>>(n));
   for (size_t i = 0; i < n; ++i) {
     for (size_t j = i + 1; j < n; ++j) {
       e.r[i][j] = e.r[j][i] = pearson(e.counted[i], e.counted[j]);
-      a.correlations.push_back({e.address(i), e.address(j), e.r[i][j], ""});
+      ProbeCorrelation c;
+      c.a = e.address(i);
+      c.b = e.address(j);
+      c.r = e.r[i][j];
+      a.correlations.push_back(std::move(c));
     }
   }
-  const Verdict verdict = judge(e, counted, duration_s, settle_s);
+  const Verdict verdict = judge(e, counted, a);
   a.verdict = std::string(verdict.verdict);
-  a.reason = verdict.reason;
+  a.cause = verdict.cause;
   a.shared_by = addresses_of(e, verdict.shared);
-  if (!verdict.shared.empty()) a.allowances_implied = implied_by(e, verdict.shared);
-  name_pairs(e, verdict.shared, a.correlations);
+  if (!verdict.shared.empty()) {
+    a.allowances_implied = implied_by(e, verdict.shared);
+    a.shared_sum = sum_of(e, verdict.shared);
+  }
+  read_pairs(e, verdict.shared, a.correlations);
   // Sources sharing one allowance each let through a random share of one burst: a source's
   // totals then say nothing about instances, and its first 429 is no lower bound of its own.
   if (verdict.verdict == kSharedAllowance) {

@@ -1,6 +1,7 @@
 // The probe's judgement on simulated sources (seeded): separate allowances, one shared by two and
-// by three, an allowance split over instances, a failed source, no limit at all; --expect as a
-// user writes it; header variants; and sources merged from another machine.
+// by three, an allowance split over instances, a failed source, no limit at all; header
+// variants; and sources merged from another machine. Each with its words (words/probe_words.h),
+// as the probe records it.
 #include "analyze/probe_analysis.h"
 
 #include <gtest/gtest.h>
@@ -8,7 +9,8 @@
 #include <algorithm>
 
 #include "analyze/probe_test_support.h"
-#include "common/usage_error.h"
+#include "result/probe_expectation.h"
+#include "words/probe_words.h"
 
 namespace proofload::analyze {
 namespace {
@@ -21,13 +23,17 @@ using testing_support::sharing;
 constexpr double kDurationS = testing_support::kProbeDurationS;
 constexpr double kSettleS = testing_support::kProbeSettleS;
 
-ProbeExpectation expect(const char* text) { return parse_probe_expectation(text, 0.10); }
+using words::correlation_text;
+using words::described_probe;
+using words::described_variant;
+
+ProbeExpectation expect(const char* text) { return result::parse_probe_expectation(text, 0.10); }
 
 TEST(ProbeAnalysis, ThreeSourcesWithTheirOwnAllowancesAreSeparate) {
   Rng rng = make_rng(7, 0);
   const std::vector<ProbeSourceSeries> sources = {own_allowance(0, rng), own_allowance(1, rng),
                                                   own_allowance(2, rng)};
-  const ProbeAnalysis a = analyze_probe(sources, kDurationS, kSettleS, expect("100/s,burst=600"));
+  const ProbeAnalysis a = described_probe(sources, kDurationS, kSettleS, expect("100/s,burst=600"));
 
   EXPECT_EQ(a.verdict, kSeparateAllowances) << a.reason;
   EXPECT_NE(a.reason.find("each of the 3 sources met 100/s,burst=600 on its own"),
@@ -67,7 +73,7 @@ TEST(ProbeAnalysis, ThreeSourcesWithTheirOwnAllowancesAreSeparate) {
 TEST(ProbeAnalysis, WithoutAnExpectationSeparateMeansLevelRates) {
   Rng rng = make_rng(8, 0);
   const std::vector<ProbeSourceSeries> sources = {own_allowance(0, rng), own_allowance(1, rng)};
-  const ProbeAnalysis a = analyze_probe(sources, kDurationS, kSettleS, std::nullopt);
+  const ProbeAnalysis a = described_probe(sources, kDurationS, kSettleS, std::nullopt);
   EXPECT_EQ(a.verdict, kSeparateAllowances) << a.reason;
   EXPECT_NE(a.reason.find("within 10% of their median"), std::string::npos) << a.reason;
   EXPECT_FALSE(a.expected_sum);
@@ -77,7 +83,7 @@ TEST(ProbeAnalysis, WithoutAnExpectationSeparateMeansLevelRates) {
 TEST(ProbeAnalysis, TwoSourcesSplittingOneBucketShareIt) {
   Rng rng = make_rng(11, 0);
   const std::vector<ProbeSourceSeries> sources = sharing(2, rng);
-  const ProbeAnalysis a = analyze_probe(sources, kDurationS, kSettleS, expect("100/s"));
+  const ProbeAnalysis a = described_probe(sources, kDurationS, kSettleS, expect("100/s"));
 
   EXPECT_EQ(a.verdict, kSharedAllowance) << a.reason;
   ASSERT_EQ(a.correlations.size(), 1u);
@@ -105,7 +111,7 @@ TEST(ProbeAnalysis, TwoSourcesSplittingOneBucketShareIt) {
 TEST(ProbeAnalysis, ThreeSharingOneBucketAreFoundByTheirSteadySum) {
   Rng rng = make_rng(12, 0);
   const std::vector<ProbeSourceSeries> sources = sharing(3, rng);
-  const ProbeAnalysis a = analyze_probe(sources, kDurationS, kSettleS, std::nullopt);
+  const ProbeAnalysis a = described_probe(sources, kDurationS, kSettleS, std::nullopt);
 
   EXPECT_EQ(a.verdict, kSharedAllowance) << a.reason;
   EXPECT_TRUE(
@@ -135,7 +141,7 @@ TEST(ProbeAnalysis, ThreeSharingOneBucketAreFoundByTheirSteadySum) {
 TEST(ProbeAnalysis, TwoSourcesSplittingTwoAllowancesAreToldTwo) {
   Rng rng = make_rng(31, 0);
   const std::vector<ProbeSourceSeries> sources = sharing(2, rng, 0, 200);
-  const ProbeAnalysis a = analyze_probe(sources, kDurationS, kSettleS, expect("100/s"));
+  const ProbeAnalysis a = described_probe(sources, kDurationS, kSettleS, expect("100/s"));
 
   EXPECT_EQ(a.verdict, kSharedAllowance) << a.reason;
   EXPECT_TRUE(a.reason.starts_with("127.0.0.2 and 127.0.0.3 share two allowances: their "
@@ -150,7 +156,7 @@ TEST(ProbeAnalysis, TwoSourcesSplittingTwoAllowancesAreToldTwo) {
   EXPECT_EQ(a.correlations[0].meaning, "share two allowances: what one gains, the other loses");
 
   // Without --expect nothing says how many: not "one".
-  const ProbeAnalysis b = analyze_probe(sources, kDurationS, kSettleS, std::nullopt);
+  const ProbeAnalysis b = described_probe(sources, kDurationS, kSettleS, std::nullopt);
   EXPECT_EQ(b.verdict, kSharedAllowance) << b.reason;
   EXPECT_TRUE(b.reason.starts_with("127.0.0.2 and 127.0.0.3 share an allowance: ")) << b.reason;
   EXPECT_FALSE(b.allowances_implied);
@@ -160,7 +166,7 @@ TEST(ProbeAnalysis, TwoSourcesSplittingTwoAllowancesAreToldTwo) {
 TEST(ProbeAnalysis, ThreeSharingTwoAllowancesAreToldTwo) {
   Rng rng = make_rng(32, 0);
   const std::vector<ProbeSourceSeries> sources = sharing(3, rng, 0, 200);
-  const ProbeAnalysis a = analyze_probe(sources, kDurationS, kSettleS, expect("100/s"));
+  const ProbeAnalysis a = described_probe(sources, kDurationS, kSettleS, expect("100/s"));
   EXPECT_EQ(a.verdict, kSharedAllowance) << a.reason;
   EXPECT_TRUE(a.reason.starts_with(
       "127.0.0.2, 127.0.0.3 and 127.0.0.4 share two allowances: the sum of their per-second"))
@@ -185,7 +191,7 @@ TEST(ProbeAnalysis, OfThreeOnlyTheTwoThatShareAreNamed) {
     testing_support::add_second(third, first.second, own);
   }
   sources.push_back(third);
-  const ProbeAnalysis a = analyze_probe(sources, kDurationS, kSettleS, expect("100/s"));
+  const ProbeAnalysis a = described_probe(sources, kDurationS, kSettleS, expect("100/s"));
 
   EXPECT_EQ(a.verdict, kSharedAllowance) << a.reason;
   EXPECT_TRUE(a.reason.starts_with("127.0.0.2 and 127.0.0.3 share one allowance: ")) << a.reason;
@@ -203,7 +209,7 @@ TEST(ProbeAnalysis, AFirst429FarBeforeTheTotalsBurstIsALowerBound) {
   Rng rng = make_rng(13, 0);
   // Instances each with a share of the allowance: one of them refused after 30.
   const std::vector<ProbeSourceSeries> sources = {own_allowance(0, rng, 30), own_allowance(1, rng)};
-  const ProbeAnalysis a = analyze_probe(sources, kDurationS, kSettleS, std::nullopt);
+  const ProbeAnalysis a = described_probe(sources, kDurationS, kSettleS, std::nullopt);
   EXPECT_EQ(a.sources[0].burst_before_first_429, 30);
   EXPECT_NEAR(a.sources[0].burst_from_totals.value_or(0), 600, 60);
   EXPECT_TRUE(a.sources[0].burst_is_lower_bound);
@@ -218,7 +224,7 @@ TEST(ProbeAnalysis, AFailedSourceIsNamedAndLeftOutOfTheVerdict) {
   for (int64_t second = 0; second < kDurationS; ++second) {
     sources[3].per_second.push_back({second, 0, 0, 40});  // timeouts only: no answer
   }
-  const ProbeAnalysis a = analyze_probe(sources, kDurationS, kSettleS, expect("100/s,burst=600"));
+  const ProbeAnalysis a = described_probe(sources, kDurationS, kSettleS, expect("100/s,burst=600"));
 
   EXPECT_TRUE(a.sources[1].failed);
   EXPECT_EQ(a.sources[1].failure, "connect: connection refused");
@@ -238,11 +244,11 @@ TEST(ProbeAnalysis, OneSourceLeftHasNothingToCompare) {
   Rng rng = make_rng(15, 0);
   std::vector<ProbeSourceSeries> sources = {own_allowance(0, rng), probe_source(1)};
   sources[1].failure = "bind 127.0.0.3: cannot assign requested address";
-  const ProbeAnalysis a = analyze_probe(sources, kDurationS, kSettleS, std::nullopt);
+  const ProbeAnalysis a = described_probe(sources, kDurationS, kSettleS, std::nullopt);
   EXPECT_EQ(a.verdict, kUnclear);
   EXPECT_EQ(a.reason, "one source answered (127.0.0.3 failed): nothing to compare");
   EXPECT_TRUE(a.correlations.empty());
-  EXPECT_EQ(analyze_probe(std::span(sources).first(1), kDurationS, kSettleS, std::nullopt).reason,
+  EXPECT_EQ(described_probe(std::span(sources).first(1), kDurationS, kSettleS, std::nullopt).reason,
             "one source: nothing to compare");
 }
 
@@ -253,7 +259,7 @@ TEST(ProbeAnalysis, No429AnywhereIsUnclear) {
       s.per_second.push_back({second, 50, 0, 0});
     }
   }
-  const ProbeAnalysis a = analyze_probe(sources, kDurationS, kSettleS, expect("100/s"));
+  const ProbeAnalysis a = described_probe(sources, kDurationS, kSettleS, expect("100/s"));
   EXPECT_EQ(a.verdict, kUnclear);
   EXPECT_EQ(a.reason, "no 429 in 60 s: no limit was seen at this load");
   EXPECT_FALSE(a.sources[0].burst_before_first_429);
@@ -267,7 +273,7 @@ TEST(ProbeAnalysis, ASourceShortOfItsExpectationWithoutSharingIsUnclear) {
   for (ProbeSecond& second : sources[2].per_second) {
     if (second.second > 0) second.let_through = 61;
   }
-  const ProbeAnalysis a = analyze_probe(sources, kDurationS, kSettleS, expect("100/s,burst=600"));
+  const ProbeAnalysis a = described_probe(sources, kDurationS, kSettleS, expect("100/s,burst=600"));
   EXPECT_EQ(a.verdict, kUnclear);
   EXPECT_EQ(a.reason, "127.0.0.4 sustained 61.0/s against 100/s expected, with no sign of sharing");
   EXPECT_EQ(a.sources[2].expect_met, false);
@@ -291,8 +297,8 @@ TEST(ProbeAnalysis, SecondsMergedFromAnotherMachineAlignBySecond) {
   std::reverse(merged[1].per_second.begin(), merged[1].per_second.end());
   ASSERT_EQ(merged[1].per_second.size(), 57u);
 
-  const ProbeAnalysis a = analyze_probe(whole, kDurationS, kSettleS, std::nullopt);
-  const ProbeAnalysis b = analyze_probe(merged, kDurationS, kSettleS, std::nullopt);
+  const ProbeAnalysis a = described_probe(whole, kDurationS, kSettleS, std::nullopt);
+  const ProbeAnalysis b = described_probe(merged, kDurationS, kSettleS, std::nullopt);
   ASSERT_TRUE(a.correlations[0].r);
   EXPECT_EQ(a.correlations[0].r, b.correlations[0].r);
   EXPECT_LT(*b.correlations[0].r, -0.8);
@@ -302,46 +308,9 @@ TEST(ProbeAnalysis, SecondsMergedFromAnotherMachineAlignBySecond) {
   EXPECT_EQ(a.reason, b.reason);
 }
 
-TEST(ProbeExpectation, ReadsRatesAsUnitsDoAndABurst) {
-  ProbeExpectation e = parse_probe_expectation("100/s,burst=600", 0.1);
-  EXPECT_EQ(e.rate_per_s, 100);
-  EXPECT_EQ(e.burst, 600);
-  EXPECT_EQ(e.text, "100/s,burst=600");
-  EXPECT_EQ(e.tolerance, 0.1);
-  e = parse_probe_expectation(" 1.5k/s ", 0.2);
-  EXPECT_EQ(e.rate_per_s, 1500);
-  EXPECT_FALSE(e.burst);
-  EXPECT_EQ(e.text, "1.5k/s");
-  EXPECT_EQ(parse_probe_expectation("6000/m, burst=0", 0.1).rate_per_s, 100);
-  EXPECT_EQ(parse_probe_expectation("6000/m, burst=0", 0.1).burst, 0);
-}
-
-TEST(ProbeExpectation, BadPartsAreNamedWithTheExpectedForm) {
-  const std::string form = " (expected RATE[,burst=N], e.g. 100/s,burst=600)";
-  const std::vector<std::pair<const char*, std::string>> cases = {
-      {"100/s,burst=x", "--expect: \"burst=x\" is not a whole number of requests" + form},
-      {"100/s,burst=-5", "--expect: \"burst=-5\" is not a whole number of requests" + form},
-      {"fast", "--expect: \"fast\" is not a rate like 100/s or 6000/m" + form},
-      {"0/s", "--expect: the rate \"0/s\" is not above 0" + form},
-      {"100/s,bucket=5", "--expect: \"bucket=5\" is not burst=N" + form},
-      {"100/s,burst=1,burst=2", "--expect: \"burst=2\": the burst is given twice" + form},
-      {"100/s,", "--expect: \"100/s,\" has an empty part" + form},
-      {"  ", "--expect: empty" + form},
-  };
-  for (const auto& [text, message] : cases) {
-    try {
-      parse_probe_expectation(text, 0.1);
-      ADD_FAILURE() << "accepted '" << text << "'";
-    } catch (const UsageError& e) {
-      EXPECT_EQ(e.what(), message);
-    }
-  }
-  EXPECT_THROW(parse_probe_expectation("100/s", -0.1), UsageError);
-}
-
 TEST(ProbeVariant, HeldLiftedOrTooLittleToTell) {
   ProbeVariantRun run{"Origin: https://example.test", "127.0.0.2", 5, 412, 2708, 0};
-  ProbeVariantVerdict v = judge_variant(run, 100, 600);
+  ProbeVariantVerdict v = described_variant(run, 100, 600);
   EXPECT_EQ(v.limited, true);
   EXPECT_EQ(v.verdict, "held");
   EXPECT_EQ(v.reason, "412 of 3,120 let through, 2,708 limited: the limit holds with the header");
@@ -349,7 +318,7 @@ TEST(ProbeVariant, HeldLiftedOrTooLittleToTell) {
 
   run.let_through = 3120;
   run.limited = 0;
-  v = judge_variant(run, 100, 600);
+  v = described_variant(run, 100, 600);
   EXPECT_EQ(v.limited, false);
   EXPECT_EQ(v.verdict, "lifted");
   EXPECT_EQ(v.reason,
@@ -357,14 +326,14 @@ TEST(ProbeVariant, HeldLiftedOrTooLittleToTell) {
             "(100/s + burst 600): the header lifts the limit");
 
   run.let_through = 500;
-  v = judge_variant(run, 100, 600);
+  v = described_variant(run, 100, 600);
   EXPECT_FALSE(v.limited);
   EXPECT_EQ(v.verdict, "unclear");
   EXPECT_EQ(v.reason,
             "no 429 and 500 let through, within what the allowance allows in 5 s (100/s + burst "
             "600): sent too little to tell");
 
-  v = judge_variant(run, std::nullopt, std::nullopt);
+  v = described_variant(run, std::nullopt, std::nullopt);
   EXPECT_EQ(v.verdict, "unclear");
   EXPECT_NE(v.reason.find("no allowance is known"), std::string::npos) << v.reason;
 }

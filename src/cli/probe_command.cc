@@ -23,6 +23,7 @@
 #include "plan/redaction.h"
 #include "plan/segment.h"
 #include "report/numbers.h"
+#include "result/probe_expectation.h"
 
 namespace proofload::cli {
 namespace {
@@ -77,7 +78,7 @@ experiments::ProbePlan build_probe_plan(ProbeFlags& f,
                                  f.settle, f.duration));
   }
   const double tolerance = parse_fraction("--tolerance", f.tolerance);
-  if (f.expect) plan.expect = analyze::parse_probe_expectation(*f.expect, tolerance);
+  if (f.expect) plan.expect = result::parse_probe_expectation(*f.expect, tolerance);
   for (const std::string& text : f.variants) plan.variants.push_back(parse_variant(text));
   plan.variant_duration_ns = parse_positive_duration_ns("--variant-duration", f.variant_duration);
   plan.context = experiment_context(f.run, "probe");

@@ -23,23 +23,6 @@ std::string read_probe_file(const fs::path& path) {
   return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
-// The allowance a variant is judged against: the expectation's, else what its source sustained
-// (and the burst its totals showed) in the main probe.
-std::pair<std::optional<double>, std::optional<double>> allowance_for(
-    const result::ProbeResult& r, const std::string& address,
-    const std::optional<analyze::ProbeExpectation>& expect) {
-  if (expect) {
-    return {expect->rate_per_s,
-            expect->burst ? std::optional<double>(static_cast<double>(*expect->burst))
-                          : std::nullopt};
-  }
-  for (const analyze::ProbeSourceFigures& s : r.analysis.sources) {
-    if (s.address != address || s.failed || !s.sustained) continue;
-    return {s.sustained->mean, s.burst_from_totals};
-  }
-  return {std::nullopt, std::nullopt};
-}
-
 }  // namespace
 
 fs::path probe_csv_path(const fs::path& directory, const std::string& address) {
@@ -48,17 +31,7 @@ fs::path probe_csv_path(const fs::path& directory, const std::string& address) {
   return directory / kProbeSourcesDir / (name + ".csv");
 }
 
-void complete_probe(result::ProbeResult& r) {
-  const result::ProbeSettings& s = r.settings;
-  std::optional<analyze::ProbeExpectation> expect;
-  if (s.expect) expect = analyze::parse_probe_expectation(*s.expect, s.tolerance);
-  const double duration_s = r.measured_s > 0 ? r.measured_s : s.duration_s;
-  r.analysis = analyze::analyze_probe(r.series, duration_s, s.settle_s, expect);
-  for (analyze::ProbeVariantVerdict& v : r.variants) {
-    const auto [rate, burst] = allowance_for(r, v.run.address, expect);
-    v = analyze::judge_variant(v.run, rate, burst);
-  }
-}
+void complete_probe(result::ProbeResult& r) { result::judge_probe(r); }
 
 bool probe_held(const result::ProbeResult& r) {
   const analyze::ProbeAnalysis& a = r.analysis;

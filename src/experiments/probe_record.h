@@ -20,9 +20,8 @@ inline constexpr const char* kProbeSourcesDir = "sources";
 std::filesystem::path probe_csv_path(const std::filesystem::path& directory,
                                      const std::string& address);
 
-// r.analysis from r.series and r.settings (the expectation re-read from its text), and each
-// variant judged against the allowance: the expectation's when given, else what its source
-// sustained in the main probe (with the burst from its totals).
+// r.analysis from r.series and r.settings, and each variant judged, with their words:
+// result::judge_probe, the judgement that result.json's reader repeats for the analysis's facts.
 void complete_probe(result::ProbeResult& r);
 
 // Separate allowances (for a segment, not judged: its sources are compared in the merge), every

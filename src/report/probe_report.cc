@@ -9,13 +9,15 @@
 
 #include "report/markdown_text.h"
 #include "report/segment_section.h"
+#include "result/probe_expectation.h"
 #include "words/numbers.h"
+#include "words/probe_words.h"
 
 namespace proofload::report {
 namespace {
 
 using namespace markdown;  // tables and code (markdown_text.h)
-using namespace words;     // numbers (words/numbers.h)
+using namespace words;     // numbers (words/numbers.h), r (words/probe_words.h)
 using analyze::ProbeSourceFigures;
 using result::ProbeResult;
 
@@ -56,7 +58,7 @@ std::string given_rate(double rate) { return fixed(rate, rate == std::round(rate
 std::optional<double> expected_rate(const ProbeResult& r) {
   if (!r.settings.expect) return std::nullopt;
   try {
-    return analyze::parse_probe_expectation(*r.settings.expect, r.settings.tolerance).rate_per_s;
+    return result::parse_probe_expectation(*r.settings.expect, r.settings.tolerance).rate_per_s;
   } catch (const std::exception&) {
     return std::nullopt;
   }
@@ -98,7 +100,7 @@ std::string expect_cell(const ProbeSourceFigures& f) {
 }
 
 std::string r_cell(const std::optional<double>& r) {
-  return r ? analyze::correlation_text(*r) : std::string(kNotMeasured);
+  return r ? correlation_text(*r) : std::string(kNotMeasured);
 }
 
 // "together 100/s, against 2 × 100/s = 200/s expected".

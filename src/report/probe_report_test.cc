@@ -11,6 +11,7 @@
 #include "report/markdown_text.h"
 #include "result/probe_test_support.h"
 #include "words/numbers.h"
+#include "words/probe_words.h"
 
 namespace proofload::report {
 namespace {
@@ -104,7 +105,7 @@ TEST(ProbeReport, TwoSourcesSharingOneAllowance) {
   ASSERT_EQ(correlations.size(), 2u);  // the header and the one pair that answered
   EXPECT_EQ(correlations[1][0], "127.0.0.2");
   EXPECT_EQ(correlations[1][1], "127.0.0.3");
-  EXPECT_EQ(correlations[1][2], analyze::correlation_text(*r.analysis.correlations[0].r));
+  EXPECT_EQ(correlations[1][2], words::correlation_text(*r.analysis.correlations[0].r));
   EXPECT_EQ(correlations[1][3], "share one allowance: what one gains, the other loses");
   EXPECT_TRUE(
       has(section(md, "Between sources"), "add up to 100/s, against 2 × 100/s = 200/s expected."));

@@ -4,7 +4,10 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "common/usage_error.h"
 #include "result/json_values.h"
+#include "result/probe_expectation.h"
+#include "words/probe_words.h"
 
 namespace proofload::result {
 namespace {
@@ -12,6 +15,16 @@ namespace {
 using nlohmann::json;
 
 constexpr const char* kProbeDocument = "probe result.json";
+
+// A probe binds at most 64 sources (plan::kMaxSources), and a merge of its segments puts the same
+// sources side by side again. A file with more is no probe's: its facts are not judged again (the
+// sharing group's search grows with the cube of the sources).
+constexpr size_t kMaxJudgedSources = 64;
+
+// The length the analysis counts: how long the load ran, or the planned duration before any ran.
+double analysed_duration_s(const ProbeResult& r) {
+  return r.measured_s > 0 ? r.measured_s : r.settings.duration_s;
+}
 
 json settings_json(const ProbeSettings& s) {
   return {{"sources", s.sources},
@@ -170,7 +183,7 @@ analyze::ProbeVariantVerdict variant_from_json(const JsonReader& r) {
 }
 
 json probe_json(const ProbeResult& r) {
-  // The analysis is analyze_probe over the series: one figure per source, in the same order.
+  // The analysis is judge_probe over the series: one figure per source, in the same order.
   // Before it has run (verdict ""), each source holds only what it recorded.
   const bool analysed = !r.analysis.verdict.empty();
   json sources = json::array();
@@ -206,8 +219,11 @@ void probe_from_file(const JsonReader& probe, ProbeResult& r) {
     series_failure_from_figures(r.series.back(), r.analysis.sources.back());
   }
   for (const JsonReader& c : probe.objects("correlations")) {
-    r.analysis.correlations.push_back(
-        {c.required_text("a"), c.required_text("b"), c.number("r"), c.text("meaning")});
+    analyze::ProbeCorrelation& pair = r.analysis.correlations.emplace_back();
+    pair.a = c.required_text("a");
+    pair.b = c.required_text("b");
+    pair.r = c.number("r");
+    pair.meaning = c.text("meaning");
   }
   r.analysis.reason = probe.text("reason");
   r.analysis.sustained_sum = probe.number("sustained_sum_per_s").value_or(0);
@@ -217,7 +233,82 @@ void probe_from_file(const JsonReader& probe, ProbeResult& r) {
   for (const JsonReader& v : probe.objects("variants")) r.variants.push_back(variant_from_json(v));
 }
 
+// The analysis's facts are no keys of result.json (its figures and sentences are): they are
+// judged again from the recorded series as judge_probe judged them, and adopted when that
+// judgement is the file's (the same verdict, over the same sources and pairs); a file judged
+// otherwise keeps its words and no facts. The judgement allocates the counted window per source
+// that answered: it runs only when that is no more than the rows the file records (a probe writes
+// a row per source per second), so that a damaged file's duration cannot make a reader allocate
+// seconds it never recorded.
+void judge_facts_again(ProbeResult& r) {
+  analyze::ProbeAnalysis& a = r.analysis;
+  if (a.verdict.empty() || r.series.size() > kMaxJudgedSources) return;
+  const double duration_s = analysed_duration_s(r);
+  size_t rows = 0;
+  for (const analyze::ProbeSourceSeries& series : r.series) rows += series.per_second.size();
+  if (analyze::probe_window_cells(r.series, duration_s, r.settings.settle_s) >
+      static_cast<int64_t>(rows)) {
+    return;
+  }
+  std::optional<analyze::ProbeExpectation> expect;
+  try {
+    expect = probe_expectation(r.settings);
+  } catch (const UsageError&) {
+    return;  // an expectation this version cannot read: nothing to judge against
+  }
+  const analyze::ProbeAnalysis judged =
+      analyze::analyze_probe(r.series, duration_s, r.settings.settle_s, expect);
+  if (judged.verdict == a.verdict && judged.sources.size() == a.sources.size() &&
+      judged.correlations.size() == a.correlations.size()) {
+    a.cause = judged.cause;
+    a.duration_s = judged.duration_s;
+    a.settle_s = judged.settle_s;
+    a.expect = judged.expect;
+    a.tolerance = judged.tolerance;
+    a.variance_of_sum = judged.variance_of_sum;
+    a.sum_of_variances = judged.sum_of_variances;
+    a.shared_r = judged.shared_r;
+    a.other_opposed_pairs = judged.other_opposed_pairs;
+    a.shared_sum = judged.shared_sum;
+    a.lowest_sustained = judged.lowest_sustained;
+    a.highest_sustained = judged.highest_sustained;
+    a.median_sustained = judged.median_sustained;
+    a.misses = judged.misses;
+    for (size_t i = 0; i < a.sources.size(); ++i) {
+      a.sources[i].expect_check = judged.sources[i].expect_check;
+    }
+    for (size_t i = 0; i < a.correlations.size(); ++i) {
+      a.correlations[i].reading = judged.correlations[i].reading;
+      a.correlations[i].allowances = judged.correlations[i].allowances;
+      a.correlations[i].shared_with = judged.correlations[i].shared_with;
+    }
+  }
+  // A variant's allowance is read from the figures as recorded, as judge_probe read them.
+  for (analyze::ProbeVariantVerdict& v : r.variants) {
+    const analyze::VariantAllowance allowance =
+        analyze::variant_allowance(a, v.run.address, expect);
+    const analyze::ProbeVariantVerdict again =
+        analyze::judge_variant(v.run, allowance.per_s, allowance.burst);
+    if (again.verdict != v.verdict) continue;
+    v.cause = again.cause;
+    v.allowance_per_s = again.allowance_per_s;
+    v.burst = again.burst;
+  }
+}
+
 }  // namespace
+
+void judge_probe(ProbeResult& r) {
+  const std::optional<analyze::ProbeExpectation> expect = probe_expectation(r.settings);
+  // Without --expect the sources' means are set against their median at the default tolerance.
+  r.analysis =
+      words::described_probe(r.series, analysed_duration_s(r), r.settings.settle_s, expect);
+  for (analyze::ProbeVariantVerdict& v : r.variants) {
+    const analyze::VariantAllowance allowance =
+        analyze::variant_allowance(r.analysis, v.run.address, expect);
+    v = words::described_variant(v.run, allowance.per_s, allowance.burst);
+  }
+}
 
 json probe_to_json(const ProbeResult& r) {
   json out = experiment_record_to_json(r, kProbeSchema, "probe");
@@ -235,6 +326,7 @@ ProbeResult probe_from_json(const json& result) {
   r.settings = probe_settings_from_json(top.object("settings"));
   r.measured_s = top.number("measured_s").value_or(0);
   probe_from_file(top.object("probe"), r);
+  judge_facts_again(r);
   return r;
 }
 

@@ -42,13 +42,23 @@ struct ProbeResult : ExperimentRecord {
   ProbeSettings settings;
   double measured_s = 0;  // how long the probe's load ran
   std::vector<analyze::ProbeSourceSeries> series;  // what each source recorded
-  analyze::ProbeAnalysis analysis;                 // analyze_probe over `series`
+  analyze::ProbeAnalysis analysis;                 // judge_probe over `series`
   std::vector<analyze::ProbeVariantVerdict> variants;
 };
+
+// r.analysis from r.series and r.settings (the expectation re-read from its text), over
+// measured_s (the planned duration before any was measured), with its words; and each variant
+// judged, with its words, against the allowance: the expectation's when given, else what its
+// source sustained in the main probe (with the burst from its totals). Throws UsageError for an
+// expectation this version cannot read.
+void judge_probe(ProbeResult& r);
 
 // probe.sources[] holds each source's figures (analysis.sources) and its series' per_second and
 // headers together; probe.correlations[], probe.verdict, probe.reason, probe.variants[].
 nlohmann::json probe_to_json(const ProbeResult& result);
+// Reads the file: its figures and sentences as recorded, the analysis's facts (the verdict's
+// cause, each pair's reading, a variant's allowance...) judged again from its series (see
+// probe_result.cc for when a damaged file's are not).
 ProbeResult probe_from_json(const nlohmann::json& result);
 
 }  // namespace proofload::result

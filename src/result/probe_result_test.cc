@@ -7,7 +7,9 @@
 
 #include <stdexcept>
 
+#include "result/probe_expectation.h"
 #include "result/probe_test_support.h"
+#include "words/probe_words.h"
 
 namespace proofload::result {
 namespace {
@@ -41,9 +43,9 @@ TEST(ProbeResultJson, SeriesAndAnalysisSurviveTheRoundTripExactly) {
     EXPECT_EQ(back.variants, original.variants);
     EXPECT_EQ(probe_to_json(back), probe_to_json(original));
     // Analysing the series read back gives the analysis read back: a merge starts from them.
-    EXPECT_EQ(analyze::analyze_probe(back.series, back.settings.duration_s, back.settings.settle_s,
+    EXPECT_EQ(words::described_probe(back.series, back.settings.duration_s, back.settings.settle_s,
                                      back.settings.expect
-                                         ? std::optional(analyze::parse_probe_expectation(
+                                         ? std::optional(parse_probe_expectation(
                                                *back.settings.expect, back.settings.tolerance))
                                          : std::nullopt,
                                      back.settings.tolerance),
@@ -55,11 +57,25 @@ TEST(ProbeResultJson, ASourceWithNoAnswerKeepsItsEmptyFailure) {
   ProbeResult r = separate_probe();
   r.series.push_back(analyze::testing_support::probe_source(3));
   r.series.back().per_second.push_back({0, 0, 0, 12});  // timeouts only
-  r.analysis = analyze::analyze_probe(r.series, 60, 10, std::nullopt);
+  r.analysis = words::described_probe(r.series, 60, 10, std::nullopt);
   ASSERT_EQ(r.analysis.sources.back().failure, analyze::kNoAnswerFailure);
   const ProbeResult back = round_trip(r);
   EXPECT_EQ(back.series.back().failure, "");
   EXPECT_EQ(back.analysis, r.analysis);
+}
+
+TEST(ProbeResultJson, ADamagedLengthIsNotCountedSecondBySecondWhenRead) {
+  const ProbeResult r = separate_probe();
+  json file = probe_to_json(r);
+  file["measured_s"] = 1e7;  // 3 sources x 1e7 s would be 240 MB of counted seconds
+  const ProbeResult back = probe_from_json(file);
+  EXPECT_EQ(back.analysis.verdict, r.analysis.verdict);  // the file's words stand
+  EXPECT_EQ(back.analysis.reason, r.analysis.reason);
+  EXPECT_EQ(back.analysis.cause, analyze::ProbeCause::kNone);  // its facts are not judged again
+  EXPECT_EQ(probe_to_json(back), file);
+  // Read as recorded, the same analysis has its facts again.
+  EXPECT_EQ(round_trip(r).analysis.cause, r.analysis.cause);
+  EXPECT_NE(r.analysis.cause, analyze::ProbeCause::kNone);
 }
 
 TEST(ProbeResultJson, BeforeTheAnalysisOnlyTheSeriesAreWritten) {

@@ -1,7 +1,7 @@
 // Probe results as a finished probe records them, for the result file's and the report's tests:
 // one where two sources share an allowance (a third failed; a header lifted the limit, another
 // did not) and one where three have their own. Built from analyze/probe_test_support.h's
-// simulated sources and analysed by analyze_probe, as the probe does. Test-only; pure.
+// simulated sources and judged with their words, as the probe does. Test-only; pure.
 #pragma once
 
 #include <optional>
@@ -10,7 +10,9 @@
 
 #include "analyze/probe_analysis.h"
 #include "analyze/probe_test_support.h"
+#include "result/probe_expectation.h"
 #include "result/probe_result.h"
+#include "words/probe_words.h"
 
 namespace proofload::result::testing_support {
 
@@ -33,8 +35,8 @@ inline ProbeResult probe_result(std::vector<analyze::ProbeSourceSeries> series,
   r.measured_s = kProbeDurationS;
   r.series = std::move(series);
   std::optional<analyze::ProbeExpectation> expectation;
-  if (expect) expectation = analyze::parse_probe_expectation(*expect, r.settings.tolerance);
-  r.analysis = analyze::analyze_probe(r.series, r.settings.duration_s, r.settings.settle_s,
+  if (expect) expectation = parse_probe_expectation(*expect, r.settings.tolerance);
+  r.analysis = words::described_probe(r.series, r.settings.duration_s, r.settings.settle_s,
                                       expectation, r.settings.tolerance);
   return r;
 }
@@ -52,8 +54,8 @@ inline ProbeResult shared_probe() {
   r.settings.variants = {"X-Internal: yes", "Origin: https://example.test"};
   r.settings.variant_duration_s = 5;
   r.variants.push_back(
-      analyze::judge_variant({"X-Internal: yes", "127.0.0.2", 5, 3120, 0, 0}, 100, 600));
-  r.variants.push_back(analyze::judge_variant(
+      words::described_variant({"X-Internal: yes", "127.0.0.2", 5, 3120, 0, 0}, 100, 600));
+  r.variants.push_back(words::described_variant(
       {"Origin: https://example.test", "127.0.0.2", 5, 412, 2708, 0}, 100, 600));
   Event precheck;
   precheck.kind = "precheck";
