@@ -54,7 +54,7 @@ void export_to(const ExportFlags& f, const report::OpenMetricsSink& out) {
   const std::filesystem::path result = dir / "result.json";
   const std::string schema = schema_of(result);
   if (f.format == "openmetrics") {
-    if (schema != result::kRunSchema) {
+    if (!result::is_run_schema(schema)) {
       throw UsageError("export --format openmetrics takes a run's directory (" + result.string() +
                        " is '" + schema +
                        "'); a ladder's levels are runs of their own: " + f.directory + "/levels/*");
@@ -69,10 +69,10 @@ void export_to(const ExportFlags& f, const report::OpenMetricsSink& out) {
     }
     return;
   }
-  const char* table = schema == result::kRunSchema || schema == result::kSoakSchema ? "windows.csv"
-                      : schema == result::kLadderSchema                             ? "levels.csv"
-                      : schema == result::kCompareSchema                            ? "cells.csv"
-                                                                                    : nullptr;
+  const char* table = result::is_run_schema(schema) || schema == result::kSoakSchema ? "windows.csv"
+                      : schema == result::kLadderSchema                              ? "levels.csv"
+                      : schema == result::kCompareSchema                             ? "cells.csv"
+                                                                                     : nullptr;
   if (table == nullptr) {
     throw UsageError("export --format csv: " + f.directory + " ('" + schema +
                      "') keeps no single table; its CSV files are in the directory");

@@ -59,7 +59,7 @@ std::optional<nlohmann::json> run_document(const fs::path& dir) {
     RecordedFileStream in(dir / "result.json");
     if (!in) return std::nullopt;
     nlohmann::json doc = report::parse_result_for_summary(in);
-    if (doc.is_object() && doc.value("schema", "") == result::kRunSchema) return doc;
+    if (doc.is_object() && result::is_run_schema(doc.value("schema", ""))) return doc;
   } catch (const std::exception&) {
   }
   return std::nullopt;

@@ -185,13 +185,14 @@ Merged merge_probe(const std::vector<fs::path>& directories, const fs::path& out
 
 const std::vector<ExperimentKind>& experiment_kinds() {
   static const std::vector<ExperimentKind> kinds = {
-      {"run", report::kResultSchema, owns_run, rerender_run, merge_run, true},
-      {"ladder", result::kLadderSchema, nullptr, ladder_report, merge_ladder, true},
-      {"soak", result::kSoakSchema, experiments::is_soak_directory, soak_report, merge_soak, true},
+      {"run", report::kResultSchema, owns_run, rerender_run, merge_run, true, result::kRunSchemaV1},
+      {"ladder", result::kLadderSchema, nullptr, ladder_report, merge_ladder, true, nullptr},
+      {"soak", result::kSoakSchema, experiments::is_soak_directory, soak_report, merge_soak, true,
+       nullptr},
       {"probe", result::kProbeSchema, experiments::is_probe_directory, probe_report, merge_probe,
-       true},
-      {"compare", result::kCompareSchema, nullptr, compare_report, nullptr, false},
-      {"sizing", result::kSizingSchema, nullptr, sizing_report, nullptr, false},
+       true, nullptr},
+      {"compare", result::kCompareSchema, nullptr, compare_report, nullptr, false, nullptr},
+      {"sizing", result::kSizingSchema, nullptr, sizing_report, nullptr, false, nullptr},
   };
   return kinds;
 }
@@ -205,7 +206,9 @@ const ExperimentKind* kind_owning(const fs::path& directory) {
 
 const ExperimentKind* kind_with_schema(const std::string& schema) {
   for (const ExperimentKind& kind : experiment_kinds()) {
-    if (schema == kind.schema) return &kind;
+    if (schema == kind.schema || (kind.older_schema != nullptr && schema == kind.older_schema)) {
+      return &kind;
+    }
   }
   return nullptr;
 }

@@ -35,6 +35,7 @@ struct ExperimentKind {
   Merged (*merge)(const std::vector<std::filesystem::path>& directories,
                   const std::filesystem::path& out);
   bool takes_segment;  // its command takes --segment I/N (and so `k8s job` can run it)
+  const char* older_schema;  // an older schema of its result.json, still read; null: none
 };
 
 // Every kind, in the order a directory is tried: run, ladder, soak, probe, compare, sizing.
@@ -42,7 +43,7 @@ const std::vector<ExperimentKind>& experiment_kinds();
 
 // The kind that owns `directory` (owns_directory), else nullptr.
 const ExperimentKind* kind_owning(const std::filesystem::path& directory);
-// The kind whose result.json has this schema, else nullptr.
+// The kind whose result.json has this schema (or its older one), else nullptr.
 const ExperimentKind* kind_with_schema(const std::string& schema);
 
 // "run, ladder, soak or probe": the names of the kinds `picked` holds, in order; with `schemas`,

@@ -163,10 +163,13 @@ struct RunFamilies {
 };
 
 double start_of(const json& result) {
-  const std::optional<double> start =
-      parse_utc_timestamp(result.is_object() ? result.value("start_time", "") : "");
-  if (!start)
-    throw std::runtime_error("result.json has no start_time of the form 2026-01-31T12:00:00.000Z");
+  // started_at (v2), or start_time (v1).
+  std::string text;
+  if (result.is_object()) text = result.value("started_at", result.value("start_time", ""));
+  const std::optional<double> start = parse_utc_timestamp(text);
+  if (!start) {
+    throw std::runtime_error("result.json has no started_at of the form 2026-01-31T12:00:00.000Z");
+  }
   return *start;
 }
 
@@ -191,13 +194,13 @@ void write_run_openmetrics(std::istream& result_json, const OpenMetricsSink& out
   bool saw_windows = false;
   bool in_windows = false;
   // A window is added when its object closes (depth 2 inside the top-level "windows") and then
-  // dropped; of the rest only start_time is kept.
+  // dropped; of the rest only the start (started_at, or a v1 file's start_time) is kept.
   const json::parser_callback_t each_window = [&](int depth, json::parse_event_t event,
                                                   json& parsed) {
     if (depth == 1 && event == json::parse_event_t::key) {
       in_windows = parsed == "windows";
       saw_windows = saw_windows || in_windows;
-      return in_windows || parsed == "start_time";
+      return in_windows || parsed == "started_at" || parsed == "start_time";
     }
     if (in_windows && depth == 2 && event == json::parse_event_t::object_end) {
       families.add_window(parsed);

@@ -19,7 +19,7 @@ namespace proofload::report {
 using OpenMetricsSink = std::function<void(std::string_view)>;
 
 // Throws std::runtime_error naming what is missing when `result` (a run's result.json, windows
-// included) has no start_time or no windows.
+// included) has no started_at (a v1 file: start_time) or no windows.
 std::string run_openmetrics(const nlohmann::json& result);
 
 // The same text from a result.json being read: each window is parsed, counted and dropped, so

@@ -11,7 +11,7 @@ using nlohmann::json;
 
 TEST(OpenMetricsExport, CountersAccumulateAndEachSampleIsAtItsWindowsEnd) {
   const json result = json::parse(R"({
-    "start_time": "2026-12-02T20:00:00.500Z",
+    "started_at": "2026-12-02T20:00:00.500Z",
     "windows": [
       {"start_s": 0, "duration_s": 1, "warmup": true, "intended": 10, "throughput_rps": 10,
        "in_flight": 1, "outcomes": {"success": 10},

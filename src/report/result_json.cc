@@ -177,7 +177,7 @@ result::RunRecord header_record(const RunResult& result, const char* status) {
   r.status = status;
   r.proofload_version = result.proofload_version;
   r.command_line = result.command_line;
-  r.start_time = iso8601_utc(result.start_wall_ns);
+  r.started_at = iso8601_utc(result.start_wall_ns);
   r.window_s = seconds(result.window_ns);
   r.spec = result.spec;
   r.segment = result.segment;

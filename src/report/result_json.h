@@ -1,4 +1,4 @@
-// result.json, the canonical record of a run (schema "proofload.result/v1", documented field by
+// result.json, the canonical record of a run (schema "proofload.result/v2", documented field by
 // field in docs/result-schema.md). Every other report can be rendered from it. Pure functions,
 // thread-safe.
 #pragma once

@@ -23,15 +23,34 @@ TEST(ResultJson, MatchesGolden) {
                                          result_json_text(result_to_json(make_synthetic_result())));
 }
 
+// A v1 file said `start_time` where v2 says `started_at`: it is read as the same run, and written
+// back as v2.
+TEST(ResultJson, AVersionOneFileIsReadWithItsStartTime) {
+  const json v2 = result_to_json(make_synthetic_result());
+  json v1 = v2;
+  v1["schema"] = "proofload.result/v1";
+  v1["start_time"] = v1["started_at"];
+  v1.erase("started_at");
+  const result::RunRecord read = result::run_from_json(v1);
+  EXPECT_EQ(read.started_at, "2024-05-01T12:00:00.123Z");
+  EXPECT_EQ(result::run_to_json(read), result::run_to_json(result::run_from_json(v2)));
+  // A v2 file that says start_time has no start: each version has its one key.
+  json mixed = v2;
+  mixed["start_time"] = mixed["started_at"];
+  mixed.erase("started_at");
+  EXPECT_EQ(result::run_from_json(mixed).started_at, "");
+}
+
 TEST(ResultJson, HasEverySchemaField) {
   const json doc = result_to_json(make_synthetic_result());
   expect_keys(doc,
-              {"schema", "status", "proofload_version", "command_line", "start_time", "spec",
+              {"schema", "status", "proofload_version", "command_line", "started_at", "spec",
                "summary", "warmup", "windows"},
               "result");
-  EXPECT_EQ(doc["schema"], "proofload.result/v1");
+  EXPECT_EQ(doc["schema"], "proofload.result/v2");
   EXPECT_EQ(doc["status"], "complete");
-  EXPECT_EQ(doc["start_time"], "2024-05-01T12:00:00.123Z");
+  EXPECT_EQ(doc["started_at"], "2024-05-01T12:00:00.123Z");
+  EXPECT_FALSE(doc.contains("start_time"));
   const json& summary = doc["summary"];
   expect_keys(
       summary,
@@ -204,7 +223,7 @@ TEST(ResultJson, TheRecordReadBackWritesTheSameDocument) {
   header.status = "running";
   header.proofload_version = running["proofload_version"];
   header.command_line = running["command_line"];
-  header.start_time = running["start_time"];
+  header.started_at = running["started_at"];
   header.window_s = running["window_s"].get<double>();
   header.spec = result::spec_from_json(running["spec"], "running result.json");
   EXPECT_EQ(result::run_to_json(header), running);

@@ -146,7 +146,7 @@ std::string scenario_words(const RunRecord& v) {
 
 std::string when_words(const RunRecord& v) {
   std::vector<std::string> parts;
-  parts.push_back(v.start_time.empty() ? "Start time not recorded" : "Started " + v.start_time);
+  parts.push_back(v.started_at.empty() ? "Start time not recorded" : "Started " + v.started_at);
   parts.push_back(v.duration_s ? "measured " + seconds_text(*v.duration_s)
                                : "measured time not recorded");
   if (v.warmup_s && *v.warmup_s > 0) {

@@ -1,4 +1,4 @@
-// A single run's summary.md, rendered from its result.json (schema "proofload.result/v1",
+// A single run's summary.md, rendered from its result.json (schema "proofload.result/v2" or v1,
 // docs/result-schema.md) alone. Pure functions of the JSON: they read no clock and no file, so
 // `proofload report DIR` renders the same bytes again from the recorded data. Thread-safe.
 #pragma once
@@ -19,7 +19,7 @@ namespace proofload::report {
 // "observe": no load sent) gets the observers' part only. Reads no `windows`. Every number comes
 // from `result`; a missing or null optional key reads as "not recorded" ("–" in a table). Throws
 // std::runtime_error naming the key when a required one is missing (schema, status, summary), the
-// schema is not proofload.result/v1, or a value has the wrong type.
+// schema is not proofload.result/v2 or v1, or a value has the wrong type.
 std::string render_run_summary(const nlohmann::json& result);
 
 // Parses result.json's text without its `windows` array (the summary does not read them), so

@@ -328,7 +328,7 @@ json run_to_json(const RunRecord& r) {
               {"status", r.status},
               {"proofload_version", r.proofload_version},
               {"command_line", r.command_line},
-              {"start_time", r.start_time},
+              {"started_at", r.started_at},
               {"window_s", optional_json(r.window_s)},
               {"spec", spec_to_json(r.spec)}};
   if (r.segment) out["segment"] = segment_json(*r.segment);
@@ -392,7 +392,9 @@ RunRecord run_from_json(const json& result) {
   const JsonReader top(&result, "", kRunDocument);
   top.required("schema");
   const std::string schema = top.text("schema");
-  if (schema != kRunSchema) fail_run("schema is '" + schema + "', not " + std::string(kRunSchema));
+  if (!is_run_schema(schema)) {
+    fail_run("schema is '" + schema + "', not " + std::string(kRunSchema));
+  }
   RunRecord v;
   top.required("status");
   v.status = top.text("status");
@@ -402,7 +404,7 @@ RunRecord run_from_json(const json& result) {
   v.end_reason = top.text("end_reason");
   v.proofload_version = top.text("proofload_version");
   v.command_line = top.text("command_line");
-  v.start_time = top.text("start_time");
+  v.started_at = top.text(schema == kRunSchemaV1 ? "start_time" : "started_at");
   v.window_s = top.number("window_s");
   if (const json* spec = top.find("spec")) {
     v.spec = spec_from_json(*spec, kRunDocument);

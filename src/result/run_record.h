@@ -1,8 +1,8 @@
-// A run's result.json (schema proofload.result/v1, docs/result-schema.md "Run") without its
-// windows, as one typed value, RunRecord, with its paired to_json and from_json: the run's writer
-// (report/result_json.h) reduces a finished run to it and writes it, summary.md renders from it
-// as read back, so a field is added in one place. The windows are streamed apart as the run goes
-// (report/result_directory.h) and are never read here.
+// A run's result.json (schema proofload.result/v2, v1 read too, docs/result-schema.md "Run")
+// without its windows, as one typed value, RunRecord, with its paired to_json and from_json: the
+// run's writer (report/result_json.h) reduces a finished run to it and writes it, summary.md
+// renders from it as read back, so a field is added in one place. The windows are streamed apart as
+// the run goes (report/result_directory.h) and are never read here.
 //
 // Reading (from_json) is of a file this or an earlier proofload wrote, or one edited by hand: a
 // missing or null optional key is the field's "not recorded" (nullopt, "", empty); a missing
@@ -15,6 +15,7 @@
 #include <nlohmann/json.hpp>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -25,7 +26,13 @@
 
 namespace proofload::result {
 
-constexpr const char* kRunSchema = "proofload.result/v1";
+// v2 says when it started as `started_at`, as every experiment's record does; v1 said
+// `start_time`, and is read as well.
+constexpr const char* kRunSchema = "proofload.result/v2";
+constexpr const char* kRunSchemaV1 = "proofload.result/v1";
+inline bool is_run_schema(std::string_view schema) {
+  return schema == kRunSchema || schema == kRunSchemaV1;
+}
 
 // {p50, p90, p95, p99, p99_9, max, mean}, in ms; nullopt: no data (p95: not in files before it).
 struct Latency {
@@ -120,7 +127,8 @@ struct ServerRecord {
 
 struct RunRecord {
   std::string status;  // "running", "complete", "interrupted", "aborted"
-  std::string end_reason, proofload_version, command_line, start_time;
+  std::string end_reason, proofload_version, command_line;
+  std::string started_at;  // "2026-12-05T10:00:00.000Z"; "" when not recorded
   std::optional<double> window_s;
 
   SpecRecord spec;  // as plan::plan_run recorded it, or `proofload observe`

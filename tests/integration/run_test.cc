@@ -63,7 +63,7 @@ TEST(Run, ClosedLoopWritesResultsWhoseCountsAddUp) {
   ASSERT_EQ(run.exit_code, 0) << run.err;
 
   json result = read_result(out);
-  EXPECT_EQ(result["schema"], "proofload.result/v1");
+  EXPECT_EQ(result["schema"], "proofload.result/v2");
   EXPECT_EQ(result["status"], "complete");
   const json& summary = result["summary"];
   expect_counts_add_up(summary);
