@@ -21,7 +21,7 @@ cat >"$work/routes.yaml" <<YAML
 routes:
   - {name: heavy, path: /heavy, cpu: ${cost_ms}ms}
 YAML
-start_serve 1 "$proofload" --routes "$work/routes.yaml" --threads 1
+start_serve 1 "$proofload" --routes "$work/routes.yaml" --workers 1
 url="http://127.0.0.1:$SERVE_PORT/heavy"
 capacity=$(python3 -c "print(1000 / $cost_ms)")
 rates=$(python3 -c "c=$capacity; print(','.join(str(round(c*f)) for f in (0.2,0.4,0.6,0.8,1.0,1.2,1.5)))")
@@ -29,11 +29,11 @@ echo "route cost ${cost_ms} ms of CPU: capacity ${capacity}/s on one core; ladde
 common=(--slo 'p95<=100ms,errors<=1%' --warmup 1s --workers 1 --max-connections 500 --timeout 2s -q)
 
 for round in $(seq "$rounds"); do
-  taskset -c 0 "$proofload" ladder "$url" --rates "$rates" --hold "$hold" "${common[@]}" \
+  taskset -c 0 "$proofload" ladder "$url" --rates "$rates" -d "$hold" "${common[@]}" \
     -o "$work/ladder-$round" >/dev/null 2>&1 || true
   start=$(date +%s.%N)
   taskset -c 0 "$proofload" ladder "$url" --search --start-rate "$(python3 -c "print(round($capacity*0.2))")" \
-    --step-hold 3s --hold "$hold" "${common[@]}" -o "$work/search-$round" >/dev/null 2>&1 || true
+    --step-hold 3s -d "$hold" "${common[@]}" -o "$work/search-$round" >/dev/null 2>&1 || true
   end=$(date +%s.%N)
   python3 - "$work/ladder-$round/result.json" "$work/search-$round/result.json" "$capacity" \
     "$round" "$start" "$end" <<'PY'

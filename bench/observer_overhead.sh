@@ -14,7 +14,7 @@ cgroup=/sys/fs/cgroup/cpu
 [ -d "$cgroup" ] || cgroup=/sys/fs/cgroup
 /usr/bin/time -f "%U %S" -o "$bench_work/time" taskset -c 0 "$proofload" observe \
   "pid:$SERVE_PID" "cgroup:$cgroup" "prom:http://127.0.0.1:$SERVE_PORT/metrics" host \
-  --every 100ms -d "${duration}s" -o "$bench_work/out" >/dev/null
+  --observe-every 100ms -d "${duration}s" -o "$bench_work/out" >/dev/null
 read -r user sys <"$bench_work/time"
 samples=$(python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); print(sum(o["samples"] for o in r["observed"].values()))' "$bench_work/out/result.json")
 echo "observers: self, pid, cgroup, prom, host every 100 ms for ${duration} s: $samples samples"

@@ -23,7 +23,7 @@ canaries:
 YAML
 
 taskset -c 0 "$proofload" soak "$work/soak.yaml" "http://127.0.0.1:$port" --rate "$rate" \
-  --hold "${hold}s" --window 1s --canary-every 1s --workers 1 -c 64 -q --out "$work/out" \
+  -d "${hold}s" --window 1s --canary-every 1s --workers 1 -c 64 -q --out "$work/out" \
   >/dev/null 2>"$work/soak.err" &
 pid=$!
 echo "elapsed_s rss_MiB" | tee "$work/rss.txt"

@@ -33,7 +33,7 @@ routes:
   - {path: /paced, sse: {events: 100, over: 1s, event_bytes: 64}}
   - {path: /burst, sse: {events: 2000, over: 0s, event_bytes: 1}}
 YAML
-start_serve 1 "$proofload" --routes "$work/routes.yaml" --threads 1
+start_serve 1 "$proofload" --routes "$work/routes.yaml" --workers 1
 base="http://127.0.0.1:$SERVE_PORT"
 ticks=$(getconf CLK_TCK)
 

@@ -10,7 +10,7 @@
 #   proofload sizing http://127.0.0.1:8100/work --configs 1x1/256Mi,2x500m/256Mi,1x500m/256Mi \
 #     --apply 'sh examples/sizing/cgroup-v1-apply.sh' \
 #     --restore 'sh examples/sizing/cgroup-v1-restore.sh' \
-#     --ready-until http://127.0.0.1:8100/health --concurrency 2,4,8 --hold 10s \
+#     --ready-until http://127.0.0.1:8100/health --concurrency 2,4,8 -d 10s \
 #     --observe 'cgroup:/sys/fs/cgroup/cpu/proofload-sizing/${PROOFLOAD_CONFIG_SLUG}-${INSTANCE}' \
 #     --observe 'pidfile:/tmp/proofload-sizing/${PROOFLOAD_CONFIG_SLUG}-${INSTANCE}.pid'
 set -e
@@ -47,7 +47,7 @@ while [ "$i" -lt "${PROOFLOAD_INSTANCES:?the configuration name must be NxCPU/ME
   fi
   log="$STATE/$PROOFLOAD_CONFIG_SLUG-$i.log"
   # The shell joins the cgroup first, then becomes the server: every thread starts inside it.
-  sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" serve --port "$3" --routes "$4" --threads 1' \
+  sh -c 'echo $$ > "$1/cgroup.procs" && exec "$2" serve --port "$3" --routes "$4" --workers 1' \
     sh "$cg" "$PROOFLOAD_BIN" "$port" "$ROUTES" > "$log" 2>&1 &
   echo $! > "$STATE/$PROOFLOAD_CONFIG_SLUG-$i.pid"
   echo "http://127.0.0.1:$port/work" >> "$PROOFLOAD_TARGETS_FILE"

@@ -108,9 +108,6 @@ experiments::ComparePlan build_plan(CompareFlags& f, CLI::App* app) {
     throw UsageError("compare needs a matrix file (compare.yaml), or two recorded directories "
                      "as --a DIR --b DIR");
   }
-  if (!f.run.all_given("target").empty()) {
-    throw UsageError("compare takes its targets from --a and --b");
-  }
   if (f.a_apply.has_value() != f.b_apply.has_value()) {
     throw UsageError("--a-apply and --b-apply go together: one switches to A, the other to B");
   }
@@ -213,7 +210,7 @@ Subcommand add_compare_command(CLI::App& parent) {
                   "Repeats a side needs for a verdict (default 3)");
   app->add_option("-o,--out", f->run.out, "The report directory (default compare-DATE-TIME)");
   app->add_flag("--plan", f->plan, "Print every hook and cell in order; send nothing");
-  add_request_flags(app, f->run);
+  add_request_flags(app, f->run, {"target"});  // its targets are --a and --b
 
   return {app, [f, app] {
             if (is_directory(f->a) && is_directory(f->b)) return rejudge(*f);

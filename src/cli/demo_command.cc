@@ -79,7 +79,7 @@ class DemoServer {
       dup2(out[1], STDOUT_FILENO);
       close(out[0]);
       close(out[1]);
-      execl("/proc/self/exe", "proofload", "serve", "--profile", "demo", "--port", "0", "--threads",
+      execl("/proc/self/exe", "proofload", "serve", "--profile", "demo", "--port", "0", "--workers",
             "1", static_cast<char*>(nullptr));
       _exit(127);
     }
@@ -173,7 +173,8 @@ Subcommand add_demo_command(CLI::App& parent) {
       "the server observed; writes a report directory");
   app->add_option("--rates", flags->rates,
                   "Arrivals per second of each level (default 250,500,1000,2000,4000)");
-  app->add_option("--hold", flags->hold, "How long each level is measured (default 8s)");
+  app->add_option("-d,--duration", flags->hold, "How long each level is measured (default 8s)");
+  add_hidden_alias(app, "--hold", flags->hold);
   app->add_option("--warmup", flags->warmup, "Warm-up of each level (default 2s)");
   app->add_option("-o,--out", flags->out, "The report directory (default demo-DATE-TIME)");
   app->add_flag("--plan", flags->plan, "Print the ladder and send nothing");

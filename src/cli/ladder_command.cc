@@ -94,7 +94,7 @@ experiments::LadderPlan build_ladder_plan(LadderFlags& f,
   plan.loop = f.concurrency ? analyze::Loop::kClosed : analyze::Loop::kOpen;
   if (f.concurrency) plan.levels = parse_levels("--concurrency", *f.concurrency, true);
   if (f.rates) plan.levels = parse_levels("--rates", *f.rates, false);
-  plan.hold_ns = parse_positive_duration_ns("--hold", f.hold);
+  plan.hold_ns = parse_positive_duration_ns("-d", f.hold);
   plan.warmup_ns = parse_duration_ns(f.warmup);
   if (plan.warmup_ns < 0) throw UsageError("--warmup must not be negative");
   plan.warmup_ns = (plan.warmup_ns + 999'999'999) / 1'000'000'000 * 1'000'000'000;
@@ -286,7 +286,8 @@ void add_ladder_flags(CLI::App* app, LadderFlags& flags) {
   app->add_option("--growth", flags.growth, "--search: factor between growing steps (default 2)");
   app->add_option("--step-hold", flags.step_hold,
                   "--search: how long each step is measured (default 10s)");
-  app->add_option("--hold", flags.hold, "How long each level is measured (default 30s)");
+  app->add_option("-d,--duration", flags.hold, "How long each level is measured (default 30s)");
+  add_hidden_alias(app, "--hold", flags.hold);
   app->add_option("--warmup", flags.warmup,
                   "Per level: recorded, excluded from the results (default 5s)");
   app->add_option("--repeat", flags.repeat, "Run each level K times (default 1)");

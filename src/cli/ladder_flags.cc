@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "cli/subcommand.h"
 #include "common/usage_error.h"
 
 namespace proofload::cli {
@@ -10,7 +11,9 @@ namespace proofload::cli {
 void add_judgement_flags(CLI::App* app, JudgementFlags& flags) {
   app->add_option("--slo", flags.slo,
                   "Bounds every level must meet (default 'p95<=1s,errors<=1%')");
-  app->add_option("--429", flags.count_429, "error (429s count as errors, the default) or apart");
+  app->add_option("--count-429", flags.count_429,
+                  "error (429s count as errors, the default) or apart");
+  add_hidden_alias(app, "--429", flags.count_429);
   app->add_option("--noise-floor", flags.noise_floor,
                   "Run-to-run noise of throughput when not measured from repeats (default 5%)");
   app->add_option("--operating-fraction", flags.operating_fraction,
@@ -40,7 +43,7 @@ double parse_fraction(const std::string& flag, const std::string& text) {
 
 Judgement parse_judgement(const JudgementFlags& f) {
   if (f.count_429 != "error" && f.count_429 != "apart") {
-    throw UsageError("--429 must be 'error' (429s count as errors) or 'apart', got '" +
+    throw UsageError("--count-429 must be 'error' (429s count as errors) or 'apart', got '" +
                      f.count_429 + "'");
   }
   Judgement j;

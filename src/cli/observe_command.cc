@@ -1,5 +1,5 @@
-// `proofload observe SPEC... [-d 10m] [--every 1s] [--out DIR]`: the observers alone, with the
-// same files as a load run (see experiments/observe_only.h).
+// `proofload observe SPEC... [-d 10m] [--observe-every 1s] [--out DIR]`: the observers alone, with
+// the same files as a load run (see experiments/observe_only.h).
 #include "cli/command_line.h"
 #include "cli/subcommand.h"
 #include "common/units.h"
@@ -25,7 +25,8 @@ Subcommand add_observe_command(CLI::App& parent) {
                   "k8s:NAMESPACE/SELECTOR, host (repeatable)")
       ->required();
   app->add_option("-d,--duration", flags->duration, "How long to watch (default 1m)");
-  app->add_option("--every", flags->every, "How often to sample, 10ms to 1s (default 1s)");
+  app->add_option("--observe-every", flags->every, "How often to sample, 10ms to 1s (default 1s)");
+  add_hidden_alias(app, "--every", flags->every);
   app->add_option("-o,--out", flags->out, "Write result.json and windows.csv here");
   return {app, [flags] {
             experiments::ObserveOptions options;
@@ -34,7 +35,8 @@ Subcommand add_observe_command(CLI::App& parent) {
             if (options.duration_ns <= 0) throw UsageError("-d must be longer than 0");
             options.every_ns = parse_duration_ns(flags->every);
             if (options.every_ns < 10'000'000 || options.every_ns > 1'000'000'000) {
-              throw UsageError("--every must be between 10ms and 1s, got '" + flags->every + "'");
+              throw UsageError("--observe-every must be between 10ms and 1s, got '" + flags->every +
+                               "'");
             }
             if (flags->out) options.out_dir = *flags->out;
             options.command_line = command_line();

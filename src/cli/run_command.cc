@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <filesystem>
 
 #include "cli/command_line.h"
@@ -89,9 +90,14 @@ void add_run_setting(CLI::App* app, RunFlags& flags, std::string_view name,
   }
 }
 
-void add_run_settings(CLI::App* app, RunFlags& flags, plan::SettingScope scope) {
+void add_run_settings(CLI::App* app, RunFlags& flags, plan::SettingScope scope,
+                      std::initializer_list<std::string_view> without) {
   for (const plan::RunSetting& setting : plan::run_settings()) {
-    if (setting.scope == scope) add_run_setting(app, flags, setting.name);
+    if (setting.scope != scope ||
+        std::find(without.begin(), without.end(), setting.name) != without.end()) {
+      continue;
+    }
+    add_run_setting(app, flags, setting.name);
   }
 }
 
@@ -104,8 +110,9 @@ bool looks_like_scenario_file(const std::string& target) {
   return target.find("://") == std::string::npos && access(target.c_str(), R_OK) == 0;
 }
 
-void add_request_flags(CLI::App* app, RunFlags& flags) {
-  add_run_settings(app, flags, plan::SettingScope::kEveryLoad);
+void add_request_flags(CLI::App* app, RunFlags& flags,
+                       std::initializer_list<std::string_view> without) {
+  add_run_settings(app, flags, plan::SettingScope::kEveryLoad, without);
   // Read from argv by remember_command_line, before any output: the option is here to be
   // accepted and listed, and to check that each is a header name.
   app->add_option("--redact", flags.redact,

@@ -42,8 +42,10 @@ struct RunFlags {
   void forget(std::initializer_list<std::string_view> names);
 };
 
-// The run settings of `scope` as flags of `app` (plan::run_settings(), in the table's order).
-void add_run_settings(CLI::App* app, RunFlags& flags, plan::SettingScope scope);
+// The run settings of `scope` as flags of `app` (plan::run_settings(), in the table's order), but
+// those named in `without`: a command lists only what it honours.
+void add_run_settings(CLI::App* app, RunFlags& flags, plan::SettingScope scope,
+                      std::initializer_list<std::string_view> without = {});
 
 // One run setting as a flag of `app`, with the command's own help for it when it means something
 // more there (ladder's -c).
@@ -55,7 +57,8 @@ bool looks_like_scenario_file(const std::string& target);
 
 // The flags every command that sends load shares: the run settings of the request, the pool,
 // observers, TLS and streams, with -q, --redact and the live view.
-void add_request_flags(CLI::App* app, RunFlags& flags);
+void add_request_flags(CLI::App* app, RunFlags& flags,
+                       std::initializer_list<std::string_view> without = {});
 
 // The flags (merged with `scenario` beforehand, see scenario_options.h) as the run they ask for:
 // the target, then every setting's text read (plan::read_settings); the checks are plan_run's.

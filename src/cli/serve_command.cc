@@ -86,7 +86,7 @@ serve::ServerOptions to_options(const ServeFlags& flags) {
     options.body = flags.body;
   }
   options.delay_ns = duration_flag_ns(flags.delay, "--delay");
-  options.request_timeout_ns = duration_flag_ns(flags.request_timeout, "--request-timeout");
+  options.request_timeout_ns = duration_flag_ns(flags.request_timeout, "--timeout");
   options.idle_timeout_ns = duration_flag_ns(flags.idle_timeout, "--idle-timeout");
   options.max_connections = flags.max_connections;
   if (!flags.exit_after.empty()) {
@@ -194,14 +194,16 @@ Subcommand add_serve_command(CLI::App& parent) {
   app->add_option("--stall-every", flags->stall_every, "Begin a stall this often (e.g. 5s)");
   app->add_option("--stall-first", flags->stall_first,
                   "When the first stall begins after start (default: --stall-every)");
-  app->add_option("--threads", flags->threads, "Event-loop threads, each with its own socket")
+  app->add_option("--workers", flags->threads, "Event-loop threads, each with its own socket")
       ->capture_default_str();
+  add_hidden_alias(app, "--threads", flags->threads);
   CLI::Option* routes = app->add_option("--routes", flags->routes_file,
                                         "Serve the routes of this YAML file (docs/serve-routes.md)")
                             ->excludes(body);
-  app->add_option("--request-timeout", flags->request_timeout,
+  app->add_option("--timeout", flags->request_timeout,
                   "A request begun but not complete this long gets 408 and a close")
       ->capture_default_str();
+  add_hidden_alias(app, "--request-timeout", flags->request_timeout);
   app->add_option("--idle-timeout", flags->idle_timeout,
                   "A connection with no request in progress this long is closed")
       ->capture_default_str();

@@ -70,8 +70,8 @@ result::ScheduledMark parse_mark_at(const std::string& text) {
 experiments::SoakPlan build_soak_plan(SoakFlags& f,
                                       std::shared_ptr<const workload::Scenario> scenario) {
   experiments::SoakPlan plan;
-  if (!f.hold) throw UsageError("soak needs --hold, how long to hold the load (e.g. 24h)");
-  plan.hold_ns = parse_positive_duration_ns("--hold", *f.hold);
+  if (!f.hold) throw UsageError("soak needs -d, how long to hold the load (e.g. 24h)");
+  plan.hold_ns = parse_positive_duration_ns("-d", *f.hold);
   plan.ramp_ns = parse_duration_ns(f.ramp);
   if (plan.ramp_ns < 0) throw UsageError("--ramp must not be negative");
   if (f.ramp_steps < 1 || f.ramp_steps > 100)
@@ -81,7 +81,7 @@ experiments::SoakPlan build_soak_plan(SoakFlags& f,
   if (plan.window_ns % kNsPerS != 0)
     throw UsageError("--window must be whole seconds (it is made of 1 s records), got '" +
                      f.window + "'");
-  if (plan.window_ns > plan.hold_ns) throw UsageError("--window is longer than --hold");
+  if (plan.window_ns > plan.hold_ns) throw UsageError("--window is longer than the hold (-d)");
   const std::optional<std::string> rate = f.run.given("rate");
   const std::string executor = f.run.given("executor").value_or(rate ? "open" : "");
   plan.open_loop = executor != "closed";
@@ -151,7 +151,7 @@ experiments::SoakPlan build_soak_plan(SoakFlags& f,
   if (f.drift_noise) {
     s.drift_noise_ms = static_cast<double>(parse_duration_ns(*f.drift_noise)) / 1e6;
   }
-  s.noise_floor = parse_fraction("--noise-floor", f.noise_floor);
+  s.noise_floor = parse_fraction("--drift-floor-share", f.noise_floor);
   s.drift_floor_ms = static_cast<double>(parse_duration_ns(f.drift_floor)) / 1e6;
   if (f.drift_fails != "rise" && f.drift_fails != "any") {
     throw UsageError("--drift-fails must be 'rise' or 'any', got '" + f.drift_fails + "'");
@@ -191,7 +191,8 @@ Subcommand add_soak_command(CLI::App& parent) {
   add_run_setting(app, f->run, "executor", "open (default) or closed (with -c)");
   add_run_setting(app, f->run, "connections",
                   "Closed loop: connections; open loop: the initial pool");
-  app->add_option("--hold", f->hold, "How long the load is held and judged, e.g. 24h")->required();
+  app->add_option("-d,--duration", f->hold, "How long the load is held and judged, e.g. 24h");
+  add_hidden_alias(app, "--hold", f->hold);
   app->add_option("--ramp", f->ramp, "A ramp in steps before the hold, e.g. 10m (default none)");
   app->add_option("--ramp-steps", f->ramp_steps, "Steps of the ramp (default 5)");
   app->add_option("--window", f->window, "The length of a judged window (default 1m)");
@@ -204,8 +205,9 @@ Subcommand add_soak_command(CLI::App& parent) {
                   "Drift by blocks of this length (default: quarters of the hold)");
   app->add_option("--drift-noise", f->drift_noise,
                   "The noise drift is judged against, e.g. 5ms (default: measured)");
-  app->add_option("--noise-floor", f->noise_floor,
+  app->add_option("--drift-floor-share", f->noise_floor,
                   "The smallest p95 change that is a finding, a share of p95 (default 5%)");
+  add_hidden_alias(app, "--noise-floor", f->noise_floor);  // a ladder's is throughput noise
   app->add_option("--drift-floor", f->drift_floor,
                   "The smallest p95 change that is a finding, in time (default 1ms)");
   app->add_option("--drift-fails", f->drift_fails,

@@ -31,4 +31,11 @@ Subcommand add_k8s_command(CLI::App& parent);
 // after `--`: proofload k8s job URL --segments 3 -- --rate 3000", or "" for any other command.
 std::string k8s_job_extras_hint(const CLI::App& root);
 
+// An older spelling of a flag (docs/cli.md), still taken into the same variable but not listed in
+// help, so that one concept shows one name and scripts written with the old one keep working.
+template <typename T>
+void add_hidden_alias(CLI::App* app, const std::string& alias, T& variable) {
+  app->add_option(alias, variable)->group("");
+}
+
 }  // namespace proofload::cli

@@ -67,7 +67,7 @@ int bound_port(int fd) {
 
 void ServerOptions::validate() const {
   if (host.empty()) throw UsageError("--host: must not be empty");
-  if (request_timeout_ns <= 0) throw UsageError("--request-timeout: must be longer than 0");
+  if (request_timeout_ns <= 0) throw UsageError("--timeout: must be longer than 0");
   if (idle_timeout_ns <= 0) throw UsageError("--idle-timeout: must be longer than 0");
   if (port < 0 || port > 65535) throw UsageError("--port: must be between 0 and 65535");
   if (threads < 1 || threads > kMaxThreads) {

@@ -230,7 +230,7 @@ TEST(Soak, BadInputIsRefusedBeforeAnythingIsSent) {
       {{"soak", url, "--rate", "10", "--hold", "10s", "--window", "1500ms"},
        "--window must be whole seconds"},
       {{"soak", url, "--rate", "10", "--hold", "10s", "--window", "1m"},
-       "--window is longer than --hold"},
+       "--window is longer than the hold (-d)"},
       {{"soak", url, "--rate", "10", "--hold", "10s", "--window", "1s", "--bar", "p90<1s"},
        "--bar part 'p90<1s'"},
       {{"soak", url, "--rate", "10", "--hold", "10s", "--window", "1s", "--mark-at", "20s:late"},
