@@ -257,7 +257,8 @@ void judge_facts_again(ProbeResult& r) {
     return;  // an expectation this version cannot read: nothing to judge against
   }
   const analyze::ProbeAnalysis judged =
-      analyze::analyze_probe(r.series, duration_s, r.settings.settle_s, expect);
+      analyze::analyze_probe(r.series, duration_s, r.settings.settle_s, expect,
+                             r.settings.tolerance);
   if (judged.verdict == a.verdict && judged.sources.size() == a.sources.size() &&
       judged.correlations.size() == a.correlations.size()) {
     a.cause = judged.cause;
@@ -300,9 +301,9 @@ void judge_facts_again(ProbeResult& r) {
 
 void judge_probe(ProbeResult& r) {
   const std::optional<analyze::ProbeExpectation> expect = probe_expectation(r.settings);
-  // Without --expect the sources' means are set against their median at the default tolerance.
-  r.analysis =
-      words::described_probe(r.series, analysed_duration_s(r), r.settings.settle_s, expect);
+  // Without --expect the sources' means are set against their median within --tolerance.
+  r.analysis = words::described_probe(r.series, analysed_duration_s(r), r.settings.settle_s, expect,
+                                      r.settings.tolerance);
   for (analyze::ProbeVariantVerdict& v : r.variants) {
     const analyze::VariantAllowance allowance =
         analyze::variant_allowance(r.analysis, v.run.address, expect);

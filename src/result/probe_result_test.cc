@@ -5,6 +5,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <stdexcept>
 
 #include "result/probe_expectation.h"
@@ -154,6 +155,41 @@ TEST(ProbeResultJson, ADamagedFileIsRefusedNamingTheKey) {
   file["schema"] = "proofload.soak/v1";
   EXPECT_NE(probe_error_of(file).find("schema"), std::string::npos);
   EXPECT_NE(probe_error_of(json::array()).find("not a JSON object"), std::string::npos);
+}
+
+}  // namespace
+}  // namespace proofload::result
+
+namespace proofload::result {
+namespace {
+
+// Without --expect, --tolerance is how far a source's sustained mean may lie from the sources'
+// median and still be judged alike (docs/probe.md); the judgement once took the 10% default
+// whatever was given.
+TEST(JudgeProbe, WithoutAnExpectationTheToleranceIsTheOneGiven) {
+  using namespace analyze::testing_support;
+  ProbeResult r;
+  r.settings.duration_s = kProbeDurationS;
+  r.settings.settle_s = kProbeSettleS;
+  r.measured_s = kProbeDurationS;
+  for (int i = 0; i < 3; ++i) {
+    r.series.push_back(probe_source(i));
+    r.settings.sources.push_back(r.series.back().address);
+    const int64_t rate = i == 2 ? 115 : 100;  // the third lets 15% more through than the median
+    for (int64_t second = 0; second < 60; ++second) {
+      add_second(r.series.back(), second, second == 0 ? 600 : rate);
+    }
+  }
+  auto far_from_median = [&](double tolerance) {
+    r.settings.tolerance = tolerance;
+    judge_probe(r);
+    EXPECT_DOUBLE_EQ(r.analysis.tolerance, tolerance);
+    return std::count_if(r.analysis.misses.begin(), r.analysis.misses.end(), [](const auto& m) {
+      return m.kind == analyze::ProbeMissKind::kFarFromMedian;
+    });
+  };
+  EXPECT_EQ(far_from_median(0.10), 1);
+  EXPECT_EQ(far_from_median(0.20), 0);
 }
 
 }  // namespace
