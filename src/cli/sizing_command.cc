@@ -29,7 +29,8 @@ struct SizingFlags {
   std::vector<std::string> cores;
   std::optional<std::string> apply;
   std::optional<std::string> ready_until;
-  std::string ready_timeout = "120s";
+  std::string ready_timeout =
+      format_duration(static_cast<int64_t>(result::kDefaultReadyTimeoutS) * kNsPerS);
 };
 
 experiments::SizingPlan build_sizing_plan(SizingFlags& f,
@@ -93,7 +94,8 @@ Subcommand add_sizing_command(CLI::App& parent) {
                   "$PROOFLOAD_INSTANCES, $PROOFLOAD_CPU, $PROOFLOAD_MEMORY, ...)");
   app->add_option("--ready-until", f->ready_until,
                   "After each apply, wait until this URL answers 2xx or this command exits 0");
-  app->add_option("--ready-timeout", f->ready_timeout, "Longest ready wait (default 120s)");
+  app->add_option("--ready-timeout", f->ready_timeout,
+                  "Longest ready wait (default " + f->ready_timeout + ")");
   app->get_option("--restore")
       ->description("Command run once at the very end, on every exit path (Ctrl-C included)");
   app->get_option("--hook-timeout")->description("Longest a hook may run (default 60s)");

@@ -87,7 +87,7 @@ SizingSettings sizing_settings_from_json(const JsonReader& r) {
   s.apply = r.optional_text("apply");
   s.restore = r.optional_text("restore");
   s.ready_until = r.optional_text("ready_until");
-  s.ready_timeout_s = r.number("ready_timeout_s").value_or(60);
+  s.ready_timeout_s = r.number("ready_timeout_s").value_or(kDefaultReadyTimeoutS);
   s.hook_timeout_s = r.number("hook_timeout_s").value_or(60);
   s.loop = r.text("loop");
   s.levels = r.numbers("levels").value_or(std::vector<double>{});

@@ -55,10 +55,13 @@ struct SizingConfigRecord {
   std::string noise_floor_source;            // "stated", "measured", "default"
 };
 
+// --ready-timeout's default: the command's, and what a file that does not say is read as.
+constexpr double kDefaultReadyTimeoutS = 120;
+
 // settings: how the sizing was asked to run.
 struct SizingSettings {
   std::optional<std::string> apply, restore, ready_until;
-  double ready_timeout_s = 60;
+  double ready_timeout_s = kDefaultReadyTimeoutS;
   double hook_timeout_s = 60;
   std::string loop;  // the ladders' loop: "closed" or "open"
   std::vector<double> levels;

@@ -70,6 +70,15 @@ TEST(SizingResult, RoundTripsEveryField) {
   EXPECT_FALSE(back.settings.ready_until);
 }
 
+// A file that does not say how long the ready wait was is read with the command's default (it
+// once read as 60 s where the command waited 120 s).
+TEST(SizingResult, AReadyTimeoutNotRecordedIsTheCommandsDefault) {
+  nlohmann::json json = sizing_to_json(sizing_sample());
+  json["settings"].erase("ready_timeout_s");
+  EXPECT_EQ(sizing_from_json(json).settings.ready_timeout_s, 120);
+  EXPECT_EQ(SizingSettings{}.ready_timeout_s, 120);
+}
+
 TEST(SizingResult, RequiresTheSchemaAndEachConfigsName) {
   nlohmann::json json = sizing_to_json(sizing_sample());
   json["sizing"]["configs"][0].erase("name");
