@@ -29,7 +29,7 @@ enum class Protocol : uint8_t {
 
 // How the engine sends, as a run asks it: the timeouts, the grace at the end. plan::RunSpec holds
 // one and the LoadSpec gets it whole, so an option of this kind is a field here, its declaration
-// in plan/run_settings.cc (flag, help, check, record, Reproduce) and the engine's use.
+// in plan/run_settings_connection.cc (flag, help, check, record, Reproduce) and the engine's use.
 struct SendOptions {
   int64_t connect_timeout_ns = 5'000'000'000;
   int64_t request_timeout_ns = 10'000'000'000;  // also the longest a request may queue

@@ -52,7 +52,7 @@ int64_t most_connections(const RunSpec& spec) {
 }
 
 // What only settings together forbid; each setting's own check is its declaration's
-// (run_settings.cc), run first.
+// (run_settings*.cc), run first.
 void check(const RunSpec& spec) {
   if (spec.target.empty()) throw UsageError("run needs a URL or a scenario file");
   check_settings(spec);

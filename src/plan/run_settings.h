@@ -1,7 +1,7 @@
-// Every setting of a run, declared once (run_settings.cc): its flag and the older spellings it
-// still takes, its help with its default, how its text is read into a RunSpec, its check, its key
-// in result.json's spec and its form in the Reproduce command. The CLI adds each command's flags
-// from this table (cli/run_flags.cc), plan_run checks and records through it, and
+// Every setting of a run, declared once (the table of run_settings*.cc): its flag and the older
+// spellings it still takes, its help with its default, how its text is read into a RunSpec, its
+// check, its key in result.json's spec and its form in the Reproduce command. The CLI adds each
+// command's flags from this table (cli/run_command.cc), plan_run checks and records through it, and
 // run_command_text writes the command back from it, so a new setting is one entry here, its field
 // (in RunSpec, or in engine::SendOptions when the engine reads it as given) and its use.
 // Settings that several flags make together (the target and the scenario, the load's shape,

@@ -3,7 +3,8 @@
 // file's settings) into one; an experiment varies a field of it (a level's rate or connections,
 // its duration) and plans that run, never formatting a number back into a flag. Everything it
 // says is checked by plan_run (plan_run.h), before anything is sent. Plain data. Each setting's
-// flag, help, reading, check, record and Reproduce form is declared once, in run_settings.cc.
+// flag, help, reading, check, record and Reproduce form is declared once, in the table of
+// run_settings*.cc.
 #pragma once
 
 #include <cstdint>

@@ -198,7 +198,7 @@ struct SpecRecord {
   Field<std::string> reconcile;
   Field<std::vector<std::string>> thresholds;
   // Keys without a member here: a newer proofload's, and those a run setting records itself
-  // (plan/run_settings.cc, through record_key). Written back as they are.
+  // (plan/run_settings*.cc, through record_key). Written back as they are.
   nlohmann::json unknown = nlohmann::json::object();
   bool operator==(const SpecRecord&) const = default;
 
