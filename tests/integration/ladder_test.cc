@@ -424,9 +424,11 @@ TEST(Docs, EachConceptShowsOneFlagAndItsOlderSpellingIsTakenUnlisted) {
   }
   // Taken: the old spelling plans what the new one does.
   const std::string url = "http://127.0.0.1:1/";
+  // One directory for both: a default one is named by the second the plan was made in.
+  const std::string out = make_temp_dir("spellings");
   auto plan_of = [&](std::vector<std::string> args) {
     args.insert(args.begin(), proofload_binary());
-    args.push_back("--plan");
+    args.insert(args.end(), {"-o", out, "--plan"});
     const Completed c = run_to_completion(args);
     EXPECT_EQ(c.exit_code, 0) << c.err;
     return c.out;
