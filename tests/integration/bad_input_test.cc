@@ -30,7 +30,9 @@ using nlohmann::json;
 void expect_usage_error(const std::vector<std::string>& args, const std::string& expected) {
   std::vector<std::string> command = {proofload_binary()};
   command.insert(command.end(), args.begin(), args.end());
-  auto run = run_to_completion(command, std::chrono::seconds(20));
+  // Refused, never hanging; 60 s because a sanitizer build reads a 256 MiB file up to its
+  // limit about fifteen times slower than a release one (20 s ran out under TSan).
+  auto run = run_to_completion(command, std::chrono::seconds(60));
   EXPECT_EQ(run.exit_code, 2) << run.err;
   EXPECT_EQ(std::count(run.err.begin(), run.err.end(), '\n'), 1) << run.err;
   EXPECT_EQ(run.err.rfind("proofload: error: ", 0), 0u) << run.err;

@@ -39,7 +39,10 @@ TEST(Probe, AllowancesKeyedByAddressAreSeparateAndEachMeetsItsRate) {
   for (const std::string address : {"127.0.0.2", "127.0.0.3", "127.0.0.4"}) {
     const json& s = source_of(result, address);
     EXPECT_NEAR(s["sustained_per_s"]["mean"].get<double>(), 50, 5) << address;
-    EXPECT_EQ(s["burst_before_first_429"], 25) << address << ": a fresh bucket gives its burst";
+    // A fresh bucket gives its burst, and what it refills (50/s) while the burst is being sent:
+    // none in a release build, two under TSan, which sends slower.
+    EXPECT_GE(s["burst_before_first_429"].get<int64_t>(), 25) << address;
+    EXPECT_LE(s["burst_before_first_429"].get<int64_t>(), 30) << address;
     EXPECT_GT(s["limited"].get<int64_t>(), 0) << address;
     EXPECT_EQ(s["expect_met"], true) << s["expect_reason"];
     EXPECT_GE(s["per_second"].size(), 5u);
