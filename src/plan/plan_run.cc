@@ -93,12 +93,11 @@ void check(const RunSpec& spec) {
     stages_ns += s.duration_ns;
     if (stages_ns > kMaxRunNs) throw UsageError("--stages last more than ten years");
   }
-  if (!spec.sources.empty()) {
-    if (most_connections(spec) < static_cast<int64_t>(spec.sources.size())) {
-      throw UsageError(fmt::format("--sources: each of the {} sources needs a connection of its "
-                                   "own, so -c must be at least {}",
-                                   spec.sources.size(), spec.sources.size()));
-    }
+  if (most_connections(spec) < static_cast<int64_t>(spec.sources.size())) {
+    throw UsageError(
+        fmt::format("--sources: each of the {} sources needs a connection of its "
+                    "own, so -c must be at least {}",
+                    spec.sources.size(), spec.sources.size()));
   }
   check_segment(spec, most_connections(spec));
 }
@@ -109,8 +108,6 @@ int64_t scheduled_duration_ns(const RunSpec& spec) {
 
   return spec.requests_limit ? kUnboundedNs : kDefaultDurationNs;
 }
-
-// The connections a run may open: the pool's ceiling.
 
 // The TLS the load's connections use: what was asked, with ALPN for the protocol.
 net::TlsOptions load_tls(const RunSpec& spec) {

@@ -49,26 +49,6 @@ bool parse_int(std::string_view text, int& out) {
 
 }  // namespace
 
-// --io, else PROOFLOAD_IO (so that a test suite or a CI job runs everything over one backend),
-// else nullopt: pre-flight picks (net::choose_io_backend).
-std::optional<net::IoBackend> io_backend_from(const std::optional<std::string>& flag) {
-  std::string text;
-  if (flag) {
-    text = *flag;
-  } else if (const char* env = std::getenv("PROOFLOAD_IO"); env != nullptr && *env != '\0') {
-    text = env;
-    if (text != "uring" && text != "io_uring" && text != "epoll") {
-      throw UsageError("PROOFLOAD_IO is '" + text + "': it must be uring or epoll");
-    }
-  } else {
-    return std::nullopt;
-  }
-  if (text != "uring" && text != "io_uring" && text != "epoll") {
-    throw UsageError("--io must be uring or epoll, got '" + text + "'");
-  }
-  return text == "epoll" ? net::IoBackend::kEpoll : net::IoBackend::kUring;
-}
-
 }  // namespace settings
 
 std::vector<std::string> read_sources(const std::string& text) {
@@ -153,8 +133,8 @@ void read_settings(const SettingTexts& texts, RunSpec& spec) {
     const auto given = texts.find(setting.name);
     if (given != texts.end() && !given->second.empty()) {
       setting.read(given->second, spec);
-    } else if (setting.name == "io") {
-      spec.io = settings::io_backend_from(std::nullopt);  // PROOFLOAD_IO
+    } else if (setting.read_when_absent) {
+      setting.read({}, spec);
     }
   }
 }

@@ -68,6 +68,9 @@ struct RunSetting {
   std::string_view group;         // help's group ("" for the command's own list)
   std::string_view default_text;  // "(default X)" in help; read, it gives RunSpec{}'s value
   std::string_view aliases;       // older spellings, still taken, not shown: "--hold"
+  // `read` is called with no texts when the flag is not given: an environment variable stands in
+  // for it (--io's PROOFLOAD_IO).
+  bool read_when_absent = false;
   // The texts given, into the spec. Throws UsageError.
   void (*read)(const std::vector<std::string>& texts, RunSpec& spec) = nullptr;
   // Refuses what no run may have (plan_run runs every one before its own checks); may be null.

@@ -15,9 +15,9 @@
 #include <string_view>
 #include <vector>
 
+#include "common/clock.h"
 #include "common/units.h"
 #include "common/usage_error.h"
-#include "net/io_backend.h"
 #include "plan/run_settings.h"
 
 namespace proofload::plan::settings {
@@ -45,8 +45,6 @@ inline int whole_int(const Texts& texts, std::string_view flag) {
   return static_cast<int>(value);
 }
 
-inline double seconds_of(int64_t ns) { return static_cast<double>(ns) / 1e9; }
-
 inline bool open_loop(const RunSpec& spec) { return spec.executor == engine::Executor::kOpenLoop; }
 
 inline void duration_at_least(std::string_view flag, int64_t ns) {
@@ -54,10 +52,6 @@ inline void duration_at_least(std::string_view flag, int64_t ns) {
     throw UsageError(fmt::format("{} must be longer than 0, got '{}'", flag, format_duration(ns)));
   }
 }
-
-// --io, else PROOFLOAD_IO (so that a test suite or a CI job runs everything over one backend),
-// else nullopt: pre-flight picks (net::choose_io_backend).
-std::optional<net::IoBackend> io_backend_from(const std::optional<std::string>& flag);
 
 // The groups, in the Reproduce command's order.
 std::span<const RunSetting> target_and_stream_settings();  // run_settings_request.cc

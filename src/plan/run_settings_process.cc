@@ -17,6 +17,7 @@
 #include "common/usage_error.h"
 #include "common/wall_time.h"
 #include "http/url.h"
+#include "net/io_backend.h"
 #include "net/tcp.h"
 #include "observe/reconcile_source.h"
 #include "plan/redaction.h"
@@ -36,6 +37,26 @@ uint64_t read_seed(const std::string& text) {
                      "'");
   }
   return seed;
+}
+
+// --io, else PROOFLOAD_IO (so that a test suite or a CI job runs everything over one backend),
+// else nullopt: pre-flight picks (net::choose_io_backend).
+std::optional<net::IoBackend> io_backend_from(const std::optional<std::string>& flag) {
+  std::string text;
+  if (flag) {
+    text = *flag;
+  } else if (const char* env = std::getenv("PROOFLOAD_IO"); env != nullptr && *env != '\0') {
+    text = env;
+    if (text != "uring" && text != "io_uring" && text != "epoll") {
+      throw UsageError("PROOFLOAD_IO is '" + text + "': it must be uring or epoll");
+    }
+  } else {
+    return std::nullopt;
+  }
+  if (text != "uring" && text != "io_uring" && text != "epoll") {
+    throw UsageError("--io must be uring or epoll, got '" + text + "'");
+  }
+  return text == "epoll" ? net::IoBackend::kEpoll : net::IoBackend::kUring;
 }
 
 }  // namespace
@@ -62,14 +83,18 @@ constexpr RunSetting kProcess[] = {
              args.option("--workers", std::to_string(spec.workers));
            }
          }},
-    // Read even when not given: PROOFLOAD_IO stands in for it.
     {.name = "io",
      .flags = "--io",
      .takes = SettingTakes::kText,
      .scope = SettingScope::kEveryLoad,
      .help = "What the workers' sockets go through: epoll (the default, or PROOFLOAD_IO's) or "
              "uring (io_uring; where the kernel refuses it, epoll with a note)",
-     .read = [](const Texts& texts, RunSpec& spec) { spec.io = io_backend_from(one(texts)); },
+     .read_when_absent = true,  // PROOFLOAD_IO stands in for it
+     .read =
+         [](const Texts& texts, RunSpec& spec) {
+           spec.io = io_backend_from(texts.empty() ? std::nullopt
+                                                   : std::optional<std::string>(one(texts)));
+         },
      .reproduce =
          [](const RunSpec& spec, CommandArgs& args) {
            if (spec.io) args.option("--io", *spec.io == net::IoBackend::kUring ? "uring" : "epoll");
