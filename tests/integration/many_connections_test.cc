@@ -23,12 +23,15 @@ TEST(ManyConnections, TenThousandOnOneWorkerOverEachBackend) {
     const std::string out = make_temp_dir(std::string("io-10k-") + io);
     const Completed run = run_to_completion(
         {"/usr/bin/prlimit", "--nofile=1024:", proofload_binary(), "run", server.url(), "-c",
-         "10000", "--sources", "127.0.0.2", "-n", "20000", "--io", io, "-q", "--out", out},
+         "10000", "--sources", "127.0.0.2", "-d", "3s", "--io", io, "-q", "--out", out},
         std::chrono::seconds(100));
     ASSERT_EQ(run.exit_code, 0) << run.err;
+    // Bounded by time, not by -n: 20,000 requests could all be answered on the connections that
+    // opened first (9,392 had, on a loaded machine) before the last ones opened.
     const json summary = json::parse(read_file(out + "/result.json"))["summary"];
     EXPECT_EQ(summary["connects"], 10000) << io;
-    EXPECT_EQ(summary["outcomes"]["success"], 20000) << io;
+    EXPECT_GE(summary["outcomes"]["success"].get<int64_t>(), 10000) << io;
+    EXPECT_EQ(summary["outcomes"]["success"], summary["requests"]) << summary.dump();
   }
 }
 
