@@ -232,11 +232,11 @@ Drift analyze_drift(std::span<const SoakWindowRow> rows, const DriftRule& rule) 
       previous = &row;
     }
     drift.spread_ms = median_of(changes).value_or(0);
-    drift.relative_floor_ms = rule.noise_floor * drift.first_quarter_p95_ms.value_or(0);
+    drift.relative_floor_ms = rule.floor_share * drift.first_quarter_p95_ms.value_or(0);
     drift.absolute_floor_ms = rule.floor_ms;
     drift.noise_ms = std::max({*drift.spread_ms, *drift.relative_floor_ms, rule.floor_ms});
     drift.noise_source = "measured";
-    drift.relative_floor_share = rule.noise_floor;
+    drift.relative_floor_share = rule.floor_share;
     drift.noise_largest = drift.noise_ms == *drift.spread_ms ? DriftNoisePart::kSpread
                           : drift.noise_ms == *drift.relative_floor_ms
                               ? DriftNoisePart::kRelativeFloor

@@ -130,7 +130,7 @@ struct Drift {
   std::optional<double> spread_ms;          // the window-to-window spread (jitter)
   std::optional<double> relative_floor_ms;  // the noise floor (a share) of the first quarter's p95
   std::optional<double> absolute_floor_ms;  // the absolute floor (--drift-floor)
-  std::optional<double> relative_floor_share;  // its share (DriftRule::noise_floor), 0..1
+  std::optional<double> relative_floor_share;  // its share (DriftRule::floor_share), 0..1
   DriftNoisePart noise_largest = DriftNoisePart::kSpread;  // measured: which part is noise_ms
   std::string verdict;    // "drift", "no drift", or "not judged" (too few windows)
   std::string direction;  // "rose" or "fell" (last quarter against first); "" when not judged
@@ -154,7 +154,8 @@ std::string_view drift_fails_text(DriftFails fails);  // "rise", "any"
 struct DriftRule {
   double block_s = 0;                     // <= 0: quarters
   std::optional<double> stated_noise_ms;  // --drift-noise: replaces the measured noise
-  double noise_floor = 0.05;              // the relative floor, a share of the first quarter's p95
+  double floor_share =
+      0.05;  // the relative floor (--drift-floor-share), a share of the first quarter's p95
   double floor_ms = kDefaultDriftFloorMs;  // the absolute floor (--drift-floor)
   DriftFails fails = DriftFails::kRise;    // --drift-fails
 };
@@ -162,7 +163,7 @@ struct DriftRule {
 // Drift over the hold's windows (ramp windows are left out). The noise is the stated one, else
 // the largest of the window-to-window spread (the median absolute change of p95 from one window
 // of the hold to the next: jitter, which a slow drift hardly moves), the relative floor
-// (noise_floor of the first quarter's median p95: differences smaller than the ladder's noise
+// (floor_share of the first quarter's median p95: differences smaller than the ladder's noise
 // floor are not findings) and the absolute floor (floor_ms: a change of a fraction of a
 // millisecond on a fast server is not one either). A change beyond the noise is drift; it fails
 // the soak when latency rose, or fell with DriftFails::kAny.

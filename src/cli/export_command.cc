@@ -69,10 +69,11 @@ void export_to(const ExportFlags& f, const report::OpenMetricsSink& out) {
     }
     return;
   }
-  const char* table = result::is_run_schema(schema) || schema == result::kSoakSchema ? "windows.csv"
-                      : schema == result::kLadderSchema                              ? "levels.csv"
-                      : schema == result::kCompareSchema                             ? "cells.csv"
-                                                                                     : nullptr;
+  const char* table = result::is_run_schema(schema) || result::is_soak_schema(schema)
+                          ? "windows.csv"
+                      : schema == result::kLadderSchema  ? "levels.csv"
+                      : schema == result::kCompareSchema ? "cells.csv"
+                                                         : nullptr;
   if (table == nullptr) {
     throw UsageError("export --format csv: " + f.directory + " ('" + schema +
                      "') keeps no single table; its CSV files are in the directory");

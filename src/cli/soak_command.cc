@@ -38,7 +38,7 @@ struct SoakFlags {
   std::string canary_timeout = "10s";
   std::optional<std::string> drift_blocks;
   std::optional<std::string> drift_noise;
-  std::string noise_floor = "5%";
+  std::string drift_floor_share = "5%";
   std::string drift_floor = "1ms";
   std::string drift_fails = "rise";
   std::vector<std::string> mark_at;
@@ -151,7 +151,7 @@ experiments::SoakPlan build_soak_plan(SoakFlags& f,
   if (f.drift_noise) {
     s.drift_noise_ms = static_cast<double>(parse_duration_ns(*f.drift_noise)) / 1e6;
   }
-  s.noise_floor = parse_fraction("--drift-floor-share", f.noise_floor);
+  s.drift_floor_share = parse_fraction("--drift-floor-share", f.drift_floor_share);
   s.drift_floor_ms = static_cast<double>(parse_duration_ns(f.drift_floor)) / 1e6;
   if (f.drift_fails != "rise" && f.drift_fails != "any") {
     throw UsageError("--drift-fails must be 'rise' or 'any', got '" + f.drift_fails + "'");
@@ -205,9 +205,9 @@ Subcommand add_soak_command(CLI::App& parent) {
                   "Drift by blocks of this length (default: quarters of the hold)");
   app->add_option("--drift-noise", f->drift_noise,
                   "The noise drift is judged against, e.g. 5ms (default: measured)");
-  app->add_option("--drift-floor-share", f->noise_floor,
+  app->add_option("--drift-floor-share", f->drift_floor_share,
                   "The smallest p95 change that is a finding, a share of p95 (default 5%)");
-  add_hidden_alias(app, "--noise-floor", f->noise_floor);  // a ladder's is throughput noise
+  add_hidden_alias(app, "--noise-floor", f->drift_floor_share);  // a ladder's is throughput noise
   app->add_option("--drift-floor", f->drift_floor,
                   "The smallest p95 change that is a finding, in time (default 1ms)");
   app->add_option("--drift-fails", f->drift_fails,

@@ -109,7 +109,7 @@ void complete_soak(result::SoakResult& r, std::vector<analyze::SoakWindowRow> ro
   analyze::DriftRule rule;
   rule.block_s = r.settings.drift_block_s.value_or(0);
   rule.stated_noise_ms = r.settings.drift_noise_ms;
-  rule.noise_floor = r.settings.noise_floor;
+  rule.floor_share = r.settings.drift_floor_share;
   rule.floor_ms = r.settings.drift_floor_ms;
   rule.fails = r.settings.drift_fails == "any" ? analyze::DriftFails::kAny : analyze::DriftFails::kRise;
   r.drift = words::described_drift(r.windows, rule);

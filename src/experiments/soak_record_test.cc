@@ -145,5 +145,22 @@ TEST_F(SoakRecord, ResultJsonReadsBackAsWritten) {
                std::runtime_error);
 }
 
+// v2 renamed settings.noise_floor (a ladder's word for throughput noise) to drift_floor_share; a
+// soak recorded as v1 reads back with its share, and the registry still knows its directory.
+TEST_F(SoakRecord, AVersionOneFileReadsItsDriftFloorShareFromNoiseFloor) {
+  result::SoakResult r = plan_of_a_soak();
+  r.settings.drift_floor_share = 0.12;
+  nlohmann::json json = result::soak_to_json(r);
+  EXPECT_EQ(json["schema"], "proofload.soak/v2");
+  EXPECT_EQ(json["settings"]["drift_floor_share"], 0.12);
+  EXPECT_FALSE(json["settings"].contains("noise_floor"));
+  json["schema"] = "proofload.soak/v1";
+  json["settings"].erase("drift_floor_share");
+  json["settings"]["noise_floor"] = 0.2;
+  EXPECT_EQ(result::soak_from_json(json).settings.drift_floor_share, 0.2);
+  json["schema"] = "proofload.soak/v3";
+  EXPECT_THROW(result::soak_from_json(json), std::runtime_error);
+}
+
 }  // namespace
 }  // namespace proofload::experiments

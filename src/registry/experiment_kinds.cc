@@ -188,7 +188,7 @@ const std::vector<ExperimentKind>& experiment_kinds() {
       {"run", report::kResultSchema, owns_run, rerender_run, merge_run, true, result::kRunSchemaV1},
       {"ladder", result::kLadderSchema, nullptr, ladder_report, merge_ladder, true, nullptr},
       {"soak", result::kSoakSchema, experiments::is_soak_directory, soak_report, merge_soak, true,
-       nullptr},
+       result::kSoakSchemaV1},
       {"probe", result::kProbeSchema, experiments::is_probe_directory, probe_report, merge_probe,
        true, nullptr},
       {"compare", result::kCompareSchema, nullptr, compare_report, nullptr, false, nullptr},

@@ -8,6 +8,7 @@
 #include "result/compare_result.h"
 #include "result/ladder_result.h"
 #include "result/probe_result.h"
+#include "result/run_record.h"
 #include "result/sizing_result.h"
 #include "result/soak_result.h"
 
@@ -22,6 +23,9 @@ TEST(ExperimentKinds, EachSchemaFindsItsKindAndReportNamesAllSix) {
     EXPECT_NE(kind->rerender, nullptr) << schema;
   }
   EXPECT_EQ(kind_with_schema("proofload.nothing/v1"), nullptr);
+  // The older schemas still read: a run's v1 (start_time) and a soak's v1 (noise_floor).
+  EXPECT_EQ(kind_with_schema(result::kRunSchemaV1), kind_with_schema(report::kResultSchema));
+  EXPECT_EQ(kind_with_schema(result::kSoakSchemaV1), kind_with_schema(result::kSoakSchema));
   EXPECT_EQ(kind_names(any_kind, true),
             std::string(report::kResultSchema) + ", " + result::kLadderSchema + ", " +
                 result::kSoakSchema + ", " + result::kProbeSchema + ", " + result::kCompareSchema +

@@ -33,10 +33,12 @@ json experiment_record_to_json(const ExperimentRecord& r, const char* schema, co
 }
 
 ExperimentRecord experiment_record_from_json(const json& result, const char* schema,
-                                             const char* kind, const char* document) {
+                                             const char* kind, const char* document,
+                                             const char* older_schema) {
   if (!result.is_object()) throw std::runtime_error(std::string(document) + ": not a JSON object");
   const JsonReader top(&result, "", document);
-  if (const std::string found = top.required_text("schema"); found != schema) {
+  if (const std::string found = top.required_text("schema");
+      found != schema && (older_schema == nullptr || found != older_schema)) {
     top.fail("schema is \"" + found + "\", not \"" + schema + "\"");
   }
   if (const std::string found = top.required_text("kind"); found != kind) {

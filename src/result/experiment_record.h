@@ -22,8 +22,10 @@ nlohmann::json experiment_record_to_json(const ExperimentRecord& record, const c
                                          const char* kind);
 // The record of `result`, which must be a JSON object of this schema and kind; a missing
 // required key (schema, kind, status) or a value of the wrong type throws std::runtime_error
-// naming `document` and the key.
+// naming `document` and the key. `older_schema` (if not null) is an older schema of the kind that
+// is read as well.
 ExperimentRecord experiment_record_from_json(const nlohmann::json& result, const char* schema,
-                                             const char* kind, const char* document);
+                                             const char* kind, const char* document,
+                                             const char* older_schema = nullptr);
 
 }  // namespace proofload::result

@@ -119,7 +119,7 @@ json settings_json(const SoakSettings& s) {
           {"canaries", s.canaries},
           {"drift_block_s", optional_json(s.drift_block_s)},
           {"drift_noise_ms", optional_json(s.drift_noise_ms)},
-          {"noise_floor", s.noise_floor},
+          {"drift_floor_share", s.drift_floor_share},
           {"drift_floor_ms", s.drift_floor_ms},
           {"drift_fails", s.drift_fails},
           {"mark_window_s", s.mark_window_s},
@@ -143,7 +143,9 @@ SoakSettings soak_settings_from_json(const JsonReader& r) {
   s.canaries = r.texts("canaries");
   s.drift_block_s = r.number("drift_block_s");
   s.drift_noise_ms = r.number("drift_noise_ms");
-  s.noise_floor = r.number("noise_floor").value_or(analyze::kDefaultNoiseFloor);
+  s.drift_floor_share =
+      r.number("drift_floor_share")
+          .value_or(r.number("noise_floor").value_or(analyze::kDefaultNoiseFloor));
   // A soak recorded before the absolute floor had none.
   s.drift_floor_ms = r.number("drift_floor_ms").value_or(0);
   if (const std::string fails = r.text("drift_fails"); !fails.empty()) s.drift_fails = fails;
@@ -312,7 +314,7 @@ json soak_to_json(const SoakResult& r) {
 SoakResult soak_from_json(const json& result) {
   SoakResult r;
   static_cast<ExperimentRecord&>(r) =
-      experiment_record_from_json(result, kSoakSchema, "soak", kSoakDocument);
+      experiment_record_from_json(result, kSoakSchema, "soak", kSoakDocument, kSoakSchemaV1);
   const JsonReader top(&result, "", kSoakDocument);
   r.hold_start_unix_ns =
       static_cast<int64_t>(top.unsigned_integer("hold_start_unix_ns").value_or(0));

@@ -1,4 +1,4 @@
-// A soak's result.json (schema proofload.soak/v1, kind "soak"; docs/result-schema.md "Soak") as
+// A soak's result.json (schema proofload.soak/v2, kind "soak"; docs/result-schema.md "Soak") as
 // one typed value, SoakResult, with its paired to_json and from_json: `proofload soak` writes it,
 // `proofload report` and the soak's summary.md read it. The windows, drift, slowest request and
 // marks are analyze::soak_analysis.h's values. The load itself is an ordinary run in the `run/`
@@ -21,7 +21,13 @@
 
 namespace proofload::result {
 
-constexpr const char* kSoakSchema = "proofload.soak/v1";
+// v2 names the drift's floor share `settings.drift_floor_share`; v1 named it `noise_floor`, which
+// in a ladder means throughput noise. v1 is read as well.
+constexpr const char* kSoakSchema = "proofload.soak/v2";
+constexpr const char* kSoakSchemaV1 = "proofload.soak/v1";
+inline bool is_soak_schema(std::string_view schema) {
+  return schema == kSoakSchema || schema == kSoakSchemaV1;
+}
 
 // A --mark-at as asked: at `at_s` from the hold's start, `label`, and the command run then.
 struct ScheduledMark {
@@ -44,7 +50,7 @@ struct SoakSettings {
   std::vector<std::string> canaries;     // their names, as the scenario file gives them
   std::optional<double> drift_block_s;   // nullopt: quarters
   std::optional<double> drift_noise_ms;  // stated; nullopt: measured
-  double noise_floor = 0.05;
+  double drift_floor_share = 0.05;       // --drift-floor-share: drift's floor, a share of the p95
   double drift_floor_ms = analyze::kDefaultDriftFloorMs;  // the absolute floor of drift's noise
   std::string drift_fails = "rise";                       // "rise" or "any": which drift fails
   double mark_window_s = 120;
