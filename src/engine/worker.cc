@@ -38,14 +38,12 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
       index_(index),
       start_ns_(start_ns),
       control_(control),
-      mailbox_(mailbox),
       loop_(spec.io, connections_hint(spec, index)),
       wake_fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
       shard_(spec.segment + spec.segments * index),
       shards_(spec.segments * spec.workers),
       context_(*spec.workload, shard_, shards_),
-      named_(!spec.workload->is_fixed()),
-      span_end_ns_(start_ns + spec.profile.duration_ns()),
+      recorder_(spec, index, start_ns, mailbox),
       read_buffer_(kReadBufferBytes) {
   if (wake_fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
   loop_.add(wake_fd_, EPOLLIN, kWakeToken);
@@ -87,16 +85,8 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
   for (int w = 0; w < index; ++w) {
     first_slot_ += schedule::share_of(pool_size, spec.segment + spec.segments * w, shards) * slots;
   }
-  if (!spec.sources.empty()) {
-    source_ = &spec.sources.at(static_cast<size_t>(index));
-    current_.sources.resize(spec.sources.size());
-  }
+  if (!spec.sources.empty()) source_ = &spec.sources.at(static_cast<size_t>(index));
   if (h2()) links_.resize((connections_.size() + static_cast<size_t>(slots) - 1) / slots);
-  if (named_) {
-    measured_named_.resize(workload_.requests().size(), workload_.flow_names().size());
-    warmup_named_.resize(workload_.requests().size(), workload_.flow_names().size());
-    current_.request_outcomes.resize(workload_.requests().size());
-  }
 }
 
 const net::Address& Worker::address_of_slot(int slot) const {
@@ -131,7 +121,7 @@ void Worker::run() {
     if (!draining_) begin_drain(now, true);
     end_drain(now);  // what was in flight or queued still gets its one outcome
     close_all();
-    finish_windows();
+    recorder_.finish(drain_started_ns_, busy_, queued());
   }
 }
 
@@ -142,39 +132,10 @@ void Worker::close_all() {
   for (Link& link : links_) close_link(link);
 }
 
-// Hands over the last window (ending when the last request ended) and the totals.
-void Worker::finish_windows() {
-  int64_t end_ns = std::max(last_end_ns_, drain_started_ns_);
-  int64_t window_start_ns = start_ns_ + window_index_ * spec_.window_ns;
-  bool empty = current_.ended() == 0 && current_.intended == 0 && current_.bytes_in == 0 &&
-               current_.bytes_out == 0 && current_.connects == 0;
-  // A last window that holds nothing and starts after the end adds only an empty row.
-  if (!(empty && end_ns <= window_start_ns)) flush_window(std::max(end_ns, window_start_ns));
-  mailbox_.post_done(index_, window_index_ - 1, end_ns - start_ns_, measured_span(),
-                     measured_total_, warmup_total_, measured_named_, warmup_named_);
-}
-
-measure::MeasuredSpan Worker::measured_span() const {
-  const int64_t measured_start_ns = start_ns_ + spec_.warmup_ns;
-  measure::MeasuredSpan span;
-  span.counts = span_;
-  span.duration_ns = std::max<int64_t>(0, span_end_ns_ - measured_start_ns);
-  if (span_.responses == 0 && after_span_.responses > 0) {
-    // Every request started at once (-n no more than -c): no response could end inside the
-    // schedule, so the span runs to the last response instead.
-    span.counts.merge(after_span_);
-    span.duration_ns = std::max<int64_t>(0, last_end_ns_ - measured_start_ns);
-    span.extended_to_last_response = true;
-  }
-  return span;
-}
-
 void Worker::run_loop() {
   net::use_precise_timers_on_this_thread();
   loop_.start_on_this_thread();
   int64_t now = worker_now();
-  window_end_ns_ = start_ns_ + spec_.window_ns;
-  current_.index = 0;
   if (open_loop()) {
     // The pool is opened before the start so the first arrivals find connections.
     int pool =
@@ -217,11 +178,12 @@ void Worker::run_loop() {
     fire_think_timers(worker_now());
   }
   roll_windows(worker_now());
-  finish_windows();
+  recorder_.finish(drain_started_ns_, busy_, queued());
 }
 
 int64_t Worker::next_deadline() const {
-  int64_t deadline = std::min({window_end_ns_, next_sweep_ns_, think_timers_.next_deadline()});
+  int64_t deadline =
+      std::min({recorder_.window_end_ns(), next_sweep_ns_, think_timers_.next_deadline()});
   if (draining_) return std::min(deadline, drain_deadline_ns_);
   if (open_loop()) {
     if (auto t = arrivals_->peek()) deadline = std::min(deadline, start_ns_ + *t);
@@ -229,47 +191,6 @@ int64_t Worker::next_deadline() const {
     deadline = std::min(deadline, start_ns_);
   }
   return deadline;
-}
-
-void Worker::roll_windows(int64_t now) {
-  while (now >= window_end_ns_) {
-    flush_window(window_end_ns_);
-    window_end_ns_ += spec_.window_ns;
-  }
-}
-
-// Hands the window that ends at `end_ns` (absolute; the run's last window ends early) to the
-// coordinator and starts the next one.
-void Worker::flush_window(int64_t end_ns) {
-  current_.index = window_index_;
-  current_.start_ns = window_index_ * spec_.window_ns;
-  current_.duration_ns = std::max<int64_t>(0, end_ns - (start_ns_ + current_.start_ns));
-  current_.warmup = current_.start_ns < spec_.warmup_ns;
-  current_.drain = start_ns_ + current_.start_ns >= span_end_ns_;
-  current_.in_flight_end = busy_;
-  current_.queued_end = open_loop() ? static_cast<int64_t>(dispatcher_->queued()) : 0;
-  if (source_ != nullptr) {
-    // Answers by status are counted anyway: the source's entry is read off them once a window.
-    measure::SourceWindow& mine = current_.sources[static_cast<size_t>(index_)];
-    const measure::SourceWindow counts = current_.limit_counts();
-    mine.let_through = counts.let_through;
-    mine.limited = counts.limited;
-    mine.other = counts.other;
-    mine.headers = limit_headers_;
-  }
-  mailbox_.post(index_, current_);  // a swap: current_ is now a cleared window
-  ++window_index_;
-}
-
-void Worker::note_source_answer(int status, std::string_view header_lines) {
-  if (spec_.watch_limit_headers) measure::note_limit_headers(header_lines, limit_headers_);
-  if (saw_429_) return;
-  if (status >= 200 && status < 300) ++let_through_so_far_;
-  if (status == 429) {
-    saw_429_ = true;
-    current_.sources[static_cast<size_t>(index_)].let_through_before_first_429 =
-        let_through_so_far_;
-  }
 }
 
 // ---- executors ---------------------------------------------------------------------------
@@ -328,18 +249,13 @@ void Worker::dispatch_arrivals(int64_t now) {
       int64_t before_split = 0;
       const int64_t through = std::min(now, *until) - start_ns_;
       const int64_t skipped = arrivals_->skip_through(through, spec_.warmup_ns, before_split);
-      current_.intended += skipped;
-      current_.arrivals += skipped;
-      warmup_total_.intended += before_split;
-      warmup_total_.arrivals += before_split;
-      measured_total_.intended += skipped - before_split;
-      measured_total_.arrivals += skipped - before_split;
+      recorder_.count_skipped_arrivals(skipped, before_split);
       dispatcher_->never_start(skipped, before_split);
       sync_never_started();
       continue;
     }
     arrivals_->advance();
-    count_intended(intended, true);
+    recorder_.count_intended(intended, true);
     switch (dispatcher_->on_arrival(intended)) {
       case schedule::OpenLoopDispatcher::Action::kSendNow: {
         Connection& c = connections_[idle_.back()];
@@ -431,7 +347,7 @@ void Worker::sweep(int64_t now) {
 // No new work starts; work in progress (requests in flight, queued arrivals, the remaining steps
 // of flows that have begun) may finish until the grace period ends.
 void Worker::begin_drain(int64_t now, bool early) {
-  if (early) span_end_ns_ = std::min(span_end_ns_, now);
+  if (early) recorder_.cut_span(now);
   draining_ = true;
   drain_deadline_ns_ = now + spec_.send.grace_ns;
   drain_started_ns_ = now;
@@ -453,36 +369,6 @@ void Worker::end_drain(int64_t now) {
     dispatcher_->abandon_queue();
     sync_never_started();
   }
-}
-
-void Worker::sync_never_started() {
-  constexpr int kNever = static_cast<int>(Outcome::kNeverStarted);
-  int64_t total = dispatcher_->never_started();
-  int64_t in_warmup = dispatcher_->never_started_before_split();
-  if (total == never_started_seen_) return;
-  last_end_ns_ = worker_now();
-  current_.outcomes[kNever] += total - never_started_seen_;
-  warmup_total_.outcomes[kNever] += in_warmup - never_started_in_warmup_seen_;
-  measured_total_.outcomes[kNever] +=
-      (total - in_warmup) - (never_started_seen_ - never_started_in_warmup_seen_);
-  never_started_seen_ = total;
-  never_started_in_warmup_seen_ = in_warmup;
-}
-
-void Worker::count_intended(int64_t intended_ns, bool arrival) {
-  ++current_.intended;
-  measure::WindowStats& part = part_of(intended_ns);
-  ++part.intended;
-  if (arrival) {
-    ++current_.arrivals;
-    ++part.arrivals;
-  }
-}
-
-void Worker::count_outcome(Outcome outcome, int64_t intended_ns) {
-  last_end_ns_ = worker_now();
-  ++current_.outcomes[static_cast<int>(outcome)];
-  ++part_of(intended_ns).outcomes[static_cast<int>(outcome)];
 }
 
 }  // namespace proofload::engine

@@ -15,6 +15,7 @@
 #include "engine/load_spec.h"
 #include "engine/stream_body.h"
 #include "engine/window_mailbox.h"
+#include "engine/window_recorder.h"
 #include "engine/worker_io.h"
 #include "http/h2_memory.h"
 #include "http/h2_session.h"
@@ -107,12 +108,13 @@ class Worker {
 
   void run_loop();
   void close_all();
-  void finish_windows();
   bool open_loop() const { return spec_.executor == Executor::kOpenLoop; }
   int64_t since_start(int64_t now) const { return now - start_ns_; }
 
-  void roll_windows(int64_t now);
-  void flush_window(int64_t end_ns);
+  // Hands over the windows that ended by `now`, with the gauges of this moment.
+  void roll_windows(int64_t now) { recorder_.roll(now, busy_, queued()); }
+  // Open loop: requests waiting for a connection.
+  int64_t queued() const { return open_loop() ? static_cast<int64_t>(dispatcher_->queued()) : 0; }
   int64_t next_deadline() const;
 
   void run_schedule(int64_t now);
@@ -151,7 +153,9 @@ class Worker {
   void pause_after_iteration(Connection& c, int64_t now, int64_t pause_ns, bool reusable);
   void abandon_iteration(Connection& c);
   void fire_think_timers(int64_t now);
-  void record_named(const Connection& c, measure::Outcome outcome, int64_t now, bool responded);
+  void record_named(const Connection& c, measure::Outcome outcome, int64_t now, bool responded) {
+    recorder_.count_named(c.session.request(), c.intended_ns, outcome, now, responded);
+  }
   http::BodySink* begin_stream(Connection& c, const workload::CompiledRequest& request,
                                int64_t intended_ns, int64_t now);
   // A stream that has begun (its first byte came) and got no byte for the stream idle timeout.
@@ -159,9 +163,6 @@ class Worker {
     return spec_.stream_idle_timeout_ns > 0 && c.stream_body && c.stream_body->active() &&
            c.stream_body->begun() &&
            now - c.stream_body->last_read_ns() > spec_.stream_idle_timeout_ns;
-  }
-  measure::NamedTotals& named_part_of(int64_t intended_ns) {
-    return intended_ns < start_ns_ + spec_.warmup_ns ? warmup_named_ : measured_named_;
   }
   void lose_idle_connection(Connection& c, int64_t now, bool orderly_close);
   void back_off(Connection& c, int64_t now);
@@ -213,26 +214,12 @@ class Worker {
   void start_ready_slots(int64_t now);
   void sweep_links(int64_t now);
 
-  void sync_never_started();
-  // One request the schedule wanted; `arrival` when it is new work (a single request or a flow's
-  // first step), not a flow's later step.
-  void count_intended(int64_t intended_ns, bool arrival);
-  void count_outcome(measure::Outcome outcome, int64_t intended_ns);
-  // Warm-up or measured: a request belongs to the part of the run it was intended in.
-  measure::WindowStats& part_of(int64_t intended_ns) {
-    return intended_ns < start_ns_ + spec_.warmup_ns ? warmup_total_ : measured_total_;
+  // The open loop's requests that never started, counted as the dispatcher tallies them.
+  void sync_never_started() {
+    recorder_.count_never_started(dispatcher_->never_started(),
+                                  dispatcher_->never_started_before_split());
   }
   bool may_start_request() const;
-  // Where an end at `now` counts for throughput: the measured span, the drain after it, or
-  // nowhere (the warm-up).
-  measure::SpanCounts* span_part(int64_t now) {
-    if (now < start_ns_ + spec_.warmup_ns) return nullptr;
-    return now < span_end_ns_ ? &span_ : &after_span_;
-  }
-  measure::MeasuredSpan measured_span() const;
-  // LoadSpec::sources: counts what the limit did with an answer (and notes its rate-limit
-  // headers) for this worker's source.
-  void note_source_answer(int status, std::string_view header_lines);
   http::ResponseCapture capture_for(const workload::CompiledRequest& request) const {
     http::ResponseCapture capture = request.capture;
     capture.headers = capture.headers || spec_.watch_limit_headers;
@@ -244,7 +231,6 @@ class Worker {
   const int index_;
   const int64_t start_ns_;
   RunControl& control_;
-  WindowMailbox& mailbox_;
   WorkerLoop loop_;
   int wake_fd_;
   // This worker's shard of the whole load: shard_ of shards_ (LoadSpec::segment).
@@ -252,7 +238,7 @@ class Worker {
   const int shards_;
 
   workload::WorkerContext context_;  // random stream and data cursors of this worker
-  bool named_ = false;               // a scenario: record by request name and flow
+  WindowRecorder recorder_;          // what this worker's load did, window by window
   bool streams_ = false;             // some request is read as a stream (StreamBody per slot)
   int iterations_in_progress_ = 0;   // begun and not ended or abandoned (flows between steps)
   net::TimerHeap think_timers_;      // flows' think times; token: the connection's slot
@@ -261,8 +247,6 @@ class Worker {
   int busy_ = 0;           // connections with a request in flight
   std::optional<schedule::ArrivalSchedule> arrivals_;
   std::optional<schedule::OpenLoopDispatcher> dispatcher_;
-  int64_t never_started_seen_ = 0;
-  int64_t never_started_in_warmup_seen_ = 0;
   // Closed loop with -n: measured requests this worker may still start (the warm-up's are not
   // counted: -n N measures N requests).
   int64_t request_budget_ = -1;
@@ -272,35 +256,15 @@ class Worker {
   bool draining_ = false;
   int64_t drain_started_ns_ = 0;
   int64_t drain_deadline_ns_ = 0;
-  int64_t last_end_ns_ = 0;  // when this worker's last request ended
-  // The end of the measured span (absolute): the schedule's planned end, or earlier when the
-  // schedule was cut short. What ends before it (and after the warm-up) makes throughput.
-  int64_t span_end_ns_ = 0;
-  measure::SpanCounts span_;        // ended inside the measured span
-  measure::SpanCounts after_span_;  // ended after it (the drain): used only if the span had none
   int64_t next_sweep_ns_ = 0;
 
-  measure::WindowStats current_;  // the window being recorded (requests by when they ended)
-  // Totals by the part of the run a request was intended in; bytes and gauges are not kept here.
-  measure::WindowStats measured_total_;
-  measure::WindowStats warmup_total_;
-  measure::NamedTotals measured_named_;  // by request and flow, same split as the totals
-  measure::NamedTotals warmup_named_;
-  int64_t window_index_ = 0;
-  int64_t window_end_ns_ = 0;  // absolute monotonic ns
-
-  // LoadSpec::sources: the local address this worker's connections are bound to (null: any),
-  // the 2xx answers it had until its first 429 and whether that came, and the rate-limit
-  // headers seen so far.
+  // LoadSpec::sources: the local address this worker's connections are bound to (null: any).
   const net::Address* source_ = nullptr;
   // LoadSpec::targets: the number, counted across the workers, of this worker's first
   // connection slot (for HTTP/2, of its first link's first slot).
   int64_t first_slot_ = 0;
   // Where a connection (or an HTTP/2 link, given its first slot) connects to.
   const net::Address& address_of_slot(int slot) const;
-  int64_t let_through_so_far_ = 0;
-  bool saw_429_ = false;
-  std::vector<measure::LimitHeader> limit_headers_;
 
   static constexpr size_t kReadBufferBytes = 64 * 1024;
   static constexpr int kMaxReadsPerEvent = 4;  // 256 KiB of one connection per turn of the loop

@@ -103,8 +103,8 @@ std::optional<bool> Worker::lost_while_idle(Connection& c) {
 }
 
 void Worker::on_connected(Connection& c, int64_t now) {
-  ++current_.connects;
-  current_.connection.connect_us.record(micros_of(now - c.connect_start_ns));
+  ++recorder_.window().connects;
+  recorder_.window().connection.connect_us.record(micros_of(now - c.connect_start_ns));
   if (spec_.tls) {
     c.state = ConnState::kHandshaking;
     c.handshake_start_ns = now;
@@ -120,9 +120,9 @@ void Worker::advance_handshake(Connection& c, int64_t now) {
   const net::Io io = c.transport.handshake();
   switch (io.status) {
     case net::IoStatus::kOk:
-      current_.connection.handshake_us.record(micros_of(now - c.handshake_start_ns));
-      ++current_.connection.handshakes;
-      if (c.transport.resumed()) ++current_.connection.resumed;
+      recorder_.window().connection.handshake_us.record(micros_of(now - c.handshake_start_ns));
+      ++recorder_.window().connection.handshakes;
+      if (c.transport.resumed()) ++recorder_.window().connection.resumed;
       on_transport_ready(c, now);
       return;
     case net::IoStatus::kWantRead:
@@ -166,7 +166,7 @@ void Worker::on_connect_failed(Connection& c, int64_t now, Outcome outcome) {
       // Reopened for a flow's next step: that step fails (the queue's work was not waiting on it).
       fail_unsent_step(c, outcome, c.session.next_step_due_ns);
     } else if (auto intended = dispatcher_->fail_oldest_queued()) {
-      count_outcome(outcome, *intended);
+      recorder_.count_outcome(outcome, *intended);
     }
     c.reopen_pending = true;
     return;
@@ -193,12 +193,11 @@ void Worker::fail_unsent_step(Connection& c, Outcome outcome, int64_t intended_n
     c.session.begin_step(context_);
     ++iterations_in_progress_;
     c.session.iteration_start_ns = intended_ns;
-    if (named_ && c.session.flow() >= 0)
-      ++named_part_of(intended_ns).flows[c.session.flow()].started;
+    recorder_.count_flow_started(c.session.flow(), intended_ns);
   }
   c.intended_ns = intended_ns;
-  count_intended(intended_ns, arrival);
-  count_outcome(outcome, intended_ns);
+  recorder_.count_intended(intended_ns, arrival);
+  recorder_.count_outcome(outcome, intended_ns);
   const int64_t now = worker_now();
   record_named(c, outcome, now, false);
   end_iteration(c, c.session.on_failure(outcome), now);
@@ -227,7 +226,7 @@ void Worker::on_ready(Connection& c, int64_t now) {
   if (!c.active) {
     close_connection(c);
   } else if (may_start_request() && now >= start_ns_) {
-    count_intended(c.ready_ns, true);
+    recorder_.count_intended(c.ready_ns, true);
     if (request_budget_ > 0 && c.ready_ns >= start_ns_ + spec_.warmup_ns) --request_budget_;
     start_request(c, c.ready_ns, now);
   }
@@ -245,8 +244,7 @@ void Worker::start_request(Connection& c, int64_t intended_ns, int64_t now) {
   if (first_step) {
     ++iterations_in_progress_;
     c.session.iteration_start_ns = intended_ns;
-    if (named_ && c.session.flow() >= 0)
-      ++named_part_of(intended_ns).flows[c.session.flow()].started;
+    recorder_.count_flow_started(c.session.flow(), intended_ns);
   }
   c.request = c.session.request_bytes();
   http::ResponseCapture capture = capture_for(request);
@@ -265,15 +263,8 @@ http::BodySink* Worker::begin_stream(Connection& c, const workload::CompiledRequ
                                      int64_t intended_ns, int64_t now) {
   const workload::StreamRules* rules = request.stream ? request.stream.get() : spec_.stream.get();
   if (rules == nullptr || !c.stream_body) return nullptr;
-  measure::StreamWindow* named = nullptr;
-  if (named_) {
-    std::optional<measure::StreamWindow>& streams =
-        named_part_of(intended_ns).requests[c.session.request()].streams;
-    if (!streams) streams.emplace();  // once per streamed request and part of the run
-    named = &*streams;
-  }
   c.stream_body->begin(*rules, intended_ns,
-                       {&current_.streams, &part_of(intended_ns).streams, named});
+                       recorder_.stream_windows(c.session.request(), intended_ns));
   c.stream_body->set_now(now);
   return c.stream_body.get();
 }
@@ -284,7 +275,7 @@ void Worker::write_request(Connection& c) {
     const net::Io io = c.transport.write(request.data() + c.written, request.size() - c.written);
     if (io.status == net::IoStatus::kOk) {
       c.written += io.bytes;
-      current_.bytes_out += static_cast<int64_t>(io.bytes);
+      recorder_.window().bytes_out += static_cast<int64_t>(io.bytes);
       continue;
     }
     if (io.status == net::IoStatus::kWantRead || io.status == net::IoStatus::kWantWrite) {
@@ -326,7 +317,7 @@ void Worker::read_response(Connection& c) {
     }
     const size_t n = io.status == net::IoStatus::kOk ? io.bytes : 0;
     if (n > 0) {
-      current_.bytes_in += static_cast<int64_t>(n);
+      recorder_.window().bytes_in += static_cast<int64_t>(n);
       if (!c.got_first_byte) {
         c.got_first_byte = true;
         c.first_byte_ns = now;
@@ -374,46 +365,21 @@ void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
   // was written in; service time and TTFB count from then, as they count from the send with
   // epoll (the turn's wait is the generator's, not the server's).
   c.write_start_ns = std::max(c.write_start_ns, c.transport.sent_ns());
-  if (source_ != nullptr) {
-    note_source_answer(status,
-                       h2() ? std::string_view(c.stream.headers) : c.parser.captured_headers());
+  if (recorder_.counts_source()) {
+    recorder_.count_source_answer(
+        status, h2() ? std::string_view(c.stream.headers) : c.parser.captured_headers());
   }
-  // The window it ended in (streamed per second) and the part of the run it was intended in
-  // (warm-up or measured: what the summary reports).
-  for (measure::WindowStats* stats : {&current_, &part_of(c.intended_ns)}) {
-    stats->add_status(status);
-    ++stats->outcomes[static_cast<int>(end.outcome)];
-    stats->latency_us.record(micros_of(now - c.intended_ns));
-    stats->service_us.record(micros_of(now - c.write_start_ns));
-    stats->ttfb_us.record(micros_of(c.first_byte_ns - c.write_start_ns));
-    stats->send_lag_us.record(micros_of(c.write_start_ns - c.intended_ns));
-  }
-  if (c.stream_body) {
-    measure::SpanCounts* span = span_part(now);
-    measure::SpanStreams* named_span =
-        named_ && span == &span_ ? &measured_named_.requests[c.session.request()].span_streams
-                                 : nullptr;
-    c.stream_body->complete(now, span != nullptr ? &span->streams : nullptr, named_span);
-  }
-  record_named(c, end.outcome, now, true);
-  if (measure::SpanCounts* span = span_part(now)) {
-    ++span->responses;  // a complete response, whatever its outcome
-    if (end.outcome == Outcome::kSuccess) ++span->successes;
-    if (named_ && span == &span_) {
-      measure::RequestStats& named = measured_named_.requests[c.session.request()];
-      ++named.span_responses;
-      if (end.outcome == Outcome::kSuccess) ++named.span_successes;
-    }
-  }
+  recorder_.count_response(status, end.outcome,
+                           {c.intended_ns, c.write_start_ns, c.first_byte_ns, now},
+                           c.session.request(), c.stream_body.get());
   --busy_;
-  last_end_ns_ = now;
   c.ready_ns = now;
   c.backoff_ns = 0;  // the server answers on this connection again
   after_step(c, end, now, reusable);
 }
 
 void Worker::fail_request(Connection& c, Outcome outcome, int64_t now) {
-  count_outcome(outcome, c.intended_ns);
+  recorder_.count_outcome(outcome, c.intended_ns);
   // A stream that failed (a timeout, a reset, a bad response) is cut short.
   if (c.stream_body) c.stream_body->end(workload::StreamEnd::kCutShort, now);
   record_named(c, outcome, now, false);
@@ -457,14 +423,6 @@ void Worker::reopen_after_loss_open_loop(Connection& c, int64_t now) {
   if (!dispatcher_->should_open_connection()) return;
   dispatcher_->on_connection_opening();
   open_connection(c, now);
-}
-
-void Worker::record_named(const Connection& c, Outcome outcome, int64_t now, bool responded) {
-  if (!named_) return;
-  measure::RequestStats& stats = named_part_of(c.intended_ns).requests[c.session.request()];
-  ++stats.outcomes[static_cast<int>(outcome)];
-  ++current_.request_outcomes[c.session.request()][static_cast<int>(outcome)];
-  if (responded) stats.latency_us.record(micros_of(now - c.intended_ns));
 }
 
 }  // namespace proofload::engine

@@ -78,7 +78,8 @@ bool Worker::continue_iteration(Connection& c, int64_t now) {
     return false;
   }
   int64_t due = c.session.next_step_due_ns;
-  count_intended(due, false);  // a flow's later step: not new work (-n counts picks of the mix)
+  recorder_.count_intended(
+      due, false);  // a flow's later step: not new work (-n counts picks of the mix)
   start_request(c, due, now);
   return true;
 }
@@ -102,22 +103,9 @@ void Worker::reopen_mid_iteration(Connection& c, int64_t now) {
 void Worker::end_iteration(Connection& c, const workload::Session::StepEnd& end, int64_t now) {
   c.waiting_think = false;
   if (end.iteration_over) --iterations_in_progress_;
-  int flow = c.session.flow();
-  if (measure::SpanCounts* span = end.iteration_over ? span_part(now) : nullptr) {
-    ++span->iterations;
-    if (end.flow_succeeded) ++span->iterations_succeeded;
-    if (flow >= 0) {
-      ++span->flows;
-      if (end.flow_succeeded) ++span->flows_succeeded;
-    }
-  }
-  if (!named_ || flow < 0 || !end.iteration_over) return;
-  measure::FlowStats& stats = named_part_of(c.session.iteration_start_ns).flows[flow];
-  if (end.flow_succeeded) {
-    ++stats.succeeded;
-    stats.duration_us.record(micros_of(now - c.session.iteration_start_ns));
-  } else {
-    ++stats.failed;
+  if (end.iteration_over) {
+    recorder_.count_iteration_end(c.session.flow(), end.flow_succeeded,
+                                  c.session.iteration_start_ns, now);
   }
 }
 
@@ -125,9 +113,7 @@ void Worker::abandon_iteration(Connection& c) {
   c.waiting_think = false;
   if (!c.session.in_iteration()) return;
   --iterations_in_progress_;
-  if (named_ && c.session.flow() >= 0) {
-    ++named_part_of(c.session.iteration_start_ns).flows[c.session.flow()].abandoned;
-  }
+  recorder_.count_flow_abandoned(c.session.flow(), c.session.iteration_start_ns);
   c.session.abandon();
 }
 

@@ -109,8 +109,8 @@ void Worker::on_link_event(Link& link, uint32_t events) {
 }
 
 void Worker::on_link_connected(Link& link, int64_t now) {
-  ++current_.connects;
-  current_.connection.connect_us.record(micros_of(now - link.connect_start_ns));
+  ++recorder_.window().connects;
+  recorder_.window().connection.connect_us.record(micros_of(now - link.connect_start_ns));
   if (spec_.tls) {
     link.state = LinkState::kHandshaking;
     link.handshake_start_ns = now;
@@ -127,9 +127,9 @@ void Worker::advance_link_handshake(Link& link, int64_t now) {
   const net::Io io = link.transport.handshake();
   switch (io.status) {
     case net::IoStatus::kOk:
-      current_.connection.handshake_us.record(micros_of(now - link.handshake_start_ns));
-      ++current_.connection.handshakes;
-      if (link.transport.resumed()) ++current_.connection.resumed;
+      recorder_.window().connection.handshake_us.record(micros_of(now - link.handshake_start_ns));
+      ++recorder_.window().connection.handshakes;
+      if (link.transport.resumed()) ++recorder_.window().connection.resumed;
       if (link.transport.alpn() != "h2") {
         note_tls_failure("the server did not agree to HTTP/2 in ALPN");
         fail_link_open(link, now, Outcome::kTlsError);
@@ -207,7 +207,7 @@ void Worker::read_link(Link& link) {
       lose_link(link, now, tls ? Outcome::kTlsError : Outcome::kReset, false);
       return;
     }
-    current_.bytes_in += static_cast<int64_t>(io.bytes);
+    recorder_.window().bytes_in += static_cast<int64_t>(io.bytes);
     taken += io.bytes;
     if (streams_) stamp_link_streams(link, now);
     if (!link.h2->receive(read_buffer_.data(), io.bytes, now)) {
@@ -253,7 +253,7 @@ void Worker::settle_link(Link& link, int64_t now) {
   if (!link.h2) return;
   if (link.h2->going_away() && !link.going_away) {
     link.going_away = true;
-    if (link.h2->goaway_received()) ++current_.connection.goaways;
+    if (link.h2->goaway_received()) ++recorder_.window().connection.goaways;
     leave_going_away_link(link, now);
   }
   if (link.h2 && (link.h2->finished() || (link.going_away && link.h2->open_streams() == 0))) {
@@ -385,7 +385,7 @@ void Worker::flush_link(Link& link) {
     const net::Io io = link.transport.write(out.data(), out.size());
     if (io.status == net::IoStatus::kOk) {
       link.h2->wrote(io.bytes);
-      current_.bytes_out += static_cast<int64_t>(io.bytes);
+      recorder_.window().bytes_out += static_cast<int64_t>(io.bytes);
       continue;
     }
     if (io.status == net::IoStatus::kWantRead || io.status == net::IoStatus::kWantWrite) {
@@ -408,7 +408,7 @@ void Worker::flush_link(Link& link) {
 // A stream that failed alone: its outcome, and the slot takes its next request on the same
 // connection.
 void Worker::fail_stream(Connection& c, Outcome outcome, int64_t now) {
-  count_outcome(outcome, c.intended_ns);
+  recorder_.count_outcome(outcome, c.intended_ns);
   // A streamed request that failed is cut short, as over HTTP/1.1 (fail_request): every stream
   // ends in exactly one of the stream figures' categories.
   if (c.stream_body) c.stream_body->end(workload::StreamEnd::kCutShort, now);
