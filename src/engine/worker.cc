@@ -35,7 +35,6 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
                WindowMailbox& mailbox)
     : spec_(spec),
       workload_(*spec.workload),
-      index_(index),
       start_ns_(start_ns),
       control_(control),
       loop_(spec.io, connections_hint(spec, index)),

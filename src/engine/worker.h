@@ -228,7 +228,6 @@ class Worker {
 
   const LoadSpec& spec_;
   const workload::Workload& workload_;
-  const int index_;
   const int64_t start_ns_;
   RunControl& control_;
   WorkerLoop loop_;
