@@ -7,21 +7,7 @@
 // every exit path. An experiment is a planner (which step next), an analysis of what the steps
 // recorded, and a report section; the runner does the rest.
 //
-// How each experiment uses it:
-// - ladder and rate search (ladder.h): the planner is the list of levels, or analyze::RateSearch;
-//   each level is a step whose load is one run (plan::RunSpec with the level's rate or
-//   connections); the analysis is analyze::analyze_ladder over the recorded rows.
-// - soak (soak.h): one long step; RunOptions' on_start and per-window callback fold the run's
-//   windows into the soak's and fire its marks; the analysis (soak_record.h) reads the windows
-//   for the bar, drift and the marks' verdicts.
-// - probe (probe.h): one step whose run sends from several source addresses at once
-//   (RunSpec::sources), each window counting per source what the limit did, then a step per
-//   header variant; the analysis (analyze/probe_analysis.h) reads the per-second counts.
-// - compare (compare.h): a matrix of steps over two targets (A B A B ...), each cell's run in its
-//   own directory, with per-step hooks (a side's switch, a setting's apply, a cold cell's reset)
-//   and undo_hook for a setting's restore; the analysis judges each check's repeats.
-// - sizing: an outer planner around whole ladders, one per size: the before hook applies a size,
-//   the steps are the ladder's, restore puts the system back.
+// Each experiment's use of it: docs/architecture.md, 'Adding an experiment'.
 // Runs on the caller's thread; one experiment per process (it owns the stop signals).
 #pragma once
 
