@@ -320,13 +320,11 @@ void Worker::sweep(int64_t now) {
     } else if (c.state == ConnState::kBusy && stream_idle(c, now)) {
       c.stream_body->end(workload::StreamEnd::kIdleTimeout, now);
       fail_in_flight(c, Outcome::kTimeout, now);
-    } else if (c.state == ConnState::kConnecting && !h2() &&
-               now - c.connect_start_ns > spec_.send.connect_timeout_ns) {
-      on_connect_failed(c, now, Outcome::kConnectError);
-    } else if (c.state == ConnState::kHandshaking &&
-               now - c.connect_start_ns > spec_.send.connect_timeout_ns) {
-      note_tls_failure("the TLS handshake did not finish within the connect timeout");
-      on_connect_failed(c, now, Outcome::kTlsError);
+    } else if ((c.state == ConnState::kHandshaking ||
+                (c.state == ConnState::kConnecting && !h2())) &&
+               now - c.wire.connect_start_ns > spec_.send.connect_timeout_ns) {
+      // (An HTTP/2 slot waiting for its link waits on the link's timeout: sweep_links.)
+      on_connect_failed(c, now, wire_timed_out(c.state == ConnState::kHandshaking));
     } else if (open_loop() && c.reopen_pending && now >= c.retry_at_ns) {
       c.reopen_pending = false;
       if (dispatcher_->should_open_connection()) {

@@ -62,24 +62,34 @@ class Worker {
   // both). kThinking: a flow's next step waits out its think time on this connection (not idle:
   // the open loop's pool cannot hand it out).
   enum class ConnState : uint8_t { kClosed, kConnecting, kHandshaking, kIdle, kBusy, kThinking };
+  // One TCP connection, and TLS over it for https: the part of a connection's life both
+  // protocols share (worker_wire.cc): the connect, the handshake and their counts. An HTTP/1.1
+  // connection is one; an HTTP/2 link is one that its stream slots share.
+  struct Wire {
+    WorkerTransport transport;   // the socket, and TLS over it for https
+    bool want_epollout = false;  // EPOLLOUT registered (connect, handshake or a blocked write)
+    int64_t connect_start_ns = 0;
+    int64_t handshake_start_ns = 0;
+  };
+  // Where a wire's connect or handshake got to: still under way, open (connected, and for https
+  // the handshake done), or failed (the TLS failure noted).
+  enum class WireStep : uint8_t { kWaiting, kOpen, kFailed };
   // One connection and the request on it. In closed loop it is also the virtual user; in both
   // executors it carries one iteration of the mix (a request, or every step of a flow).
   // HTTP/2: a stream slot of a shared connection (a Link, worker_h2.cc); the states are the
-  // slot's (kConnecting: waiting for its link), its own transport stays unused.
+  // slot's (kConnecting: waiting for its link, since wire.connect_start_ns), its wire's
+  // transport stays unused.
   struct Connection {
-    WorkerTransport transport;  // the socket, and TLS over it for https
+    Wire wire;
     ConnState state = ConnState::kClosed;
-    bool want_epollout = false;  // EPOLLOUT registered (connect, handshake or a blocked write)
-    bool active = false;         // closed loop: this user is part of the current target
+    bool active = false;  // closed loop: this user is part of the current target
     bool got_first_byte = false;
     size_t written = 0;           // request bytes written so far
     int64_t ready_ns = 0;         // closed loop: when the user was ready for its next request
     int64_t retry_at_ns = 0;      // closed and not to be reopened before this (connect backoff)
     int64_t backoff_ns = 0;       // grows after each failed connect, reset on success
     bool reopen_pending = false;  // open loop: reopen at retry_at_ns (after a failed connect)
-    int64_t connect_start_ns = 0;
-    int64_t handshake_start_ns = 0;
-    int64_t intended_ns = 0;  // the current request's intended start
+    int64_t intended_ns = 0;      // the current request's intended start
     int64_t write_start_ns = 0;
     int64_t first_byte_ns = 0;
     bool waiting_think = false;  // a think timer is due for this connection's next step
@@ -94,15 +104,12 @@ class Worker {
   // other in connections_ (slot j uses link j / h2_streams).
   enum class LinkState : uint8_t { kClosed, kConnecting, kHandshaking, kSettings, kReady };
   struct Link {
-    WorkerTransport transport;
+    Wire wire;
     LinkState state = LinkState::kClosed;  // kSettings: waiting for the server's SETTINGS
-    bool want_epollout = false;
     bool dirty = false;       // frames may be waiting in the session: flush at the end of the turn
     bool going_away = false;  // seen going away (GOAWAY): its idle slots have left
     int attached = 0;         // slots using it or waiting for it
     int usable_streams = 0;   // min(h2_streams, the server's SETTINGS_MAX_CONCURRENT_STREAMS)
-    int64_t connect_start_ns = 0;
-    int64_t handshake_start_ns = 0;
     std::unique_ptr<http::H2Session> h2;  // from the connect on (one allocation a connection)
   };
 
@@ -127,12 +134,28 @@ class Worker {
   void end_drain(int64_t now);
   bool drained() const;
 
+  // A wire's connect and handshake (worker_wire.cc). `token` is its epoll token.
+  // Starts connecting to `to`, from this worker's source address if it has one; false if that
+  // failed at once.
+  bool dial(Wire& w, const net::Address& to, uint64_t token, int64_t now);
+  // Connected (counted): https begins its handshake; plain TCP is open at once.
+  WireStep on_wire_connected(Wire& w, uint64_t token, int64_t now);
+  WireStep advance_wire_handshake(Wire& w, uint64_t token, int64_t now);
+  // Inline: a request's write ends with it.
+  void set_wire_epollout(Wire& w, uint64_t token, bool on) {
+    if (w.want_epollout == on) return;
+    w.want_epollout = on;
+    loop_.modify(w.transport.fd(), on ? (EPOLLIN | EPOLLOUT) : EPOLLIN, token);
+  }
+  // The connect or handshake ran past the connect timeout: its outcome (the TLS failure noted).
+  measure::Outcome wire_timed_out(bool handshaking);
+
   void open_connection(Connection& c, int64_t now);
+  // What follows a connection's wire step: ready for requests, a failed connect, or waiting.
+  void after_wire_step(Connection& c, WireStep step, int64_t now);
   void close_connection(Connection& c);
   void on_event(Connection& c, uint32_t events);
-  void on_connected(Connection& c, int64_t now);
   void on_connect_failed(Connection& c, int64_t now, measure::Outcome outcome);
-  void advance_handshake(Connection& c, int64_t now);
   void on_transport_ready(Connection& c, int64_t now);
   std::optional<bool> lost_while_idle(Connection& c);
   measure::Outcome lost_outcome(Connection& c);
@@ -191,8 +214,10 @@ class Worker {
   void open_link(Link& link, int64_t now);
   void close_link(Link& link);
   void on_link_event(Link& link, uint32_t events);
-  void on_link_connected(Link& link, int64_t now);
-  void advance_link_handshake(Link& link, int64_t now);
+  void after_link_wire_step(Link& link, WireStep step, int64_t now);
+  uint64_t token_of(const Link& link) const {
+    return kLinkTokenBase + static_cast<uint64_t>(&link - links_.data());
+  }
   void start_h2(Link& link);
   void on_link_ready(Link& link, int64_t now);
   void follow_stream_limit(Link& link, int64_t now);

@@ -23,27 +23,34 @@ void Worker::open_connection(Connection& c, int64_t now) {
     attach_to_link(c, now);
     return;
   }
-  c.connect_start_ns = now;
   c.state = ConnState::kConnecting;  // the failure path, too, sees a connect in progress
-  if (c.transport.connect(address_of_slot(slot_of(c)), source_) != 0) {
+  if (!dial(c.wire, address_of_slot(slot_of(c)), token_of(c), now)) {
     on_connect_failed(c, now, Outcome::kConnectError);
-    return;
   }
-  c.want_epollout = true;
-  loop_.add(c.transport.fd(), EPOLLOUT, token_of(c));
+}
+
+void Worker::after_wire_step(Connection& c, WireStep step, int64_t now) {
+  switch (step) {
+    case WireStep::kOpen:
+      on_transport_ready(c, now);
+      return;
+    case WireStep::kFailed:
+      on_connect_failed(c, now, Outcome::kTlsError);
+      return;
+    case WireStep::kWaiting:
+      return;
+  }
 }
 
 void Worker::close_connection(Connection& c) {
   if (h2()) detach_from_link(c);
-  c.transport.close();  // closing removes it from epoll
+  c.wire.transport.close();  // closing removes it from epoll
   c.state = ConnState::kClosed;
-  c.want_epollout = false;
+  c.wire.want_epollout = false;
 }
 
 void Worker::set_epollout(Connection& c, bool on) {
-  if (c.want_epollout == on || h2()) return;
-  c.want_epollout = on;
-  loop_.modify(c.transport.fd(), on ? (EPOLLIN | EPOLLOUT) : EPOLLIN, token_of(c));
+  if (!h2()) set_wire_epollout(c.wire, token_of(c), on);
 }
 
 void Worker::on_event(Connection& c, uint32_t events) {
@@ -53,21 +60,22 @@ void Worker::on_event(Connection& c, uint32_t events) {
   switch (c.state) {
     case ConnState::kConnecting:
       if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
-        if (c.transport.finish_connect() == 0) {
-          on_connected(c, now);
+        if (c.wire.transport.finish_connect() == 0) {
+          if (spec_.tls) c.state = ConnState::kHandshaking;
+          after_wire_step(c, on_wire_connected(c.wire, token_of(c), now), now);
         } else {
           on_connect_failed(c, now, Outcome::kConnectError);
         }
       }
       return;
     case ConnState::kHandshaking:
-      advance_handshake(c, now);
+      after_wire_step(c, advance_wire_handshake(c.wire, token_of(c), now), now);
       return;
     case ConnState::kBusy:
       if (c.written < c.request.size()) write_request(c);
       // TLS may want the socket writable to go on reading (a key update): any event reads.
       if (c.state == ConnState::kBusy &&
-          ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) || c.transport.tls())) {
+          ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) || c.wire.transport.tls())) {
         read_response(c);
       }
       return;
@@ -94,48 +102,12 @@ void Worker::on_event(Connection& c, uint32_t events) {
 // session ticket, taken in), else whether it was an orderly close (true) or bytes or a reset.
 std::optional<bool> Worker::lost_while_idle(Connection& c) {
   char byte;
-  const net::Io io = c.transport.read(&byte, 1);
+  const net::Io io = c.wire.transport.read(&byte, 1);
   if (io.status == net::IoStatus::kWantRead || io.status == net::IoStatus::kWantWrite) {
     wait_for(c, io.status);
     return std::nullopt;
   }
   return io.status == net::IoStatus::kClosed;
-}
-
-void Worker::on_connected(Connection& c, int64_t now) {
-  ++recorder_.window().connects;
-  recorder_.window().connection.connect_us.record(micros_of(now - c.connect_start_ns));
-  if (spec_.tls) {
-    c.state = ConnState::kHandshaking;
-    c.handshake_start_ns = now;
-    c.transport.begin_tls(*spec_.tls, spec_.tls->options().resume ? &tls_sessions_ : nullptr);
-    advance_handshake(c, now);
-    return;
-  }
-  loop_.stream(c.transport, token_of(c));  // with io_uring, its bytes go through the ring
-  on_transport_ready(c, now);
-}
-
-void Worker::advance_handshake(Connection& c, int64_t now) {
-  const net::Io io = c.transport.handshake();
-  switch (io.status) {
-    case net::IoStatus::kOk:
-      recorder_.window().connection.handshake_us.record(micros_of(now - c.handshake_start_ns));
-      ++recorder_.window().connection.handshakes;
-      if (c.transport.resumed()) ++recorder_.window().connection.resumed;
-      on_transport_ready(c, now);
-      return;
-    case net::IoStatus::kWantRead:
-    case net::IoStatus::kWantWrite:
-      wait_for(c, io.status);
-      return;
-    case net::IoStatus::kClosed:
-    case net::IoStatus::kFailed:
-      note_tls_failure(net::failure_text(c.transport.failure()));
-      tls_sessions_.clear();  // a session the server chokes on is not offered again
-      on_connect_failed(c, now, Outcome::kTlsError);
-      return;
-  }
 }
 
 void Worker::note_tls_failure(std::string_view reason) {
@@ -272,7 +244,8 @@ http::BodySink* Worker::begin_stream(Connection& c, const workload::CompiledRequ
 void Worker::write_request(Connection& c) {
   std::string_view request = c.request;
   while (c.written < request.size()) {
-    const net::Io io = c.transport.write(request.data() + c.written, request.size() - c.written);
+    const net::Io io =
+        c.wire.transport.write(request.data() + c.written, request.size() - c.written);
     if (io.status == net::IoStatus::kOk) {
       c.written += io.bytes;
       recorder_.window().bytes_out += static_cast<int64_t>(io.bytes);
@@ -290,8 +263,8 @@ void Worker::write_request(Connection& c) {
 
 // A connection that failed under a request: a reset, or (https) a TLS failure with its reason.
 Outcome Worker::lost_outcome(Connection& c) {
-  if (!c.transport.failure().tls()) return Outcome::kReset;
-  note_tls_failure(net::failure_text(c.transport.failure()));
+  if (!c.wire.transport.failure().tls()) return Outcome::kReset;
+  note_tls_failure(net::failure_text(c.wire.transport.failure()));
   return Outcome::kTlsError;
 }
 
@@ -303,7 +276,7 @@ Outcome Worker::lost_outcome(Connection& c) {
 // the 64 KiB buffer nothing is left inside it that epoll would not report; buffered() says so.
 void Worker::read_response(Connection& c) {
   for (int reads = 0; reads < kMaxReadsPerEvent; ++reads) {
-    const net::Io io = c.transport.read(read_buffer_.data(), read_buffer_.size());
+    const net::Io io = c.wire.transport.read(read_buffer_.data(), read_buffer_.size());
     int64_t now = worker_now();
     if (io.status == net::IoStatus::kWantRead || io.status == net::IoStatus::kWantWrite) {
       // Writable is waited for only while the request is unwritten or TLS asked for it (a
@@ -325,11 +298,11 @@ void Worker::read_response(Connection& c) {
     }
     if (c.stream_body && n > 0) c.stream_body->set_now(now);
     const ReadStep step =
-        n == 0 ? on_response_eof(c.parser, c.transport.closed_without_close_notify())
+        n == 0 ? on_response_eof(c.parser, c.wire.transport.closed_without_close_notify())
                : on_response_bytes(c.parser, read_buffer_.data(), n, c.written == c.request.size());
     switch (step) {
       case ReadStep::kNeedMore:
-        if (n < read_buffer_.size() && !c.transport.buffered()) return;  // wait for more
+        if (n < read_buffer_.size() && !c.wire.transport.buffered()) return;  // wait for more
         continue;  // the buffer was filled: more may be waiting
       case ReadStep::kCompleteReusable:
         complete_request(c, now, spec_.send.reuse_connections);
@@ -364,7 +337,7 @@ void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
   // io_uring: the request's bytes left when the loop submitted them, at the end of the turn it
   // was written in; service time and TTFB count from then, as they count from the send with
   // epoll (the turn's wait is the generator's, not the server's).
-  c.write_start_ns = std::max(c.write_start_ns, c.transport.sent_ns());
+  c.write_start_ns = std::max(c.write_start_ns, c.wire.transport.sent_ns());
   if (recorder_.counts_source()) {
     recorder_.count_source_answer(
         status, h2() ? std::string_view(c.stream.headers) : c.parser.captured_headers());

@@ -26,7 +26,7 @@ bool Worker::slot_usable(const Connection& c) const {
 
 void Worker::attach_to_link(Connection& c, int64_t now) {
   c.state = ConnState::kConnecting;
-  c.connect_start_ns = now;
+  c.wire.connect_start_ns = now;
   Link& link = link_of(c);
   if (!c.attached) {
     c.attached = true;
@@ -51,32 +51,24 @@ void Worker::detach_from_link(Connection& c) {
 }
 
 void Worker::open_link(Link& link, int64_t now) {
-  link.connect_start_ns = now;
   link.state = LinkState::kConnecting;
   link.going_away = false;
   link.usable_streams = 0;
-  if (link.transport.connect(address_of_slot(first_slot_of(link)), source_) != 0) {
+  if (!dial(link.wire, address_of_slot(first_slot_of(link)), token_of(link), now)) {
     fail_link_open(link, now, Outcome::kConnectError);
-    return;
   }
-  link.want_epollout = true;
-  loop_.add(link.transport.fd(), EPOLLOUT,
-            kLinkTokenBase + static_cast<uint64_t>(&link - links_.data()));
 }
 
 void Worker::close_link(Link& link) {
-  link.transport.close();
+  link.wire.transport.close();
   link.h2.reset();
   link.state = LinkState::kClosed;
-  link.want_epollout = false;
+  link.wire.want_epollout = false;
   link.dirty = false;
 }
 
 void Worker::set_link_epollout(Link& link, bool on) {
-  if (link.want_epollout == on) return;
-  link.want_epollout = on;
-  loop_.modify(link.transport.fd(), on ? (EPOLLIN | EPOLLOUT) : EPOLLIN,
-               kLinkTokenBase + static_cast<uint64_t>(&link - links_.data()));
+  set_wire_epollout(link.wire, token_of(link), on);
 }
 
 void Worker::on_link_event(Link& link, uint32_t events) {
@@ -84,15 +76,16 @@ void Worker::on_link_event(Link& link, uint32_t events) {
   switch (link.state) {
     case LinkState::kConnecting:
       if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
-        if (link.transport.finish_connect() == 0) {
-          on_link_connected(link, now);
+        if (link.wire.transport.finish_connect() == 0) {
+          if (spec_.tls) link.state = LinkState::kHandshaking;
+          after_link_wire_step(link, on_wire_connected(link.wire, token_of(link), now), now);
         } else {
           fail_link_open(link, now, Outcome::kConnectError);
         }
       }
       return;
     case LinkState::kHandshaking:
-      advance_link_handshake(link, now);
+      after_link_wire_step(link, advance_wire_handshake(link.wire, token_of(link), now), now);
       return;
     case LinkState::kSettings:
     case LinkState::kReady:
@@ -108,44 +101,22 @@ void Worker::on_link_event(Link& link, uint32_t events) {
   }
 }
 
-void Worker::on_link_connected(Link& link, int64_t now) {
-  ++recorder_.window().connects;
-  recorder_.window().connection.connect_us.record(micros_of(now - link.connect_start_ns));
-  if (spec_.tls) {
-    link.state = LinkState::kHandshaking;
-    link.handshake_start_ns = now;
-    link.transport.begin_tls(*spec_.tls, spec_.tls->options().resume ? &tls_sessions_ : nullptr);
-    advance_link_handshake(link, now);
-    return;
-  }
-  // h2c: its bytes may go through io_uring (LoadLoop::stream); the preface at once.
-  loop_.stream(link.transport, kLinkTokenBase + static_cast<uint64_t>(&link - links_.data()));
-  start_h2(link);
-}
-
-void Worker::advance_link_handshake(Link& link, int64_t now) {
-  const net::Io io = link.transport.handshake();
-  switch (io.status) {
-    case net::IoStatus::kOk:
-      recorder_.window().connection.handshake_us.record(micros_of(now - link.handshake_start_ns));
-      ++recorder_.window().connection.handshakes;
-      if (link.transport.resumed()) ++recorder_.window().connection.resumed;
-      if (link.transport.alpn() != "h2") {
+// Open: over TLS, once the server agreed to HTTP/2 in ALPN (h2c needs no agreement); the preface
+// goes out at once.
+void Worker::after_link_wire_step(Link& link, WireStep step, int64_t now) {
+  switch (step) {
+    case WireStep::kOpen:
+      if (spec_.tls && link.wire.transport.alpn() != "h2") {
         note_tls_failure("the server did not agree to HTTP/2 in ALPN");
         fail_link_open(link, now, Outcome::kTlsError);
         return;
       }
       start_h2(link);
       return;
-    case net::IoStatus::kWantRead:
-    case net::IoStatus::kWantWrite:
-      set_link_epollout(link, io.status == net::IoStatus::kWantWrite);
-      return;
-    case net::IoStatus::kClosed:
-    case net::IoStatus::kFailed:
-      note_tls_failure(net::failure_text(link.transport.failure()));
-      tls_sessions_.clear();
+    case WireStep::kFailed:
       fail_link_open(link, now, Outcome::kTlsError);
+      return;
+    case WireStep::kWaiting:
       return;
   }
 }
@@ -191,7 +162,7 @@ void Worker::follow_stream_limit(Link& link, int64_t now) {
 void Worker::read_link(Link& link) {
   size_t taken = 0;
   while (taken < kMaxLinkReadBytes) {
-    const net::Io io = link.transport.read(read_buffer_.data(), read_buffer_.size());
+    const net::Io io = link.wire.transport.read(read_buffer_.data(), read_buffer_.size());
     const int64_t now = worker_now();
     if (io.status == net::IoStatus::kWantRead || io.status == net::IoStatus::kWantWrite) {
       if (io.status == net::IoStatus::kWantWrite) set_link_epollout(link, true);
@@ -202,8 +173,8 @@ void Worker::read_link(Link& link) {
       return;
     }
     if (io.status == net::IoStatus::kFailed) {
-      const bool tls = link.transport.failure().tls();
-      if (tls) note_tls_failure(net::failure_text(link.transport.failure()));
+      const bool tls = link.wire.transport.failure().tls();
+      if (tls) note_tls_failure(net::failure_text(link.wire.transport.failure()));
       lose_link(link, now, tls ? Outcome::kTlsError : Outcome::kReset, false);
       return;
     }
@@ -227,7 +198,7 @@ void Worker::read_link(Link& link) {
     if (link.h2 && link.h2->wants_write()) mark_dirty(link);
     // Plain TCP: a short read emptied the socket. TLS reads a record at a time, so it reads on
     // until OpenSSL says it waits.
-    if (!link.transport.tls() && io.bytes < read_buffer_.size()) return;
+    if (!link.wire.transport.tls() && io.bytes < read_buffer_.size()) return;
   }
 }
 
@@ -382,7 +353,7 @@ void Worker::flush_link(Link& link) {
   for (;;) {
     const std::string_view out = link.h2->output();
     if (out.empty()) break;
-    const net::Io io = link.transport.write(out.data(), out.size());
+    const net::Io io = link.wire.transport.write(out.data(), out.size());
     if (io.status == net::IoStatus::kOk) {
       link.h2->wrote(io.bytes);
       recorder_.window().bytes_out += static_cast<int64_t>(io.bytes);
@@ -395,9 +366,9 @@ void Worker::flush_link(Link& link) {
     // The server closed (say after its GOAWAY and its last responses): over plain TCP what it
     // sent before is still to be read, and ends those streams as they ended. (After a failed
     // TLS write OpenSSL reads nothing more.) Then the link is lost.
-    const bool tls = link.transport.failure().tls();
-    if (tls) note_tls_failure(net::failure_text(link.transport.failure()));
-    if (!link.transport.tls()) read_link(link);
+    const bool tls = link.wire.transport.failure().tls();
+    if (tls) note_tls_failure(net::failure_text(link.wire.transport.failure()));
+    if (!link.wire.transport.tls()) read_link(link);
     if (link.h2) lose_link(link, worker_now(), tls ? Outcome::kTlsError : Outcome::kReset, false);
     return;
   }
@@ -461,13 +432,8 @@ void Worker::start_ready_slots(int64_t now) {
 void Worker::sweep_links(int64_t now) {
   for (Link& link : links_) {
     if (link.state == LinkState::kClosed || link.state == LinkState::kReady) continue;
-    if (now - link.connect_start_ns <= spec_.send.connect_timeout_ns) continue;
-    if (link.state == LinkState::kHandshaking) {
-      note_tls_failure("the TLS handshake did not finish within the connect timeout");
-      fail_link_open(link, now, Outcome::kTlsError);
-    } else {
-      fail_link_open(link, now, Outcome::kConnectError);
-    }
+    if (now - link.wire.connect_start_ns <= spec_.send.connect_timeout_ns) continue;
+    fail_link_open(link, now, wire_timed_out(link.state == LinkState::kHandshaking));
   }
 }
 
