@@ -1,6 +1,7 @@
-// The load worker's event loop: connections, request lifecycle, open/closed-loop executors and
-// per-window recording. See worker.h. Runs on its own thread; touches nothing shared but
-// RunControl (atomics) and the WindowMailbox (once per window).
+// The load worker's event loop and its open/closed-loop executors (the connections' lifecycle is
+// worker_connection.cc, what is recorded window_recorder.h). See worker.h. Runs on its own
+// thread; touches nothing shared but RunControl (atomics) and, through its recorder, the
+// WindowMailbox (once per window).
 #include "engine/worker.h"
 
 #include <sys/eventfd.h>
