@@ -12,13 +12,11 @@
 #include "cli/subcommand.h"
 #include "common/recorded_file.h"
 #include "common/usage_error.h"
+#include "registry/experiment_kinds.h"
 #include "report/atomic_file.h"
 #include "report/openmetrics_export.h"
-#include "result/compare_result.h"
-#include "result/ladder_result.h"
 #include "result/recorded_json.h"
 #include "result/run_record.h"
-#include "result/soak_result.h"
 
 namespace proofload::cli {
 namespace {
@@ -69,11 +67,8 @@ void export_to(const ExportFlags& f, const report::OpenMetricsSink& out) {
     }
     return;
   }
-  const char* table = result::is_run_schema(schema) || result::is_soak_schema(schema)
-                          ? "windows.csv"
-                      : schema == result::kLadderSchema  ? "levels.csv"
-                      : schema == result::kCompareSchema ? "cells.csv"
-                                                         : nullptr;
+  const registry::ExperimentKind* kind = registry::kind_with_schema(schema);
+  const char* table = kind != nullptr ? kind->csv_table : nullptr;
   if (table == nullptr) {
     throw UsageError("export --format csv: " + f.directory + " ('" + schema +
                      "') keeps no single table; its CSV files are in the directory");

@@ -351,9 +351,7 @@ void Worker::begin_drain(int64_t now, bool early) {
   drain_started_ns_ = now;
 }
 
-bool Worker::drained() const {
-  return busy_ == 0 && iterations_in_progress_ == 0 && (!open_loop() || dispatcher_->queued() == 0);
-}
+bool Worker::drained() const { return busy_ == 0 && iterations_in_progress_ == 0 && queued() == 0; }
 
 // Whatever is still unanswered when the grace period ends is a timeout; whatever still waits
 // for a connection never started.

@@ -30,15 +30,10 @@ void Worker::open_connection(Connection& c, int64_t now) {
 }
 
 void Worker::after_wire_step(Connection& c, WireStep step, int64_t now) {
-  switch (step) {
-    case WireStep::kOpen:
-      on_transport_ready(c, now);
-      return;
-    case WireStep::kFailed:
-      on_connect_failed(c, now, Outcome::kTlsError);
-      return;
-    case WireStep::kWaiting:
-      return;
+  if (step == WireStep::kOpen) {
+    on_transport_ready(c, now);
+  } else if (step == WireStep::kFailed) {
+    on_connect_failed(c, now, Outcome::kTlsError);
   }
 }
 

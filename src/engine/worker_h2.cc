@@ -104,20 +104,15 @@ void Worker::on_link_event(Link& link, uint32_t events) {
 // Open: over TLS, once the server agreed to HTTP/2 in ALPN (h2c needs no agreement); the preface
 // goes out at once.
 void Worker::after_link_wire_step(Link& link, WireStep step, int64_t now) {
-  switch (step) {
-    case WireStep::kOpen:
-      if (spec_.tls && link.wire.transport.alpn() != "h2") {
-        note_tls_failure("the server did not agree to HTTP/2 in ALPN");
-        fail_link_open(link, now, Outcome::kTlsError);
-        return;
-      }
-      start_h2(link);
-      return;
-    case WireStep::kFailed:
+  if (step == WireStep::kFailed) {
+    fail_link_open(link, now, Outcome::kTlsError);
+  } else if (step == WireStep::kOpen) {
+    if (spec_.tls && link.wire.transport.alpn() != "h2") {
+      note_tls_failure("the server did not agree to HTTP/2 in ALPN");
       fail_link_open(link, now, Outcome::kTlsError);
       return;
-    case WireStep::kWaiting:
-      return;
+    }
+    start_h2(link);
   }
 }
 

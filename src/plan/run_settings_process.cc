@@ -42,21 +42,13 @@ uint64_t read_seed(const std::string& text) {
 // --io, else PROOFLOAD_IO (so that a test suite or a CI job runs everything over one backend),
 // else nullopt: pre-flight picks (net::choose_io_backend).
 std::optional<net::IoBackend> io_backend_from(const std::optional<std::string>& flag) {
-  std::string text;
-  if (flag) {
-    text = *flag;
-  } else if (const char* env = std::getenv("PROOFLOAD_IO"); env != nullptr && *env != '\0') {
-    text = env;
-    if (text != "uring" && text != "io_uring" && text != "epoll") {
-      throw UsageError("PROOFLOAD_IO is '" + text + "': it must be uring or epoll");
-    }
-  } else {
-    return std::nullopt;
-  }
-  if (text != "uring" && text != "io_uring" && text != "epoll") {
-    throw UsageError("--io must be uring or epoll, got '" + text + "'");
-  }
-  return text == "epoll" ? net::IoBackend::kEpoll : net::IoBackend::kUring;
+  const char* env = std::getenv("PROOFLOAD_IO");
+  if (!flag && (env == nullptr || *env == '\0')) return std::nullopt;
+  const std::string text = flag ? *flag : env;
+  if (text == "epoll") return net::IoBackend::kEpoll;
+  if (text == "uring" || text == "io_uring") return net::IoBackend::kUring;
+  throw UsageError(flag ? "--io must be uring or epoll, got '" + text + "'"
+                        : "PROOFLOAD_IO is '" + text + "': it must be uring or epoll");
 }
 
 }  // namespace

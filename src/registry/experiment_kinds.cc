@@ -185,14 +185,17 @@ Merged merge_probe(const std::vector<fs::path>& directories, const fs::path& out
 
 const std::vector<ExperimentKind>& experiment_kinds() {
   static const std::vector<ExperimentKind> kinds = {
-      {"run", report::kResultSchema, owns_run, rerender_run, merge_run, true, result::kRunSchemaV1},
-      {"ladder", result::kLadderSchema, nullptr, ladder_report, merge_ladder, true, nullptr},
+      {"run", report::kResultSchema, owns_run, rerender_run, merge_run, true, result::kRunSchemaV1,
+       "windows.csv"},
+      {"ladder", result::kLadderSchema, nullptr, ladder_report, merge_ladder, true, nullptr,
+       "levels.csv"},
       {"soak", result::kSoakSchema, experiments::is_soak_directory, soak_report, merge_soak, true,
-       result::kSoakSchemaV1},
+       result::kSoakSchemaV1, "windows.csv"},
       {"probe", result::kProbeSchema, experiments::is_probe_directory, probe_report, merge_probe,
-       true, nullptr},
-      {"compare", result::kCompareSchema, nullptr, compare_report, nullptr, false, nullptr},
-      {"sizing", result::kSizingSchema, nullptr, sizing_report, nullptr, false, nullptr},
+       true, nullptr, nullptr},
+      {"compare", result::kCompareSchema, nullptr, compare_report, nullptr, false, nullptr,
+       "cells.csv"},
+      {"sizing", result::kSizingSchema, nullptr, sizing_report, nullptr, false, nullptr, nullptr},
   };
   return kinds;
 }

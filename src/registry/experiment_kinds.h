@@ -1,7 +1,8 @@
 // The experiments' records, registered once: for each kind, the schema of its result.json, how
 // `proofload report` renders its directory again, how `proofload merge` joins its segments (or
-// that it has no merge), and whether its command takes --segment. `report`, `merge` and `k8s job`
-// look kinds up here instead of keeping lists of their own. Configuration time, one thread.
+// that it has no merge), whether its command takes --segment, and the table `export --format csv`
+// hands out. `report`, `merge`, `export` and `k8s job` look kinds up here instead of keeping lists
+// of their own. Configuration time, one thread.
 #pragma once
 
 #include <filesystem>
@@ -36,6 +37,7 @@ struct ExperimentKind {
                   const std::filesystem::path& out);
   bool takes_segment;  // its command takes --segment I/N (and so `k8s job` can run it)
   const char* older_schema;  // an older schema of its result.json, still read; null: none
+  const char* csv_table;     // the directory's one table (`export --format csv`); null: none
 };
 
 // Every kind, in the order a directory is tried: run, ladder, soak, probe, compare, sizing.

@@ -25,9 +25,6 @@ namespace proofload::result {
 // in a ladder means throughput noise. v1 is read as well.
 constexpr const char* kSoakSchema = "proofload.soak/v2";
 constexpr const char* kSoakSchemaV1 = "proofload.soak/v1";
-inline bool is_soak_schema(std::string_view schema) {
-  return schema == kSoakSchema || schema == kSoakSchemaV1;
-}
 
 // A --mark-at as asked: at `at_s` from the hold's start, `label`, and the command run then.
 struct ScheduledMark {
