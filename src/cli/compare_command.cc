@@ -22,6 +22,7 @@
 #include "experiments/compare_record.h"
 #include "experiments/http_probe.h"
 #include "experiments/ladder_record.h"
+#include "observe/factory.h"
 #include "report/numbers.h"
 
 namespace proofload::cli {
@@ -124,6 +125,8 @@ experiments::ComparePlan build_plan(CompareFlags& f, CLI::App* app) {
                      " too for an A/A comparison, which measures the matrix's noise), or "
                      "--a-apply and --b-apply hooks that switch the target");
   }
+  for (const std::string& spec : f.a_observe) observe::check_sampler_spec(spec);
+  for (const std::string& spec : f.b_observe) observe::check_sampler_spec(spec);
   plan.a_observe = f.a_observe;
   plan.b_observe = f.b_observe;
   plan.a_apply = f.a_apply;

@@ -337,7 +337,7 @@ Subcommand add_ladder_command(CLI::App& parent) {
       "Where does it buckle? Run a list of levels (or search the highest rate within the "
       "SLO), judge each, and write a report");
   add_ladder_flags(app, *f);
-  add_run_settings(app, f->run, plan::SettingScope::kSegment);
+  add_segment_settings(app, f->run, "ladder");
 
   return {app, [f, app] {
             // A scenario's settings fill the flags not given; `ladder` has no --rate, -d, ...

@@ -152,7 +152,7 @@ Subcommand add_probe_command(CLI::App& parent) {
   app->add_option("-o,--out", f->run.out, "The report directory (default probe-DATE-TIME)");
   app->add_flag("--plan", f->plan, "Print the probe's plan; send nothing");
   add_request_flags(app, f->run);
-  add_run_settings(app, f->run, plan::SettingScope::kSegment);
+  add_segment_settings(app, f->run, "probe");
   app->get_option("--sources")
       ->description("The local addresses to send from, e.g. 127.0.0.2,127.0.0.3, or a count N "
                     "for 127.0.0.2 onwards (default 3)");

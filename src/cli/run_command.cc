@@ -18,6 +18,7 @@
 #include "http/request.h"
 #include "http/url.h"
 #include "plan/plan_run.h"
+#include "registry/experiment_kinds.h"
 
 namespace proofload::cli {
 
@@ -101,6 +102,12 @@ void add_run_settings(CLI::App* app, RunFlags& flags, plan::SettingScope scope,
   }
 }
 
+void add_segment_settings(CLI::App* app, RunFlags& flags, std::string_view kind) {
+  const registry::ExperimentKind* entry = registry::kind_named(kind);
+  if (entry == nullptr) throw std::logic_error("no experiment kind " + std::string(kind));
+  if (entry->takes_segment) add_run_settings(app, flags, plan::SettingScope::kSegment);
+}
+
 bool looks_like_scenario_file(const std::string& target) {
   auto ends_with = [&](std::string_view suffix) {
     return target.size() >= suffix.size() &&
@@ -143,6 +150,9 @@ plan::RunSpec run_spec_from_flags(const RunFlags& f, const workload::Scenario* s
   http::parse_url(spec.target);  // a bad URL is the first thing to say
   if (scenario) spec.scenario = std::make_shared<const workload::Scenario>(*scenario);
   plan::read_settings(f.settings, spec);
+  // Each setting's own check now, not only when a run is planned: an experiment's --plan plans
+  // no run, and must refuse what its runs would.
+  plan::check_settings(spec);
   if (f.out) spec.out_dir = *f.out;
   spec.quiet = f.quiet;
   return spec;
@@ -173,7 +183,7 @@ Subcommand add_run_command(CLI::App& parent) {
   app->add_flag("--plan", flags->plan,
                 "Check the flags and the scenario, print the load it would send, send nothing");
   add_request_flags(app, *flags);
-  add_run_settings(app, *flags, plan::SettingScope::kSegment);
+  add_segment_settings(app, *flags, "run");
 
   return {app, [flags, targets, app] {
             return run_experiment_command(

@@ -47,6 +47,11 @@ struct RunFlags {
 void add_run_settings(CLI::App* app, RunFlags& flags, plan::SettingScope scope,
                       std::initializer_list<std::string_view> without = {});
 
+// The settings of a load split over segments (--segment I/N) as flags of `app`, the command of the
+// experiment `kind` ("soak"), when its registry entry says it takes them: stated there once, and
+// read there by `k8s job` and `merge` as well.
+void add_segment_settings(CLI::App* app, RunFlags& flags, std::string_view kind);
+
 // One run setting as a flag of `app`, with the command's own help for it when it means something
 // more there (ladder's -c).
 void add_run_setting(CLI::App* app, RunFlags& flags, std::string_view name,

@@ -225,7 +225,7 @@ Subcommand add_soak_command(CLI::App& parent) {
   app->add_option("-o,--out", f->run.out, "The report directory (default soak-DATE-TIME)");
   app->add_flag("--plan", f->plan, "Print the soak's plan; send nothing");
   add_request_flags(app, f->run);
-  add_run_settings(app, f->run, plan::SettingScope::kSegment);
+  add_segment_settings(app, f->run, "soak");
   app->get_option("--max-connections")
       ->description("Open loop: the pool may grow to this many connections (default 1000)");
 

@@ -364,11 +364,15 @@ bool CgroupSampler::read_v1(std::vector<Reading>& out) {
 
 }  // namespace
 
-CgroupLayout resolve_cgroup(std::string_view path, const std::string& root) {
-  std::string shown = std::string(kPrefix) + std::string(path);
-  if (path.empty()) {
+void check_cgroup_spec(std::string_view spec) {
+  if (spec.substr(kPrefix.size()).empty()) {
     throw UsageError("cgroup: needs a path: cgroup:/sys/fs/cgroup/<group> or cgroup:<group>");
   }
+}
+
+CgroupLayout resolve_cgroup(std::string_view path, const std::string& root) {
+  std::string shown = std::string(kPrefix) + std::string(path);
+  check_cgroup_spec(shown);
   fs::path cleaned = clean(path);
   if (path.front() == '/') return resolve_absolute(shown, cleaned, root);
   return resolve_relative(shown, cleaned, root);

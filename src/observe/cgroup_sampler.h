@@ -51,6 +51,10 @@ struct CgroupLayout {
   std::string memory_dir;
 };
 
+// What `cgroup:PATH` must be before any file is looked at (a path): --plan's check. Throws
+// UsageError.
+void check_cgroup_spec(std::string_view spec);
+
 // Resolves the PATH of `cgroup:PATH` (see the top of this file) with the file system rooted
 // at `root` ("/" in use, a fixture tree in tests). Throws UsageError when it names no cgroup.
 CgroupLayout resolve_cgroup(std::string_view path, const std::string& root = "/");

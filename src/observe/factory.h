@@ -18,6 +18,11 @@ namespace proofload::observe {
 std::unique_ptr<Sampler> make_sampler(std::string_view spec, int64_t period_ns,
                                       const net::TlsOptions& trust = {});
 
+// What make_sampler refuses in a spec's form, reaching nothing: no address is resolved, no
+// cgroup or pid file looked at, no cluster asked (`--plan` checks every --observe with it).
+// Throws UsageError.
+void check_sampler_spec(std::string_view spec);
+
 // The kind of a spec ("pid" for "pid:42"): the prefix of its columns in windows.csv.
 std::string_view sampler_kind(std::string_view spec);
 

@@ -94,9 +94,6 @@ std::unique_ptr<ProcessSampler> ProcessSampler::watch_pid(int pid,
 
 std::unique_ptr<ProcessSampler> ProcessSampler::watch_pidfile(std::filesystem::path pidfile,
                                                               const std::filesystem::path& root) {
-  if (pidfile.empty()) {
-    throw UsageError("observe pidfile: needs a path, as in pidfile:/run/app.pid");
-  }
   std::unique_ptr<ProcessSampler> sampler(
       new ProcessSampler(Mode::kPidFile, "pidfile:" + pidfile.string(), root));
   sampler->pidfile_ = std::move(pidfile);
@@ -237,10 +234,18 @@ std::optional<ProcessSampler::Observed> ProcessSampler::observe(const std::strin
   return observed;
 }
 
-std::unique_ptr<Sampler> make_proc_sampler(std::string_view spec,
-                                           const std::filesystem::path& root) {
-  if (spec == "self") return ProcessSampler::watch_self(root);
-  if (spec == "host") return std::make_unique<HostSampler>(root);
+namespace {
+
+// A proc spec's form: its kind, and the pid or the pid file it names (nothing looked at yet).
+struct ProcSpec {
+  std::string_view kind;  // "self", "host", "pid" or "pidfile"
+  int pid = 0;
+  std::string_view pidfile;
+};
+
+// nullopt when `spec` is none of the proc kinds. Throws UsageError for a malformed one.
+std::optional<ProcSpec> parse_proc_spec(std::string_view spec) {
+  if (spec == "self" || spec == "host") return ProcSpec{spec, 0, {}};
   const size_t colon = spec.find(':');
   const std::string_view kind = spec.substr(0, colon);
   const std::string_view rest =
@@ -252,12 +257,31 @@ std::unique_ptr<Sampler> make_proc_sampler(std::string_view spec,
       throw UsageError("observe " + std::string(spec) + ": \"" + std::string(rest) +
                        "\" is not a process id (a positive number, as in pid:1234)");
     }
-    std::unique_ptr<ProcessSampler> sampler = ProcessSampler::watch_pid(*pid, root);
+    return ProcSpec{kind, *pid, {}};
+  }
+  if (kind == "pidfile") {
+    if (rest.empty()) throw UsageError("observe pidfile: needs a path, as in pidfile:/run/app.pid");
+    return ProcSpec{kind, 0, rest};
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool check_proc_spec(std::string_view spec) { return parse_proc_spec(spec).has_value(); }
+
+std::unique_ptr<Sampler> make_proc_sampler(std::string_view spec,
+                                           const std::filesystem::path& root) {
+  const std::optional<ProcSpec> parsed = parse_proc_spec(spec);
+  if (!parsed) return nullptr;
+  if (parsed->kind == "self") return ProcessSampler::watch_self(root);
+  if (parsed->kind == "host") return std::make_unique<HostSampler>(root);
+  if (parsed->kind == "pid") {
+    std::unique_ptr<ProcessSampler> sampler = ProcessSampler::watch_pid(parsed->pid, root);
     sampler->spec_ = std::string(spec);  // as given ("pid:0042" stays so)
     return sampler;
   }
-  if (kind == "pidfile") return ProcessSampler::watch_pidfile(std::string(rest), root);
-  return nullptr;
+  return ProcessSampler::watch_pidfile(std::string(parsed->pidfile), root);
 }
 
 }  // namespace proofload::observe

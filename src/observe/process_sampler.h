@@ -21,6 +21,9 @@ namespace proofload::observe {
 // does not exist. `root` is where /proc is found (tests give a fixture tree).
 std::unique_ptr<Sampler> make_proc_sampler(std::string_view spec,
                                            const std::filesystem::path& root = "/");
+// Whether `spec` is one of those kinds, its form checked as make_proc_sampler checks it, with no
+// process or file looked at (--plan's check). Throws UsageError as make_proc_sampler does.
+bool check_proc_spec(std::string_view spec);
 
 // Readings, every sample:
 //   cpu_user_seconds, cpu_system_seconds, cpu_seconds (their sum)   counters
@@ -40,7 +43,8 @@ class ProcessSampler final : public Sampler {
   static std::unique_ptr<ProcessSampler> watch_pid(int pid,
                                                    const std::filesystem::path& root = "/");
   // The process whose pid the file holds, read again at every sample (the file need not exist
-  // yet). `pidfile` is a path of the caller's file system, not under `root`.
+  // yet). `pidfile` (not empty: make_proc_sampler refuses "pidfile:") is a path of the caller's
+  // file system, not under `root`.
   static std::unique_ptr<ProcessSampler> watch_pidfile(std::filesystem::path pidfile,
                                                        const std::filesystem::path& root = "/");
 

@@ -278,16 +278,34 @@ int64_t prom_timeout_ns(int64_t period_ns) {
   return std::min(kPromDefaultTimeoutNs, period_ns / 5 * 4);
 }
 
-std::unique_ptr<Sampler> make_prom_sampler(std::string_view spec, int64_t timeout_ns,
-                                           const net::TlsOptions& trust) {
-  if (spec.substr(0, kPrefix.size()) != kPrefix) return nullptr;
+namespace {
+
+// The spec's URL and match list, as written (nothing resolved).
+struct PromSpec {
+  SplitSpec split;
+  http::Url url;
+};
+
+PromSpec parse_prom_spec(std::string_view spec) {
   std::string_view url_text = spec.substr(kPrefix.size());
   if (url_text.empty()) {
     throw UsageError(
         "observer 'prom:' needs a URL: prom:http://host:port/metrics[?match=prefix,...]");
   }
-  SplitSpec split = split_match(spec, url_text);
-  http::Url url = http::parse_url(split.url);
+  PromSpec parsed;
+  parsed.split = split_match(spec, url_text);
+  parsed.url = http::parse_url(parsed.split.url);
+  return parsed;
+}
+
+}  // namespace
+
+void check_prom_spec(std::string_view spec) { parse_prom_spec(spec); }
+
+std::unique_ptr<Sampler> make_prom_sampler(std::string_view spec, int64_t timeout_ns,
+                                           const net::TlsOptions& trust) {
+  if (spec.substr(0, kPrefix.size()) != kPrefix) return nullptr;
+  auto [split, url] = parse_prom_spec(spec);
   std::vector<http::SocketAddress> addresses = resolve(spec, url);
   std::unique_ptr<net::TlsContext> tls;
   if (url.tls()) {

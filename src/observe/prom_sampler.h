@@ -50,4 +50,8 @@ int64_t prom_timeout_ns(int64_t period_ns);
 std::unique_ptr<Sampler> make_prom_sampler(std::string_view spec, int64_t timeout_ns,
                                            const net::TlsOptions& trust = {});
 
+// What make_prom_sampler refuses in a "prom:" spec's form (its URL, its match list), with nothing
+// resolved: --plan's check. Throws UsageError.
+void check_prom_spec(std::string_view spec);
+
 }  // namespace proofload::observe

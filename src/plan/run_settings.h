@@ -101,7 +101,7 @@ const RunSetting* find_run_setting(std::string_view name);
 // The texts into `spec`, setting by setting in the table's order. Throws UsageError.
 void read_settings(const SettingTexts& texts, RunSpec& spec);
 
-// Every setting's own check (plan_run's first step).
+// Every setting's own check (plan_run's first step; the commands' too, as they read their flags).
 void check_settings(const RunSpec& spec);
 
 // Every setting's plan step.

@@ -19,6 +19,7 @@
 #include "http/url.h"
 #include "net/io_backend.h"
 #include "net/tcp.h"
+#include "observe/factory.h"
 #include "observe/reconcile_source.h"
 #include "plan/redaction.h"
 #include "plan/run_settings_parts.h"
@@ -196,6 +197,11 @@ constexpr RunSetting kProcess[] = {
              "cgroup:PATH, prom:URL[?match=a,b], k8s:NAMESPACE/SELECTOR, host (the generator "
              "itself always)",
      .read = [](const Texts& texts, RunSpec& spec) { spec.observe = texts; },
+     // The form only: --plan reaches nothing (the run makes each sampler, and looks).
+     .check =
+         [](const RunSpec& spec) {
+           for (const std::string& o : spec.observe) observe::check_sampler_spec(o);
+         },
      .reproduce =
          [](const RunSpec& spec, CommandArgs& args) {
            for (const std::string& o : spec.observe) args.option("--observe", o);

@@ -200,6 +200,13 @@ const std::vector<ExperimentKind>& experiment_kinds() {
   return kinds;
 }
 
+const ExperimentKind* kind_named(std::string_view name) {
+  for (const ExperimentKind& kind : experiment_kinds()) {
+    if (name == kind.name) return &kind;
+  }
+  return nullptr;
+}
+
 const ExperimentKind* kind_owning(const fs::path& directory) {
   for (const ExperimentKind& kind : experiment_kinds()) {
     if (kind.owns_directory && kind.owns_directory(directory)) return &kind;

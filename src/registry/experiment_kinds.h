@@ -7,6 +7,7 @@
 
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "report/run_report.h"
@@ -43,6 +44,8 @@ struct ExperimentKind {
 // Every kind, in the order a directory is tried: run, ladder, soak, probe, compare, sizing.
 const std::vector<ExperimentKind>& experiment_kinds();
 
+// The kind of this name ("soak"), else nullptr.
+const ExperimentKind* kind_named(std::string_view name);
 // The kind that owns `directory` (owns_directory), else nullptr.
 const ExperimentKind* kind_owning(const std::filesystem::path& directory);
 // The kind whose result.json has this schema (or its older one), else nullptr.

@@ -132,6 +132,51 @@ TEST(BadInput, FilesAreReadUpToAStatedSizeAndADirectoryIsNoFile) {
                      "routes file '/dev/zero' is larger than 16 MiB");
 }
 
+// --plan checks everything and reaches nothing: every command that sends load refuses an
+// observer it could never make, and takes one that names what is not there (yet): a pid, a
+// cgroup, a name that does not resolve, a cluster with no kubectl. (--plan let a misspelt
+// observer through, to fail only when the load was about to start.)
+TEST(BadInput, PlanChecksEveryObserversFormAndLooksAtNothing) {
+  const std::string dir = make_temp_dir("plan-observe");
+  write_file(dir + "/matrix.yaml", "checks:\n  lookup: {path: /lookup}\nrun: {duration: 1s}\n");
+  const std::string url = "http://127.0.0.1:1/";
+  const std::vector<std::vector<std::string>> commands = {
+      {"run", url},
+      {"ladder", url, "--rates", "10,20"},
+      {"soak", url, "--rate", "10", "-d", "3m"},
+      {"probe", url, "--sources", "2"},
+      {"compare", dir + "/matrix.yaml", "--a", url, "--b", "http://127.0.0.1:2/"},
+      {"sizing", url, "--configs", "a,b", "--apply", "true", "--concurrency", "2"}};
+  for (const std::vector<std::string>& command : commands) {
+    SCOPED_TRACE(command[0]);
+    auto with = [&](std::initializer_list<std::string> more) {
+      std::vector<std::string> args = command;
+      args.insert(args.end(), more);
+      args.push_back("--plan");
+      return args;
+    };
+    expect_usage_error(with({"--observe", "bogus:thing"}), "unknown observer 'bogus:thing'");
+    expect_usage_error(with({"--observe", "pid:abc"}), "is not a process id");
+    expect_usage_error(with({"--observe", "prom:"}), "needs a URL");
+    expect_usage_error(with({"--observe", "k8s:no-selector"}), "k8s:");
+    expect_usage_error(with({"--observe", "cgroup:"}), "needs a path");
+    std::vector<std::string> named = {proofload_binary()};
+    for (const std::string& arg :
+         with({"--observe", "pid:999999999", "--observe", "pidfile:" + dir + "/none.pid",
+               "--observe", "cgroup:/no/such/group", "--observe",
+               "prom:http://nowhere.invalid:9090/metrics", "--observe", "k8s:shop/app=none"})) {
+      named.push_back(arg);
+    }
+    const Completed plan = run_to_completion(named, std::chrono::seconds(60));
+    EXPECT_EQ(plan.exit_code, 0) << plan.err;
+    EXPECT_NE(plan.out.find("Nothing was sent (--plan)."), std::string::npos) << plan.out;
+  }
+  // compare's observers of one side are observers too.
+  expect_usage_error({"compare", dir + "/matrix.yaml", "--a", url, "--b", "http://127.0.0.1:2/",
+                      "--a-observe", "bogus:thing", "--plan"},
+                     "unknown observer 'bogus:thing'");
+}
+
 TEST(BadInput, ATableOfMoreRowsThanALadderHasIsRefusedAtTheRowPastTheLimit) {
   const std::string dir = make_temp_dir("table-rows");
   std::string table = "level,achieved_rps,error_rate,p99_ms\n";
