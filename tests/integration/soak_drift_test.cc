@@ -26,10 +26,12 @@ TEST(Soak, DriftIsFoundOnAGrowingDelayAndNotOnASteadyOne) {
   // between quarters, above its floor share but below the absolute floor, so no drift.
   // The floor share is 15%, not the default 5%: with three 1 s windows a quarter, timer jitter
   // alone moved the steady 20 ms route's quarter medians by up to 1.6 ms (8%) on a 2-core VM,
-  // where the growing route's rise is 48 ms.
+  // where the growing route's rise is 48 ms. 200 requests a window, not 40: a window's p95 of
+  // 40 requests is its second slowest, and that alone moved the fast route's last quarter 1.5 ms
+  // below its first (7.5 to 6.0 ms), past both floors.
   for (const std::string route : {"steady", "fast", "growing"}) {
     Completed c = run_to_completion({proofload_binary(), "soak", server.url("/" + route), "--rate",
-                                     "40", "-d", "12s", "--window", "1s", "--drift-floor-share",
+                                     "200", "-d", "12s", "--window", "1s", "--drift-floor-share",
                                      "15%", "--workers", "1", "-q", "-o", dir + "/" + route},
                                     60s);
     const json drift = json::parse(read_file(dir + "/" + route + "/result.json"))["soak"]["drift"];
