@@ -1,11 +1,11 @@
-// A hostile server's bytes through the engine's read step (engine/read_step.h), taken as the
-// worker takes them: in reads whose sizes the input chooses, until the response is complete or
-// the input ends (then the peer closes). A complete response then goes through the scenario's
-// checks and extraction, as Worker::complete_request does: statuses, headers, JSON pointers,
-// RE2 patterns over the kept body. Then the parser is reused for a second response, as a
-// keep-alive connection reuses it. Every body piece also goes, as it is parsed, through a
-// stream's tracker (the event-stream parser, content and token pointers, a fixture), as a
-// streamed request's body will: whatever the server sends, it must stay bounded and never crash.
+// A hostile server's bytes through the engine's HTTP/1.1 session (engine/http1_session.h: the
+// parser and the read step), taken as the worker takes them: in reads whose sizes the input
+// chooses, until the response is complete or the input ends (then the peer closes). A complete
+// response then goes through the scenario's checks and extraction, as Worker::complete_request
+// does: statuses, headers, JSON pointers, RE2 patterns over the kept body. Then the session takes
+// a second request, as a keep-alive connection does. Every body piece also goes, as it is parsed,
+// through a stream's tracker (the event-stream parser, content and token pointers, a fixture), as
+// a streamed request's body will: whatever the server sends, it must stay bounded and never crash.
 //
 // Input: byte 0 picks the request (bit 0: the HEAD one) and the read sizes (bits 1-7); the rest
 // is what the server sends.
@@ -14,7 +14,7 @@
 #include <memory>
 #include <string_view>
 
-#include "engine/read_step.h"
+#include "engine/http1_session.h"
 #include "http/response_parser.h"
 #include "http/url.h"
 #include "workload/scenario_yaml.h"
@@ -79,18 +79,18 @@ struct StreamBody : proofload::http::BodySink {
 };
 
 // Reads one response from `bytes` (advancing it); the read step's last verdict.
-ReadStep read_one(proofload::http::ResponseParser& parser, std::string_view& bytes,
+ReadStep read_one(proofload::engine::Http1Session& http1, std::string_view& bytes,
                   uint8_t read_sizes) {
   size_t read = 0;
   while (!bytes.empty()) {
     // Sizes 1 to 4096 bytes, varying read by read: splits land inside every token.
     const size_t size = std::min(bytes.size(), 1 + ((read_sizes * 131u + read * 977u) % 4096u));
     ++read;
-    const ReadStep step = proofload::engine::on_response_bytes(parser, bytes.data(), size, true);
+    const ReadStep step = http1.receive(bytes.data(), size);
     bytes.remove_prefix(size);
     if (step != ReadStep::kNeedMore) return step;
   }
-  return proofload::engine::on_response_eof(parser, false);
+  return http1.receive_close(false);
 }
 
 }  // namespace
@@ -104,7 +104,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   proofload::workload::WorkerContext context(*harness.workload, 0, 1);
   proofload::workload::Session session;
   session.bind(*harness.workload);
-  proofload::http::ResponseParser parser;
+  proofload::engine::Http1Session http1;  // as the Worker reads a connection's responses
   StreamBody stream;
   for (int response = 0; response < 2; ++response) {
     // The mix draws the request; the input's bit 0 turns a GET into the HEAD and back.
@@ -118,11 +118,12 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     // The input's bit 7 reads the body as a chunked stream instead of server-sent events.
     stream.tracker.start((control & 0x80) != 0 ? harness.chunked_rules : harness.stream_rules, 0,
                          nullptr);
-    parser.start(request->is_head, capture);
-    const ReadStep step = read_one(parser, bytes, control >> 1);
+    http1.submit(session.request_bytes(), request->is_head, capture);
+    http1.wrote(http1.output().size());
+    const ReadStep step = read_one(http1, bytes, control >> 1);
     stream.tracker.finish();
     if (step == ReadStep::kCompleteReusable || step == ReadStep::kCompleteNotReusable) {
-      session.on_response(parser);
+      session.on_response(http1.response());
     } else {
       session.on_failure(proofload::measure::Outcome::kProtocolError);
     }

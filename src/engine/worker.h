@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/http1_session.h"
 #include "engine/load_spec.h"
 #include "engine/stream_body.h"
 #include "engine/window_mailbox.h"
@@ -19,7 +20,6 @@
 #include "engine/worker_io.h"
 #include "http/h2_memory.h"
 #include "http/h2_session.h"
-#include "http/response_parser.h"
 #include "measure/named_stats.h"
 #include "measure/span_counts.h"
 #include "measure/window_stats.h"
@@ -84,7 +84,6 @@ class Worker {
     ConnState state = ConnState::kClosed;
     bool active = false;  // closed loop: this user is part of the current target
     bool got_first_byte = false;
-    size_t written = 0;           // request bytes written so far
     int64_t ready_ns = 0;         // closed loop: when the user was ready for its next request
     int64_t retry_at_ns = 0;      // closed and not to be reopened before this (connect backoff)
     int64_t backoff_ns = 0;       // grows after each failed connect, reset on success
@@ -93,8 +92,7 @@ class Worker {
     int64_t write_start_ns = 0;
     int64_t first_byte_ns = 0;
     bool waiting_think = false;  // a think timer is due for this connection's next step
-    std::string_view request;    // the bytes of the request in flight
-    http::ResponseParser parser;
+    Http1Session http1;          // HTTP/1.1: the request's bytes, and its response read back
     workload::Session session;
     bool attached = false;  // HTTP/2: counted in its link's `attached`
     http::H2Stream stream;  // HTTP/2: the request in flight as a stream
@@ -231,7 +229,7 @@ class Worker {
   void lose_link(Link& link, int64_t now, measure::Outcome outcome, bool orderly);
   void fail_link_open(Link& link, int64_t now, measure::Outcome outcome);
   void set_link_epollout(Link& link, bool on);
-  void submit_stream(Connection& c, http::ResponseCapture capture);
+  void submit_stream(Connection& c, std::string_view request, http::ResponseCapture capture);
   void fail_stream(Connection& c, measure::Outcome outcome, int64_t now);
   // A request in flight ends without a response: over HTTP/1.1 the connection goes with it
   // (fail_request); over HTTP/2 only its stream does.

@@ -5,7 +5,6 @@
 #include <optional>
 
 #include "common/clock.h"
-#include "engine/read_step.h"
 #include "engine/worker.h"
 
 namespace proofload::engine {
@@ -67,7 +66,7 @@ void Worker::on_event(Connection& c, uint32_t events) {
       after_wire_step(c, advance_wire_handshake(c.wire, token_of(c), now), now);
       return;
     case ConnState::kBusy:
-      if (c.written < c.request.size()) write_request(c);
+      if (!c.http1.request_written()) write_request(c);
       // TLS may want the socket writable to go on reading (a key update): any event reads.
       if (c.state == ConnState::kBusy &&
           ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) || c.wire.transport.tls())) {
@@ -204,7 +203,6 @@ void Worker::start_request(Connection& c, int64_t intended_ns, int64_t now) {
   ++busy_;
   c.intended_ns = intended_ns;
   c.write_start_ns = now;
-  c.written = 0;
   c.got_first_byte = false;
   bool first_step = !c.session.in_iteration();
   const workload::CompiledRequest& request = c.session.begin_step(context_);
@@ -213,14 +211,13 @@ void Worker::start_request(Connection& c, int64_t intended_ns, int64_t now) {
     c.session.iteration_start_ns = intended_ns;
     recorder_.count_flow_started(c.session.flow(), intended_ns);
   }
-  c.request = c.session.request_bytes();
   http::ResponseCapture capture = capture_for(request);
   capture.body_sink = begin_stream(c, request, intended_ns, now);
   if (h2()) {
-    submit_stream(c, capture);
+    submit_stream(c, c.session.request_bytes(), capture);
     return;
   }
-  c.parser.start(request.is_head, capture);
+  c.http1.submit(c.session.request_bytes(), request.is_head, capture);
   write_request(c);
 }
 
@@ -237,12 +234,10 @@ http::BodySink* Worker::begin_stream(Connection& c, const workload::CompiledRequ
 }
 
 void Worker::write_request(Connection& c) {
-  std::string_view request = c.request;
-  while (c.written < request.size()) {
-    const net::Io io =
-        c.wire.transport.write(request.data() + c.written, request.size() - c.written);
+  for (std::string_view out = c.http1.output(); !out.empty(); out = c.http1.output()) {
+    const net::Io io = c.wire.transport.write(out.data(), out.size());
     if (io.status == net::IoStatus::kOk) {
-      c.written += io.bytes;
+      c.http1.wrote(io.bytes);
       recorder_.window().bytes_out += static_cast<int64_t>(io.bytes);
       continue;
     }
@@ -276,7 +271,7 @@ void Worker::read_response(Connection& c) {
     if (io.status == net::IoStatus::kWantRead || io.status == net::IoStatus::kWantWrite) {
       // Writable is waited for only while the request is unwritten or TLS asked for it (a
       // level-triggered writable socket would wake the loop at once, forever).
-      if (c.written == c.request.size()) wait_for(c, io.status);
+      if (c.http1.request_written()) wait_for(c, io.status);
       return;
     }
     if (io.status == net::IoStatus::kFailed) {
@@ -293,8 +288,8 @@ void Worker::read_response(Connection& c) {
     }
     if (c.stream_body && n > 0) c.stream_body->set_now(now);
     const ReadStep step =
-        n == 0 ? on_response_eof(c.parser, c.wire.transport.closed_without_close_notify())
-               : on_response_bytes(c.parser, read_buffer_.data(), n, c.written == c.request.size());
+        n == 0 ? c.http1.receive_close(c.wire.transport.closed_without_close_notify())
+               : c.http1.receive(read_buffer_.data(), n);
     switch (step) {
       case ReadStep::kNeedMore:
         if (n < read_buffer_.size() && !c.wire.transport.buffered()) return;  // wait for more
@@ -322,12 +317,12 @@ void Worker::read_response(Connection& c) {
 }
 
 void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
-  int status = h2() ? c.stream.status : c.parser.status();
+  int status = h2() ? c.stream.status : c.http1.response().status();
   // The status, and for a scenario the checks: its outcome.
   const workload::Session::StepEnd end =
       h2() ? c.session.on_response(workload::ResponseView{c.stream.status, c.stream.headers,
                                                           c.stream.body, c.stream.body_truncated})
-           : c.session.on_response(c.parser);
+           : c.session.on_response(c.http1.response());
   if (h2()) c.first_byte_ns = c.stream.first_byte_ns;
   // io_uring: the request's bytes left when the loop submitted them, at the end of the turn it
   // was written in; service time and TTFB count from then, as they count from the send with
@@ -335,7 +330,7 @@ void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
   c.write_start_ns = std::max(c.write_start_ns, c.wire.transport.sent_ns());
   if (recorder_.counts_source()) {
     recorder_.count_source_answer(
-        status, h2() ? std::string_view(c.stream.headers) : c.parser.captured_headers());
+        status, h2() ? std::string_view(c.stream.headers) : c.http1.response().captured_headers());
   }
   recorder_.count_response(status, end.outcome,
                            {c.intended_ns, c.write_start_ns, c.first_byte_ns, now},

@@ -316,10 +316,10 @@ void Worker::fail_link_open(Link& link, int64_t now, Outcome outcome) {
   lose_link(link, now, outcome, false);
 }
 
-void Worker::submit_stream(Connection& c, http::ResponseCapture capture) {
+void Worker::submit_stream(Connection& c, std::string_view request, http::ResponseCapture capture) {
   Link& link = link_of(c);
   c.stream.owner = slot_of(c);
-  if (!link.h2 || !h2_head_.parse(c.request, spec_.tls ? "https" : "http") ||
+  if (!link.h2 || !h2_head_.parse(request, spec_.tls ? "https" : "http") ||
       !link.h2->submit(c.stream, h2_head_, capture)) {
     // The link went away under it (or the bytes were not a request, which cannot happen for
     // what the workload renders): the slot waits for the next connection.
