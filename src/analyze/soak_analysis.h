@@ -143,6 +143,11 @@ struct Drift {
 
 // Fewer hold windows with a p95 than this: drift is not judged (two per quarter at least).
 constexpr int kMinDriftWindows = 8;
+// Drift blocks shorter than this are called short in a soak's "What this does not show": a
+// host's scheduling moves a p95 by milliseconds in stretches of several seconds, and a short
+// block's median can ride one. A steady 5 ms route's 2 s windows wandered from 5.3 to 7.7 ms over
+// 40 s on a 2-core VM, in stretches of up to eight windows; a minute holds several stretches.
+constexpr double kShortDriftBlockS = 60;
 // The absolute floor by default: a smaller change of p95 is scheduling jitter on most hosts, not
 // a finding, however small the latency it is a share of.
 constexpr double kDefaultDriftFloorMs = 1.0;

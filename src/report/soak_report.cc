@@ -223,6 +223,13 @@ void windows_table(std::string& out, const result::SoakResult& r) {
   out += "\n";
 }
 
+// The shortest of the blocks drift was judged on; infinity when there are none.
+double shortest_block_s(const analyze::Drift& d) {
+  double shortest = HUGE_VAL;
+  for (const analyze::DriftBlock& b : d.blocks) shortest = std::min(shortest, b.end_s - b.start_s);
+  return shortest;
+}
+
 void drift_section(std::string& out, const result::SoakResult& r) {
   const analyze::Drift& d = r.drift;
   out += "## Drift\n\n";
@@ -379,6 +386,14 @@ std::string render_soak_summary(const result::SoakResult& r,
   }
   if (r.drift.verdict == "not judged") {
     not_shown.push_back("Drift was not judged: " + r.drift.reason + ".");
+  } else if (const double block_s = shortest_block_s(r.drift);
+             block_s < analyze::kShortDriftBlockS) {
+    not_shown.push_back(fmt::format(
+        "Drift was judged on blocks of {}: a host's own slow changes (its scheduling, other work "
+        "on it) move p95 by milliseconds for seconds at a time, and blocks this short cannot tell "
+        "them from the server's drift. Blocks of a minute can (a hold of 4 minutes, or "
+        "`--drift-blocks 1m`).",
+        duration_text(block_s)));
   }
   for (const std::string& line : not_shown) out += "- " + line + "\n";
   out += "\n## Reproduce\n\n";
