@@ -10,6 +10,7 @@
 
 #include "cli/command_line.h"
 #include "cli/experiment_command.h"
+#include "cli/experiment_commands.h"
 #include "cli/ladder_flags.h"
 #include "cli/live_flags.h"
 #include "cli/run_flags.h"
@@ -23,6 +24,7 @@
 #include "experiments/http_probe.h"
 #include "experiments/ladder_record.h"
 #include "observe/factory.h"
+#include "registry/experiment_kinds.h"
 #include "report/numbers.h"
 
 namespace proofload::cli {
@@ -185,10 +187,10 @@ experiments::ComparePlan build_plan(CompareFlags& f, CLI::App* app) {
 
 }  // namespace
 
-Subcommand add_compare_command(CLI::App& parent) {
+Subcommand add_compare_command(CLI::App& parent, const registry::ExperimentKind& kind) {
   auto f = std::make_shared<CompareFlags>();
   CLI::App* app = parent.add_subcommand(
-      "compare",
+      kind.name,
       "Is B faster than A? Run a matrix of checks on both, repeated and interleaved, and judge "
       "each against the noise of its repeats; or judge two recorded directories again");
   app->add_option("matrix", f->matrix, "The matrix file (compare.yaml): checks, conditions, "

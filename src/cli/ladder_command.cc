@@ -10,6 +10,7 @@
 #include "analyze/level_table.h"
 #include "cli/command_line.h"
 #include "cli/experiment_command.h"
+#include "cli/experiment_commands.h"
 #include "cli/ladder_flags.h"
 #include "cli/live_flags.h"
 #include "cli/run_flags.h"
@@ -23,6 +24,7 @@
 #include "experiments/ladder.h"
 #include "experiments/ladder_record.h"
 #include "plan/plan_run.h"
+#include "registry/experiment_kinds.h"
 #include "report/numbers.h"
 
 namespace proofload::cli {
@@ -330,14 +332,14 @@ void add_ladder_flags(CLI::App* app, LadderFlags& flags) {
           "--max-concurrency when lower)");
 }
 
-Subcommand add_ladder_command(CLI::App& parent) {
+Subcommand add_ladder_command(CLI::App& parent, const registry::ExperimentKind& kind) {
   auto f = std::make_shared<LadderFlags>();
   CLI::App* app = parent.add_subcommand(
-      "ladder",
+      kind.name,
       "Where does it buckle? Run a list of levels (or search the highest rate within the "
       "SLO), judge each, and write a report");
   add_ladder_flags(app, *f);
-  add_segment_settings(app, f->run, "ladder");
+  add_segment_settings(app, f->run, kind);
 
   return {app, [f, app] {
             // A scenario's settings fill the flags not given; `ladder` has no --rate, -d, ...

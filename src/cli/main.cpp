@@ -10,6 +10,7 @@
 #include "common/usage_error.h"
 #include "net/tls_memory.h"
 #include "plan/redaction.h"
+#include "registry/experiment_kinds.h"
 
 int main(int argc, char** argv) {
   using namespace proofload;
@@ -20,14 +21,17 @@ int main(int argc, char** argv) {
   cli::remember_command_line(argc, argv);
   app.require_subcommand(1);
   app.set_version_flag("--version", "proofload " PROOFLOAD_VERSION);
-  std::vector<cli::Subcommand> commands = {
-      cli::add_run_command(app),     cli::add_serve_command(app),  cli::add_demo_command(app),
-      cli::add_observe_command(app), cli::add_ladder_command(app), cli::add_analyze_command(app),
-      cli::add_report_command(app),  cli::add_soak_command(app),   cli::add_mark_command(app),
-      cli::add_probe_command(app),   cli::add_compare_command(app),
-      cli::add_sizing_command(app),  cli::add_export_command(app),
-      cli::add_merge_command(app),
-      cli::add_k8s_command(app)};
+  // The experiments first, in the registry's order, then the commands that work on their results
+  // or around them.
+  std::vector<cli::Subcommand> commands;
+  for (const registry::ExperimentKind& kind : registry::experiment_kinds()) {
+    commands.push_back(kind.add_command(app, kind));
+  }
+  for (auto add : {cli::add_analyze_command, cli::add_report_command, cli::add_export_command,
+                   cli::add_merge_command, cli::add_mark_command, cli::add_serve_command,
+                   cli::add_demo_command, cli::add_observe_command, cli::add_k8s_command}) {
+    commands.push_back(add(app));
+  }
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp&) {

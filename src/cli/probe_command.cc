@@ -8,6 +8,7 @@
 
 #include "cli/command_line.h"
 #include "cli/experiment_command.h"
+#include "cli/experiment_commands.h"
 #include "cli/ladder_flags.h"
 #include "cli/live_flags.h"
 #include "cli/run_flags.h"
@@ -22,6 +23,7 @@
 #include "http/request.h"
 #include "plan/redaction.h"
 #include "plan/segment.h"
+#include "registry/experiment_kinds.h"
 #include "report/numbers.h"
 #include "result/probe_expectation.h"
 
@@ -123,10 +125,10 @@ experiments::ProbePlan build_probe_plan(ProbeFlags& f,
 
 }  // namespace
 
-Subcommand add_probe_command(CLI::App& parent) {
+Subcommand add_probe_command(CLI::App& parent, const registry::ExperimentKind& kind) {
   auto f = std::make_shared<ProbeFlags>();
   CLI::App* app = parent.add_subcommand(
-      "probe",
+      kind.name,
       "Does the per-address rate limit work? Send from several local addresses at once and "
       "judge whether each gets its own allowance, what burst, and whether a header lifts it");
   app->add_option("target", f->targets,
@@ -152,7 +154,7 @@ Subcommand add_probe_command(CLI::App& parent) {
   app->add_option("-o,--out", f->run.out, "The report directory (default probe-DATE-TIME)");
   app->add_flag("--plan", f->plan, "Print the probe's plan; send nothing");
   add_request_flags(app, f->run);
-  add_segment_settings(app, f->run, "probe");
+  add_segment_settings(app, f->run, kind);
   app->get_option("--sources")
       ->description("The local addresses to send from, e.g. 127.0.0.2,127.0.0.3, or a count N "
                     "for 127.0.0.2 onwards (default 3)");

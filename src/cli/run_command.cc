@@ -9,6 +9,7 @@
 
 #include "cli/command_line.h"
 #include "cli/experiment_command.h"
+#include "cli/experiment_commands.h"
 #include "cli/live_flags.h"
 #include "cli/run_flags.h"
 #include "cli/scenario_options.h"
@@ -102,10 +103,8 @@ void add_run_settings(CLI::App* app, RunFlags& flags, plan::SettingScope scope,
   }
 }
 
-void add_segment_settings(CLI::App* app, RunFlags& flags, std::string_view kind) {
-  const registry::ExperimentKind* entry = registry::kind_named(kind);
-  if (entry == nullptr) throw std::logic_error("no experiment kind " + std::string(kind));
-  if (entry->takes_segment) add_run_settings(app, flags, plan::SettingScope::kSegment);
+void add_segment_settings(CLI::App* app, RunFlags& flags, const registry::ExperimentKind& kind) {
+  if (kind.takes_segment) add_run_settings(app, flags, plan::SettingScope::kSegment);
 }
 
 bool looks_like_scenario_file(const std::string& target) {
@@ -169,11 +168,11 @@ experiments::RunOptions build_run_options(const RunFlags& f, const std::string& 
   return options;
 }
 
-Subcommand add_run_command(CLI::App& parent) {
+Subcommand add_run_command(CLI::App& parent, const registry::ExperimentKind& kind) {
   auto flags = std::make_shared<RunFlags>();
   auto targets = std::make_shared<std::vector<std::string>>();
   CLI::App* app = parent.add_subcommand(
-      "run", "Run one load test against a URL, or a scenario file (with an optional URL)");
+      kind.name, "Run one load test against a URL, or a scenario file (with an optional URL)");
   app->add_option("target", *targets,
                   "Target URL (http://host:port/path), or a scenario file (.yaml) and optionally "
                   "the URL that replaces its target (or --target URL)")
@@ -183,7 +182,7 @@ Subcommand add_run_command(CLI::App& parent) {
   app->add_flag("--plan", flags->plan,
                 "Check the flags and the scenario, print the load it would send, send nothing");
   add_request_flags(app, *flags);
-  add_segment_settings(app, *flags, "run");
+  add_segment_settings(app, *flags, kind);
 
   return {app, [flags, targets, app] {
             return run_experiment_command(

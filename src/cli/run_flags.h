@@ -13,6 +13,10 @@
 #include "experiments/run_experiment.h"
 #include "plan/run_settings.h"
 #include "plan/run_spec.h"
+
+namespace proofload::registry {
+struct ExperimentKind;
+}  // namespace proofload::registry
 #include "workload/scenario.h"
 
 namespace proofload::cli {
@@ -48,9 +52,9 @@ void add_run_settings(CLI::App* app, RunFlags& flags, plan::SettingScope scope,
                       std::initializer_list<std::string_view> without = {});
 
 // The settings of a load split over segments (--segment I/N) as flags of `app`, the command of the
-// experiment `kind` ("soak"), when its registry entry says it takes them: stated there once, and
-// read there by `k8s job` and `merge` as well.
-void add_segment_settings(CLI::App* app, RunFlags& flags, std::string_view kind);
+// experiment `kind`, when its registry entry says it takes them: stated there once, and read there
+// by `k8s job` and `merge` as well.
+void add_segment_settings(CLI::App* app, RunFlags& flags, const registry::ExperimentKind& kind);
 
 // One run setting as a flag of `app`, with the command's own help for it when it means something
 // more there (ladder's -c).

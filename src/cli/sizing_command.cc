@@ -9,6 +9,7 @@
 
 #include "cli/command_line.h"
 #include "cli/experiment_command.h"
+#include "cli/experiment_commands.h"
 #include "cli/ladder_flags.h"
 #include "cli/live_flags.h"
 #include "cli/scenario_options.h"
@@ -19,6 +20,7 @@
 #include "experiments/drain_gate.h"
 #include "experiments/http_probe.h"
 #include "experiments/sizing.h"
+#include "registry/experiment_kinds.h"
 
 namespace proofload::cli {
 namespace {
@@ -76,10 +78,10 @@ experiments::SizingPlan build_sizing_plan(SizingFlags& f,
 
 }  // namespace
 
-Subcommand add_sizing_command(CLI::App& parent) {
+Subcommand add_sizing_command(CLI::App& parent, const registry::ExperimentKind& kind) {
   auto f = std::make_shared<SizingFlags>();
   CLI::App* app = parent.add_subcommand(
-      "sizing",
+      kind.name,
       "Which shape carries most? The same ladder (or search) over several configurations, each "
       "applied by a hook, restored once at the end on every exit path");
   add_ladder_flags(app, f->ladder);

@@ -9,6 +9,7 @@
 #include "analyze/ladder_analysis.h"
 #include "cli/command_line.h"
 #include "cli/experiment_command.h"
+#include "cli/experiment_commands.h"
 #include "cli/ladder_flags.h"
 #include "cli/live_flags.h"
 #include "cli/run_flags.h"
@@ -21,6 +22,7 @@
 #include "experiments/segment_file.h"
 #include "experiments/soak.h"
 #include "plan/plan_run.h"
+#include "registry/experiment_kinds.h"
 #include "report/numbers.h"
 
 namespace proofload::cli {
@@ -176,10 +178,10 @@ experiments::SoakPlan build_soak_plan(SoakFlags& f,
 
 }  // namespace
 
-Subcommand add_soak_command(CLI::App& parent) {
+Subcommand add_soak_command(CLI::App& parent, const registry::ExperimentKind& kind) {
   auto f = std::make_shared<SoakFlags>();
   CLI::App* app = parent.add_subcommand(
-      "soak",
+      kind.name,
       "Does it stay up and correct for a day? Hold a steady load for hours in windows, each "
       "judged against a bar, with canaries, drift and marks");
   app->add_option("target", f->targets,
@@ -225,7 +227,7 @@ Subcommand add_soak_command(CLI::App& parent) {
   app->add_option("-o,--out", f->run.out, "The report directory (default soak-DATE-TIME)");
   app->add_flag("--plan", f->plan, "Print the soak's plan; send nothing");
   add_request_flags(app, f->run);
-  add_segment_settings(app, f->run, "soak");
+  add_segment_settings(app, f->run, kind);
   app->get_option("--max-connections")
       ->description("Open loop: the pool may grow to this many connections (default 1000)");
 

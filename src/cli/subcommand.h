@@ -1,5 +1,6 @@
 // How main finds the subcommands: each subcommand file registers its flags on the parent app
-// and returns what to run once the command line has been parsed.
+// and returns what to run once the command line has been parsed. The experiments' commands are
+// added by their registry entries (cli/experiment_commands.h); these are the others.
 #pragma once
 
 #include <CLI/CLI.hpp>
@@ -12,17 +13,11 @@ struct Subcommand {
   std::function<int()> run;  // runs it; returns the process exit code
 };
 
-Subcommand add_run_command(CLI::App& parent);
 Subcommand add_serve_command(CLI::App& parent);
 Subcommand add_demo_command(CLI::App& parent);
 Subcommand add_observe_command(CLI::App& parent);
-Subcommand add_ladder_command(CLI::App& parent);
 Subcommand add_analyze_command(CLI::App& parent);
 Subcommand add_report_command(CLI::App& parent);
-Subcommand add_soak_command(CLI::App& parent);
-Subcommand add_probe_command(CLI::App& parent);
-Subcommand add_compare_command(CLI::App& parent);
-Subcommand add_sizing_command(CLI::App& parent);
 Subcommand add_export_command(CLI::App& parent);
 Subcommand add_mark_command(CLI::App& parent);
 Subcommand add_merge_command(CLI::App& parent);

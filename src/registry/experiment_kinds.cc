@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <fstream>
 
+#include "cli/experiment_commands.h"
 #include "common/recorded_file.h"
 #include "common/usage_error.h"
 #include "experiments/compare_record.h"
@@ -185,26 +186,20 @@ Merged merge_probe(const std::vector<fs::path>& directories, const fs::path& out
 
 const std::vector<ExperimentKind>& experiment_kinds() {
   static const std::vector<ExperimentKind> kinds = {
-      {"run", report::kResultSchema, owns_run, rerender_run, merge_run, true, result::kRunSchemaV1,
-       "windows.csv"},
-      {"ladder", result::kLadderSchema, nullptr, ladder_report, merge_ladder, true, nullptr,
-       "levels.csv"},
-      {"soak", result::kSoakSchema, experiments::is_soak_directory, soak_report, merge_soak, true,
-       result::kSoakSchemaV1, "windows.csv"},
-      {"probe", result::kProbeSchema, experiments::is_probe_directory, probe_report, merge_probe,
-       true, nullptr, nullptr},
-      {"compare", result::kCompareSchema, nullptr, compare_report, nullptr, false, nullptr,
-       "cells.csv"},
-      {"sizing", result::kSizingSchema, nullptr, sizing_report, nullptr, false, nullptr, nullptr},
+      {"run", cli::add_run_command, report::kResultSchema, owns_run, rerender_run, merge_run, true,
+       result::kRunSchemaV1, "windows.csv"},
+      {"ladder", cli::add_ladder_command, result::kLadderSchema, nullptr, ladder_report,
+       merge_ladder, true, nullptr, "levels.csv"},
+      {"soak", cli::add_soak_command, result::kSoakSchema, experiments::is_soak_directory,
+       soak_report, merge_soak, true, result::kSoakSchemaV1, "windows.csv"},
+      {"probe", cli::add_probe_command, result::kProbeSchema, experiments::is_probe_directory,
+       probe_report, merge_probe, true, nullptr, nullptr},
+      {"compare", cli::add_compare_command, result::kCompareSchema, nullptr, compare_report,
+       nullptr, false, nullptr, "cells.csv"},
+      {"sizing", cli::add_sizing_command, result::kSizingSchema, nullptr, sizing_report, nullptr,
+       false, nullptr, nullptr},
   };
   return kinds;
-}
-
-const ExperimentKind* kind_named(std::string_view name) {
-  for (const ExperimentKind& kind : experiment_kinds()) {
-    if (name == kind.name) return &kind;
-  }
-  return nullptr;
 }
 
 const ExperimentKind* kind_owning(const fs::path& directory) {

@@ -1,4 +1,4 @@
-// The experiments' records, registered once: for each kind, the schema of its result.json, how
+// The experiments, registered once: for each kind, its command, the schema of its result.json, how
 // `proofload report` renders its directory again, how `proofload merge` joins its segments (or
 // that it has no merge), whether its command takes --segment, and the table `export --format csv`
 // hands out. `report`, `merge`, `export` and `k8s job` look kinds up here instead of keeping lists
@@ -7,11 +7,17 @@
 
 #include <filesystem>
 #include <string>
-#include <string_view>
 #include <vector>
 
 #include "report/run_report.h"
 #include "result/segment_record.h"
+
+namespace CLI {
+class App;
+}  // namespace CLI
+namespace proofload::cli {
+struct Subcommand;
+}  // namespace proofload::cli
 
 namespace proofload::registry {
 
@@ -23,7 +29,10 @@ struct Merged {
 };
 
 struct ExperimentKind {
-  const char* name;    // "run", "ladder", ...: as `merge` and `k8s job --experiment` say it
+  const char* name;  // "run", "ladder", ...: its command's, as `merge` and `k8s job` say it
+  // Its command (cli/experiment_commands.h, defined in cli/NAME_command.cc): registers its flags
+  // on `parent`, given this entry, and returns what runs it. main adds every kind's.
+  cli::Subcommand (*add_command)(CLI::App& parent, const ExperimentKind& kind);
   const char* schema;  // result.json's "schema"
   // The kind is known from the directory's files before (or without) its result.json: a run
   // segment's segment.jsonl, a soak's or probe's plan file, written as its load starts. Null: it
@@ -44,8 +53,6 @@ struct ExperimentKind {
 // Every kind, in the order a directory is tried: run, ladder, soak, probe, compare, sizing.
 const std::vector<ExperimentKind>& experiment_kinds();
 
-// The kind of this name ("soak"), else nullptr.
-const ExperimentKind* kind_named(std::string_view name);
 // The kind that owns `directory` (owns_directory), else nullptr.
 const ExperimentKind* kind_owning(const std::filesystem::path& directory);
 // The kind whose result.json has this schema (or its older one), else nullptr.

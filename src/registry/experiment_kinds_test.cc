@@ -39,11 +39,5 @@ TEST(ExperimentKinds, TheSegmentedKindsAreTheOnesThatMerge) {
   EXPECT_EQ(kind_with_schema(result::kCompareSchema)->merge, nullptr);
 }
 
-TEST(ExperimentKinds, EachKindIsFoundByTheNameItsCommandHas) {
-  for (const ExperimentKind& kind : experiment_kinds()) EXPECT_EQ(kind_named(kind.name), &kind);
-  EXPECT_EQ(kind_named("soak")->schema, std::string(result::kSoakSchema));
-  EXPECT_EQ(kind_named("analyze"), nullptr);  // a ladder's kind, not a kind of its own
-}
-
 }  // namespace
 }  // namespace proofload::registry

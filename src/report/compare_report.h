@@ -18,4 +18,12 @@ std::string render_compare_summary(const result::CompareResult& compare);
 // ms for latency and CPU per request, requests/s for throughput; empty when not measured).
 std::string render_compare_csv(const result::CompareResult& compare);
 
+namespace html {
+
+// Its report.html, from its result and the summary.md rendered from it (html/compare_page.cc).
+std::string render_compare_html(const result::CompareResult& compare,
+                                const std::string& summary_md);
+
+}  // namespace html
+
 }  // namespace proofload::report

@@ -32,4 +32,12 @@ std::string render_ladder_summary(const result::LadderResult& result);
 std::string render_levels_csv(const nlohmann::json& result);
 std::string render_levels_csv(const result::LadderResult& result);
 
+namespace html {
+
+// Its report.html (a ladder's, a rate search's or an analysis's), from its result and the
+// summary.md rendered from it (html/ladder_page.cc).
+std::string render_ladder_html(const result::LadderResult& ladder, const std::string& summary_md);
+
+}  // namespace html
+
 }  // namespace proofload::report

@@ -27,4 +27,11 @@ std::string render_probe_csv(const analyze::ProbeSourceSeries& series);
 // let_through_before_first_429; throws std::runtime_error naming the line for anything else.
 void parse_probe_csv(std::string_view text, analyze::ProbeSourceSeries& series);
 
+namespace html {
+
+// Its report.html, from its result and the summary.md rendered from it (html/probe_page.cc).
+std::string render_probe_html(const result::ProbeResult& probe, const std::string& summary_md);
+
+}  // namespace html
+
 }  // namespace proofload::report

@@ -40,4 +40,13 @@ struct RunForReport {
 // bounded memory. Throws as parse_result_for_summary does.
 RunForReport parse_result_for_report(std::istream& in);
 
+namespace html {
+
+// Its report.html, from its result.json with its windows as drawn (parse_result_for_report; a run
+// that never finished has no summary and gets none) and the summary.md rendered from it
+// (html/run_page.cc).
+std::string render_run_html(const RunForReport& run, const std::string& summary_md);
+
+}  // namespace html
+
 }  // namespace proofload::report

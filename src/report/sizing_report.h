@@ -26,4 +26,11 @@ SizingLead sizing_lead(const std::vector<result::SizingConfigRecord>& configs, b
 
 std::string render_sizing_summary(const result::SizingResult& sizing);
 
+namespace html {
+
+// Its report.html, from its result and the summary.md rendered from it (html/sizing_page.cc).
+std::string render_sizing_html(const result::SizingResult& sizing, const std::string& summary_md);
+
+}  // namespace html
+
 }  // namespace proofload::report

@@ -20,4 +20,11 @@ constexpr size_t kSoakWindowsShownInFull = 30;
 std::string render_soak_summary(const result::SoakResult& soak,
                                 const std::optional<result::RunRecord>& run);
 
+namespace html {
+
+// Its report.html, from its result and the summary.md rendered from it (html/soak_page.cc).
+std::string render_soak_html(const result::SoakResult& soak, const std::string& summary_md);
+
+}  // namespace html
+
 }  // namespace proofload::report

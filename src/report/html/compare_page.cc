@@ -3,8 +3,8 @@
 #include <fmt/format.h>
 
 #include "analyze/compare_analysis.h"
+#include "report/compare_report.h"
 #include "report/html/page.h"
-#include "report/html/pages.h"
 #include "result/compare_result.h"
 
 namespace proofload::report::html {

@@ -9,7 +9,7 @@
 
 #include "analyze/ladder_analysis.h"
 #include "report/html/page.h"
-#include "report/html/pages.h"
+#include "report/ladder_report.h"
 #include "result/ladder_result.h"
 
 namespace proofload::report::html {

@@ -5,7 +5,7 @@
 
 #include "analyze/probe_analysis.h"
 #include "report/html/page.h"
-#include "report/html/pages.h"
+#include "report/probe_report.h"
 #include "result/probe_result.h"
 
 namespace proofload::report::html {

@@ -1,7 +1,6 @@
 // A run's report.html (see pages.h): its charts over time, drawn by report.js from the windows
 // (the same function the live dashboard draws with), and the latency distribution.
 #include "report/html/page.h"
-#include "report/html/pages.h"
 #include "report/run_report.h"
 
 namespace proofload::report::html {

@@ -1,7 +1,7 @@
 // A sizing's report.html (see pages.h): each configuration's best sustained and peak throughput,
 // and per core, side by side.
 #include "report/html/page.h"
-#include "report/html/pages.h"
+#include "report/sizing_report.h"
 #include "result/sizing_result.h"
 
 namespace proofload::report::html {

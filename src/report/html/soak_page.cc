@@ -5,7 +5,7 @@
 
 #include "analyze/soak_analysis.h"
 #include "report/html/page.h"
-#include "report/html/pages.h"
+#include "report/soak_report.h"
 #include "result/soak_result.h"
 
 namespace proofload::report::html {
