@@ -357,8 +357,13 @@ void Worker::lose_idle_connection(Connection& c, int64_t now, bool orderly_close
   close_connection(c);
   if (!orderly_close) back_off(c, now);
   if (open_loop()) {
-    idle_.erase(std::find(idle_.begin(), idle_.end(), slot_of(c)));
-    dispatcher_->on_connection_lost(true);
+    // An HTTP/2 slot whose stream failed alone is idle but waits in ready_slots_ until the end of
+    // the turn, not yet in idle_ nor counted idle by the dispatcher; a GOAWAY or the link's loss
+    // in that same turn finds it so.
+    const auto in_idle = std::find(idle_.begin(), idle_.end(), slot_of(c));
+    const bool was_idle = in_idle != idle_.end();
+    if (was_idle) idle_.erase(in_idle);
+    dispatcher_->on_connection_lost(was_idle);
     if (orderly_close) {
       reopen_after_loss_open_loop(c, now);
     } else {
