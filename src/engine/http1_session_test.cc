@@ -14,6 +14,13 @@ ReadStep receive_all(Http1Session& session, std::string_view bytes) {
   return session.receive(bytes.data(), bytes.size());
 }
 
+// A request submitted and written whole, its response still to come.
+void send_whole(Http1Session& session, std::string_view request,
+                const http::ResponseCapture& capture = {}) {
+  session.submit(request, false, capture);
+  session.wrote(request.size());
+}
+
 TEST(Http1Session, TheRequestIsWrittenInPiecesAndOnlyItsRestIsOffered) {
   Http1Session session;
   session.submit(kGet, false, {});
@@ -31,8 +38,7 @@ TEST(Http1Session, AResponseInTwoReadsCompletesAndTheNextRequestStartsAfresh) {
   http::ResponseCapture capture;
   capture.headers = true;
   capture.max_body_bytes = 16;
-  session.submit(kGet, false, capture);
-  session.wrote(kGet.size());
+  send_whole(session, kGet, capture);
   EXPECT_EQ(receive_all(session, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-A: 1\r\n\r\nhe"),
             ReadStep::kNeedMore);
   EXPECT_EQ(receive_all(session, "llo"), ReadStep::kCompleteReusable);
@@ -60,12 +66,10 @@ TEST(Http1Session, AnAnswerBeforeTheWholeRequestWasWrittenEndsTheConnection) {
 
 TEST(Http1Session, BytesBeyondTheResponseOrNoHttpAtAllAreProtocolErrors) {
   Http1Session session;
-  session.submit(kGet, false, {});
-  session.wrote(kGet.size());
+  send_whole(session, kGet);
   EXPECT_EQ(receive_all(session, "HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\nextra"),
             ReadStep::kProtocolError);
-  session.submit(kGet, false, {});
-  session.wrote(kGet.size());
+  send_whole(session, kGet);
   EXPECT_EQ(receive_all(session, "SSH-2.0-OpenSSH\r\n"), ReadStep::kProtocolError);
 }
 
@@ -79,23 +83,20 @@ TEST(Http1Session, AHeadResponsesLengthCarriesNoBody) {
 
 TEST(Http1Session, TheServersCloseEndsABodyDelimitedByItAndResetsAnyOther) {
   Http1Session close_delimited;
-  close_delimited.submit(kGet, false, {});
-  close_delimited.wrote(kGet.size());
+  send_whole(close_delimited, kGet);
   EXPECT_EQ(receive_all(close_delimited, "HTTP/1.1 200 OK\r\n\r\nbody until the close"),
             ReadStep::kNeedMore);
   EXPECT_EQ(close_delimited.receive_close(false), ReadStep::kCompleteNotReusable);
 
   // Over TLS, a bare FIN without close_notify says nothing about where such a body ends.
   Http1Session truncated;
-  truncated.submit(kGet, false, {});
-  truncated.wrote(kGet.size());
+  send_whole(truncated, kGet);
   EXPECT_EQ(receive_all(truncated, "HTTP/1.1 200 OK\r\n\r\nbody"), ReadStep::kNeedMore);
   EXPECT_EQ(truncated.receive_close(true), ReadStep::kTruncated);
 
   // A body with a length, cut short by the close: a reset.
   Http1Session cut;
-  cut.submit(kGet, false, {});
-  cut.wrote(kGet.size());
+  send_whole(cut, kGet);
   EXPECT_EQ(receive_all(cut, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nabc"),
             ReadStep::kNeedMore);
   EXPECT_EQ(cut.receive_close(false), ReadStep::kReset);
