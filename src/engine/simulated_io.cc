@@ -11,10 +11,6 @@ namespace {
 
 thread_local World* g_current = nullptr;
 
-constexpr std::string_view kAnswer = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok";
-constexpr std::string_view kLastAnswer =
-    "HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n\r\nok";
-
 bool every_nth(int n, int64_t count) { return n > 0 && count % n == 0; }
 
 // The body length a request's head announces (0 without Content-Length).
@@ -32,6 +28,15 @@ size_t content_length(std::string_view head) {
     line = end + 2;
   }
   return 0;
+}
+
+std::string http1_text(const Answer& answer) {
+  std::string text = answer.status == 429 ? "HTTP/1.1 429 Too Many Requests\r\n"
+                                          : "HTTP/1.1 " + std::to_string(answer.status) + " OK\r\n";
+  for (const auto& [name, value] : answer.headers) text += name + ": " + value + "\r\n";
+  text += "Content-Length: " + std::to_string(answer.body.size()) + "\r\n";
+  if (answer.close) text += "Connection: close\r\n";
+  return text + "\r\n" + answer.body;
 }
 
 }  // namespace
@@ -58,8 +63,8 @@ const World::Socket* World::socket(int fd) const {
   return it == sockets_.end() ? nullptr : &it->second;
 }
 
-void World::schedule(int64_t at_ns, int fd, DueKind kind) {
-  due_.push(Due{at_ns, sequence_++, fd, kind});
+void World::schedule(int64_t at_ns, int fd, DueKind kind, int32_t stream) {
+  due_.push(Due{at_ns, sequence_++, fd, kind, stream});
 }
 
 int World::open_socket(const std::string& address) {
@@ -104,7 +109,9 @@ net::Io World::write(int fd, const char* data, size_t size) {
   if (now_ns_ < s->open_at_ns) return {net::IoStatus::kWantWrite};
   s->to_server.append(data, size);
   stats_.bytes_written += static_cast<int64_t>(size);
-  if (model_.script.empty()) {
+  if (model_.http2) {
+    take_streams(fd, *s);
+  } else if (model_.script.empty()) {
     take_requests(fd, *s);
   } else {
     if (!s->script_started) {
@@ -159,13 +166,33 @@ void World::take_requests(int fd, Socket& s) {
         head_end + 4 + content_length(std::string_view(s.to_server).substr(0, head_end));
     if (s.to_server.size() < length) return;
     s.to_server.erase(0, length);
-    ++stats_.requests;
-    if (every_nth(model_.ignore_every_nth_request, stats_.requests)) {
-      ++stats_.ignored;
-      continue;
-    }
-    schedule(answer_time(now_ns_), fd, DueKind::kAnswer);
+    take_request(fd, 0);
   }
+}
+
+// HTTP/2: the client's frames go to the connection's server session; each stream whose request
+// ended is a request. What the session answers (its SETTINGS, ACKs) goes back at once; a client
+// that broke the protocol has the connection closed on it.
+void World::take_streams(int fd, Socket& s) {
+  if (!s.h2) s.h2 = std::make_unique<H2Server>();
+  std::vector<int32_t> completed;
+  const bool valid = s.h2->receive(s.to_server, completed);
+  s.to_server.clear();
+  for (int32_t stream : completed) take_request(fd, stream);
+  s.h2->send_into(s.to_client);
+  if (!valid) {
+    s.closed_by_server = true;
+    ++stats_.closes;
+  }
+}
+
+void World::take_request(int fd, int32_t stream) {
+  ++stats_.requests;
+  if (every_nth(model_.ignore_every_nth_request, stats_.requests)) {
+    ++stats_.ignored;
+    return;
+  }
+  schedule(answer_time(now_ns_), fd, DueKind::kAnswer, stream);
 }
 
 int64_t World::answer_time(int64_t arrival_ns) const {
@@ -179,27 +206,40 @@ int64_t World::answer_time(int64_t arrival_ns) const {
   return arrival_ns + model_.service_ns;
 }
 
-void World::answer(int fd) {
+// The next answer, by the model: its status and headers, its body, and whether the connection
+// ends after it.
+Answer World::next_answer() const {
+  Answer answer;
+  answer.close = every_nth(model_.close_after_every_nth_answer, stats_.answers);
+  if (model_.limited_from_answer > 0) {
+    answer.body = "no";
+    if (stats_.answers >= model_.limited_from_answer) {
+      answer.status = 429;
+      answer.headers = {{"Retry-After", "1"}, {"RateLimit-Remaining", "0"}};
+    } else {
+      const int64_t left = std::max<int64_t>(0, model_.limited_from_answer - 1 - stats_.answers);
+      answer.headers = {{"RateLimit-Remaining", std::to_string(left)}};
+    }
+  } else {
+    answer.body = model_.body.empty() ? "ok" : model_.body;
+  }
+  return answer;
+}
+
+void World::answer(int fd, int32_t stream) {
   Socket* s = socket(fd);
   if (s == nullptr || s->closed_by_server) return;  // the client gave up on it and closed
+  if (s->h2 && !s->h2->has_stream(stream)) return;  // the client reset the stream
   ++stats_.answers;
-  const bool close = every_nth(model_.close_after_every_nth_answer, stats_.answers);
-  if (model_.limited_from_answer > 0) {
-    const int64_t left = std::max<int64_t>(0, model_.limited_from_answer - 1 - stats_.answers);
-    s->to_client.append(stats_.answers >= model_.limited_from_answer
-                            ? "HTTP/1.1 429 Too Many Requests\r\nRetry-After: 1\r\n"
-                              "RateLimit-Remaining: 0\r\nContent-Length: 2\r\n"
-                            : "HTTP/1.1 200 OK\r\nRateLimit-Remaining: " + std::to_string(left) +
-                                  "\r\nContent-Length: 2\r\n");
-    s->to_client.append(close ? "Connection: close\r\n\r\nno" : "\r\nno");
-  } else if (!model_.body.empty()) {
-    s->to_client.append("HTTP/1.1 200 OK\r\nContent-Length: " +
-                        std::to_string(model_.body.size()) +
-                        (close ? "\r\nConnection: close\r\n\r\n" : "\r\n\r\n") + model_.body);
+  const Answer answer = next_answer();
+  if (s->h2) {
+    s->h2->answer(stream, answer);
+    if (answer.close) s->h2->go_away();
+    s->h2->send_into(s->to_client);
   } else {
-    s->to_client.append(close ? kLastAnswer : kAnswer);
+    s->to_client.append(http1_text(answer));
   }
-  if (close) {
+  if (answer.close) {
     s->closed_by_server = true;
     ++stats_.closes;
   }
@@ -256,7 +296,7 @@ std::span<const epoll_event> World::wait(int64_t deadline_ns) {
       const Due due = due_.top();
       due_.pop();
       // A completed connect needs nothing: it is by time.
-      if (due.kind == DueKind::kAnswer) answer(due.fd);
+      if (due.kind == DueKind::kAnswer) answer(due.fd, due.stream);
       if (due.kind == DueKind::kScriptPiece) write_script_piece(due.fd);
     }
     collect_ready();

@@ -14,7 +14,8 @@
 // hanging it.
 //
 // The server answers each request (HTTP/1.1, one at a time per connection, as the worker sends
-// them) `service_ns` after it arrived, or after the stall it arrived in. Faults are counted: it can
+// them; or HTTP/2, each a stream, many on a connection) `service_ns` after it arrived, or after
+// the stall it arrived in. Faults are counted: it can
 // refuse connects, close a connection after its answer, or leave a request unanswered. Scripted
 // (ServerModel::script), it plays given bytes instead, whatever the client sends: a hostile
 // HTTP/2 server, frame by frame, for the h2_worker fuzzing harness.
@@ -26,12 +27,14 @@
 #include <cerrno>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <queue>
 #include <span>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "engine/simulated_h2_server.h"
 #include "net/io_backend.h"
 #include "net/tcp.h"
 #include "net/tls.h"
@@ -59,6 +62,10 @@ struct ServerModel {
   std::string body;
   // Every connect after the first this many is refused: ECONNREFUSED (0: never).
   int refuse_connects_after = 0;
+  // The server speaks HTTP/2 (h2c with prior knowledge, nghttp2's server session:
+  // simulated_h2_server.h): each request is a stream, answered as over HTTP/1.1, with the same
+  // times, faults and answers. A close after an answer is a GOAWAY, then the close.
+  bool http2 = false;
   // Scripted, when not empty: the server parses no HTTP/1.1. Once a connection's first bytes
   // arrived (an HTTP/2 client's preface), it writes these pieces to it, the first at once and each
   // next `script_gap_ns` later (the client's turn comes between two pieces), then closes the
@@ -119,6 +126,7 @@ class World {
     bool script_started = false;  // scripted: its first bytes came, the pieces are due
     bool preface_read = false;    // scripted: the client's 24-byte preface was taken
     size_t script_next = 0;       // scripted: the next piece to write
+    std::unique_ptr<H2Server> h2;  // ServerModel::http2: from the client's first bytes on
   };
   // Something that happens at a time: a connect completes (or is refused), an answer is due, or
   // a scripted server's next piece.
@@ -128,6 +136,7 @@ class World {
     int64_t sequence;  // ties in the order they were made
     int fd;
     DueKind kind;
+    int32_t stream;  // kAnswer over HTTP/2: the request's stream
     bool operator>(const Due& other) const {
       return at_ns != other.at_ns ? at_ns > other.at_ns : sequence > other.sequence;
     }
@@ -139,12 +148,15 @@ class World {
 
   Socket* socket(int fd);
   const Socket* socket(int fd) const;
-  void schedule(int64_t at_ns, int fd, DueKind kind);
+  void schedule(int64_t at_ns, int fd, DueKind kind, int32_t stream = 0);
   void take_requests(int fd, Socket& s);
+  void take_streams(int fd, Socket& s);
+  void take_request(int fd, int32_t stream);
   void take_frames(Socket& s);
   void write_script_piece(int fd);
   int64_t answer_time(int64_t arrival_ns) const;
-  void answer(int fd);
+  Answer next_answer() const;
+  void answer(int fd, int32_t stream);
   uint32_t ready_events(int fd, const Watch& watch) const;
   void collect_ready();
 

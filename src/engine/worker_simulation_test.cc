@@ -52,7 +52,7 @@ LoadSpec closed_loop(int users, int64_t duration_ns) {
 }
 
 // One worker's whole run against the simulated server.
-Result run(LoadSpec spec, const simulated::ServerModel& model) {
+Result run_worker(LoadSpec spec, const simulated::ServerModel& model) {
   simulated::World world(model);
   spec.workload = workload::Workload::fixed("GET / HTTP/1.1\r\nHost: sim\r\n\r\n", false);
   RunControl control;
@@ -71,6 +71,32 @@ Result run(LoadSpec spec, const simulated::ServerModel& model) {
   return result;
 }
 
+// The tests of what the worker does with its connections, whatever they carry, run over each
+// protocol session: HTTP/1.1, and HTTP/2 with one stream a connection (the same pool, so the
+// same arithmetic holds; a test of several streams a connection is below).
+class SessionTest : public ::testing::TestWithParam<Protocol> {
+ protected:
+  Result run(LoadSpec spec, simulated::ServerModel model) const {
+    spec.protocol = GetParam();
+    model.http2 = GetParam() == Protocol::kHttp2;
+    return run_worker(spec, model);
+  }
+};
+
+std::string session_name(const ::testing::TestParamInfo<Protocol>& info) {
+  return info.param == Protocol::kHttp2 ? "http2" : "http1";
+}
+
+using WorkerSimulation = SessionTest;
+using WorkerSimulationSources = SessionTest;
+using WorkerSimulationTargets = SessionTest;
+using WorkerSimulationStreams = SessionTest;
+const auto kSessions = ::testing::Values(Protocol::kHttp11, Protocol::kHttp2);
+INSTANTIATE_TEST_SUITE_P(Sessions, WorkerSimulation, kSessions, session_name);
+INSTANTIATE_TEST_SUITE_P(Sessions, WorkerSimulationSources, kSessions, session_name);
+INSTANTIATE_TEST_SUITE_P(Sessions, WorkerSimulationTargets, kSessions, session_name);
+INSTANTIATE_TEST_SUITE_P(Sessions, WorkerSimulationStreams, kSessions, session_name);
+
 int64_t latency_us_at(const Result& r, double percentile) {
   return r.measured.latency_us.value_at_percentile(percentile);
 }
@@ -82,7 +108,7 @@ void expect_latency_us(int64_t measured_us, int64_t truth_us) {
       << "truth " << truth_us << " us";
 }
 
-TEST(WorkerSimulation, OpenLoopBelowCapacityAnswersEveryRequestInTheServiceTime) {
+TEST_P(WorkerSimulation, OpenLoopBelowCapacityAnswersEveryRequestInTheServiceTime) {
   simulated::ServerModel model;
   model.service_ns = 5 * kNsPerMs;
   Result r = run(open_loop(1000, 10 * kNsPerS, 10, 100), model);
@@ -117,7 +143,7 @@ simulated::ServerModel stalling_server() {
   return model;
 }
 
-TEST(WorkerSimulation, AKnownStallGivesTheKnownPercentilesFromTheIntendedStart) {
+TEST_P(WorkerSimulation, AKnownStallGivesTheKnownPercentilesFromTheIntendedStart) {
   // Enough connections that every request of a stall is at the server when it ends.
   Result r = run(open_loop(1000, 15 * kNsPerS, 1100, 1100), stalling_server());
   ASSERT_EQ(r.failure, "");
@@ -134,7 +160,7 @@ TEST(WorkerSimulation, AKnownStallGivesTheKnownPercentilesFromTheIntendedStart) 
   expect_latency_us(r.measured.service_us.value_at_percentile(90), 501'000);
 }
 
-TEST(WorkerSimulation, RequestsQueuedForAConnectionCountTheirWaitInTheirLatency) {
+TEST_P(WorkerSimulation, RequestsQueuedForAConnectionCountTheirWaitInTheirLatency) {
   // 100 connections hold the first 100 requests of a stall; the other 900 wait in the
   // generator's queue and go out 100 at a time as answers come back, one service time a round.
   // The request at the stall's middle (the p90) goes out in the fifth round after it: 501 ms of
@@ -179,7 +205,7 @@ int64_t max_wait_precision_us(const Result& r) {
   return r.measured.latency_us.max() / 1000 + 1;
 }
 
-TEST(WorkerSimulation, OverCapacityTheNeverStartedShareMatchesTheArithmetic) {
+TEST_P(WorkerSimulation, OverCapacityTheNeverStartedShareMatchesTheArithmetic) {
   // 20 ms answers: 10 connections carry 500/s of the 1,000/s offered. The queue holds 100; what
   // does not fit is never started, and nothing is lost from the count.
   simulated::ServerModel model;
@@ -201,7 +227,7 @@ TEST(WorkerSimulation, OverCapacityTheNeverStartedShareMatchesTheArithmetic) {
   EXPECT_EQ(r.server.most_open, 10);
 }
 
-TEST(WorkerSimulation, ThePoolGrowsToMaxConnectionsOnlyWhenNeeded) {
+TEST_P(WorkerSimulation, ThePoolGrowsToMaxConnectionsOnlyWhenNeeded) {
   simulated::ServerModel model;
   LoadSpec spec = open_loop(1000, 10 * kNsPerS, 10, 50);
   spec.queue_capacity = 100;
@@ -236,7 +262,7 @@ TEST(WorkerSimulation, ThePoolGrowsToMaxConnectionsOnlyWhenNeeded) {
   EXPECT_NEAR(never_started_share(r), expected, 0.02 * expected);
 }
 
-TEST(WorkerSimulation, WaitsPastTheRequestTimeoutAreNeverStarted) {
+TEST_P(WorkerSimulation, WaitsPastTheRequestTimeoutAreNeverStarted) {
   // A queue large enough never to fill, but at most 50 ms of waiting (the request timeout).
   simulated::ServerModel model;
   model.service_ns = 20 * kNsPerMs;
@@ -257,7 +283,7 @@ TEST(WorkerSimulation, WaitsPastTheRequestTimeoutAreNeverStarted) {
   EXPECT_NEAR(never_started_share(r), expected, 0.02 * expected);
 }
 
-TEST(WorkerSimulation, LostConnectionsAndRefusedConnectsKeepTheAccounting) {
+TEST_P(WorkerSimulation, LostConnectionsAndRefusedConnectsKeepTheAccounting) {
   // The server closes the connection after every 7th answer, and refuses every 3rd connect; the
   // pool is reopened, never past its limit. A refused connect fails the oldest queued request.
   simulated::ServerModel model;
@@ -282,7 +308,7 @@ TEST(WorkerSimulation, LostConnectionsAndRefusedConnectsKeepTheAccounting) {
   EXPECT_LE(r.server.connects_attempted, 12 + losses);
 }
 
-TEST(WorkerSimulation, ClosedLoopRunsAtUsersOverServiceTime) {
+TEST_P(WorkerSimulation, ClosedLoopRunsAtUsersOverServiceTime) {
   simulated::ServerModel model;
   model.service_ns = 5 * kNsPerMs;
   Result r = run(closed_loop(10, 5 * kNsPerS), model);
@@ -294,7 +320,7 @@ TEST(WorkerSimulation, ClosedLoopRunsAtUsersOverServiceTime) {
   expect_latency_us(r.measured.latency_us.max(), 5'000);
 }
 
-TEST(WorkerSimulation, ConnectionsTheServerClosesAreReopenedAndNoRequestIsLost) {
+TEST_P(WorkerSimulation, ConnectionsTheServerClosesAreReopenedAndNoRequestIsLost) {
   simulated::ServerModel model;
   model.service_ns = 5 * kNsPerMs;
   model.close_after_every_nth_answer = 10;
@@ -307,7 +333,7 @@ TEST(WorkerSimulation, ConnectionsTheServerClosesAreReopenedAndNoRequestIsLost) 
   EXPECT_GE(r.server.connects_attempted, 10 + 200 - 10);
 }
 
-TEST(WorkerSimulation, ARefusingServerCostsOneFailedRequestPerConnectAndTheConnectsBackOff) {
+TEST_P(WorkerSimulation, ARefusingServerCostsOneFailedRequestPerConnectAndTheConnectsBackOff) {
   // One user against a server that refuses every connect, for 3 s: the reconnects wait 10 ms,
   // doubling to 1 s (10, 30, 70, 150, 310, 630, 1,270 and 2,270 ms after the first), so a
   // refusing server is not hammered, and each attempt is the failure of the user's request.
@@ -321,7 +347,7 @@ TEST(WorkerSimulation, ARefusingServerCostsOneFailedRequestPerConnectAndTheConne
   EXPECT_EQ(r.measured.intended, r.server.connects_attempted);
 }
 
-TEST(WorkerSimulation, UnansweredRequestsTimeOutAndTheOthersAreUntouched) {
+TEST_P(WorkerSimulation, UnansweredRequestsTimeOutAndTheOthersAreUntouched) {
   simulated::ServerModel model;
   model.service_ns = 5 * kNsPerMs;
   model.ignore_every_nth_request = 10;
@@ -341,7 +367,7 @@ TEST(WorkerSimulation, UnansweredRequestsTimeOutAndTheOthersAreUntouched) {
 // A worker bound to a source counts, per window, what a rate limit did with its requests: 2xx
 // let through, 429 limited, how many were let through before the first 429, and the first and
 // last values of the rate-limit headers. The server lets 100 through, then refuses all.
-TEST(WorkerSimulationSources, EachWindowCountsWhatTheLimitDidForTheSource) {
+TEST_P(WorkerSimulationSources, EachWindowCountsWhatTheLimitDidForTheSource) {
   LoadSpec spec = closed_loop(1, 3 * kNsPerS);
   spec.sources = {net::local_address("127.0.0.2")};
   spec.watch_limit_headers = true;
@@ -372,20 +398,23 @@ TEST(WorkerSimulationSources, EachWindowCountsWhatTheLimitDidForTheSource) {
   EXPECT_EQ(other, 0);
   EXPECT_EQ(before_first, 100);
   ASSERT_NE(last, nullptr);
-  const std::vector<measure::LimitHeader> expected = {{"RateLimit-Remaining", "99", "0"},
-                                                      {"Retry-After", "1", "1"}};
+  // Named as the wire spells them: HTTP/2 carries names in lower case.
+  const bool h2 = GetParam() == Protocol::kHttp2;
+  const std::vector<measure::LimitHeader> expected = {
+      {h2 ? "ratelimit-remaining" : "RateLimit-Remaining", "99", "0"},
+      {h2 ? "retry-after" : "Retry-After", "1", "1"}};
   EXPECT_EQ(last->headers, expected);
 }
 
 // Without sources, windows carry no per-source entries (the hot path's windows are unchanged).
-TEST(WorkerSimulationSources, WithoutSourcesWindowsHaveNone) {
+TEST_P(WorkerSimulationSources, WithoutSourcesWindowsHaveNone) {
   const Result r = run(closed_loop(1, kNsPerS), simulated::ServerModel{});
   ASSERT_FALSE(r.windows.empty());
   for (const measure::WindowStats& w : r.windows) EXPECT_TRUE(w.sources.empty());
 }
 
 // --target repeated: connection i connects to target i mod n, once each on keep-alive.
-TEST(WorkerSimulationTargets, ConnectionsGoRoundRobinOverTheTargets) {
+TEST_P(WorkerSimulationTargets, ConnectionsGoRoundRobinOverTheTargets) {
   LoadSpec spec = closed_loop(5, kNsPerS);
   net::Address a, b;
   a.text = "127.0.0.1:8101";
@@ -409,7 +438,7 @@ simulated::ServerModel two_event_streams() {
   return model;
 }
 
-TEST(WorkerSimulationStreams, EachAnswerIsReadEventByEvent) {
+TEST_P(WorkerSimulationStreams, EachAnswerIsReadEventByEvent) {
   const simulated::ServerModel model = two_event_streams();
   LoadSpec spec = closed_loop(2, 2 * kNsPerS);
   spec.stream = std::make_shared<const workload::StreamRules>();
@@ -438,7 +467,7 @@ TEST(WorkerSimulationStreams, EachAnswerIsReadEventByEvent) {
 
 // --goodput: a completed stream counts as goodput only when it meets every term; here every
 // stream's first token is exactly the 5 ms service time from its intended start.
-TEST(WorkerSimulationStreams, GoodputCountsTheStreamsThatMetTheSlo) {
+TEST_P(WorkerSimulationStreams, GoodputCountsTheStreamsThatMetTheSlo) {
   const simulated::ServerModel model = two_event_streams();
   LoadSpec spec = closed_loop(2, 2 * kNsPerS);
   spec.stream = std::make_shared<const workload::StreamRules>();
@@ -457,6 +486,51 @@ TEST(WorkerSimulationStreams, GoodputCountsTheStreamsThatMetTheSlo) {
 using proofload::testing::h2_frame;
 using proofload::testing::kH2Data;
 using proofload::testing::kH2EndHeaders;
+// HTTP/2 with several streams a connection, against nghttp2's server session
+// (ServerModel::http2): what differs from HTTP/1.1 is that the streams share their connection.
+LoadSpec over_streams(LoadSpec spec, int streams) {
+  spec.protocol = Protocol::kHttp2;
+  spec.h2_streams = streams;
+  return spec;
+}
+
+simulated::ServerModel h2_server(int64_t service_ns) {
+  simulated::ServerModel model;
+  model.http2 = true;
+  model.service_ns = service_ns;
+  return model;
+}
+
+// Two connections of four streams: eight users, each a request every 5 ms, on two connects.
+TEST(WorkerSimulationHttp2, UsersAreStreamsSharingTheirConnection) {
+  const Result r =
+      run_worker(over_streams(closed_loop(2, 5 * kNsPerS), 4), h2_server(5 * kNsPerMs));
+  ASSERT_EQ(r.failure, "");
+  EXPECT_NEAR(static_cast<double>(r.measured.count(Outcome::kSuccess)), 8'000, 8);
+  EXPECT_EQ(r.measured.errors(), 0);
+  EXPECT_EQ(r.server.connects_attempted, 2);
+  EXPECT_EQ(r.server.most_open, 2);
+  expect_latency_us(r.measured.latency_us.max(), 5'000);
+}
+
+// A stream the server never answers times out alone: its connection and the other streams on it
+// go on (over HTTP/1.1 the connection would close with it, and be reopened).
+TEST(WorkerSimulationHttp2, AnUnansweredStreamTimesOutAndItsConnectionStays) {
+  simulated::ServerModel model = h2_server(5 * kNsPerMs);
+  model.ignore_every_nth_request = 10;
+  LoadSpec spec = over_streams(open_loop(100, 3 * kNsPerS, 2, 2), 5);
+  spec.send.request_timeout_ns = 500 * kNsPerMs;
+  const Result r = run_worker(spec, model);
+  ASSERT_EQ(r.failure, "");
+  EXPECT_EQ(r.measured.intended, 300);
+  EXPECT_EQ(r.server.ignored, 30);
+  EXPECT_EQ(r.measured.count(Outcome::kTimeout), 30);
+  EXPECT_EQ(r.measured.count(Outcome::kSuccess), 270);
+  EXPECT_EQ(r.server.connects_attempted, 2);
+  EXPECT_EQ(r.server.closes, 0);
+  expect_latency_us(r.measured.latency_us.max(), 5'000);
+}
+
 using proofload::testing::kH2EndStream;
 using proofload::testing::kH2Headers;
 using proofload::testing::kH2Settings;
@@ -493,7 +567,7 @@ TEST(WorkerSimulationScripted, AnHttp2ServerFrameByFrame) {
   simulated::ServerModel model = h2_script({""});
   model.script_gap_ns = 60 * kNsPerMs;
   model.script_close = true;
-  const Result r = run(h2_users(100 * kNsPerMs), model);
+  const Result r = run_worker(h2_users(100 * kNsPerMs), model);
   ASSERT_EQ(r.failure, "");
   EXPECT_EQ(r.server.requests, 5) << "the HEADERS of five streams";
   EXPECT_EQ(r.measured.count(Outcome::kSuccess), 2);
@@ -512,7 +586,7 @@ TEST(WorkerSimulationScripted, AServerThatRaisesItsStreamLimitGetsTheStreamsItAl
   simulated::ServerModel model = h2_script({max_streams(0), max_streams(4)});
   model.script_gap_ns = 30 * kNsPerMs;  // the raise at 30 ms, before the run's start at 50 ms;
                                         // the answers from 60 ms
-  const Result r = run(h2_users(200 * kNsPerMs), model);
+  const Result r = run_worker(h2_users(200 * kNsPerMs), model);
   ASSERT_EQ(r.failure, "");
   EXPECT_GE(r.server.requests, 4) << "the four slots' streams, once the limit was raised";
   EXPECT_EQ(r.measured.count(Outcome::kSuccess), 2);
