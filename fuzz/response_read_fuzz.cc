@@ -11,6 +11,7 @@
 // is what the server sends.
 #include <cstddef>
 #include <cstdint>
+#include <cstdlib>
 #include <memory>
 #include <string_view>
 
@@ -86,7 +87,7 @@ ReadStep read_one(proofload::engine::Http1Session& http1, std::string_view& byte
     // Sizes 1 to 4096 bytes, varying read by read: splits land inside every token.
     const size_t size = std::min(bytes.size(), 1 + ((read_sizes * 131u + read * 977u) % 4096u));
     ++read;
-    const ReadStep step = http1.receive(bytes.data(), size);
+    const ReadStep step = http1.receive(bytes.data(), size, static_cast<int64_t>(read));
     bytes.remove_prefix(size);
     if (step != ReadStep::kNeedMore) return step;
   }
@@ -123,6 +124,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const ReadStep step = read_one(http1, bytes, control >> 1);
     stream.tracker.finish();
     if (step == ReadStep::kCompleteReusable || step == ReadStep::kCompleteNotReusable) {
+      // A whole response has a first byte, dated by the read that brought it (TTFB is recorded
+      // from it).
+      if (http1.first_byte_ns() < 1) std::abort();
       session.on_response(http1.response());
     } else {
       session.on_failure(proofload::measure::Outcome::kProtocolError);

@@ -7,10 +7,12 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string_view>
 
 #include "engine/read_step.h"
 #include "http/response_parser.h"
+#include "workload/response_view.h"
 
 namespace proofload::engine {
 
@@ -21,6 +23,7 @@ class Http1Session {
   void submit(std::string_view request, bool is_head, const http::ResponseCapture& capture) {
     request_ = request;
     written_ = 0;
+    first_byte_ns_ = -1;
     parser_.start(is_head, capture);
   }
 
@@ -29,9 +32,10 @@ class Http1Session {
   void wrote(size_t bytes) { written_ += bytes; }
   bool request_written() const { return written_ == request_.size(); }
 
-  // One read's bytes (`size` > 0): the response is complete (and whether the connection may carry
-  // the next request), needs more, or is broken.
-  ReadStep receive(const char* data, size_t size) {
+  // One read's bytes (`size` > 0), read at `now`: the response is complete (and whether the
+  // connection may carry the next request), needs more, or is broken.
+  ReadStep receive(const char* data, size_t size, int64_t now) {
+    if (first_byte_ns_ < 0) first_byte_ns_ = now;
     return on_response_bytes(parser_, data, size, request_written());
   }
   // The server closed its side. `without_close_notify`: TLS ended by a bare FIN.
@@ -40,12 +44,18 @@ class Http1Session {
   }
 
   // The response read so far: its status, captured headers and body (complete once receive said
-  // so).
-  const http::ResponseParser& response() const { return parser_; }
+  // so), as every session hands a response to the worker.
+  workload::ResponseView response() const {
+    return {parser_.status(), parser_.captured_headers(), parser_.captured_body(),
+            parser_.body_truncated()};
+  }
+  // When the response's first byte was read (-1: none yet).
+  int64_t first_byte_ns() const { return first_byte_ns_; }
 
  private:
   std::string_view request_;
   size_t written_ = 0;
+  int64_t first_byte_ns_ = -1;
   http::ResponseParser parser_;
 };
 

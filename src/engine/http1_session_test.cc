@@ -11,7 +11,7 @@ namespace {
 constexpr std::string_view kGet = "GET /a HTTP/1.1\r\nHost: x\r\n\r\n";
 
 ReadStep receive_all(Http1Session& session, std::string_view bytes) {
-  return session.receive(bytes.data(), bytes.size());
+  return session.receive(bytes.data(), bytes.size(), 0);
 }
 
 // A request submitted and written whole, its response still to come.
@@ -42,9 +42,9 @@ TEST(Http1Session, AResponseInTwoReadsCompletesAndTheNextRequestStartsAfresh) {
   EXPECT_EQ(receive_all(session, "HTTP/1.1 200 OK\r\nContent-Length: 5\r\nX-A: 1\r\n\r\nhe"),
             ReadStep::kNeedMore);
   EXPECT_EQ(receive_all(session, "llo"), ReadStep::kCompleteReusable);
-  EXPECT_EQ(session.response().status(), 200);
-  EXPECT_NE(session.response().captured_headers().find("X-A: 1"), std::string_view::npos);
-  EXPECT_EQ(session.response().captured_body(), "hello");
+  EXPECT_EQ(session.response().status, 200);
+  EXPECT_NE(session.response().headers.find("X-A: 1"), std::string_view::npos);
+  EXPECT_EQ(session.response().body, "hello");
 
   // Keep-alive: the next request is whole again, and so is its response.
   session.submit(kGet, false, {});
@@ -52,7 +52,23 @@ TEST(Http1Session, AResponseInTwoReadsCompletesAndTheNextRequestStartsAfresh) {
   session.wrote(kGet.size());
   EXPECT_EQ(receive_all(session, "HTTP/1.1 404 Not Found\r\nContent-Length: 0\r\n\r\n"),
             ReadStep::kCompleteReusable);
-  EXPECT_EQ(session.response().status(), 404);
+  EXPECT_EQ(session.response().status, 404);
+}
+
+// Time to first byte counts to the first read that brought bytes of this request's response.
+TEST(Http1Session, TheFirstByteIsTheFirstReadOfEachResponse) {
+  Http1Session session;
+  send_whole(session, kGet);
+  EXPECT_EQ(session.first_byte_ns(), -1);
+  const std::string_view head = "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n";
+  EXPECT_EQ(session.receive(head.data(), head.size(), 100), ReadStep::kNeedMore);
+  EXPECT_EQ(session.receive("ok", 2, 250), ReadStep::kCompleteReusable);
+  EXPECT_EQ(session.first_byte_ns(), 100);
+  send_whole(session, kGet);
+  EXPECT_EQ(session.first_byte_ns(), -1) << "the next request's response has not begun";
+  const std::string whole = std::string(head) + "ok";
+  EXPECT_EQ(session.receive(whole.data(), whole.size(), 900), ReadStep::kCompleteReusable);
+  EXPECT_EQ(session.first_byte_ns(), 900);
 }
 
 TEST(Http1Session, AnAnswerBeforeTheWholeRequestWasWrittenEndsTheConnection) {
@@ -61,7 +77,7 @@ TEST(Http1Session, AnAnswerBeforeTheWholeRequestWasWrittenEndsTheConnection) {
   session.wrote(3);
   EXPECT_EQ(receive_all(session, "HTTP/1.1 413 Too Large\r\nContent-Length: 0\r\n\r\n"),
             ReadStep::kCompleteNotReusable);
-  EXPECT_EQ(session.response().status(), 413);
+  EXPECT_EQ(session.response().status, 413);
 }
 
 TEST(Http1Session, BytesBeyondTheResponseOrNoHttpAtAllAreProtocolErrors) {

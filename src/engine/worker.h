@@ -82,15 +82,13 @@ class Worker {
   struct Connection {
     Wire wire;
     ConnState state = ConnState::kClosed;
-    bool active = false;  // closed loop: this user is part of the current target
-    bool got_first_byte = false;
+    bool active = false;          // closed loop: this user is part of the current target
     int64_t ready_ns = 0;         // closed loop: when the user was ready for its next request
     int64_t retry_at_ns = 0;      // closed and not to be reopened before this (connect backoff)
     int64_t backoff_ns = 0;       // grows after each failed connect, reset on success
     bool reopen_pending = false;  // open loop: reopen at retry_at_ns (after a failed connect)
     int64_t intended_ns = 0;      // the current request's intended start
     int64_t write_start_ns = 0;
-    int64_t first_byte_ns = 0;
     bool waiting_think = false;  // a think timer is due for this connection's next step
     Http1Session http1;          // HTTP/1.1: the request's bytes, and its response read back
     workload::Session session;
@@ -162,7 +160,10 @@ class Worker {
   void start_request(Connection& c, int64_t intended_ns, int64_t now);
   void write_request(Connection& c);
   void read_response(Connection& c);
-  void complete_request(Connection& c, int64_t now, bool reusable);
+  // A response came whole (from the connection's session: HTTP/1.1's, or an HTTP/2 stream),
+  // its first byte at `first_byte_ns`: its outcome, and what the connection does next.
+  void complete_request(Connection& c, const workload::ResponseView& response,
+                        int64_t first_byte_ns, int64_t now, bool reusable);
   void fail_request(Connection& c, measure::Outcome outcome, int64_t now);
   void fail_unsent_step(Connection& c, measure::Outcome outcome, int64_t intended_ns);
   // Flows: what follows a step, the next step, and the end of an iteration.

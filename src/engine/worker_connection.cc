@@ -203,7 +203,6 @@ void Worker::start_request(Connection& c, int64_t intended_ns, int64_t now) {
   ++busy_;
   c.intended_ns = intended_ns;
   c.write_start_ns = now;
-  c.got_first_byte = false;
   bool first_step = !c.session.in_iteration();
   const workload::CompiledRequest& request = c.session.begin_step(context_);
   if (first_step) {
@@ -279,26 +278,21 @@ void Worker::read_response(Connection& c) {
       return;
     }
     const size_t n = io.status == net::IoStatus::kOk ? io.bytes : 0;
-    if (n > 0) {
-      recorder_.window().bytes_in += static_cast<int64_t>(n);
-      if (!c.got_first_byte) {
-        c.got_first_byte = true;
-        c.first_byte_ns = now;
-      }
-    }
+    if (n > 0) recorder_.window().bytes_in += static_cast<int64_t>(n);
     if (c.stream_body && n > 0) c.stream_body->set_now(now);
     const ReadStep step =
         n == 0 ? c.http1.receive_close(c.wire.transport.closed_without_close_notify())
-               : c.http1.receive(read_buffer_.data(), n);
+               : c.http1.receive(read_buffer_.data(), n, now);
     switch (step) {
       case ReadStep::kNeedMore:
         if (n < read_buffer_.size() && !c.wire.transport.buffered()) return;  // wait for more
         continue;  // the buffer was filled: more may be waiting
       case ReadStep::kCompleteReusable:
-        complete_request(c, now, spec_.send.reuse_connections);
+        complete_request(c, c.http1.response(), c.http1.first_byte_ns(), now,
+                         spec_.send.reuse_connections);
         return;
       case ReadStep::kCompleteNotReusable:
-        complete_request(c, now, false);
+        complete_request(c, c.http1.response(), c.http1.first_byte_ns(), now, false);
         return;
       case ReadStep::kProtocolError:
         fail_request(c, Outcome::kProtocolError, now);
@@ -316,24 +310,17 @@ void Worker::read_response(Connection& c) {
   }
 }
 
-void Worker::complete_request(Connection& c, int64_t now, bool reusable) {
-  int status = h2() ? c.stream.status : c.http1.response().status();
+void Worker::complete_request(Connection& c, const workload::ResponseView& response,
+                              int64_t first_byte_ns, int64_t now, bool reusable) {
   // The status, and for a scenario the checks: its outcome.
-  const workload::Session::StepEnd end =
-      h2() ? c.session.on_response(workload::ResponseView{c.stream.status, c.stream.headers,
-                                                          c.stream.body, c.stream.body_truncated})
-           : c.session.on_response(c.http1.response());
-  if (h2()) c.first_byte_ns = c.stream.first_byte_ns;
+  const workload::Session::StepEnd end = c.session.on_response(response);
   // io_uring: the request's bytes left when the loop submitted them, at the end of the turn it
   // was written in; service time and TTFB count from then, as they count from the send with
   // epoll (the turn's wait is the generator's, not the server's).
   c.write_start_ns = std::max(c.write_start_ns, c.wire.transport.sent_ns());
-  if (recorder_.counts_source()) {
-    recorder_.count_source_answer(
-        status, h2() ? std::string_view(c.stream.headers) : c.http1.response().captured_headers());
-  }
-  recorder_.count_response(status, end.outcome,
-                           {c.intended_ns, c.write_start_ns, c.first_byte_ns, now},
+  if (recorder_.counts_source()) recorder_.count_source_answer(response.status, response.headers);
+  recorder_.count_response(response.status, end.outcome,
+                           {c.intended_ns, c.write_start_ns, first_byte_ns, now},
                            c.session.request(), c.stream_body.get());
   --busy_;
   c.ready_ns = now;

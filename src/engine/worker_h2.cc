@@ -251,7 +251,9 @@ void Worker::end_stream(Connection& c, int64_t now) {
   const Link& link = link_of(c);
   switch (c.stream.end) {
     case http::H2End::kComplete:
-      complete_request(c, now, !link.going_away && !(link.h2 && link.h2->going_away()));
+      complete_request(
+          c, {c.stream.status, c.stream.headers, c.stream.body, c.stream.body_truncated},
+          c.stream.first_byte_ns, now, !link.going_away && !(link.h2 && link.h2->going_away()));
       return;
     case http::H2End::kRefused:
       fail_stream(c, Outcome::kRefused, now);
