@@ -1,7 +1,7 @@
 // HTTP/1.1 on one connection, one request at a time: the bytes of the request still to write, and
 // what the bytes read back mean (the response parser and the read step, read_step.h). The
 // counterpart of http::H2Session, which does the same for the streams of an HTTP/2 connection:
-// the worker's wire moves the bytes (worker_wire.cc), the session says which bytes to write and
+// the link's wire moves the bytes (worker_http1.cc), the session says which bytes to write and
 // what a read's bytes did to the request. Inline: every call is on the hot path, once a request
 // or once a read, never per byte.
 #pragma once

@@ -1,5 +1,6 @@
-// The load worker's event loop and its open/closed-loop executors (the connections' lifecycle is
-// worker_connection.cc, what is recorded window_recorder.h). See worker.h. Runs on its own
+// The load worker's event loop and its open/closed-loop executors (a slot's lifecycle is
+// worker_connection.cc, a link's worker_link.cc, what is recorded window_recorder.h). See
+// worker.h. Runs on its own
 // thread; touches nothing shared but RunControl (atomics) and, through its recorder, the
 // WindowMailbox (once per window).
 #include "engine/worker.h"
@@ -42,6 +43,7 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
       wake_fd_(eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC)),
       shard_(spec.segment + spec.segments * index),
       shards_(spec.segments * spec.workers),
+      slots_per_link_(spec.protocol == Protocol::kHttp2 ? spec.h2_streams : 1),
       context_(*spec.workload, shard_, shards_),
       recorder_(spec, index, start_ns, mailbox),
       read_buffer_(kReadBufferBytes) {
@@ -49,8 +51,8 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
   loop_.add(wake_fd_, EPOLLIN, kWakeToken);
   const int shard = shard_;
   const int shards = shards_;
-  // HTTP/2: every count of connections is of connections with h2_streams stream slots each.
-  const int slots = spec.protocol == Protocol::kHttp2 ? spec.h2_streams : 1;
+  // Every count of connections is of links, with slots_per_link_ slots each.
+  const int slots = slots_per_link_;
   if (open_loop()) {
     int pool = schedule::share_of(spec.connections, shard, shards) * slots;
     int most = schedule::share_of(spec.max_connections, shard, shards) * slots;
@@ -86,14 +88,13 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
     first_slot_ += schedule::share_of(pool_size, spec.segment + spec.segments * w, shards) * slots;
   }
   if (!spec.sources.empty()) source_ = &spec.sources.at(static_cast<size_t>(index));
-  if (h2()) links_.resize((connections_.size() + static_cast<size_t>(slots) - 1) / slots);
+  links_.resize((connections_.size() + static_cast<size_t>(slots) - 1) / slots);
 }
 
 const net::Address& Worker::address_of_slot(int slot) const {
   if (spec_.targets.empty()) return spec_.address;
-  const int64_t slots = h2() ? spec_.h2_streams : 1;
   const int64_t n = static_cast<int64_t>(spec_.targets.size());
-  return spec_.targets[static_cast<size_t>(((first_slot_ + slot) / slots) % n)];
+  return spec_.targets[static_cast<size_t>(((first_slot_ + slot) / slots_per_link_) % n)];
 }
 
 Worker::~Worker() {
@@ -138,8 +139,7 @@ void Worker::run_loop() {
   int64_t now = worker_now();
   if (open_loop()) {
     // The pool is opened before the start so the first arrivals find connections.
-    int pool =
-        schedule::share_of(spec_.connections, shard_, shards_) * (h2() ? spec_.h2_streams : 1);
+    int pool = schedule::share_of(spec_.connections, shard_, shards_) * slots_per_link_;
     for (int i = 0; i < pool; ++i) {
       dispatcher_->on_connection_opening();
       open_connection(connections_[i], now);
@@ -157,7 +157,7 @@ void Worker::run_loop() {
       break;
     }
     // HTTP/2: slots made ready by the last turn start, and every link's frames go out.
-    if (h2()) start_ready_slots(worker_now());
+    start_ready_slots(worker_now());
     auto events = loop_.wait(next_deadline());
     roll_windows(worker_now());  // what these events end belongs to the window now running
     for (const epoll_event& e : events) {
@@ -166,14 +166,9 @@ void Worker::run_loop() {
         [[maybe_unused]] ssize_t ignored = read(wake_fd_, &count, sizeof count);
         continue;
       }
-      // The token is the connection's slot (HTTP/2: its link's, past kLinkTokenBase). Handling
-      // an event changes only its own connection, and each registered socket appears at most
-      // once in a batch, so no event is stale.
-      if (e.data.u64 >= kLinkTokenBase) {
-        on_link_event(links_[e.data.u64 - kLinkTokenBase], e.events);
-      } else {
-        on_event(connections_[e.data.u64], e.events);
-      }
+      // The token is the link's index. Handling an event changes only its own link and its
+      // slots, and each registered socket appears at most once in a batch, so no event is stale.
+      on_link_event(links_[e.data.u64], e.events);
     }
     fire_think_timers(worker_now());
   }
@@ -286,8 +281,8 @@ void Worker::dispatch_arrivals(int64_t now) {
 // Closed loop: connection slot j of this worker is user j; the profile says how many are active.
 void Worker::adjust_closed_loop_users(int64_t now) {
   int64_t t = std::max<int64_t>(0, since_start(now));
-  int target = schedule::connections_for_shard_at(spec_.profile, t, shard_, shards_) *
-               (h2() ? spec_.h2_streams : 1);
+  int target =
+      schedule::connections_for_shard_at(spec_.profile, t, shard_, shards_) * slots_per_link_;
   for (int j = 0; j < static_cast<int>(connections_.size()); ++j) {
     Connection& c = connections_[j];
     bool active = j < target;
@@ -298,7 +293,7 @@ void Worker::adjust_closed_loop_users(int64_t now) {
       c.active = false;
       if (c.waiting_think) abandon_iteration(c);
       if (c.state == ConnState::kIdle || c.state == ConnState::kConnecting ||
-          c.state == ConnState::kHandshaking || c.state == ConnState::kThinking) {
+          c.state == ConnState::kThinking) {
         close_connection(c);
       }
       continue;
@@ -314,18 +309,13 @@ void Worker::adjust_closed_loop_users(int64_t now) {
 
 void Worker::sweep(int64_t now) {
   next_sweep_ns_ = now + kSweepIntervalNs;
-  if (h2()) sweep_links(now);  // a slot waiting for its link waits on the link's timeout
+  sweep_links(now);  // connects and handshakes past the connect timeout
   for (Connection& c : connections_) {
     if (c.state == ConnState::kBusy && now - c.write_start_ns > spec_.send.request_timeout_ns) {
       fail_in_flight(c, Outcome::kTimeout, now);
     } else if (c.state == ConnState::kBusy && stream_idle(c, now)) {
       c.stream_body->end(workload::StreamEnd::kIdleTimeout, now);
       fail_in_flight(c, Outcome::kTimeout, now);
-    } else if ((c.state == ConnState::kHandshaking ||
-                (c.state == ConnState::kConnecting && !h2())) &&
-               now - c.wire.connect_start_ns > spec_.send.connect_timeout_ns) {
-      // (An HTTP/2 slot waiting for its link waits on the link's timeout: sweep_links.)
-      on_connect_failed(c, now, wire_timed_out(c.state == ConnState::kHandshaking));
     } else if (open_loop() && c.reopen_pending && now >= c.retry_at_ns) {
       c.reopen_pending = false;
       if (dispatcher_->should_open_connection()) {

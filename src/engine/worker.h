@@ -5,6 +5,7 @@
 // runs this same code in simulated time.
 #pragma once
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <memory>
@@ -58,13 +59,12 @@ class Worker {
   uint32_t h2_server_max_streams() const { return h2_server_max_streams_; }
 
  private:
-  // kHandshaking: https, connected, the TLS handshake under way (the connect timeout covers
-  // both). kThinking: a flow's next step waits out its think time on this connection (not idle:
-  // the open loop's pool cannot hand it out).
-  enum class ConnState : uint8_t { kClosed, kConnecting, kHandshaking, kIdle, kBusy, kThinking };
-  // One TCP connection, and TLS over it for https: the part of a connection's life both
-  // protocols share (worker_wire.cc): the connect, the handshake and their counts. An HTTP/1.1
-  // connection is one; an HTTP/2 link is one that its stream slots share.
+  // kConnecting: waiting for its link to open (its connect, handshake and, for HTTP/2, the
+  // server's SETTINGS). kThinking: a flow's next step waits out its think time on this slot (not
+  // idle: the open loop's pool cannot hand it out).
+  enum class ConnState : uint8_t { kClosed, kConnecting, kIdle, kBusy, kThinking };
+  // One TCP connection, and TLS over it for https: the connect, the handshake and their counts
+  // (worker_wire.cc). Each link has one.
   struct Wire {
     WorkerTransport transport;   // the socket, and TLS over it for https
     bool want_epollout = false;  // EPOLLOUT registered (connect, handshake or a blocked write)
@@ -74,13 +74,12 @@ class Worker {
   // Where a wire's connect or handshake got to: still under way, open (connected, and for https
   // the handshake done), or failed (the TLS failure noted).
   enum class WireStep : uint8_t { kWaiting, kOpen, kFailed };
-  // One connection and the request on it. In closed loop it is also the virtual user; in both
-  // executors it carries one iteration of the mix (a request, or every step of a flow).
-  // HTTP/2: a stream slot of a shared connection (a Link, worker_h2.cc); the states are the
-  // slot's (kConnecting: waiting for its link, since wire.connect_start_ns), its wire's
-  // transport stays unused.
+  // A slot: the place of one request in flight on a link (an HTTP/1.1 connection has one, an
+  // HTTP/2 connection h2_streams), and the lifecycle around it (worker_connection.cc): intended
+  // times, flows, outcomes, the open loop's pool, backoff. In closed loop it is also the virtual
+  // user; in both executors it carries one iteration of the mix (a request, or every step of a
+  // flow). It never touches a transport: its link does.
   struct Connection {
-    Wire wire;
     ConnState state = ConnState::kClosed;
     bool active = false;          // closed loop: this user is part of the current target
     int64_t ready_ns = 0;         // closed loop: when the user was ready for its next request
@@ -90,23 +89,26 @@ class Worker {
     int64_t intended_ns = 0;      // the current request's intended start
     int64_t write_start_ns = 0;
     bool waiting_think = false;  // a think timer is due for this connection's next step
-    Http1Session http1;          // HTTP/1.1: the request's bytes, and its response read back
     workload::Session session;
-    bool attached = false;  // HTTP/2: counted in its link's `attached`
+    bool attached = false;  // counted in its link's `attached`
     http::H2Stream stream;  // HTTP/2: the request in flight as a stream
     std::unique_ptr<StreamBody> stream_body;  // LoadSpec::stream: the response read as events
   };
-  // HTTP/2: one TCP (and TLS) connection, shared by the h2_streams stream slots next to each
-  // other in connections_ (slot j uses link j / h2_streams).
+  // A link: one TCP (and TLS) connection and the protocol's session over it, shared by the
+  // slots_per_link_ slots next to each other in connections_ (slot j uses link
+  // j / slots_per_link_). It carries the protocol (worker_link.cc, and its session's file:
+  // worker_http1.cc, worker_h2.cc); the slots carry the requests' lifecycle.
   enum class LinkState : uint8_t { kClosed, kConnecting, kHandshaking, kSettings, kReady };
   struct Link {
     Wire wire;
-    LinkState state = LinkState::kClosed;  // kSettings: waiting for the server's SETTINGS
-    bool dirty = false;       // frames may be waiting in the session: flush at the end of the turn
-    bool going_away = false;  // seen going away (GOAWAY): its idle slots have left
+    LinkState state = LinkState::kClosed;  // kSettings: HTTP/2, waiting for the server's SETTINGS
+    bool dirty = false;  // HTTP/2: frames may be waiting in the session: flush at the turn's end
+    bool going_away = false;  // HTTP/2: seen going away (GOAWAY): its idle slots have left
     int attached = 0;         // slots using it or waiting for it
-    int usable_streams = 0;   // min(h2_streams, the server's SETTINGS_MAX_CONCURRENT_STREAMS)
-    std::unique_ptr<http::H2Session> h2;  // from the connect on (one allocation a connection)
+    int usable_streams = 0;   // the slots it carries: HTTP/1.1 one; HTTP/2 min(h2_streams, the
+                              // server's SETTINGS_MAX_CONCURRENT_STREAMS)
+    Http1Session http1;       // HTTP/1.1: the request's bytes, and its response read back
+    std::unique_ptr<http::H2Session> h2;  // HTTP/2: from the connect on (one allocation a link)
   };
 
   void run_loop();
@@ -146,20 +148,14 @@ class Worker {
   // The connect or handshake ran past the connect timeout: its outcome (the TLS failure noted).
   measure::Outcome wire_timed_out(bool handshaking);
 
-  void open_connection(Connection& c, int64_t now);
-  // What follows a connection's wire step: ready for requests, a failed connect, or waiting.
-  void after_wire_step(Connection& c, WireStep step, int64_t now);
+  // A slot's lifecycle (worker_connection.cc): it opens by attaching to its link.
+  void open_connection(Connection& c, int64_t now) { attach_to_link(c, now); }
   void close_connection(Connection& c);
-  void on_event(Connection& c, uint32_t events);
   void on_connect_failed(Connection& c, int64_t now, measure::Outcome outcome);
   void on_transport_ready(Connection& c, int64_t now);
-  std::optional<bool> lost_while_idle(Connection& c);
-  measure::Outcome lost_outcome(Connection& c);
   void note_tls_failure(std::string_view reason);
   void on_ready(Connection& c, int64_t now);
   void start_request(Connection& c, int64_t intended_ns, int64_t now);
-  void write_request(Connection& c);
-  void read_response(Connection& c);
   // A response came whole (from the connection's session: HTTP/1.1's, or an HTTP/2 stream),
   // its first byte at `first_byte_ns`: its outcome, and what the connection does next.
   void complete_request(Connection& c, const workload::ResponseView& response,
@@ -192,31 +188,60 @@ class Worker {
   void reopen_after_loss_open_loop(Connection& c, int64_t now);
   int slot_of(const Connection& c) const { return static_cast<int>(&c - connections_.data()); }
   uint64_t token_of(const Connection& c) const { return static_cast<uint64_t>(slot_of(c)); }
-  void set_epollout(Connection& c, bool on);
-  // Registers for what the transport waits for (readable always; writable when it says so).
-  void wait_for(Connection& c, net::IoStatus want) {
-    set_epollout(c, want == net::IoStatus::kWantWrite);
-  }
-  // HTTP/2 (worker_h2.cc).
-  bool h2() const { return spec_.protocol == Protocol::kHttp2; }
+
+  // Links (worker_link.cc): the lifecycle every protocol shares, and the session seam.
   Link& link_of(const Connection& c) {
-    return links_[static_cast<size_t>(slot_of(c) / spec_.h2_streams)];
+    return links_[static_cast<size_t>(slot_of(c) / slots_per_link_)];
   }
   int first_slot_of(const Link& link) const {
-    return static_cast<int>(&link - links_.data()) * spec_.h2_streams;
+    return static_cast<int>(&link - links_.data()) * slots_per_link_;
   }
-  bool slot_usable(const Connection& c) const;
-  // The read's time for every streamed slot of the link: the session hands DATA to any of them.
-  void stamp_link_streams(Link& link, int64_t now);
+  // The slots of a link: [first_slot_of(link), end_slot_of(link)).
+  int end_slot_of(const Link& link) const {
+    return std::min(first_slot_of(link) + slots_per_link_, static_cast<int>(connections_.size()));
+  }
   void attach_to_link(Connection& c, int64_t now);
   void detach_from_link(Connection& c);
   void open_link(Link& link, int64_t now);
   void close_link(Link& link);
   void on_link_event(Link& link, uint32_t events);
   void after_link_wire_step(Link& link, WireStep step, int64_t now);
-  uint64_t token_of(const Link& link) const {
-    return kLinkTokenBase + static_cast<uint64_t>(&link - links_.data());
+  uint64_t token_of(const Link& link) const { return static_cast<uint64_t>(&link - links_.data()); }
+  void set_link_epollout(Link& link, bool on);
+  // Registers for what the transport waits for (readable always; writable when it says so).
+  void wait_for(Link& link, net::IoStatus want) {
+    set_link_epollout(link, want == net::IoStatus::kWantWrite);
   }
+  void lose_link(Link& link, int64_t now, measure::Outcome outcome, bool orderly);
+  void fail_link_open(Link& link, int64_t now, measure::Outcome outcome);
+  void start_ready_slots(int64_t now);
+  void sweep_links(int64_t now);
+  // The session seam: what each protocol does with a link. A protocol is a session class
+  // (Http1Session, http::H2Session) and the four calls below, each a switch on the protocol to
+  // its file; the slots and the links above are the same for every protocol.
+  // The link's wire is open: its session begins.
+  void open_session(Link& link, int64_t now);
+  // An event on a link whose session runs.
+  void on_session_event(Link& link, uint32_t events);
+  // A slot's request goes to its link's session.
+  void submit(Connection& c, const workload::CompiledRequest& request,
+              const http::ResponseCapture& capture);
+  // A request in flight ends without a response: over HTTP/1.1 the connection goes with it
+  // (fail_request); over HTTP/2 only its stream does.
+  void fail_in_flight(Connection& c, measure::Outcome outcome, int64_t now);
+
+  // HTTP/1.1 (worker_http1.cc): a link of one slot.
+  void on_http1_event(Link& link, Connection& c, uint32_t events);
+  void write_request(Link& link, Connection& c);
+  void read_response(Link& link, Connection& c);
+  std::optional<bool> lost_while_idle(Link& link);
+  measure::Outcome lost_outcome(const Link& link);
+
+  // HTTP/2 (worker_h2.cc).
+  bool slot_usable(const Connection& c) const;
+  // The read's time for every streamed slot of the link: the session hands DATA to any of them.
+  void stamp_link_streams(Link& link, int64_t now);
+  void on_h2_event(Link& link, uint32_t events);
   void start_h2(Link& link);
   void on_link_ready(Link& link, int64_t now);
   void follow_stream_limit(Link& link, int64_t now);
@@ -227,16 +252,9 @@ class Worker {
   void settle_link(Link& link, int64_t now);
   void end_stream(Connection& c, int64_t now);
   void leave_going_away_link(Link& link, int64_t now);
-  void lose_link(Link& link, int64_t now, measure::Outcome outcome, bool orderly);
-  void fail_link_open(Link& link, int64_t now, measure::Outcome outcome);
-  void set_link_epollout(Link& link, bool on);
   void submit_stream(Connection& c, std::string_view request, http::ResponseCapture capture);
   void fail_stream(Connection& c, measure::Outcome outcome, int64_t now);
-  // A request in flight ends without a response: over HTTP/1.1 the connection goes with it
-  // (fail_request); over HTTP/2 only its stream does.
-  void fail_in_flight(Connection& c, measure::Outcome outcome, int64_t now);
-  void start_ready_slots(int64_t now);
-  void sweep_links(int64_t now);
+  void cancel_stream(Connection& c);
 
   // The open loop's requests that never started, counted as the dispatcher tallies them.
   void sync_never_started() {
@@ -259,6 +277,9 @@ class Worker {
   // This worker's shard of the whole load: shard_ of shards_ (LoadSpec::segment).
   const int shard_;
   const int shards_;
+  // The slots a link carries: HTTP/1.1 one; HTTP/2 h2_streams. Every count of connections in
+  // the spec is of links; the slots are these many times as many.
+  const int slots_per_link_;
 
   workload::WorkerContext context_;  // random stream and data cursors of this worker
   WindowRecorder recorder_;          // what this worker's load did, window by window
@@ -292,17 +313,15 @@ class Worker {
   static constexpr size_t kReadBufferBytes = 64 * 1024;
   static constexpr int kMaxReadsPerEvent = 4;  // 256 KiB of one connection per turn of the loop
   static constexpr size_t kMaxLinkReadBytes = 256 * 1024;  // HTTP/2: the same bound, in bytes
-  // epoll tokens: a connection's slot, or (HTTP/2) a link's index past this.
-  static constexpr uint64_t kLinkTokenBase = uint64_t{1} << 32;
   static constexpr int kMaxArrivalsPerTurn = 4096;
   std::vector<char> read_buffer_;
   std::string failure_;
   net::TlsSessionCache tls_sessions_;  // the last session a server gave this worker
   std::string first_tls_failure_;
-  // HTTP/2.
-  http::H2Memory h2_memory_;  // where the links' sessions allocate: declared first, freed last
+  // Links: an epoll token is a link's index.
+  http::H2Memory h2_memory_;  // where HTTP/2 links' sessions allocate: declared first, freed last
   std::vector<Link> links_;
-  std::vector<int> ready_slots_;  // slots whose link is ready: started at the end of the turn
+  std::vector<int> ready_slots_;  // HTTP/2: slots whose link is ready: started at the turn's end
   std::vector<int> dirty_links_;
   std::vector<http::H2Stream*> ended_streams_;  // reused while a link's ended streams settle
   http::H2RequestHead h2_head_;                 // scratch: nghttp2 copies the header list on submit

@@ -1,6 +1,7 @@
-// The worker's connection and request lifecycle: connect, write the request, read and parse the
-// response, record the outcome, reuse or reopen (a flow's next step: worker_flow.cc). See
-// worker.h. Hot path: no allocation, no locks; one send and (usually) one recv per request.
+// A slot's lifecycle, the same for every protocol: it opens (attaches to its link), takes a
+// request, records the outcome its session hands back, and is reused or reopened (a flow's next
+// step: worker_flow.cc). The link and the protocol's session move the bytes (worker_link.cc,
+// worker_http1.cc, worker_h2.cc). See worker.h. Hot path: no allocation, no locks.
 #include <algorithm>
 #include <optional>
 
@@ -17,91 +18,10 @@ constexpr int64_t kMaxBackoffNs = 1 * kNsPerS;
 
 }  // namespace
 
-void Worker::open_connection(Connection& c, int64_t now) {
-  if (h2()) {
-    attach_to_link(c, now);
-    return;
-  }
-  c.state = ConnState::kConnecting;  // the failure path, too, sees a connect in progress
-  if (!dial(c.wire, address_of_slot(slot_of(c)), token_of(c), now)) {
-    on_connect_failed(c, now, Outcome::kConnectError);
-  }
-}
-
-void Worker::after_wire_step(Connection& c, WireStep step, int64_t now) {
-  if (step == WireStep::kOpen) {
-    on_transport_ready(c, now);
-  } else if (step == WireStep::kFailed) {
-    on_connect_failed(c, now, Outcome::kTlsError);
-  }
-}
-
+// The slot leaves its link (the last to leave closes it).
 void Worker::close_connection(Connection& c) {
-  if (h2()) detach_from_link(c);
-  c.wire.transport.close();  // closing removes it from epoll
+  detach_from_link(c);
   c.state = ConnState::kClosed;
-  c.wire.want_epollout = false;
-}
-
-void Worker::set_epollout(Connection& c, bool on) {
-  if (!h2()) set_wire_epollout(c.wire, token_of(c), on);
-}
-
-void Worker::on_event(Connection& c, uint32_t events) {
-  // A request's response (kBusy, most events) takes the time of each read itself: the clock is
-  // read here only for the other states, one read less per request.
-  const int64_t now = c.state == ConnState::kBusy ? 0 : worker_now();
-  switch (c.state) {
-    case ConnState::kConnecting:
-      if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
-        if (c.wire.transport.finish_connect() == 0) {
-          if (spec_.tls) c.state = ConnState::kHandshaking;
-          after_wire_step(c, on_wire_connected(c.wire, token_of(c), now), now);
-        } else {
-          on_connect_failed(c, now, Outcome::kConnectError);
-        }
-      }
-      return;
-    case ConnState::kHandshaking:
-      after_wire_step(c, advance_wire_handshake(c.wire, token_of(c), now), now);
-      return;
-    case ConnState::kBusy:
-      if (!c.http1.request_written()) write_request(c);
-      // TLS may want the socket writable to go on reading (a key update): any event reads.
-      if (c.state == ConnState::kBusy &&
-          ((events & (EPOLLIN | EPOLLHUP | EPOLLERR)) || c.wire.transport.tls())) {
-        read_response(c);
-      }
-      return;
-    case ConnState::kIdle:
-      // The server closed a kept-alive connection (normal: reopen at once), or sent bytes
-      // nobody asked for or reset it (reopen after a backoff, so a server that speaks first
-      // cannot make us spin).
-      if (auto orderly = lost_while_idle(c)) lose_idle_connection(c, now, *orderly);
-      return;
-    case ConnState::kThinking:
-      // As for an idle connection; the flow's next step reconnects when its think time is over.
-      if (auto orderly = lost_while_idle(c)) {
-        close_connection(c);
-        if (!*orderly) back_off(c, now);
-        if (open_loop()) dispatcher_->on_connection_lost(false);
-      }
-      return;
-    case ConnState::kClosed:
-      return;
-  }
-}
-
-// A connection with no request on it became readable: nullopt when that was nothing (TLS: a
-// session ticket, taken in), else whether it was an orderly close (true) or bytes or a reset.
-std::optional<bool> Worker::lost_while_idle(Connection& c) {
-  char byte;
-  const net::Io io = c.wire.transport.read(&byte, 1);
-  if (io.status == net::IoStatus::kWantRead || io.status == net::IoStatus::kWantWrite) {
-    wait_for(c, io.status);
-    return std::nullopt;
-  }
-  return io.status == net::IoStatus::kClosed;
 }
 
 void Worker::note_tls_failure(std::string_view reason) {
@@ -110,7 +30,6 @@ void Worker::note_tls_failure(std::string_view reason) {
 
 // Connected (and for https, the handshake done): the connection takes its first request.
 void Worker::on_transport_ready(Connection& c, int64_t now) {
-  set_epollout(c, false);
   c.state = ConnState::kIdle;
   on_ready(c, now);
 }
@@ -212,12 +131,7 @@ void Worker::start_request(Connection& c, int64_t intended_ns, int64_t now) {
   }
   http::ResponseCapture capture = capture_for(request);
   capture.body_sink = begin_stream(c, request, intended_ns, now);
-  if (h2()) {
-    submit_stream(c, c.session.request_bytes(), capture);
-    return;
-  }
-  c.http1.submit(c.session.request_bytes(), request.is_head, capture);
-  write_request(c);
+  submit(c, request, capture);
 }
 
 // A streamed request (its own `stream:`, or --stream's): its StreamBody begins, and takes the
@@ -232,92 +146,10 @@ http::BodySink* Worker::begin_stream(Connection& c, const workload::CompiledRequ
   return c.stream_body.get();
 }
 
-void Worker::write_request(Connection& c) {
-  for (std::string_view out = c.http1.output(); !out.empty(); out = c.http1.output()) {
-    const net::Io io = c.wire.transport.write(out.data(), out.size());
-    if (io.status == net::IoStatus::kOk) {
-      c.http1.wrote(io.bytes);
-      recorder_.window().bytes_out += static_cast<int64_t>(io.bytes);
-      continue;
-    }
-    if (io.status == net::IoStatus::kWantRead || io.status == net::IoStatus::kWantWrite) {
-      wait_for(c, io.status);
-      return;
-    }
-    fail_request(c, lost_outcome(c), worker_now());
-    return;
-  }
-  set_epollout(c, false);
-}
-
-// A connection that failed under a request: a reset, or (https) a TLS failure with its reason.
-Outcome Worker::lost_outcome(Connection& c) {
-  if (!c.wire.transport.failure().tls()) return Outcome::kReset;
-  note_tls_failure(net::failure_text(c.wire.transport.failure()));
-  return Outcome::kTlsError;
-}
-
-// At most kMaxReadsPerEvent reads per readiness event: a response that never ends (an endless
-// body, 1xx responses without end) must not hold the loop, where timeouts, the window hand-off and
-// stop signals are seen. epoll is level-triggered, so what is left is reported again at once.
-//
-// TLS: OpenSSL reads one record (at most 16 KiB) from the socket at a time, so after a read into
-// the 64 KiB buffer nothing is left inside it that epoll would not report; buffered() says so.
-void Worker::read_response(Connection& c) {
-  for (int reads = 0; reads < kMaxReadsPerEvent; ++reads) {
-    const net::Io io = c.wire.transport.read(read_buffer_.data(), read_buffer_.size());
-    int64_t now = worker_now();
-    if (io.status == net::IoStatus::kWantRead || io.status == net::IoStatus::kWantWrite) {
-      // Writable is waited for only while the request is unwritten or TLS asked for it (a
-      // level-triggered writable socket would wake the loop at once, forever).
-      if (c.http1.request_written()) wait_for(c, io.status);
-      return;
-    }
-    if (io.status == net::IoStatus::kFailed) {
-      fail_request(c, lost_outcome(c), now);
-      return;
-    }
-    const size_t n = io.status == net::IoStatus::kOk ? io.bytes : 0;
-    if (n > 0) recorder_.window().bytes_in += static_cast<int64_t>(n);
-    if (c.stream_body && n > 0) c.stream_body->set_now(now);
-    const ReadStep step =
-        n == 0 ? c.http1.receive_close(c.wire.transport.closed_without_close_notify())
-               : c.http1.receive(read_buffer_.data(), n, now);
-    switch (step) {
-      case ReadStep::kNeedMore:
-        if (n < read_buffer_.size() && !c.wire.transport.buffered()) return;  // wait for more
-        continue;  // the buffer was filled: more may be waiting
-      case ReadStep::kCompleteReusable:
-        complete_request(c, c.http1.response(), c.http1.first_byte_ns(), now,
-                         spec_.send.reuse_connections);
-        return;
-      case ReadStep::kCompleteNotReusable:
-        complete_request(c, c.http1.response(), c.http1.first_byte_ns(), now, false);
-        return;
-      case ReadStep::kProtocolError:
-        fail_request(c, Outcome::kProtocolError, now);
-        return;
-      case ReadStep::kReset:
-        fail_request(c, Outcome::kReset, now);
-        return;
-      case ReadStep::kTruncated:
-        note_tls_failure(
-            "the server closed without close_notify, ending a body delimited by the "
-            "close (a truncation)");
-        fail_request(c, Outcome::kTlsError, now);
-        return;
-    }
-  }
-}
-
 void Worker::complete_request(Connection& c, const workload::ResponseView& response,
                               int64_t first_byte_ns, int64_t now, bool reusable) {
   // The status, and for a scenario the checks: its outcome.
   const workload::Session::StepEnd end = c.session.on_response(response);
-  // io_uring: the request's bytes left when the loop submitted them, at the end of the turn it
-  // was written in; service time and TTFB count from then, as they count from the send with
-  // epoll (the turn's wait is the generator's, not the server's).
-  c.write_start_ns = std::max(c.write_start_ns, c.wire.transport.sent_ns());
   if (recorder_.counts_source()) recorder_.count_source_answer(response.status, response.headers);
   recorder_.count_response(response.status, end.outcome,
                            {c.intended_ns, c.write_start_ns, first_byte_ns, now},

@@ -1,10 +1,9 @@
-// HTTP/2 in the worker: links (TCP and TLS connections, each with its nghttp2 session) shared by
-// stream slots. A slot is a Connection of worker_connection.cc, and keeps its whole lifecycle
-// there (intended times, flows, outcomes, the dispatcher's pool); what differs is here: a slot
-// "opens" by attaching to its link (connecting it if needed) and is ready once the link has the
-// server's SETTINGS; its request is a stream; a stream that fails (reset, refused, timed out)
-// leaves the link up; a link that is lost or goes away takes its slots with it, and they come
-// back on the next connection as HTTP/1.1 connections would.
+// HTTP/2 in the worker: a link of h2_streams slots, and its nghttp2 session (http::H2Session).
+// A slot keeps its whole lifecycle in worker_connection.cc and its link's in worker_link.cc; what
+// is HTTP/2's is here: a slot is ready once the link has the server's SETTINGS and within its
+// stream limit; its request is a stream, written with the other streams' frames at the end of
+// the turn; a stream that fails (reset, refused, timed out) leaves the link up; a link that goes
+// away (GOAWAY) sends its idle slots to the next connection.
 #include <algorithm>
 
 #include "common/clock.h"
@@ -20,99 +19,16 @@ using measure::Outcome;
 // A slot past the server's stream limit waits (it is a user, or pool capacity, the server does
 // not allow): never more streams than SETTINGS_MAX_CONCURRENT_STREAMS.
 bool Worker::slot_usable(const Connection& c) const {
-  const Link& link = links_[static_cast<size_t>(slot_of(c) / spec_.h2_streams)];
-  return slot_of(c) % spec_.h2_streams < link.usable_streams;
+  const Link& link = links_[static_cast<size_t>(slot_of(c) / slots_per_link_)];
+  return slot_of(c) % slots_per_link_ < link.usable_streams;
 }
 
-void Worker::attach_to_link(Connection& c, int64_t now) {
-  c.state = ConnState::kConnecting;
-  c.wire.connect_start_ns = now;
-  Link& link = link_of(c);
-  if (!c.attached) {
-    c.attached = true;
-    ++link.attached;
-  }
-  if (link.state == LinkState::kClosed) {
-    open_link(link, now);
-  } else if (link.state == LinkState::kReady && !link.going_away && slot_usable(c)) {
-    ready_slots_.push_back(slot_of(c));  // started at the end of the turn, never from inside
-  }
-}
-
-void Worker::detach_from_link(Connection& c) {
-  if (!c.attached) return;
-  Link& link = link_of(c);
-  c.attached = false;
-  if (c.state == ConnState::kBusy && link.h2) {
-    link.h2->cancel(c.stream);
-    mark_dirty(link);
-  }
-  if (--link.attached == 0) close_link(link);
-}
-
-void Worker::open_link(Link& link, int64_t now) {
-  link.state = LinkState::kConnecting;
-  link.going_away = false;
-  link.usable_streams = 0;
-  if (!dial(link.wire, address_of_slot(first_slot_of(link)), token_of(link), now)) {
-    fail_link_open(link, now, Outcome::kConnectError);
-  }
-}
-
-void Worker::close_link(Link& link) {
-  link.wire.transport.close();
-  link.h2.reset();
-  link.state = LinkState::kClosed;
-  link.wire.want_epollout = false;
-  link.dirty = false;
-}
-
-void Worker::set_link_epollout(Link& link, bool on) {
-  set_wire_epollout(link.wire, token_of(link), on);
-}
-
-void Worker::on_link_event(Link& link, uint32_t events) {
-  const int64_t now = worker_now();
-  switch (link.state) {
-    case LinkState::kConnecting:
-      if (events & (EPOLLOUT | EPOLLERR | EPOLLHUP)) {
-        if (link.wire.transport.finish_connect() == 0) {
-          if (spec_.tls) link.state = LinkState::kHandshaking;
-          after_link_wire_step(link, on_wire_connected(link.wire, token_of(link), now), now);
-        } else {
-          fail_link_open(link, now, Outcome::kConnectError);
-        }
-      }
-      return;
-    case LinkState::kHandshaking:
-      after_link_wire_step(link, advance_wire_handshake(link.wire, token_of(link), now), now);
-      return;
-    case LinkState::kSettings:
-    case LinkState::kReady:
-      if (events & EPOLLOUT) flush_link(link);
-      // Any event reads (TLS may have wanted writable to go on reading). Unless the flush lost
-      // the link: then it is closed, or already connecting again.
-      if (link.h2 && (link.state == LinkState::kSettings || link.state == LinkState::kReady)) {
-        read_link(link);
-      }
-      return;
-    case LinkState::kClosed:
-      return;
-  }
-}
-
-// Open: over TLS, once the server agreed to HTTP/2 in ALPN (h2c needs no agreement); the preface
-// goes out at once.
-void Worker::after_link_wire_step(Link& link, WireStep step, int64_t now) {
-  if (step == WireStep::kFailed) {
-    fail_link_open(link, now, Outcome::kTlsError);
-  } else if (step == WireStep::kOpen) {
-    if (spec_.tls && link.wire.transport.alpn() != "h2") {
-      note_tls_failure("the server did not agree to HTTP/2 in ALPN");
-      fail_link_open(link, now, Outcome::kTlsError);
-      return;
-    }
-    start_h2(link);
+void Worker::on_h2_event(Link& link, uint32_t events) {
+  if (events & EPOLLOUT) flush_link(link);
+  // Any event reads (TLS may have wanted writable to go on reading). Unless the flush lost the
+  // link: then it is closed, or already connecting again.
+  if (link.h2 && (link.state == LinkState::kSettings || link.state == LinkState::kReady)) {
+    read_link(link);
   }
 }
 
@@ -142,7 +58,7 @@ void Worker::follow_stream_limit(Link& link, int64_t now) {
   if (usable == link.usable_streams) return;
   link.usable_streams = usable;
   const int first = first_slot_of(link);
-  const int end = std::min(first + spec_.h2_streams, static_cast<int>(connections_.size()));
+  const int end = end_slot_of(link);
   for (int j = first; j < end; ++j) {
     Connection& c = connections_[static_cast<size_t>(j)];
     if (c.attached && c.state == ConnState::kConnecting && slot_usable(c)) {
@@ -199,7 +115,7 @@ void Worker::read_link(Link& link) {
 
 void Worker::stamp_link_streams(Link& link, int64_t now) {
   const int first = first_slot_of(link);
-  const int end = std::min(first + spec_.h2_streams, static_cast<int>(connections_.size()));
+  const int end = end_slot_of(link);
   for (int slot = first; slot < end; ++slot) {
     Connection& c = connections_[static_cast<size_t>(slot)];
     if (c.stream_body && c.stream_body->active()) c.stream_body->set_now(now);
@@ -233,7 +149,7 @@ void Worker::settle_link(Link& link, int64_t now) {
 // next connection (as an idle HTTP/1.1 connection the server closed would).
 void Worker::leave_going_away_link(Link& link, int64_t now) {
   const int first = first_slot_of(link);
-  const int end = std::min(first + spec_.h2_streams, static_cast<int>(connections_.size()));
+  const int end = end_slot_of(link);
   for (int j = first; j < end; ++j) {
     Connection& c = connections_[static_cast<size_t>(j)];
     if (!c.attached) continue;
@@ -267,55 +183,6 @@ void Worker::end_stream(Connection& c, int64_t now) {
     case http::H2End::kOpen:
       return;
   }
-}
-
-// The link is gone (closed, reset, failed, or done after GOAWAY): requests in flight on it fail
-// with `outcome`, and every slot goes the way an HTTP/1.1 connection lost in its state would.
-void Worker::lose_link(Link& link, int64_t now, Outcome outcome, bool orderly) {
-  const int first = first_slot_of(link);
-  const int end = std::min(first + spec_.h2_streams, static_cast<int>(connections_.size()));
-  const bool was_ready = link.state == LinkState::kReady;
-  if (link.h2) {
-    link.h2->fail_all_streams();
-    link.h2->ended().clear();  // the busy slots fail below
-  }
-  close_link(link);
-  link.attached = 0;
-  for (int j = first; j < end; ++j) connections_[static_cast<size_t>(j)].attached = false;
-  for (int j = first; j < end; ++j) {
-    Connection& c = connections_[static_cast<size_t>(j)];
-    switch (c.state) {
-      case ConnState::kBusy:
-        fail_request(c, outcome, now);
-        break;
-      case ConnState::kIdle:
-        lose_idle_connection(c, now, orderly);
-        break;
-      case ConnState::kThinking:
-        close_connection(c);
-        if (!orderly) back_off(c, now);
-        if (open_loop()) dispatcher_->on_connection_lost(false);
-        break;
-      case ConnState::kConnecting:
-        // Waiting for this link: for the next one if it had been up, else its open failed.
-        if (was_ready) {
-          attach_to_link(c, now);
-        } else {
-          on_connect_failed(c, now,
-                            outcome == Outcome::kTlsError ? outcome : Outcome::kConnectError);
-        }
-        break;
-      case ConnState::kHandshaking:
-      case ConnState::kClosed:
-        break;
-    }
-  }
-}
-
-// The link could not be opened (connect, TLS, ALPN, or no SETTINGS in time): each slot waiting
-// for it has a failed connect.
-void Worker::fail_link_open(Link& link, int64_t now, Outcome outcome) {
-  lose_link(link, now, outcome, false);
 }
 
 void Worker::submit_stream(Connection& c, std::string_view request, http::ResponseCapture capture) {
@@ -373,6 +240,13 @@ void Worker::flush_link(Link& link) {
   settle_link(link, worker_now());  // sending may have closed streams (a reset we sent)
 }
 
+void Worker::cancel_stream(Connection& c) {
+  Link& link = link_of(c);
+  if (!link.h2) return;
+  link.h2->cancel(c.stream);
+  mark_dirty(link);
+}
+
 // A stream that failed alone: its outcome, and the slot takes its next request on the same
 // connection.
 void Worker::fail_stream(Connection& c, Outcome outcome, int64_t now) {
@@ -392,46 +266,6 @@ void Worker::fail_stream(Connection& c, Outcome outcome, int64_t now) {
     return;
   }
   ready_slots_.push_back(slot_of(c));
-}
-
-void Worker::fail_in_flight(Connection& c, Outcome outcome, int64_t now) {
-  if (!h2()) {
-    fail_request(c, outcome, now);
-    return;
-  }
-  Link& link = link_of(c);
-  if (link.h2) {
-    link.h2->cancel(c.stream);
-    mark_dirty(link);
-  }
-  fail_stream(c, outcome, now);
-}
-
-// Slots that became ready inside an event (their link came up, their stream failed) start here,
-// at the end of the turn, so a slot never starts a request from inside its link's callbacks.
-void Worker::start_ready_slots(int64_t now) {
-  for (size_t i = 0; i < ready_slots_.size(); ++i) {
-    Connection& c = connections_[static_cast<size_t>(ready_slots_[i])];
-    const Link& link = link_of(c);
-    if (!c.attached || link.state != LinkState::kReady || link.going_away) continue;
-    if (c.state == ConnState::kConnecting) {
-      on_transport_ready(c, now);
-    } else if (c.state == ConnState::kIdle) {
-      on_ready(c, now);
-    }
-  }
-  ready_slots_.clear();
-  flush_dirty_links();
-}
-
-// Links that did not connect, handshake or hear the server's SETTINGS within the connect
-// timeout.
-void Worker::sweep_links(int64_t now) {
-  for (Link& link : links_) {
-    if (link.state == LinkState::kClosed || link.state == LinkState::kReady) continue;
-    if (now - link.wire.connect_start_ns <= spec_.send.connect_timeout_ns) continue;
-    fail_link_open(link, now, wire_timed_out(link.state == LinkState::kHandshaking));
-  }
 }
 
 }  // namespace proofload::engine

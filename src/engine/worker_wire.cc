@@ -1,6 +1,6 @@
-// A wire's connect and TLS handshake: the part of a connection's life HTTP/1.1 connections and
-// HTTP/2 links share (worker_connection.cc and worker_h2.cc say what follows for each). See
-// worker.h. Not the per-request path: once per connection.
+// A wire's connect and TLS handshake: the start of every link's life, whatever its protocol
+// (worker_link.cc says what follows). See worker.h. Not the per-request path: once per
+// connection.
 #include "common/clock.h"
 #include "engine/worker.h"
 
