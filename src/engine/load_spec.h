@@ -4,6 +4,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -38,6 +39,11 @@ struct SendOptions {
   // --no-connection-reuse: HTTP/1.1 connections carry one request each (it asks
   // `Connection: close`), closed after its answer whatever the server says.
   bool reuse_connections = true;
+  // --h2-window: the flow-control window each HTTP/2 stream is given
+  // (SETTINGS_INITIAL_WINDOW_SIZE): a server sends at most this much of a response before the
+  // client's WINDOW_UPDATE. Unset: http::H2Settings's, large enough that flow control never holds a
+  // response.
+  std::optional<int32_t> h2_stream_window_bytes;
   bool operator==(const SendOptions&) const = default;
 };
 

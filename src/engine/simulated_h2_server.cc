@@ -81,6 +81,10 @@ void H2Server::answer(int32_t stream, const Answer& answer) {
   nghttp2_submit_response(session_, stream, headers.data(), headers.size(), &provider);
 }
 
+uint32_t H2Server::client_stream_window() const {
+  return nghttp2_session_get_remote_settings(session_, NGHTTP2_SETTINGS_INITIAL_WINDOW_SIZE);
+}
+
 void H2Server::go_away() {
   nghttp2_submit_goaway(session_, NGHTTP2_FLAG_NONE,
                         nghttp2_session_get_last_proc_stream_id(session_), NGHTTP2_NO_ERROR,

@@ -40,6 +40,8 @@ class H2Server {
   void go_away();
   // Appends what the session has to send.
   void send_into(std::string& out);
+  // The flow-control window the client gives each stream (its SETTINGS_INITIAL_WINDOW_SIZE).
+  uint32_t client_stream_window() const;
 
  private:
   nghttp2_session* session_ = nullptr;

@@ -180,6 +180,7 @@ void World::take_streams(int fd, Socket& s) {
   s.to_server.clear();
   for (int32_t stream : completed) take_request(fd, stream);
   s.h2->send_into(s.to_client);
+  stats_.h2_stream_window = s.h2->client_stream_window();
   if (!valid) {
     s.closed_by_server = true;
     ++stats_.closes;

@@ -88,6 +88,7 @@ struct ServerStats {
   int64_t bytes_read = 0;                      // by the client: answer bytes it took
   int64_t bytes_written = 0;                   // by the client: request bytes the server took
   std::map<std::string, int64_t> connects_to;  // connects by the address they were made to
+  int64_t h2_stream_window = 0;  // HTTP/2: the stream window the client announced last
 };
 
 class World {

@@ -36,7 +36,11 @@ void Worker::on_h2_event(Link& link, uint32_t events) {
 // that its stream limit is known before the first request.
 void Worker::start_h2(Link& link) {
   link.state = LinkState::kSettings;
-  link.h2 = std::make_unique<http::H2Session>(http::H2Settings{}, h2_memory_.nghttp2());
+  http::H2Settings settings;
+  if (spec_.send.h2_stream_window_bytes) {
+    settings.stream_window_bytes = *spec_.send.h2_stream_window_bytes;
+  }
+  link.h2 = std::make_unique<http::H2Session>(settings, h2_memory_.nghttp2());
   set_link_epollout(link, false);
   mark_dirty(link);
 }

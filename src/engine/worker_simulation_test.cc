@@ -531,6 +531,28 @@ TEST(WorkerSimulationHttp2, AnUnansweredStreamTimesOutAndItsConnectionStays) {
   expect_latency_us(r.measured.latency_us.max(), 5'000);
 }
 
+// --h2-window: each stream's window is what the worker announced, and a response of six windows
+// arrives whole, the worker growing the window as it reads (the default window never holds one).
+TEST(WorkerSimulationHttp2, AResponseLargerThanTheStreamWindowArrivesAsTheWindowGrows) {
+  simulated::ServerModel model = h2_server(5 * kNsPerMs);
+  model.body = std::string(96 * 1024, 'x');
+  LoadSpec spec = over_streams(closed_loop(1, kNsPerS), 2);
+  spec.send.h2_stream_window_bytes = 16 * 1024;
+  const Result small = run_worker(spec, model);
+  ASSERT_EQ(small.failure, "");
+  EXPECT_EQ(small.server.h2_stream_window, 16 * 1024);
+  EXPECT_GT(small.measured.count(Outcome::kSuccess), 100);
+  EXPECT_EQ(small.measured.errors(), 0);
+  EXPECT_GE(small.server.bytes_read, small.measured.count(Outcome::kSuccess) * 96 * 1024);
+
+  spec.send.h2_stream_window_bytes.reset();
+  const Result large = run_worker(spec, model);
+  EXPECT_EQ(large.server.h2_stream_window, (1 << 30) - 1);
+  // Each window update the small window needed is bytes the worker wrote besides its requests.
+  EXPECT_GT(small.server.bytes_written / small.server.requests,
+            large.server.bytes_written / large.server.requests);
+}
+
 using proofload::testing::kH2EndStream;
 using proofload::testing::kH2Headers;
 using proofload::testing::kH2Settings;

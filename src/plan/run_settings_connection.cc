@@ -242,6 +242,46 @@ constexpr RunSetting kConnection[] = {
          [](const RunSpec& spec, CommandArgs& args) {
            if (spec.h2_streams) args.option("--h2-streams", std::to_string(*spec.h2_streams));
          }},
+    // As h2load's -w: a window smaller than a response makes the server wait for the client's
+    // WINDOW_UPDATE within it, which is how a large or streamed response holds up under flow
+    // control. The window of the whole connection stays large.
+    {.name = "h2-window",
+     .flags = "--h2-window",
+     .takes = SettingTakes::kText,
+     .scope = SettingScope::kEveryLoad,
+     .help = "The flow-control window of each stream, a size (64KiB): a server sends at most this "
+             "much of a response before it waits for the window to grow (default 1 GiB less a "
+             "byte: never held)",
+     .group = "HTTP/2",
+     .read =
+         [](const Texts& texts, RunSpec& spec) {
+           const std::optional<int64_t> bytes = parse_bytes(one(texts), INT32_MAX);
+           if (!bytes || *bytes < 1) {
+             throw UsageError(
+                 "--h2-window must be a size from 1 byte to 2147483647 bytes "
+                 "('64KiB'), got '" +
+                 one(texts) + "'");
+           }
+           spec.send.h2_stream_window_bytes = static_cast<int32_t>(*bytes);
+         },
+     .check =
+         [](const RunSpec& spec) {
+           if (spec.send.h2_stream_window_bytes && spec.protocol != engine::Protocol::kHttp2) {
+             throw UsageError("--h2-window is for HTTP/2: add --http2");
+           }
+         },
+     .reproduce =
+         [](const RunSpec& spec, CommandArgs& args) {
+           if (const auto bytes = spec.send.h2_stream_window_bytes) {
+             args.option("--h2-window", std::to_string(*bytes));
+           }
+         },
+     .plan =
+         [](const RunSpec& spec, Planning& planning) {
+           if (const auto bytes = spec.send.h2_stream_window_bytes) {
+             planning.recorded.record_key("h2_window_bytes", *bytes);
+           }
+         }},
 };
 #pragma GCC diagnostic pop
 

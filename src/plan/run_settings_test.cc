@@ -86,6 +86,7 @@ TEST(RunSettings, WhatASettingReadsItsReproduceWritesBackTheSame) {
       {"observe", {"host", "pid:1"}},
       {"observe-every", {"100ms"}},
       {"no-connection-reuse", {"true"}},
+      {"h2-window", {"16KiB"}},
       {"target", {"http://127.0.0.1:8081/"}},
   };
   RunSpec first = with_target();
@@ -133,6 +134,34 @@ TEST(RunSettings, WithoutConnectionReuseEachRequestAsksForTheCloseOverHttp11Only
   EXPECT_EQ(testing::usage_error_of([&] { plan_run(spec); }),
             "--no-connection-reuse is for HTTP/1.1: an HTTP/2 connection carries many requests "
             "by design; drop --http2");
+}
+
+TEST(RunSettings, AnHttp2StreamWindowIsASizeTheEngineGetsAndTheSpecRecords) {
+  RunSpec spec = with_target();
+  read_settings({{"http2", {"true"}}, {"h2-window", {"16KiB"}}}, spec);
+  const PlannedRun run = plan_run(spec);
+  EXPECT_EQ(run.load.send.h2_stream_window_bytes, 16 * 1024);
+  EXPECT_EQ(result::spec_to_json(run.spec)["h2_window_bytes"], 16 * 1024);
+  EXPECT_NE(reproduced(spec).find(" --h2-window 16384"), std::string::npos) << reproduced(spec);
+  // Unset: the session's own window, and nothing recorded.
+  RunSpec plain = with_target();
+  read_settings({{"http2", {"true"}}}, plain);
+  EXPECT_FALSE(plan_run(plain).load.send.h2_stream_window_bytes);
+  EXPECT_EQ(result::spec_to_json(plan_run(plain).spec).count("h2_window_bytes"), 0u);
+
+  RunSpec http1 = with_target();
+  read_settings({{"h2-window", {"64KiB"}}}, http1);
+  EXPECT_EQ(testing::usage_error_of([&] { plan_run(http1); }),
+            "--h2-window is for HTTP/2: add --http2");
+  for (const char* bad : {"0", "2GiB", "lots"}) {
+    EXPECT_EQ(testing::usage_error_of([&] {
+                RunSpec s = with_target();
+                read_settings({{"h2-window", {bad}}}, s);
+              }),
+              std::string("--h2-window must be a size from 1 byte to 2147483647 bytes ('64KiB'), "
+                          "got '") +
+                  bad + "'");
+  }
 }
 
 TEST(RunSettings, ATextThatIsNoValueIsOneLineNamingTheFlag) {

@@ -328,6 +328,25 @@ TEST(Http2Nghttpd, H2cAndH2OverTlsAgainstNghttpd) {
   }
 }
 
+// --h2-window against nghttpd: a stream window of 16 KiB holds a 256 KiB file to sixteen
+// windows, each answered by the client's WINDOW_UPDATE; every response arrives whole, and the
+// window is recorded.
+TEST(Http2Nghttpd, AStreamWindowSmallerThanTheResponseStillGetsItWhole) {
+  if (!Nghttpd::available()) GTEST_SKIP() << "needs nghttpd (scripts/bootstrap installs it)";
+  Nghttpd server(false);
+  constexpr int64_t kFileBytes = 256 * 1024;
+  server.add_file("large.bin", std::string(kFileBytes, 'x'));
+  const std::string out = make_temp_dir("nghttpd-window");
+  Completed run = run_to_completion({proofload_binary(), "run", server.url("/large.bin"), "--http2",
+                                     "-c", "1", "--h2-streams", "4", "--h2-window", "16KiB", "-n",
+                                     "200", "-q", "-o", out});
+  ASSERT_EQ(run.exit_code, 0) << run.err;
+  const json result = read_result(out);
+  EXPECT_EQ(outcome(result["summary"], "success"), 200) << result["summary"].dump(2);
+  EXPECT_GE(result["summary"]["bytes_in"].get<int64_t>(), 200 * kFileBytes);
+  EXPECT_EQ(result["spec"]["h2_window_bytes"], 16 * 1024);
+}
+
 // Server-sent events over HTTP/2: the DATA frames' pieces go to each stream's tracker as they
 // are received, four streams to a connection; every stream is the served file byte for byte
 // (the fixture) and its 200 events are counted.
