@@ -28,7 +28,8 @@ void Worker::note_tls_failure(std::string_view reason) {
   if (first_tls_failure_.empty()) first_tls_failure_ = reason;
 }
 
-// Connected (and for https, the handshake done): the connection takes its first request.
+// The slot's link is ready for it (connected, for https the handshake done, for HTTP/2 the
+// server's SETTINGS in and the slot within its stream limit): it takes its first request.
 void Worker::on_transport_ready(Connection& c, int64_t now) {
   c.state = ConnState::kIdle;
   on_ready(c, now);
