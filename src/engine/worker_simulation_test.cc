@@ -13,67 +13,22 @@
 
 #include "common/clock.h"
 #include "engine/simulated_io.h"
-#include "engine/window_mailbox.h"
-#include "engine/worker.h"
-#include "http/h2_frame_test_support.h"
+#include "engine/worker_simulation_support.h"
 #include "measure/outcome.h"
 
 namespace proofload::engine {
 namespace {
 
 using measure::Outcome;
-
-// The lead before the schedule starts, as the engine gives it (connections opened up front).
-constexpr int64_t kLeadNs = 50 * kNsPerMs;
-
-struct Result {
-  measure::WindowStats measured;              // the totals of the measured part
-  std::vector<measure::WindowStats> windows;  // as the coordinator merges them
-  simulated::ServerStats server;
-  std::string failure;
-};
-
-LoadSpec open_loop(double rate_per_s, int64_t duration_ns, int pool, int most) {
-  LoadSpec spec;
-  spec.executor = Executor::kOpenLoop;
-  spec.profile = schedule::Profile::constant(rate_per_s, duration_ns);
-  spec.connections = pool;
-  spec.max_connections = most;
-  return spec;
-}
-
-LoadSpec closed_loop(int users, int64_t duration_ns) {
-  LoadSpec spec;
-  spec.executor = Executor::kClosedLoop;
-  spec.profile = schedule::Profile::constant(users, duration_ns);
-  spec.connections = users;
-  spec.max_connections = users;
-  return spec;
-}
-
-// One worker's whole run against the simulated server.
-Result run_worker(LoadSpec spec, const simulated::ServerModel& model) {
-  simulated::World world(model);
-  spec.workload = workload::Workload::fixed("GET / HTTP/1.1\r\nHost: sim\r\n\r\n", false);
-  RunControl control;
-  WindowMailbox mailbox(1);
-  Result result;
-  {
-    Worker worker(spec, 0, world.now() + kLeadNs, control, mailbox);
-    worker.run();
-    result.failure = worker.failure();
-  }  // its connections close into the world
-  while (std::optional<measure::WindowStats> window = mailbox.next_merged()) {
-    result.windows.push_back(*window);
-  }
-  result.measured = mailbox.measured_total();
-  result.server = world.stats();
-  return result;
-}
+using simulation::closed_loop;
+using simulation::expect_latency_us;
+using simulation::open_loop;
+using simulation::Result;
+using simulation::run_worker;
 
 // The tests of what the worker does with its connections, whatever they carry, run over each
 // protocol session: HTTP/1.1, and HTTP/2 with one stream a connection (the same pool, so the
-// same arithmetic holds; a test of several streams a connection is below).
+// same arithmetic holds; several streams a connection: worker_simulation_h2_test.cc).
 class SessionTest : public ::testing::TestWithParam<Protocol> {
  protected:
   Result run(LoadSpec spec, simulated::ServerModel model) const {
@@ -99,13 +54,6 @@ INSTANTIATE_TEST_SUITE_P(Sessions, WorkerSimulationStreams, kSessions, session_n
 
 int64_t latency_us_at(const Result& r, double percentile) {
   return r.measured.latency_us.value_at_percentile(percentile);
-}
-
-// HdrHistogram's 3 significant digits: a recorded value reads back within 0.1%.
-void expect_latency_us(int64_t measured_us, int64_t truth_us) {
-  EXPECT_NEAR(static_cast<double>(measured_us), static_cast<double>(truth_us),
-              static_cast<double>(truth_us) * 0.001 + 1)
-      << "truth " << truth_us << " us";
 }
 
 TEST_P(WorkerSimulation, OpenLoopBelowCapacityAnswersEveryRequestInTheServiceTime) {
@@ -201,9 +149,7 @@ void expect_accounting(const Result& r, int64_t intended) {
 int64_t max_wait_us(const Result& r, int64_t service_ns) {
   return r.measured.latency_us.max() - service_ns / kNsPerUs;
 }
-int64_t max_wait_precision_us(const Result& r) {
-  return r.measured.latency_us.max() / 1000 + 1;
-}
+int64_t max_wait_precision_us(const Result& r) { return r.measured.latency_us.max() / 1000 + 1; }
 
 TEST_P(WorkerSimulation, OverCapacityTheNeverStartedShareMatchesTheArithmetic) {
   // 20 ms answers: 10 connections carry 500/s of the 1,000/s offered. The queue holds 100; what
@@ -296,8 +242,7 @@ TEST_P(WorkerSimulation, LostConnectionsAndRefusedConnectsKeepTheAccounting) {
   ASSERT_EQ(r.failure, "");
   expect_accounting(r, 10'000);
   EXPECT_EQ(r.measured.count(Outcome::kNeverStarted), 0);  // reconnects keep up
-  EXPECT_EQ(r.measured.count(Outcome::kSuccess) + r.measured.count(Outcome::kConnectError),
-            10'000);
+  EXPECT_EQ(r.measured.count(Outcome::kSuccess) + r.measured.count(Outcome::kConnectError), 10'000);
   EXPECT_LE(r.measured.count(Outcome::kConnectError), r.server.connects_refused);
   EXPECT_LE(r.server.most_open, 12);
   // Each lost connection is replaced (a refused one after its backoff), but for those lost at
@@ -481,137 +426,6 @@ TEST_P(WorkerSimulationStreams, GoodputCountsTheStreamsThatMetTheSlo) {
   const Result missed = run(spec, model);
   ASSERT_GT(missed.measured.streams.completed, 0);
   EXPECT_EQ(missed.measured.streams.goodput, 0);
-}
-
-using proofload::testing::h2_frame;
-using proofload::testing::kH2Data;
-using proofload::testing::kH2EndHeaders;
-// HTTP/2 with several streams a connection, against nghttp2's server session
-// (ServerModel::http2): what differs from HTTP/1.1 is that the streams share their connection.
-LoadSpec over_streams(LoadSpec spec, int streams) {
-  spec.protocol = Protocol::kHttp2;
-  spec.h2_streams = streams;
-  return spec;
-}
-
-simulated::ServerModel h2_server(int64_t service_ns) {
-  simulated::ServerModel model;
-  model.http2 = true;
-  model.service_ns = service_ns;
-  return model;
-}
-
-// Two connections of four streams: eight users, each a request every 5 ms, on two connects.
-TEST(WorkerSimulationHttp2, UsersAreStreamsSharingTheirConnection) {
-  const Result r =
-      run_worker(over_streams(closed_loop(2, 5 * kNsPerS), 4), h2_server(5 * kNsPerMs));
-  ASSERT_EQ(r.failure, "");
-  EXPECT_NEAR(static_cast<double>(r.measured.count(Outcome::kSuccess)), 8'000, 8);
-  EXPECT_EQ(r.measured.errors(), 0);
-  EXPECT_EQ(r.server.connects_attempted, 2);
-  EXPECT_EQ(r.server.most_open, 2);
-  expect_latency_us(r.measured.latency_us.max(), 5'000);
-}
-
-// A stream the server never answers times out alone: its connection and the other streams on it
-// go on (over HTTP/1.1 the connection would close with it, and be reopened).
-TEST(WorkerSimulationHttp2, AnUnansweredStreamTimesOutAndItsConnectionStays) {
-  simulated::ServerModel model = h2_server(5 * kNsPerMs);
-  model.ignore_every_nth_request = 10;
-  LoadSpec spec = over_streams(open_loop(100, 3 * kNsPerS, 2, 2), 5);
-  spec.send.request_timeout_ns = 500 * kNsPerMs;
-  const Result r = run_worker(spec, model);
-  ASSERT_EQ(r.failure, "");
-  EXPECT_EQ(r.measured.intended, 300);
-  EXPECT_EQ(r.server.ignored, 30);
-  EXPECT_EQ(r.measured.count(Outcome::kTimeout), 30);
-  EXPECT_EQ(r.measured.count(Outcome::kSuccess), 270);
-  EXPECT_EQ(r.server.connects_attempted, 2);
-  EXPECT_EQ(r.server.closes, 0);
-  expect_latency_us(r.measured.latency_us.max(), 5'000);
-}
-
-// --h2-window: each stream's window is what the worker announced, and a response of six windows
-// arrives whole, the worker growing the window as it reads (the default window never holds one).
-TEST(WorkerSimulationHttp2, AResponseLargerThanTheStreamWindowArrivesAsTheWindowGrows) {
-  simulated::ServerModel model = h2_server(5 * kNsPerMs);
-  model.body = std::string(96 * 1024, 'x');
-  LoadSpec spec = over_streams(closed_loop(1, kNsPerS), 2);
-  spec.send.h2_stream_window_bytes = 16 * 1024;
-  const Result small = run_worker(spec, model);
-  ASSERT_EQ(small.failure, "");
-  EXPECT_EQ(small.server.h2_stream_window, 16 * 1024);
-  EXPECT_GT(small.measured.count(Outcome::kSuccess), 100);
-  EXPECT_EQ(small.measured.errors(), 0);
-  EXPECT_GE(small.server.bytes_read, small.measured.count(Outcome::kSuccess) * 96 * 1024);
-
-  spec.send.h2_stream_window_bytes.reset();
-  const Result large = run_worker(spec, model);
-  EXPECT_EQ(large.server.h2_stream_window, (1 << 30) - 1);
-  // Each window update the small window needed is bytes the worker wrote besides its requests.
-  EXPECT_GT(small.server.bytes_written / small.server.requests,
-            large.server.bytes_written / large.server.requests);
-}
-
-using proofload::testing::kH2EndStream;
-using proofload::testing::kH2Headers;
-using proofload::testing::kH2Settings;
-
-// A scripted server (ServerModel::script, the h2_worker fuzzing harness's), a frame a piece after
-// the client's preface: SETTINGS frames with these payloads, then a 200 with the body "ok" on
-// streams 1 and 3. One connection: those after it are refused.
-simulated::ServerModel h2_script(const std::vector<std::string>& settings) {
-  simulated::ServerModel model;
-  for (const std::string& payload : settings) {
-    model.script.push_back(h2_frame(kH2Settings, 0, 0, payload));
-  }
-  for (uint32_t stream : {1u, 3u}) {
-    model.script.push_back(h2_frame(kH2Headers, kH2EndHeaders, stream, "\x88"));  // :status 200
-    model.script.push_back(h2_frame(kH2Data, kH2EndStream, stream, "ok"));
-  }
-  model.refuse_connects_after = 1;
-  return model;
-}
-
-// One connection of four streams, each a closed-loop user.
-LoadSpec h2_users(int64_t duration_ns) {
-  LoadSpec spec = closed_loop(1, duration_ns);
-  spec.protocol = Protocol::kHttp2;
-  spec.h2_streams = 4;
-  return spec;
-}
-
-// SETTINGS at once, then a frame every 60 ms (the first after the run's start at 50 ms): 200 on
-// streams 1 and 3 (the first two of the four slots), then a close. Two successes; the three
-// streams still open are reset with it: 5, 7 and 9, which the first user sent at 120 ms, on its
-// answer, before the end at 150 ms.
-TEST(WorkerSimulationScripted, AnHttp2ServerFrameByFrame) {
-  simulated::ServerModel model = h2_script({""});
-  model.script_gap_ns = 60 * kNsPerMs;
-  model.script_close = true;
-  const Result r = run_worker(h2_users(100 * kNsPerMs), model);
-  ASSERT_EQ(r.failure, "");
-  EXPECT_EQ(r.server.requests, 5) << "the HEADERS of five streams";
-  EXPECT_EQ(r.measured.count(Outcome::kSuccess), 2);
-  EXPECT_EQ(r.measured.count(Outcome::kReset), 3);
-  EXPECT_EQ(r.server.closes, 1);
-  EXPECT_EQ(r.measured.ended(), r.measured.intended);
-}
-
-// A server that allows no stream until it is ready, then raises its limit (SETTINGS of
-// MAX_CONCURRENT_STREAMS 0, then 4): the slots start once it does. Before, the worker read the
-// limit from the first SETTINGS only, and nothing was ever sent on the connection.
-TEST(WorkerSimulationScripted, AServerThatRaisesItsStreamLimitGetsTheStreamsItAllows) {
-  const auto max_streams = [](char n) {
-    return std::string("\x00\x03\x00\x00\x00", 5) + n;  // SETTINGS_MAX_CONCURRENT_STREAMS
-  };
-  simulated::ServerModel model = h2_script({max_streams(0), max_streams(4)});
-  model.script_gap_ns = 30 * kNsPerMs;  // the raise at 30 ms, before the run's start at 50 ms;
-                                        // the answers from 60 ms
-  const Result r = run_worker(h2_users(200 * kNsPerMs), model);
-  ASSERT_EQ(r.failure, "");
-  EXPECT_GE(r.server.requests, 4) << "the four slots' streams, once the limit was raised";
-  EXPECT_EQ(r.measured.count(Outcome::kSuccess), 2);
 }
 
 }  // namespace
