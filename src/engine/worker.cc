@@ -1,6 +1,6 @@
-// The load worker's event loop and its open/closed-loop executors (a slot's lifecycle is
-// worker_connection.cc, a link's worker_link.cc, what is recorded window_recorder.h). See
-// worker.h. Runs on its own
+// The load worker's event loop, and the slots' side of its schedule (when requests arrive or
+// how many users are active is worker_schedule.h; a slot's lifecycle is worker_connection.cc, a
+// link's worker_link.cc, what is recorded window_recorder.h). See worker.h. Runs on its own
 // thread; touches nothing shared but RunControl (atomics) and, through its recorder, the
 // WindowMailbox (once per window).
 #include "engine/worker.h"
@@ -46,33 +46,12 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
       slots_per_link_(spec.protocol == Protocol::kHttp2 ? spec.h2_streams : 1),
       context_(*spec.workload, shard_, shards_),
       recorder_(spec, index, start_ns, mailbox),
+      schedule_(spec, shard_, shards_, slots_per_link_, start_ns, recorder_),
       read_buffer_(kReadBufferBytes) {
   if (wake_fd_ < 0) throw std::system_error(errno, std::generic_category(), "eventfd");
   loop_.add(wake_fd_, EPOLLIN, kWakeToken);
-  const int shard = shard_;
-  const int shards = shards_;
-  // Every count of connections is of links, with slots_per_link_ slots each.
-  const int slots = slots_per_link_;
-  if (open_loop()) {
-    int pool = schedule::share_of(spec.connections, shard, shards) * slots;
-    int most = schedule::share_of(spec.max_connections, shard, shards) * slots;
-    auto queue = static_cast<size_t>(schedule::share_of(spec.queue_capacity, shard, shards));
-    dispatcher_.emplace(
-        schedule::OpenLoopDispatcher::Limits{pool, most, queue, spec.send.request_timeout_ns});
-    // -n counts measured arrivals: the warm-up's are sent on top of them.
-    arrival_cap_ = spec.max_requests > 0
-                       ? spec.max_requests + schedule::ArrivalSchedule(spec.profile)
-                                                 .total_arrivals_until(spec.warmup_ns)
-                       : 0;
-    arrivals_.emplace(spec.profile, shard, shards, arrival_cap_);
-    dispatcher_->set_split(start_ns + spec.warmup_ns);
-    connections_.resize(most);
-    idle_.reserve(most);
-  } else {
-    connections_.resize(schedule::share_of(spec.connections, shard, shards) * slots);
-    if (spec.max_requests > 0)
-      request_budget_ = schedule::share_of(spec.max_requests, shard, shards);
-  }
+  connections_.resize(static_cast<size_t>(schedule_.slots()));
+  if (open_loop()) idle_.reserve(connections_.size());
   streams_ = spec.stream != nullptr || workload_.has_streams();
   for (Connection& c : connections_) {
     c.session.bind(workload_);
@@ -81,11 +60,12 @@ Worker::Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& co
   // The slots of the segments before this one, then of the workers before this one, come first
   // in the count over targets.
   const int64_t pool_size = open_loop() ? spec.max_connections : spec.connections;
+  const int slots = slots_per_link_;
   for (int s = 0; s < spec.segment; ++s) {
     first_slot_ += schedule::share_of(pool_size, s, spec.segments) * slots;
   }
   for (int w = 0; w < index; ++w) {
-    first_slot_ += schedule::share_of(pool_size, spec.segment + spec.segments * w, shards) * slots;
+    first_slot_ += schedule::share_of(pool_size, spec.segment + spec.segments * w, shards_) * slots;
   }
   if (!spec.sources.empty()) source_ = &spec.sources.at(static_cast<size_t>(index));
   links_.resize((connections_.size() + static_cast<size_t>(slots) - 1) / slots);
@@ -139,13 +119,12 @@ void Worker::run_loop() {
   int64_t now = worker_now();
   if (open_loop()) {
     // The pool is opened before the start so the first arrivals find connections.
-    int pool = schedule::share_of(spec_.connections, shard_, shards_) * slots_per_link_;
-    for (int i = 0; i < pool; ++i) {
-      dispatcher_->on_connection_opening();
+    for (int i = 0; i < schedule_.initial_pool(); ++i) {
+      schedule_.pool().on_connection_opening();
       open_connection(connections_[i], now);
     }
   } else {
-    adjust_closed_loop_users(now);
+    schedule_.adjust_users(now, *this);
   }
   for (;;) {
     now = worker_now();
@@ -181,16 +160,14 @@ int64_t Worker::next_deadline() const {
       std::min({recorder_.window_end_ns(), next_sweep_ns_, think_timers_.next_deadline()});
   if (draining_) return std::min(deadline, drain_deadline_ns_);
   if (open_loop()) {
-    if (auto t = arrivals_->peek()) deadline = std::min(deadline, start_ns_ + *t);
+    if (auto t = schedule_.next_arrival_ns()) deadline = std::min(deadline, *t);
   } else if (worker_now() < start_ns_) {
     deadline = std::min(deadline, start_ns_);
   }
   return deadline;
 }
 
-// ---- executors ---------------------------------------------------------------------------
-
-bool Worker::may_start_request() const { return !draining_ && request_budget_ != 0; }
+// ---- the schedule's side: what it asks of the slots ------------------------------------
 
 void Worker::run_schedule(int64_t now) {
   if (draining_) {
@@ -203,89 +180,39 @@ void Worker::run_schedule(int64_t now) {
     if (stop >= 2) drain_deadline_ns_ = now;
     return;
   }
-  if (now < start_ns_) return;
-  if (open_loop()) {
-    dispatch_arrivals(now);
-    if (!arrivals_->peek()) {
-      // The last arrival is due before the planned end; the span still runs to that end,
-      // unless -n used up the schedule early.
-      const bool by_count = arrival_cap_ > 0 && arrivals_->next_index() >= arrival_cap_;
-      begin_drain(now, by_count);
-    }
-  } else {
-    if (request_budget_ == 0) {
-      begin_drain(now, true);
-      return;
-    }
-    if (since_start(now) >= spec_.profile.duration_ns()) {
+  switch (schedule_.run(now, *this)) {
+    case WorkerSchedule::Progress::kRunning:
+      break;
+    case WorkerSchedule::Progress::kEnded:
       begin_drain(now, false);
+      break;
+    case WorkerSchedule::Progress::kEndedEarly:
+      begin_drain(now, true);
+      break;
+  }
+}
+
+void Worker::start_on_idle_slot(int64_t intended_ns, int64_t now) {
+  Connection& c = connections_[idle_.back()];
+  idle_.pop_back();
+  start_request(c, intended_ns, now);
+}
+
+// A slot waiting out a reconnect backoff is taken too: work is waiting.
+void Worker::open_closed_slot(int64_t now) {
+  for (Connection& c : connections_) {
+    if (c.state == ConnState::kClosed) {
+      c.reopen_pending = false;
+      open_connection(c, now);
       return;
     }
-    if (!started_) {
-      started_ = true;
-      adjust_closed_loop_users(now);
-    }
   }
 }
 
-// At most kMaxArrivalsPerTurn arrivals are handed out per turn of the loop, so that timers,
-// windows and stop signals keep their turn at any rate (the loop does not sleep while arrivals
-// are due). Arrivals that could neither be sent nor queued (every connection busy, the pool at
-// its limit, the queue full) are counted never started in bulk, up to the moment something
-// could change that: a rate far beyond what the generator can send costs O(1) per turn, not
-// O(arrivals).
-void Worker::dispatch_arrivals(int64_t now) {
-  for (int handed_out = 0; handed_out < kMaxArrivalsPerTurn; ++handed_out) {
-    const std::optional<int64_t> t = arrivals_->peek();
-    if (!t) return;
-    int64_t intended = start_ns_ + *t;
-    if (intended > now) return;
-    if (const std::optional<int64_t> until = dispatcher_->saturated_until(intended)) {
-      int64_t before_split = 0;
-      const int64_t through = std::min(now, *until) - start_ns_;
-      const int64_t skipped = arrivals_->skip_through(through, spec_.warmup_ns, before_split);
-      recorder_.count_skipped_arrivals(skipped, before_split);
-      dispatcher_->never_start(skipped, before_split);
-      sync_never_started();
-      continue;
-    }
-    arrivals_->advance();
-    recorder_.count_intended(intended, true);
-    switch (dispatcher_->on_arrival(intended)) {
-      case schedule::OpenLoopDispatcher::Action::kSendNow: {
-        Connection& c = connections_[idle_.back()];
-        idle_.pop_back();
-        start_request(c, intended, now);
-        break;
-      }
-      case schedule::OpenLoopDispatcher::Action::kQueuedOpenNew:
-        // The dispatcher counts one closed slot for every connection it may still ask for, so
-        // one is found. A slot waiting out a reconnect backoff is taken too: work is waiting.
-        for (Connection& c : connections_) {
-          if (c.state == ConnState::kClosed) {
-            c.reopen_pending = false;
-            dispatcher_->on_connection_opening();
-            open_connection(c, now);
-            break;
-          }
-        }
-        break;
-      case schedule::OpenLoopDispatcher::Action::kQueued:
-      case schedule::OpenLoopDispatcher::Action::kNeverStarted:
-        break;
-    }
-    sync_never_started();  // on_arrival may also have dropped expired requests
-  }
-}
-
-// Closed loop: connection slot j of this worker is user j; the profile says how many are active.
-void Worker::adjust_closed_loop_users(int64_t now) {
-  int64_t t = std::max<int64_t>(0, since_start(now));
-  int target =
-      schedule::connections_for_shard_at(spec_.profile, t, shard_, shards_) * slots_per_link_;
+void Worker::set_active_users(int users, int64_t now) {
   for (int j = 0; j < static_cast<int>(connections_.size()); ++j) {
     Connection& c = connections_[j];
-    bool active = j < target;
+    bool active = j < users;
     if (active && !c.active) {
       c.active = true;
       c.ready_ns = std::max(now, start_ns_);
@@ -318,17 +245,16 @@ void Worker::sweep(int64_t now) {
       fail_in_flight(c, Outcome::kTimeout, now);
     } else if (open_loop() && c.reopen_pending && now >= c.retry_at_ns) {
       c.reopen_pending = false;
-      if (dispatcher_->should_open_connection()) {
-        dispatcher_->on_connection_opening();
+      if (schedule_.pool().should_open_connection()) {
+        schedule_.pool().on_connection_opening();
         open_connection(c, now);
       }
     }
   }
   if (open_loop()) {
-    dispatcher_->expire(now);
-    sync_never_started();
+    schedule_.expire(now);
   } else if (!draining_ && now >= start_ns_) {
-    adjust_closed_loop_users(now);
+    schedule_.adjust_users(now, *this);
   }
 }
 
@@ -351,10 +277,7 @@ void Worker::end_drain(int64_t now) {
   }
   // Flows still between steps (thinking, or reconnecting) when the grace period is over.
   for (Connection& c : connections_) abandon_iteration(c);
-  if (open_loop()) {
-    dispatcher_->abandon_queue();
-    sync_never_started();
-  }
+  if (open_loop()) schedule_.abandon_queue();
 }
 
 }  // namespace proofload::engine

@@ -19,6 +19,7 @@
 #include "engine/window_mailbox.h"
 #include "engine/window_recorder.h"
 #include "engine/worker_io.h"
+#include "engine/worker_schedule.h"
 #include "http/h2_memory.h"
 #include "http/h2_session.h"
 #include "measure/named_stats.h"
@@ -26,8 +27,6 @@
 #include "measure/window_stats.h"
 #include "net/event_loop.h"
 #include "net/transport.h"
-#include "schedule/arrivals.h"
-#include "schedule/open_loop_dispatcher.h"
 #include "workload/session.h"
 
 namespace proofload::engine {
@@ -38,7 +37,7 @@ struct RunControl {
   std::atomic<int> stop_level{0};
 };
 
-class Worker {
+class Worker : private WorkerSchedule::Slots {
  public:
   Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& control,
          WindowMailbox& mailbox);
@@ -119,12 +118,15 @@ class Worker {
   // Hands over the windows that ended by `now`, with the gauges of this moment.
   void roll_windows(int64_t now) { recorder_.roll(now, busy_, queued()); }
   // Open loop: requests waiting for a connection.
-  int64_t queued() const { return open_loop() ? static_cast<int64_t>(dispatcher_->queued()) : 0; }
+  int64_t queued() const { return schedule_.queued(); }
   int64_t next_deadline() const;
 
+  // A turn of the schedule: a stop request begins the drain, else the schedule runs.
   void run_schedule(int64_t now);
-  void dispatch_arrivals(int64_t now);
-  void adjust_closed_loop_users(int64_t now);
+  // What the schedule asks of the slots (WorkerSchedule::Slots).
+  void start_on_idle_slot(int64_t intended_ns, int64_t now) override;
+  void open_closed_slot(int64_t now) override;
+  void set_active_users(int users, int64_t now) override;
   void sweep(int64_t now);
   // `early`: the schedule ended before its planned end (a stop, -n, a failure): the measured
   // span ends now rather than at the planned end.
@@ -256,12 +258,7 @@ class Worker {
   void fail_stream(Connection& c, measure::Outcome outcome, int64_t now);
   void cancel_stream(Connection& c);
 
-  // The open loop's requests that never started, counted as the dispatcher tallies them.
-  void sync_never_started() {
-    recorder_.count_never_started(dispatcher_->never_started(),
-                                  dispatcher_->never_started_before_split());
-  }
-  bool may_start_request() const;
+  bool may_start_request() const { return !draining_ && schedule_.budget_left(); }
   http::ResponseCapture capture_for(const workload::CompiledRequest& request) const {
     http::ResponseCapture capture = request.capture;
     capture.headers = capture.headers || spec_.watch_limit_headers;
@@ -283,20 +280,13 @@ class Worker {
 
   workload::WorkerContext context_;  // random stream and data cursors of this worker
   WindowRecorder recorder_;          // what this worker's load did, window by window
+  WorkerSchedule schedule_;          // when its requests arrive, or how many users are active
   bool streams_ = false;             // some request is read as a stream (StreamBody per slot)
   int iterations_in_progress_ = 0;   // begun and not ended or abandoned (flows between steps)
   net::TimerHeap think_timers_;      // flows' think times; token: the connection's slot
   std::vector<Connection> connections_;
   std::vector<int> idle_;  // open loop: indexes of idle connections
   int busy_ = 0;           // connections with a request in flight
-  std::optional<schedule::ArrivalSchedule> arrivals_;
-  std::optional<schedule::OpenLoopDispatcher> dispatcher_;
-  // Closed loop with -n: measured requests this worker may still start (the warm-up's are not
-  // counted: -n N measures N requests).
-  int64_t request_budget_ = -1;
-  int64_t arrival_cap_ = 0;  // open loop with -n: arrivals of the whole schedule, warm-up's too
-
-  bool started_ = false;  // closed loop: users were released at the start time
   bool draining_ = false;
   int64_t drain_started_ns_ = 0;
   int64_t drain_deadline_ns_ = 0;
@@ -313,7 +303,6 @@ class Worker {
   static constexpr size_t kReadBufferBytes = 64 * 1024;
   static constexpr int kMaxReadsPerEvent = 4;  // 256 KiB of one connection per turn of the loop
   static constexpr size_t kMaxLinkReadBytes = 256 * 1024;  // HTTP/2: the same bound, in bytes
-  static constexpr int kMaxArrivalsPerTurn = 4096;
   std::vector<char> read_buffer_;
   std::string failure_;
   net::TlsSessionCache tls_sessions_;  // the last session a server gave this worker

@@ -47,11 +47,11 @@ void Worker::on_connect_failed(Connection& c, int64_t now, Outcome outcome) {
   close_connection(c);
   back_off(c, now);
   if (open_loop()) {
-    dispatcher_->on_connection_lost(false);
+    schedule_.pool().on_connection_lost(false);
     if (c.session.in_iteration()) {
       // Reopened for a flow's next step: that step fails (the queue's work was not waiting on it).
       fail_unsent_step(c, outcome, c.session.next_step_due_ns);
-    } else if (auto intended = dispatcher_->fail_oldest_queued()) {
+    } else if (auto intended = schedule_.pool().fail_oldest_queued()) {
       recorder_.count_outcome(outcome, *intended);
     }
     c.reopen_pending = true;
@@ -61,7 +61,7 @@ void Worker::on_connect_failed(Connection& c, int64_t now, Outcome outcome) {
   if (c.session.in_iteration()) {
     fail_unsent_step(c, outcome, c.session.next_step_due_ns);
   } else if (c.active && may_start_request()) {
-    if (request_budget_ > 0 && c.ready_ns >= start_ns_ + spec_.warmup_ns) --request_budget_;
+    schedule_.take_from_budget(c.ready_ns);
     fail_unsent_step(c, outcome, c.ready_ns);
   } else {
     return;
@@ -100,11 +100,11 @@ void Worker::on_ready(Connection& c, int64_t now) {
     if (continue_iteration(c, now)) return;
   }
   if (open_loop()) {
-    if (auto intended = dispatcher_->on_connection_ready(now)) {
-      sync_never_started();
+    if (auto intended = schedule_.pool().on_connection_ready(now)) {
+      schedule_.sync_never_started();
       start_request(c, *intended, now);
     } else {
-      sync_never_started();
+      schedule_.sync_never_started();
       idle_.push_back(slot_of(c));
     }
     return;
@@ -113,7 +113,7 @@ void Worker::on_ready(Connection& c, int64_t now) {
     close_connection(c);
   } else if (may_start_request() && now >= start_ns_) {
     recorder_.count_intended(c.ready_ns, true);
-    if (request_budget_ > 0 && c.ready_ns >= start_ns_ + spec_.warmup_ns) --request_budget_;
+    schedule_.take_from_budget(c.ready_ns);
     start_request(c, c.ready_ns, now);
   }
 }
@@ -183,7 +183,7 @@ void Worker::lose_idle_connection(Connection& c, int64_t now, bool orderly_close
     const auto in_idle = std::find(idle_.begin(), idle_.end(), slot_of(c));
     const bool was_idle = in_idle != idle_.end();
     if (was_idle) idle_.erase(in_idle);
-    dispatcher_->on_connection_lost(was_idle);
+    schedule_.pool().on_connection_lost(was_idle);
     if (orderly_close) {
       reopen_after_loss_open_loop(c, now);
     } else {
@@ -191,7 +191,7 @@ void Worker::lose_idle_connection(Connection& c, int64_t now, bool orderly_close
     }
     return;
   }
-  // Closed loop: adjust_closed_loop_users reopens it once retry_at_ns has passed.
+  // Closed loop: the schedule's adjust_users reopens it once retry_at_ns has passed.
   if (orderly_close && c.active && !draining_) open_connection(c, now);
 }
 
@@ -199,7 +199,7 @@ void Worker::lose_idle_connection(Connection& c, int64_t now, bool orderly_close
 // reconnects for its next request. Open loop: the pool keeps its size while there is work.
 void Worker::reopen_after_loss(Connection& c, int64_t now) {
   if (open_loop()) {
-    dispatcher_->on_connection_lost(false);
+    schedule_.pool().on_connection_lost(false);
     reopen_after_loss_open_loop(c, now);
     return;
   }
@@ -207,9 +207,9 @@ void Worker::reopen_after_loss(Connection& c, int64_t now) {
 }
 
 void Worker::reopen_after_loss_open_loop(Connection& c, int64_t now) {
-  if (draining_ && dispatcher_->queued() == 0) return;  // nothing left for it to carry
-  if (!dispatcher_->should_open_connection()) return;
-  dispatcher_->on_connection_opening();
+  if (draining_ && schedule_.pool().queued() == 0) return;  // nothing left for it to carry
+  if (!schedule_.pool().should_open_connection()) return;
+  schedule_.pool().on_connection_opening();
   open_connection(c, now);
 }
 

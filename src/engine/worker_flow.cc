@@ -40,7 +40,7 @@ void Worker::after_step(Connection& c, const workload::Session::StepEnd& end, in
     return;
   }
   close_connection(c);
-  if (open_loop()) dispatcher_->on_connection_lost(false);
+  if (open_loop()) schedule_.pool().on_connection_lost(false);
   if (!c.waiting_think) reopen_mid_iteration(c, now);  // else the think timer reopens it
 }
 
@@ -58,7 +58,7 @@ void Worker::pause_after_iteration(Connection& c, int64_t now, int64_t pause_ns,
     return;
   }
   close_connection(c);
-  if (open_loop()) dispatcher_->on_connection_lost(false);
+  if (open_loop()) schedule_.pool().on_connection_lost(false);
 }
 
 // A flow that has begun may finish within the grace period after the schedule ends (or after
@@ -96,7 +96,7 @@ void Worker::reopen_mid_iteration(Connection& c, int64_t now) {
     }
     return;
   }
-  if (open_loop()) dispatcher_->on_connection_opening();
+  if (open_loop()) schedule_.pool().on_connection_opening();
   open_connection(c, now);
 }
 

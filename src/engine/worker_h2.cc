@@ -161,7 +161,7 @@ void Worker::leave_going_away_link(Link& link, int64_t now) {
       lose_idle_connection(c, now, true);
     } else if (c.state == ConnState::kThinking) {
       close_connection(c);
-      if (open_loop()) dispatcher_->on_connection_lost(false);
+      if (open_loop()) schedule_.pool().on_connection_lost(false);
     }
   }
 }

@@ -35,7 +35,7 @@ void Worker::on_http1_event(Link& link, Connection& c, uint32_t events) {
       if (auto orderly = lost_while_idle(link)) {
         close_connection(c);
         if (!*orderly) back_off(c, worker_now());
-        if (open_loop()) dispatcher_->on_connection_lost(false);
+        if (open_loop()) schedule_.pool().on_connection_lost(false);
       }
       return;
     case ConnState::kConnecting:

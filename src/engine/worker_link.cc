@@ -117,7 +117,7 @@ void Worker::lose_link(Link& link, int64_t now, Outcome outcome, bool orderly) {
       case ConnState::kThinking:
         close_connection(c);
         if (!orderly) back_off(c, now);
-        if (open_loop()) dispatcher_->on_connection_lost(false);
+        if (open_loop()) schedule_.pool().on_connection_lost(false);
         break;
       case ConnState::kConnecting:
         // Waiting for this link: for the next one if it had been up, else its open failed.
