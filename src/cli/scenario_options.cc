@@ -44,28 +44,18 @@ std::optional<workload::Scenario> take_target(const std::vector<std::string>& ta
 
 void merge_scenario_settings(RunFlags& flags, const workload::Scenario& scenario,
                              const FlagGiven& given) {
-  const workload::ExecutorSettings& e = scenario.executor;
-  auto fill = [&](const char* name, const char* flag, const std::optional<std::string>& value) {
-    if (value && !given(flag)) flags.set(name, *value);
-  };
-  auto number = [](const auto& value) {
-    return value ? std::optional<std::string>(std::to_string(*value)) : std::nullopt;
-  };
-  fill("executor", "--executor", e.executor);
-  fill("connections", "--connections", number(e.connections));
-  fill("max-connections", "--max-connections", number(e.max_connections));
   // A rate or stages on the command line replace the file's load shape as a whole; -d replaces
   // the file's duration, and its stages (which carry their own durations).
   const bool shape_given = given("--rate") || given("--stages");
-  if (!shape_given) fill("rate", "--rate", e.rate);
-  if (!shape_given) fill("stages", "--duration", e.stages);
-  if (!given("--stages")) fill("duration", "--duration", e.duration);
-  fill("warmup", "--warmup", e.warmup);
-  fill("requests", "--requests", number(e.requests));
-  fill("timeout", "--timeout", e.timeout);
+  for (const auto& [name, text] : scenario.settings) {
+    if (given("--" + name)) continue;
+    if ((name == "rate" || name == "stages") && shape_given) continue;
+    if (name == "stages" && given("--duration")) continue;
+    if (name == "duration" && given("--stages")) continue;
+    flags.set(name, text);
+  }
   // --http2 only turns HTTP/2 on; a file's `protocol: h2` does the same.
   if (scenario.protocol == "h2") flags.set("http2", "true");
-  fill("h2-streams", "--h2-streams", number(e.h2_streams));
 }
 
 FlagGiven flags_given(CLI::App* app) {

@@ -30,7 +30,7 @@ std::optional<workload::Scenario> take_target(const std::vector<std::string>& ta
                                               RunFlags& flags, const FlagGiven& given,
                                               const std::string& command);
 
-// Copies the scenario's executor settings into the flags the user did not give.
+// Copies the scenario's run settings (Scenario::settings) into the flags the user did not give.
 void merge_scenario_settings(RunFlags& flags, const workload::Scenario& scenario,
                              const FlagGiven& given);
 

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -153,28 +154,23 @@ struct ThresholdSpec {
   SourceLocation where;
 };
 
-// Settings that the command line can also give (flags override them). Kept as the text the
-// user wrote, already checked by the same parsers the flags use, so the CLI can merge and
-// re-parse them in one place.
-struct ExecutorSettings {
-  std::optional<std::string> executor;  // "closed" or "open"
-  std::optional<int> connections;
-  std::optional<int> max_connections;
-  std::optional<std::string> rate;
-  std::optional<std::string> stages;  // "10s:100,30s:1000" (a YAML list is joined to this)
-  std::optional<std::string> duration;
-  std::optional<std::string> warmup;
-  std::optional<int64_t> requests;
-  std::optional<std::string> timeout;  // request timeout (defaults.timeout)
-  std::optional<int> h2_streams;       // streams per connection (with protocol: h2)
-};
-
 struct Scenario {
   std::string file;                   // where it was read from
   std::optional<std::string> target;  // base URL: scheme, host, port and an optional base path
   std::optional<std::string> protocol;  // "http/1.1" or "h2" (as --http2)
   std::vector<std::pair<std::string, std::string>> default_headers;  // sent on every request
-  ExecutorSettings executor;
+  // The run settings the file gives (`executor:` and `defaults.timeout`), each by its run
+  // setting's name (the flag without its dashes: "connections", "max-connections", "timeout")
+  // with the text its flag would take, already checked where the file gives it. The command line
+  // overrides them (cli/scenario_options.cc); a YAML list of stages is joined to "10s:100,...".
+  std::vector<std::pair<std::string, std::string>> settings;
+  // The text of setting `name`, if the file gives it.
+  std::optional<std::string> setting(std::string_view name) const {
+    for (const auto& [key, text] : settings) {
+      if (key == name) return text;
+    }
+    return std::nullopt;
+  }
   std::vector<DataSpec> data;
   std::vector<RequestSpec> requests;
   std::vector<FlowSpec> flows;

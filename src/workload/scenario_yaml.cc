@@ -31,9 +31,6 @@ constexpr std::array<std::string_view, 10> kTopKeys = {
     "requests", "flows", "mix", "thresholds", "canaries"};
 constexpr std::array<std::string_view, 2> kProtocols = {"http/1.1", "h2"};
 constexpr std::array<std::string_view, 2> kDefaultsKeys = {"headers", "timeout"};
-constexpr std::array<std::string_view, 9> kExecutorKeys = {
-    "type",     "rate",   "stages",   "connections", "max_connections",
-    "duration", "warmup", "requests", "h2_streams"};
 constexpr int64_t kMaxH2Streams = 1000;  // as plan::kMaxH2Streams
 constexpr std::array<std::string_view, 2> kExecutorTypes = {"closed", "open"};
 constexpr std::array<std::string_view, 2> kStageKeys = {"duration", "target"};
@@ -42,6 +39,42 @@ constexpr std::array<std::string_view, 2> kStepKeys = {"request", "think"};
 
 constexpr int64_t kMaxConnections = 1'000'000;
 constexpr int64_t kMaxRequests = 1'000'000'000'000;
+
+// How the value of an `executor:` key is read and checked (each at the value's place in the file).
+enum class ValueKind : uint8_t {
+  kExecutorType,      // one of kExecutorTypes
+  kRate,              // "100/s"
+  kStages,            // "10s:100,30s:1k", or a list of {duration, target}
+  kCount,             // a whole number from 1 to ExecutorKey::most
+  kDuration,          // "5s", 0 allowed
+  kPositiveDuration,  // "5s", above 0
+};
+
+// A key of `executor:` and the run setting it gives: the flag's name without its dashes, which
+// Scenario::settings is keyed by, so the CLI fills in the flag from it (cli/scenario_options.cc).
+// Adding a scenario key for a run setting is one entry here. In the order of help's "allowed:".
+struct ExecutorKey {
+  std::string_view key;
+  std::string_view setting;
+  ValueKind kind;
+  int64_t most = 0;  // kCount
+};
+constexpr std::array<ExecutorKey, 9> kExecutorKeyTable = {{
+    {"type", "executor", ValueKind::kExecutorType},
+    {"rate", "rate", ValueKind::kRate},
+    {"stages", "stages", ValueKind::kStages},
+    {"connections", "connections", ValueKind::kCount, kMaxConnections},
+    {"max_connections", "max-connections", ValueKind::kCount, kMaxConnections},
+    {"duration", "duration", ValueKind::kPositiveDuration},
+    {"warmup", "warmup", ValueKind::kDuration},
+    {"requests", "requests", ValueKind::kCount, kMaxRequests},
+    {"h2_streams", "h2-streams", ValueKind::kCount, kMaxH2Streams},
+}};
+constexpr std::array<std::string_view, kExecutorKeyTable.size()> kExecutorKeys = [] {
+  std::array<std::string_view, kExecutorKeyTable.size()> keys{};
+  for (size_t i = 0; i < keys.size(); ++i) keys[i] = kExecutorKeyTable[i].key;
+  return keys;
+}();
 
 // What a name of the mix, a flow step or a threshold refers to: a request or a flow.
 struct Item {
@@ -86,61 +119,64 @@ std::optional<std::string> read_stages(const Context& context, const FieldMap& e
   return text;
 }
 
-void parse_executor(const Context& context, const FieldMap& top, ExecutorSettings& settings) {
+// The value of `entry`'s key, checked, as the text its flag takes.
+std::string read_executor_value(const Context& context, const FieldMap& executor,
+                                const ExecutorKey& entry) {
+  switch (entry.kind) {
+    case ValueKind::kExecutorType: {
+      std::string type = *executor.get_string(entry.key);
+      if (std::find(kExecutorTypes.begin(), kExecutorTypes.end(), type) == kExecutorTypes.end()) {
+        executor.fail_at_value(entry.key, unknown_choice("executor type", type, kExecutorTypes));
+      }
+      return type;
+    }
+    case ValueKind::kRate:
+      executor.get_rate_per_s(entry.key);
+      return *executor.get_string(entry.key);
+    case ValueKind::kStages:
+      return *read_stages(context, executor);
+    case ValueKind::kCount:
+      return std::to_string(*executor.get_integer(entry.key, 1, entry.most));
+    case ValueKind::kPositiveDuration:
+      if (*executor.get_duration_ns(entry.key) <= 0) {
+        executor.fail_at_value(entry.key, "must be above 0");
+      }
+      return *executor.get_string(entry.key);
+    case ValueKind::kDuration:
+      executor.get_duration_ns(entry.key);
+      return *executor.get_string(entry.key);
+  }
+  return {};
+}
+
+// Each key's value is checked as its kind says; the rules across keys are the ones below, each
+// at the key it refuses, in the table's order.
+void parse_executor(const Context& context, const FieldMap& top, Scenario& scenario) {
   FieldMap executor(context.source, *top.present("executor"), "'executor'", kExecutorKeys);
-  if (executor.has("type")) {
-    std::string type = *executor.get_string("type");
-    if (std::find(kExecutorTypes.begin(), kExecutorTypes.end(), type) == kExecutorTypes.end()) {
-      executor.fail_at_value("type", unknown_choice("executor type", type, kExecutorTypes));
-    }
-    settings.executor = type;
-  }
-  if (executor.has("rate")) {
-    executor.get_rate_per_s("rate");
-    settings.rate = executor.get_string("rate");
-    if (settings.executor == "closed") {
-      executor.fail_at_key("rate",
-                           "sets an open-loop schedule: use 'type: open' (or leave 'type' out)");
-    }
-  }
-  if (executor.has("stages")) {
-    if (executor.has("rate")) {
+  for (const ExecutorKey& entry : kExecutorKeyTable) {
+    if (!executor.has(entry.key)) continue;
+    if (entry.key == "stages" && executor.has("rate")) {
       executor.fail_at_key("stages",
                            "cannot be combined with 'rate' (with type: open the stages "
                            "ramp the rate)");
     }
-    settings.stages = read_stages(context, executor);
-  }
-  if (executor.has("connections")) {
-    settings.connections =
-        static_cast<int>(*executor.get_integer("connections", 1, kMaxConnections));
-  }
-  if (executor.has("h2_streams")) {
-    settings.h2_streams = static_cast<int>(*executor.get_integer("h2_streams", 1, kMaxH2Streams));
-  }
-  if (executor.has("max_connections")) {
-    settings.max_connections =
-        static_cast<int>(*executor.get_integer("max_connections", 1, kMaxConnections));
-    if (settings.connections && *settings.max_connections < *settings.connections) {
-      executor.fail_at_value("max_connections", "must be at least 'connections' (" +
-                                                    std::to_string(*settings.connections) + ")");
-    }
-  }
-  if (executor.has("duration")) {
-    if (executor.has("stages")) {
+    if (entry.key == "duration" && executor.has("stages")) {
       executor.fail_at_key("duration",
                            "cannot be combined with 'stages' (the stages give the duration)");
     }
-    if (*executor.get_duration_ns("duration") <= 0)
-      executor.fail_at_value("duration", "must be above 0");
-    settings.duration = executor.get_string("duration");
+    std::string text = read_executor_value(context, executor, entry);
+    if (entry.key == "rate" && scenario.setting("executor") == "closed") {
+      executor.fail_at_key("rate",
+                           "sets an open-loop schedule: use 'type: open' (or leave 'type' out)");
+    }
+    const std::optional<std::string> connections = scenario.setting("connections");
+    if (entry.key == "max_connections" && connections &&
+        std::stoll(text) < std::stoll(*connections)) {
+      executor.fail_at_value("max_connections",
+                             "must be at least 'connections' (" + *connections + ")");
+    }
+    scenario.settings.emplace_back(entry.setting, std::move(text));
   }
-  if (executor.has("warmup")) {
-    executor.get_duration_ns("warmup");
-    settings.warmup = executor.get_string("warmup");
-  }
-  if (executor.has("requests"))
-    settings.requests = *executor.get_integer("requests", 1, kMaxRequests);
 }
 
 void parse_defaults(const Context& context, const FieldMap& top, Scenario& scenario,
@@ -150,7 +186,7 @@ void parse_defaults(const Context& context, const FieldMap& top, Scenario& scena
   if (defaults.has("timeout")) {
     if (*defaults.get_duration_ns("timeout") <= 0)
       defaults.fail_at_value("timeout", "must be above 0");
-    scenario.executor.timeout = defaults.get_string("timeout");
+    scenario.settings.emplace_back("timeout", *defaults.get_string("timeout"));
   }
 }
 
@@ -520,7 +556,7 @@ Scenario parse_scenario_fields(const Context& context, const FieldMap& top,
   }
   std::vector<VariableUse> default_uses;
   if (top.has("defaults")) parse_defaults(context, top, scenario, default_uses);
-  if (top.has("executor")) parse_executor(context, top, scenario.executor);
+  if (top.has("executor")) parse_executor(context, top, scenario);
   if (top.has("data")) scenario.data = parse_data(context, top);
   if (!top.has(requests_key)) top.fail_missing(requests_key);
   // Each named request and flow keeps its own latency histograms in every worker: a stated

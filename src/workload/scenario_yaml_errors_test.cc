@@ -187,9 +187,9 @@ TEST(ScenarioYamlErrors, ExecutorValues) {
             "s.yaml:3:9: 'target' in the scenario file: malformed URL 'ftp://x': unsupported "
             "scheme 'ftp' (http:// or https://)");
   Scenario open = parse(with("executor: {type: open, rate: 2.5k/s, duration: 1m, warmup: 0}\n"));
-  EXPECT_EQ(open.executor.rate, "2.5k/s");
-  EXPECT_EQ(open.executor.duration, "1m");
-  EXPECT_EQ(open.executor.warmup, "0");
+  EXPECT_EQ(open.setting("rate"), "2.5k/s");
+  EXPECT_EQ(open.setting("duration"), "1m");
+  EXPECT_EQ(open.setting("warmup"), "0");
 }
 
 TEST(ScenarioYamlErrors, Mix) {
