@@ -37,7 +37,9 @@ struct RunControl {
   std::atomic<int> stop_level{0};
 };
 
-class Worker : private WorkerSchedule::Slots {
+// Final: the one Slots its schedule drives, deleted as a Worker (Slots has no virtual
+// destructor, and needs none).
+class Worker final : private WorkerSchedule::Slots {
  public:
   Worker(const LoadSpec& spec, int index, int64_t start_ns, RunControl& control,
          WindowMailbox& mailbox);
