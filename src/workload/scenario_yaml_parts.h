@@ -53,8 +53,8 @@ struct ParsedRequest {
 bool is_item_name(std::string_view name);
 
 std::string join(std::span<const std::string> names);
-using yaml_reader::unknown_choice;
 using yaml_reader::join_names;
+using yaml_reader::unknown_choice;
 
 // Calls `on_entry(key, value)` for each entry of a map whose keys the user names (data,
 // requests, extractions): each key a plain name, at most once ("KIND 'x' given twice in WHAT").
@@ -82,6 +82,9 @@ Scenario parse_scenario_fields(const Context& context, const FieldMap& top,
                                const std::string& requests_key);
 
 std::vector<DataSpec> parse_data(const Context& context, const FieldMap& top);
+// `executor:` (scenario_yaml_executor.cc): each key into scenario.settings, by its run setting's
+// name, its value checked at its place in the file.
+void parse_executor(const Context& context, const FieldMap& top, Scenario& scenario);
 // `key`: "requests", or "canaries" (known-answer requests a soak sends on their own connection).
 std::vector<ParsedRequest> parse_requests(const Context& context, const FieldMap& top,
                                           const std::string& key = "requests");
